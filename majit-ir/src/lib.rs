@@ -1,0 +1,29 @@
+//! # majit-ir: the trace IR
+//!
+//! Everything that flows between majit's tracer, optimizer, GC rewrite and
+//! backends is a [`Trace`]: input kinds, a linear list of [`Op`]s, and an
+//! interned constant pool.
+//!
+//! Read first:
+//! - [`opcode`]: the one op table (`OpCode`, its arity, result kind and
+//!   flags such as pure, guard, side effect, can raise, can malloc).
+//! - [`op`]: [`OpRef`] (an input, an op result or a constant), [`Const`],
+//!   run-time [`Value`]s and [`Op`] itself.
+//! - [`descr`]: layouts, fields, arrays, call signatures with effect info,
+//!   guard and loop identities.
+//! - [`trace`]: the [`Trace`] container.
+//!
+//! This crate knows nothing of tracing, GC or machine code.
+
+pub mod descr;
+pub mod op;
+pub mod opcode;
+pub mod trace;
+
+pub use descr::{
+    ArrayDescr, CallDescr, CallEffect, Descr, EffectInfo, FailDescr, FieldDescr, SizeDescr,
+    TargetDescr,
+};
+pub use op::{Args, Const, Op, OpRef, RefTarget, Value};
+pub use opcode::{Kind, OpCode, OpInfo, ResultKind};
+pub use trace::Trace;

@@ -1,0 +1,183 @@
+//! The backend contract: what the metainterp asks of a code generator.
+//!
+//! A backend compiles traces (loops and bridges), runs compiled loops with
+//! input values, and reports how they left: through a guard that failed or
+//! a `finish`, with the exit's values in a [`DeadFrame`].
+//!
+//! Two implementations exist: the reference executor ([`crate::refexec`]),
+//! which interprets traces and is the oracle of every test, and the native
+//! backends of `majit-backend-dynasm`.
+//!
+//! ## What a caller guarantees
+//! - Every trace passed in verifies (`majit_ir::verify`).
+//! - Loops: the trace starts at its inputs; a `jump` targets a `label` of
+//!   the same trace or of an earlier compiled trace, named by its
+//!   `TargetDescr`. Target names are unique within one backend.
+//! - Bridges: `compile_bridge(guard, t)` gets a trace whose inputs have the
+//!   kinds of that guard's fail args, in order. It ends in a `finish` or a
+//!   `jump` to a known label.
+//! - Memory ops only touch memory that is valid for the access; divisions
+//!   follow the defined semantics below; calls name `extern "C"` functions
+//!   whose signature matches the `CallDescr`.
+//!
+//! ## Defined semantics every backend implements
+//! - Integer ops wrap (two's complement, 64 bits). Shift counts are taken
+//!   modulo 64.
+//! - `int_floordiv(x, 0) == 0`, `int_mod(x, 0) == x`,
+//!   `int_floordiv(i64::MIN, -1) == i64::MIN`, `int_mod(i64::MIN, -1) == 0`;
+//!   otherwise division truncates toward zero and `int_mod` has the sign of
+//!   the dividend (C semantics; what aarch64's `sdiv`/`msub` compute).
+//! - `cast_float_to_int` truncates toward zero and saturates; NaN gives 0
+//!   (Rust's `as`).
+//! - `int_*_ovf` sets the overflow condition that the immediately following
+//!   `guard_no_overflow`/`guard_overflow` tests; on overflow the result is
+//!   the wrapped value.
+
+use majit_ir::{Descr, Trace, Value};
+use std::fmt;
+
+/// Identifies one compiled trace (loop or bridge) of a backend.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CodeId(pub u32);
+
+/// Identifies one exit of compiled code: a guard or `finish` op, by the
+/// trace it belongs to and its index in that trace's ops.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExitId {
+    pub code: CodeId,
+    pub op_index: u32,
+}
+
+/// How compiled code returned: which exit, its descr, and the values of
+/// its fail args (guards) or arguments (`finish`), in order.
+///
+/// Refs in `values` are GC roots only while the caller keeps them rooted:
+/// a caller that may allocate before it has copied them out must put them
+/// in a root scope first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeadFrame {
+    pub exit: ExitId,
+    /// The exit op's descr (a `FailDescr` for guards, if it had one).
+    pub descr: Option<Descr>,
+    pub values: Vec<Value>,
+}
+
+impl DeadFrame {
+    /// Value number `i` as an int. Panics when it is not one: a caller
+    /// reading a dead frame against its own resume data knows the kinds.
+    pub fn int(&self, i: usize) -> i64 {
+        self.values[i]
+            .as_int()
+            .expect("dead-frame value is not an int")
+    }
+    /// Value number `i` as a ref (address, 0 for null).
+    pub fn reference(&self, i: usize) -> usize {
+        self.values[i]
+            .as_ref()
+            .expect("dead-frame value is not a ref")
+    }
+    /// Value number `i` as a float.
+    pub fn float(&self, i: usize) -> f64 {
+        self.values[i]
+            .as_float()
+            .expect("dead-frame value is not a float")
+    }
+}
+
+/// Why a trace could not be compiled. Compilation failures are never
+/// fatal: the metainterp keeps interpreting that loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompileError {
+    /// The trace does not verify (a bug in whoever produced it).
+    Invalid(String),
+    /// The backend does not handle this op (majit's developers act).
+    Unsupported { op: String },
+    /// A size limit of the backend (nobody acts: it is a limit).
+    ImplLimit(String),
+    /// The register allocation checker rejected the allocation.
+    Regalloc(String),
+    /// A user strategy made an illegal choice or panicked.
+    Strategy {
+        op: String,
+        decision: String,
+        reason: String,
+    },
+    /// Code memory could not be mapped or protected.
+    CodeMemory(String),
+    /// `compile_bridge` named a guard this backend does not know, or a jump
+    /// named an unknown label.
+    UnknownTarget(String),
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompileError::Invalid(m) => write!(f, "invalid trace: {m}"),
+            CompileError::Unsupported { op } => write!(f, "unsupported op: {op}"),
+            CompileError::ImplLimit(m) => write!(f, "implementation limit: {m}"),
+            CompileError::Regalloc(m) => write!(f, "register allocation check failed: {m}"),
+            CompileError::Strategy {
+                op,
+                decision,
+                reason,
+            } => write!(f, "illegal strategy decision at {op}: {decision}: {reason}"),
+            CompileError::CodeMemory(m) => write!(f, "code memory: {m}"),
+            CompileError::UnknownTarget(m) => write!(f, "unknown target: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// Why running compiled code failed in a way the backend could detect.
+/// The reference executor detects these; native code may crash instead,
+/// which is why traces must not do these things.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecError {
+    /// The inputs do not match the trace's input kinds.
+    BadInputs(String),
+    /// A load or store through a null pointer.
+    NullPointer { op_index: usize },
+    /// An allocation failed (the GC reported out of memory).
+    OutOfMemory { op_index: usize },
+    /// The executor's step limit was reached (an endless loop in a test).
+    StepLimit,
+    /// The code id is unknown or was freed.
+    UnknownCode(CodeId),
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecError::BadInputs(m) => write!(f, "bad inputs: {m}"),
+            ExecError::NullPointer { op_index } => {
+                write!(f, "null pointer access at op {op_index}")
+            }
+            ExecError::OutOfMemory { op_index } => write!(f, "out of memory at op {op_index}"),
+            ExecError::StepLimit => write!(f, "step limit reached"),
+            ExecError::UnknownCode(c) => write!(f, "unknown code id {}", c.0),
+        }
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+/// A code generator for traces.
+pub trait Backend {
+    /// A short name for logs and stats (`"refexec"`, `"x86_64"`, `"aarch64"`).
+    fn name(&self) -> &'static str;
+
+    /// Compiles a loop (or any trace that starts at its inputs).
+    fn compile_loop(&mut self, trace: &Trace) -> Result<CodeId, CompileError>;
+
+    /// Compiles `bridge` and attaches it to the guard `guard`: from now on
+    /// a failure of that guard runs the bridge instead of exiting.
+    fn compile_bridge(&mut self, guard: ExitId, bridge: &Trace) -> Result<CodeId, CompileError>;
+
+    /// Runs the loop `code` from its start with `inputs` until an exit.
+    fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError>;
+
+    /// Frees the code of `code` and of the bridges attached to it. Running
+    /// it afterwards is an error.
+    fn free(&mut self, code: CodeId);
+}
