@@ -1,11 +1,16 @@
 //! # majit-metainterp: the meta-tracing core
 //!
-//! Will own: the jitcode format and its builder, the tracer, warm state and
-//! `JitParams`, the driver API, the optimizer passes, resume data, the
-//! blackhole interpreter, bridges, stats and logs.
+//! - [`backend`]: the contract native backends implement.
+//! - [`refexec`]: the reference executor, which interprets traces.
+//! - [`opt`]: the optimizer passes.
+//! - [`resume`]: per-guard resume data (virtuals, pending fields).
 //!
-//! Here today: [`backend`], the contract native backends implement.
+//! Still to come: jitcode, the tracer, warm state and `JitParams`, the
+//! driver API, the blackhole interpreter, bridges, stats and logs.
 
 pub mod backend;
+pub mod opt;
+pub mod refexec;
+pub mod resume;
 
 pub use backend::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
