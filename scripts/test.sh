@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every check majit has: formatting, clippy, the native test suite,
+# then the whole suite again for aarch64 under qemu (installing the cross
+# toolchain on first use), and the aarch64 backend once more on a baseline
+# ARMv8.0 CPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+step "cargo clippy (deny warnings)"
+cargo clippy --workspace --all-targets -- -D warnings
+step "native tests ($(uname -m))"
+cargo test --workspace
+step "aarch64 tests under qemu"
+bash scripts/test-aarch64.sh --workspace
+step "aarch64 backend tests on a baseline ARMv8.0 CPU (cortex-a53)"
+QEMU_CPU=cortex-a53 bash scripts/test-aarch64.sh -p majit-backend-dynasm
