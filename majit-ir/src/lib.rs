@@ -12,18 +12,24 @@
 //! - [`descr`]: layouts, fields, arrays, call signatures with effect info,
 //!   guard and loop identities.
 //! - [`trace`]: the [`Trace`] container.
+//! - [`text`]: the trace text format ([`print`], [`parse`], [`parse_with`],
+//!   [`Namespace`]); every test writes traces this way.
 //!
 //! This crate knows nothing of tracing, GC or machine code.
 
 pub mod descr;
+pub mod error;
 pub mod op;
 pub mod opcode;
+pub mod text;
 pub mod trace;
 
 pub use descr::{
     ArrayDescr, CallDescr, CallEffect, Descr, EffectInfo, FailDescr, FieldDescr, SizeDescr,
     TargetDescr,
 };
+pub use error::ParseError;
 pub use op::{Args, Const, Op, OpRef, RefTarget, Value};
 pub use opcode::{Kind, OpCode, OpInfo, ResultKind};
+pub use text::{parse, parse_with, print, Namespace};
 pub use trace::Trace;
