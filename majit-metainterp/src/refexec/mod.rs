@@ -1,3 +1,254 @@
-//! The reference executor: a [`Backend`](crate::backend::Backend) that
-//! interprets traces directly on real memory. The oracle of every
-//! optimizer and native-backend test.
+//! The reference executor: a [`Backend`] that interprets traces directly
+//! on real memory, with real calls and real allocation. The oracle of
+//! every optimizer and native-backend test (RPython's llgraph backend).
+//!
+//! Files, in reading order:
+//! - `prepare.rs`: a [`Trace`] becomes `Code`: slots resolved once,
+//!   descriptors digested, jumps bound to labels, the executor's checks.
+//! - `exec.rs`: the interpreter loop, one exhaustive `match` over
+//!   [`OpCode`](majit_ir::OpCode) grouped by family.
+//! - `memory.rs`: 1/2/4/8-byte loads and stores with sign extension.
+//! - `call.rs`: calls to `extern "C"` functions through one canonical
+//!   pointer type (and why that is exact on SysV x86-64 and AAPCS64).
+//! - `alloc.rs`: the [`Allocator`] hook and the test [`MallocAllocator`].
+//! - `signal.rs`: how helpers [`raise`] exceptions and [`force_frame`].
+//!
+//! Semantics are those of `backend.rs`. Beyond them:
+//! - Null-pointer loads, stores, `arraylen_gc`, `guard_class` and calls
+//!   are caught ([`ExecError::NullPointer`]); any other invalid address
+//!   (out-of-bounds index, freed object, wrong layout) is the trace's bug
+//!   and undefined behaviour, as on native backends.
+//! - `guard_class(p, cls)` compares `p`'s class word with `cls`: the
+//!   vtable of the layout whose type id is in the low 32 bits of `p`'s
+//!   header, or the type id itself for layouts without a vtable. The
+//!   executor learns vtables from the `SizeDescr`s of compiled traces and
+//!   from [`RefExec::register_layout`]. Never on headerless objects.
+//!   `arraylen_gc` reads an 8-byte length word at the descr's `len_offset`.
+//! - `guard_value` compares bit patterns (also for floats).
+//! - Exceptions: a helper calls [`raise`]; the executor holds the exception
+//!   until a `guard_no_exception` fails. If that guard has a bridge the
+//!   exception is dropped (the bridge's trace handled it); otherwise it is
+//!   left for [`RefExec::take_exception`].
+//! - `guard_not_forced` fails when the last call's helper called
+//!   [`force_frame`]; `guard_not_invalidated` fails once
+//!   [`RefExec::invalidate`] was called on the running code.
+//! - Refs held in int slots (`cast_ptr_to_int`) are not GC roots.
+
+mod alloc;
+mod call;
+mod exec;
+mod memory;
+mod prepare;
+mod signal;
+
+pub use alloc::{Allocator, MallocAllocator, OutOfMemory};
+pub use signal::{force_frame, raise};
+
+use crate::backend::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
+use exec::{Machine, World};
+use majit_ir::{Descr, SizeDescr, Trace, Value};
+use prepare::{prepare, Code, Labels};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+/// The default step limit: ops executed per [`Backend::execute`].
+pub const DEFAULT_STEP_LIMIT: u64 = 100_000_000;
+
+/// The reference executor. See the module docs.
+///
+/// ```
+/// use majit_ir::{Const, Kind, Op, OpCode, Trace, Value};
+/// use majit_metainterp::refexec::RefExec;
+/// use majit_metainterp::Backend;
+///
+/// let mut t = Trace::new(&[Kind::Int]);
+/// let two = t.add_const(Const::Int(2));
+/// let x = t.push(Op::new(OpCode::IntMul, &[t.input(0), two]));
+/// t.push(Op::new(OpCode::Finish, &[x]));
+///
+/// let mut exec = RefExec::new();
+/// let code = exec.compile_loop(&t).unwrap();
+/// let frame = exec.execute(code, &[Value::Int(21)]).unwrap();
+/// assert_eq!(frame.int(0), 42);
+/// ```
+pub struct RefExec {
+    /// Compiled traces by `CodeId`; `None` once freed.
+    codes: Vec<Option<Rc<Code>>>,
+    /// Every live label by target name.
+    labels: Labels,
+    /// Guard exit -> the bridge attached to it.
+    bridges: HashMap<ExitId, CodeId>,
+    /// Type id -> vtable of every layout with a vtable seen so far.
+    classes: BTreeMap<u32, u64>,
+    allocator: Box<dyn Allocator>,
+    step_limit: u64,
+    /// The exception pending when the last run ended.
+    exception: Option<usize>,
+}
+
+impl Default for RefExec {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RefExec {
+    /// An executor that allocates with a [`MallocAllocator`].
+    pub fn new() -> RefExec {
+        Self::with_allocator(Box::new(MallocAllocator::default()))
+    }
+
+    /// An executor that allocates through `allocator`.
+    pub fn with_allocator(allocator: Box<dyn Allocator>) -> RefExec {
+        RefExec {
+            codes: Vec::new(),
+            labels: Labels::new(),
+            bridges: HashMap::new(),
+            classes: BTreeMap::new(),
+            allocator,
+            step_limit: DEFAULT_STEP_LIMIT,
+            exception: None,
+        }
+    }
+
+    /// Sets how many ops one `execute` may run before it fails with
+    /// [`ExecError::StepLimit`].
+    pub fn set_step_limit(&mut self, limit: u64) {
+        self.step_limit = limit;
+    }
+
+    /// The allocator, e.g. to allocate test objects the same way traces do.
+    pub fn allocator(&mut self) -> &mut dyn Allocator {
+        &mut *self.allocator
+    }
+
+    /// Takes the exception left pending by the last `execute`: raised by a
+    /// helper and never consumed by a failing `guard_no_exception` with a
+    /// bridge.
+    pub fn take_exception(&mut self) -> Option<usize> {
+        self.exception.take()
+    }
+
+    /// Invalidates `code`: its `guard_not_invalidated` ops fail from now
+    /// on. Returns false when `code` is unknown or freed.
+    pub fn invalidate(&mut self, code: CodeId) -> bool {
+        match self.code(code) {
+            Some(c) => {
+                c.invalidated.set(true);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Makes the class word of `layout`'s objects known to `guard_class`
+    /// (needed for objects with a vtable that no compiled trace allocates).
+    pub fn register_layout(&mut self, layout: &SizeDescr) {
+        if let Some(vtable) = layout.vtable {
+            self.classes.insert(layout.type_id, vtable);
+        }
+    }
+
+    fn code(&self, id: CodeId) -> Option<&Rc<Code>> {
+        self.codes.get(id.0 as usize).and_then(Option::as_ref)
+    }
+
+    /// Prepares `trace` as the next code id and registers its labels.
+    fn compile(&mut self, trace: &Trace) -> Result<CodeId, CompileError> {
+        let id = CodeId(
+            u32::try_from(self.codes.len())
+                .map_err(|_| CompileError::ImplLimit("too many traces".into()))?,
+        );
+        let (code, own) = prepare(id, trace, &self.labels)?;
+        for descr in trace.descrs() {
+            if let Descr::Size(layout) = descr {
+                self.register_layout(&layout);
+            }
+        }
+        self.labels.extend(own);
+        self.codes.push(Some(Rc::new(code)));
+        Ok(id)
+    }
+}
+
+impl Backend for RefExec {
+    fn name(&self) -> &'static str {
+        "refexec"
+    }
+
+    fn compile_loop(&mut self, trace: &Trace) -> Result<CodeId, CompileError> {
+        self.compile(trace)
+    }
+
+    fn compile_bridge(&mut self, guard: ExitId, bridge: &Trace) -> Result<CodeId, CompileError> {
+        let unknown = || {
+            CompileError::UnknownTarget(format!(
+                "no guard at op {} of code {}",
+                guard.op_index, guard.code.0
+            ))
+        };
+        let parent = self.code(guard.code).ok_or_else(unknown)?;
+        let step = parent
+            .steps
+            .get(guard.op_index as usize)
+            .ok_or_else(unknown)?;
+        if !step.opcode.is_guard() {
+            return Err(unknown());
+        }
+        let fail_kinds: Vec<_> = step.exit.iter().map(|&(_, k)| k).collect();
+        if fail_kinds != bridge.inputs {
+            return Err(CompileError::Invalid(format!(
+                "bridge inputs {:?} differ from the guard's fail args {fail_kinds:?}",
+                bridge.inputs
+            )));
+        }
+        if self.bridges.contains_key(&guard) {
+            return Err(CompileError::Invalid(format!(
+                "guard at op {} already has a bridge",
+                guard.op_index
+            )));
+        }
+        let id = self.compile(bridge)?;
+        self.bridges.insert(guard, id);
+        Ok(id)
+    }
+
+    fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
+        self.exception = None;
+        let world = World {
+            codes: &self.codes,
+            bridges: &self.bridges,
+            classes: &self.classes,
+            allocator: &mut *self.allocator,
+            step_limit: self.step_limit,
+        };
+        let mut machine = Machine::new(world, code, inputs)?;
+        let result = machine.run();
+        let exception = machine.exception;
+        self.exception = exception;
+        result
+    }
+
+    fn free(&mut self, code: CodeId) {
+        let mut pending = vec![code];
+        while let Some(id) = pending.pop() {
+            if let Some(c) = self.codes.get_mut(id.0 as usize).and_then(Option::take) {
+                for name in &c.label_names {
+                    self.labels.remove(name);
+                }
+            }
+            let attached: Vec<(ExitId, CodeId)> = self
+                .bridges
+                .iter()
+                .filter(|(exit, &bridge)| exit.code == id || bridge == id)
+                .map(|(&exit, &bridge)| (exit, bridge))
+                .collect();
+            for (exit, bridge) in attached {
+                self.bridges.remove(&exit);
+                if exit.code == id {
+                    pending.push(bridge);
+                }
+            }
+        }
+    }
+}

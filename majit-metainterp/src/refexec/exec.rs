@@ -1,0 +1,606 @@
+//! The interpreter loop of the reference executor.
+//!
+//! A [`Machine`] runs one `execute`: a frame of 64-bit slots (see
+//! `prepare` for the numbering), the current code and op index, and the
+//! per-run state the guards read: the overflow flag of the last `*_ovf`
+//! op, the pending exception, and the forced flag of the last call. Each
+//! op is one arm of the exhaustive `match` in [`Machine::step`], grouped by
+//! family; an op either writes its result slot and falls through, or
+//! leaves the current code (guard failure, `jump`, `finish`).
+//!
+//! Invariant the allocation hook relies on: every non-constant ref slot
+//! holds 0 or a ref computed since the current code was entered, because
+//! a fresh frame is all zeros and a `jump` clears the frame before writing
+//! the label's arguments.
+
+use super::alloc::{Allocator, OutOfMemory};
+use super::call::{self, CallArgs};
+use super::memory::Access;
+use super::prepare::{Code, Extra, Step};
+use super::signal;
+use crate::backend::{CodeId, DeadFrame, ExecError, ExitId};
+use majit_ir::{Kind, OpCode, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+/// The executor state a run needs (borrowed from `RefExec`).
+pub(crate) struct World<'a> {
+    pub codes: &'a [Option<Rc<Code>>],
+    pub bridges: &'a HashMap<ExitId, CodeId>,
+    /// Type id -> class word, for the layouts that have a vtable.
+    pub classes: &'a BTreeMap<u32, u64>,
+    pub allocator: &'a mut dyn Allocator,
+    pub step_limit: u64,
+}
+
+/// How an op left the machine.
+enum Flow {
+    /// Go on with the next op.
+    Next,
+    /// A guard failed.
+    GuardFailed,
+    /// `jump` to `label` of `code`.
+    Jump { code: CodeId, label: usize },
+    /// `finish`.
+    Finish,
+}
+
+/// One run of compiled code.
+pub(crate) struct Machine<'a> {
+    world: World<'a>,
+    code_id: CodeId,
+    code: Rc<Code>,
+    frame: Vec<u64>,
+    pc: usize,
+    overflow: bool,
+    forced: bool,
+    /// The exception raised by the last raising call, until a failing
+    /// `guard_no_exception` hands it to a bridge (which drops it) or to the
+    /// caller (see [`Machine::run`]).
+    pub exception: Option<usize>,
+    /// Scratch for the ref roots handed to the allocator.
+    roots: Vec<usize>,
+}
+
+impl<'a> Machine<'a> {
+    /// A machine at the start of `code_id` with `inputs`.
+    pub fn new(
+        world: World<'a>,
+        code_id: CodeId,
+        inputs: &[Value],
+    ) -> Result<Machine<'a>, ExecError> {
+        let code = lookup(world.codes, code_id)?;
+        check_inputs(&code.inputs, inputs)?;
+        let mut frame = code.template.clone();
+        for (slot, v) in frame.iter_mut().zip(inputs) {
+            *slot = v.to_bits();
+        }
+        Ok(Machine {
+            world,
+            code_id,
+            code,
+            frame,
+            pc: 0,
+            overflow: false,
+            forced: false,
+            exception: None,
+            roots: Vec::new(),
+        })
+    }
+
+    /// Runs until an exit that has no bridge, or an error.
+    pub fn run(&mut self) -> Result<DeadFrame, ExecError> {
+        let mut steps: u64 = 0;
+        loop {
+            steps += 1;
+            if steps > self.world.step_limit {
+                return Err(ExecError::StepLimit);
+            }
+            let code = Rc::clone(&self.code);
+            let step = &code.steps[self.pc];
+            match self.step(step)? {
+                Flow::Next => self.pc += 1,
+                Flow::Jump { code, label } => self.enter(code, label)?,
+                Flow::Finish | Flow::GuardFailed => {
+                    let exit = ExitId {
+                        code: self.code_id,
+                        op_index: self.pc as u32,
+                    };
+                    let values = step
+                        .exit
+                        .iter()
+                        .map(|&(s, k)| Value::from_bits(k, self.frame[s as usize]));
+                    let values: Vec<Value> = values.collect();
+                    match self.world.bridges.get(&exit) {
+                        Some(&bridge) => {
+                            if step.opcode == OpCode::GuardNoException {
+                                self.exception = None;
+                            }
+                            self.start(bridge, &values)?;
+                        }
+                        _ => {
+                            return Ok(DeadFrame {
+                                exit,
+                                descr: step.descr.clone(),
+                                values,
+                            })
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Continues at the start of `code` with `inputs` (a bridge).
+    fn start(&mut self, code: CodeId, inputs: &[Value]) -> Result<(), ExecError> {
+        self.code = lookup(self.world.codes, code)?;
+        self.code_id = code;
+        self.frame.clone_from(&self.code.template);
+        for (slot, v) in self.frame.iter_mut().zip(inputs) {
+            *slot = v.to_bits();
+        }
+        self.pc = 0;
+        Ok(())
+    }
+
+    /// Continues after the label at op `label` of `code`, with the values
+    /// of the current op's (the jump's) arguments.
+    fn enter(&mut self, code: CodeId, label: usize) -> Result<(), ExecError> {
+        let values: Vec<u64> = self.code.steps[self.pc]
+            .args
+            .iter()
+            .map(|&s| self.frame[s as usize])
+            .collect();
+        if code != self.code_id {
+            self.code = lookup(self.world.codes, code)?;
+            self.code_id = code;
+            self.frame.clone_from(&self.code.template);
+        } else {
+            self.frame[..self.code.n_values].fill(0);
+        }
+        let targets = &self.code.steps[label].args;
+        for (&slot, bits) in targets.iter().zip(values) {
+            self.frame[slot as usize] = bits;
+        }
+        self.pc = label + 1;
+        Ok(())
+    }
+
+    /// Executes the op `s` (the one at `self.pc`).
+    fn step(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        use OpCode::*;
+        match s.opcode {
+            // -- integer arithmetic --
+            IntAdd | IntSub | IntMul | IntFloorDiv | IntMod | IntAnd | IntOr | IntXor
+            | IntLshift | IntRshift | UintRshift => self.exec_int_binary(s),
+            IntNeg | IntInvert | IntIsZero | IntIsTrue => self.exec_int_unary(s),
+            IntAddOvf | IntSubOvf | IntMulOvf => self.exec_int_ovf(s),
+            IntLt | IntLe | IntEq | IntNe | IntGt | IntGe | UintLt | UintLe | UintGt | UintGe => {
+                self.exec_int_compare(s)
+            }
+            // -- floats --
+            FloatAdd | FloatSub | FloatMul | FloatTrueDiv | FloatNeg | FloatAbs => {
+                self.exec_float_arith(s)
+            }
+            FloatLt | FloatLe | FloatEq | FloatNe | FloatGt | FloatGe => self.exec_float_compare(s),
+            CastFloatToInt
+            | CastIntToFloat
+            | ConvertFloatBytesToLonglong
+            | ConvertLonglongBytesToFloat => self.exec_cast(s),
+            // -- pointers and copies --
+            PtrEq => self.set(s, u64::from(self.arg(s, 0) == self.arg(s, 1))),
+            PtrNe => self.set(s, u64::from(self.arg(s, 0) != self.arg(s, 1))),
+            CastPtrToInt | CastIntToPtr | SameAsI | SameAsR | SameAsF => {
+                self.set(s, self.arg(s, 0))
+            }
+            // -- guards --
+            GuardTrue | GuardFalse | GuardValue | GuardNonnull | GuardIsnull | GuardNoException
+            | GuardNotInvalidated | GuardNoOverflow | GuardOverflow | GuardNotForced => {
+                Ok(self.guard_flow(self.guard_holds(s)))
+            }
+            GuardClass | GuardNonnullClass => self.exec_guard_class(s),
+            // -- memory --
+            GetfieldGcI | GetfieldGcR | GetfieldGcF | GetfieldRawI | GetfieldRawF => {
+                self.exec_load(s, false)
+            }
+            GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemRawI
+            | GetarrayitemRawF | RawLoadI | RawLoadF => self.exec_load(s, true),
+            SetfieldGc | SetfieldRaw => self.exec_store(s, false),
+            SetarrayitemGc | SetarrayitemRaw | RawStore => self.exec_store(s, true),
+            ArraylenGc => self.exec_arraylen_gc(s),
+            // -- allocation --
+            New
+            | NewWithVtable
+            | NewArray
+            | NewArrayClear
+            | CallMallocNursery
+            | CallMallocNurseryHeaderless
+            | CallMallocNurseryVarsize => self.exec_alloc(s),
+            NurseryPtrIncrement => self.set(s, self.arg(s, 0).wrapping_add(self.arg(s, 1))),
+            CondCallGcWb => {
+                self.world.allocator.write_barrier(self.arg(s, 0) as usize);
+                Ok(Flow::Next)
+            }
+            CondCallGcWbArray => {
+                self.world
+                    .allocator
+                    .write_barrier_array(self.arg(s, 0) as usize, self.arg(s, 1) as i64);
+                Ok(Flow::Next)
+            }
+            // -- calls --
+            CallI | CallR | CallF | CallN | CallPureI | CallPureR | CallPureF | CallPureN
+            | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => self.exec_call(s),
+            // -- control --
+            Label | DebugMergePoint => Ok(Flow::Next),
+            Jump => match s.extra {
+                Extra::Jump { code, label } => Ok(Flow::Jump { code, label }),
+                _ => unreachable!("prepare binds every jump"),
+            },
+            Finish => Ok(Flow::Finish),
+        }
+    }
+
+    // -- operand access --
+
+    fn arg(&self, s: &Step, i: usize) -> u64 {
+        self.frame[s.args[i] as usize]
+    }
+
+    fn int(&self, s: &Step, i: usize) -> i64 {
+        self.arg(s, i) as i64
+    }
+
+    fn float(&self, s: &Step, i: usize) -> f64 {
+        f64::from_bits(self.arg(s, i))
+    }
+
+    /// Writes the current op's result.
+    fn set(&mut self, s: &Step, bits: u64) -> Result<Flow, ExecError> {
+        debug_assert!(std::ptr::eq(s, &self.code.steps[self.pc]));
+        let slot = self.code.inputs.len() + self.pc;
+        self.frame[slot] = bits;
+        Ok(Flow::Next)
+    }
+
+    fn set_int(&mut self, s: &Step, v: i64) -> Result<Flow, ExecError> {
+        self.set(s, v as u64)
+    }
+
+    fn guard_flow(&self, holds: bool) -> Flow {
+        if holds {
+            Flow::Next
+        } else {
+            Flow::GuardFailed
+        }
+    }
+
+    // -- integer arithmetic (defined semantics: see backend.rs) --
+
+    fn exec_int_binary(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let (x, y) = (self.int(s, 0), self.int(s, 1));
+        let shift = (y & 63) as u32;
+        let r = match s.opcode {
+            OpCode::IntAdd => x.wrapping_add(y),
+            OpCode::IntSub => x.wrapping_sub(y),
+            OpCode::IntMul => x.wrapping_mul(y),
+            OpCode::IntFloorDiv if y == 0 => 0,
+            OpCode::IntFloorDiv => x.wrapping_div(y), // MIN / -1 wraps to MIN
+            OpCode::IntMod if y == 0 => x,
+            OpCode::IntMod => x.wrapping_rem(y), // MIN % -1 == 0
+            OpCode::IntAnd => x & y,
+            OpCode::IntOr => x | y,
+            OpCode::IntXor => x ^ y,
+            OpCode::IntLshift => x << shift,
+            OpCode::IntRshift => x >> shift,
+            _ => ((x as u64) >> shift) as i64, // uint_rshift
+        };
+        self.set_int(s, r)
+    }
+
+    fn exec_int_unary(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let x = self.int(s, 0);
+        let r = match s.opcode {
+            OpCode::IntNeg => x.wrapping_neg(),
+            OpCode::IntInvert => !x,
+            OpCode::IntIsZero => i64::from(x == 0),
+            _ => i64::from(x != 0), // int_is_true
+        };
+        self.set_int(s, r)
+    }
+
+    fn exec_int_ovf(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let (x, y) = (self.int(s, 0), self.int(s, 1));
+        let (r, overflow) = match s.opcode {
+            OpCode::IntAddOvf => x.overflowing_add(y),
+            OpCode::IntSubOvf => x.overflowing_sub(y),
+            _ => x.overflowing_mul(y), // int_mul_ovf
+        };
+        self.overflow = overflow;
+        self.set_int(s, r)
+    }
+
+    fn exec_int_compare(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let (x, y) = (self.int(s, 0), self.int(s, 1));
+        let (ux, uy) = (x as u64, y as u64);
+        let r = match s.opcode {
+            OpCode::IntLt => x < y,
+            OpCode::IntLe => x <= y,
+            OpCode::IntEq => x == y,
+            OpCode::IntNe => x != y,
+            OpCode::IntGt => x > y,
+            OpCode::IntGe => x >= y,
+            OpCode::UintLt => ux < uy,
+            OpCode::UintLe => ux <= uy,
+            OpCode::UintGt => ux > uy,
+            _ => ux >= uy, // uint_ge
+        };
+        self.set(s, u64::from(r))
+    }
+
+    // -- floats (IEEE-754 double; comparisons with NaN are false but `ne`) --
+
+    fn exec_float_arith(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let x = self.float(s, 0);
+        let r = match s.opcode {
+            OpCode::FloatNeg => -x,
+            OpCode::FloatAbs => x.abs(),
+            OpCode::FloatAdd => x + self.float(s, 1),
+            OpCode::FloatSub => x - self.float(s, 1),
+            OpCode::FloatMul => x * self.float(s, 1),
+            _ => x / self.float(s, 1), // float_truediv
+        };
+        self.set(s, r.to_bits())
+    }
+
+    fn exec_float_compare(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let (x, y) = (self.float(s, 0), self.float(s, 1));
+        let r = match s.opcode {
+            OpCode::FloatLt => x < y,
+            OpCode::FloatLe => x <= y,
+            OpCode::FloatEq => x == y,
+            OpCode::FloatNe => x != y,
+            OpCode::FloatGt => x > y,
+            _ => x >= y, // float_ge
+        };
+        self.set(s, u64::from(r))
+    }
+
+    fn exec_cast(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let bits = self.arg(s, 0);
+        let r = match s.opcode {
+            // Truncates toward zero, saturates, NaN gives 0 (Rust's `as`).
+            OpCode::CastFloatToInt => f64::from_bits(bits) as i64 as u64,
+            OpCode::CastIntToFloat => (bits as i64 as f64).to_bits(),
+            _ => bits, // the two bit-pattern conversions
+        };
+        self.set(s, r)
+    }
+
+    // -- guards --
+
+    /// Whether the condition of a guard without memory access holds.
+    fn guard_holds(&self, s: &Step) -> bool {
+        match s.opcode {
+            OpCode::GuardTrue | OpCode::GuardNonnull => self.arg(s, 0) != 0,
+            OpCode::GuardFalse | OpCode::GuardIsnull => self.arg(s, 0) == 0,
+            // Bit equality: guard_value(f, 0.0) fails for -0.0, holds for the same NaN.
+            OpCode::GuardValue => self.arg(s, 0) == self.arg(s, 1),
+            OpCode::GuardNoException => self.exception.is_none(),
+            OpCode::GuardNotInvalidated => !self.code.invalidated.get(),
+            OpCode::GuardNoOverflow => !self.overflow,
+            OpCode::GuardOverflow => self.overflow,
+            _ => !self.forced, // guard_not_forced
+        }
+    }
+
+    /// `guard_class(p, cls)`, `guard_nonnull_class(p, cls)`: `p`'s class
+    /// word is `cls`. The class word is the vtable of the layout whose type
+    /// id sits in the low 32 bits of `p`'s header, or that type id when the
+    /// layout has no vtable (RPython's approach without a type pointer).
+    fn exec_guard_class(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let obj = self.arg(s, 0) as usize;
+        if obj == 0 {
+            return match s.opcode {
+                OpCode::GuardNonnullClass => Ok(Flow::GuardFailed),
+                _ => Err(ExecError::NullPointer { op_index: self.pc }),
+            };
+        }
+        let header = Access {
+            size: 8,
+            signed: false,
+        };
+        // SAFETY: the Backend contract: `p` is a live headered object.
+        let type_id = (unsafe { header.load(obj) } & 0xffff_ffff) as u32;
+        let class = self
+            .world
+            .classes
+            .get(&type_id)
+            .copied()
+            .unwrap_or(u64::from(type_id));
+        Ok(self.guard_flow(class == self.arg(s, 1)))
+    }
+
+    // -- memory --
+
+    /// The address an access op touches: base + offset (+ index * stride,
+    /// or + the byte offset argument for `raw_*`).
+    fn address(&self, s: &Step, indexed: bool) -> Result<(usize, Access), ExecError> {
+        let Extra::Memory {
+            offset,
+            stride,
+            access,
+        } = s.extra
+        else {
+            unreachable!("prepare gives every access op Extra::Memory")
+        };
+        let base = self.arg(s, 0) as usize;
+        if base == 0 {
+            return Err(ExecError::NullPointer { op_index: self.pc });
+        }
+        let index = if indexed { self.arg(s, 1) as usize } else { 0 };
+        Ok((
+            base.wrapping_add(offset)
+                .wrapping_add(index.wrapping_mul(stride)),
+            access,
+        ))
+    }
+
+    fn exec_load(&mut self, s: &Step, indexed: bool) -> Result<Flow, ExecError> {
+        let (addr, access) = self.address(s, indexed)?;
+        // SAFETY: the Backend contract: the trace only loads from memory
+        // that is valid for the access (null was rejected above).
+        let bits = unsafe { access.load(addr) };
+        self.set(s, bits)
+    }
+
+    fn exec_store(&mut self, s: &Step, indexed: bool) -> Result<Flow, ExecError> {
+        let (addr, access) = self.address(s, indexed)?;
+        let value = self.arg(s, if indexed { 2 } else { 1 });
+        // SAFETY: the Backend contract: the trace only stores to memory
+        // that is valid for the access (null was rejected above).
+        unsafe { access.store(addr, value) };
+        Ok(Flow::Next)
+    }
+
+    fn exec_arraylen_gc(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let Extra::Length { offset } = s.extra else {
+            unreachable!("prepare gives arraylen_gc Extra::Length")
+        };
+        let array = self.arg(s, 0) as usize;
+        if array == 0 {
+            return Err(ExecError::NullPointer { op_index: self.pc });
+        }
+        // SAFETY: the Backend contract: `array` is a live GC array, whose
+        // length word sits at `offset`.
+        let length = unsafe {
+            Access {
+                size: 8,
+                signed: true,
+            }
+            .load(array + offset)
+        };
+        self.set(s, length)
+    }
+
+    // -- allocation --
+
+    /// Copies the held refs into the roots scratch (refs of the frame, then
+    /// the pending exception).
+    fn gather_roots(&mut self) {
+        self.roots.clear();
+        let frame = &self.frame;
+        self.roots.extend(
+            self.code
+                .ref_slots
+                .iter()
+                .map(|&r| frame[r as usize] as usize),
+        );
+        self.roots.extend(self.exception);
+    }
+
+    /// Writes back the refs a collection may have moved.
+    fn scatter_roots(&mut self) {
+        for (&slot, &r) in self.code.ref_slots.iter().zip(&self.roots) {
+            self.frame[slot as usize] = r as u64;
+        }
+        if self.exception.is_some() {
+            self.exception = self.roots.last().copied();
+        }
+    }
+
+    fn exec_alloc(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let oom = ExecError::OutOfMemory { op_index: self.pc };
+        let count = |bits: u64| usize::try_from(bits as i64).map_err(|_| oom.clone());
+        let size_arg = if s.args.is_empty() {
+            0
+        } else {
+            count(self.arg(s, 0))?
+        };
+        self.gather_roots();
+        let mut roots = std::mem::take(&mut self.roots);
+        let a = &mut *self.world.allocator;
+        let r: Result<usize, OutOfMemory> = match (&s.extra, s.opcode) {
+            (Extra::Object(layout), OpCode::CallMallocNurseryHeaderless) => {
+                a.malloc_nursery_headerless(size_arg, layout, &mut roots)
+            }
+            (Extra::Object(layout), _) => a.new_object(layout, &mut roots),
+            (Extra::Array(array), OpCode::CallMallocNurseryVarsize) => {
+                a.malloc_nursery_varsize(array, size_arg, &mut roots)
+            }
+            (Extra::Array(array), _) => a.new_array(array, size_arg, &mut roots),
+            _ => a.malloc_nursery(size_arg, &mut roots), // call_malloc_nursery
+        };
+        self.roots = roots;
+        self.scatter_roots();
+        let obj = r.map_err(|OutOfMemory| oom)?;
+        self.set(s, obj as u64)
+    }
+
+    // -- calls --
+
+    fn exec_call(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let Extra::Call {
+            ref kinds,
+            float_result,
+            can_collect,
+        } = s.extra
+        else {
+            unreachable!("prepare gives every call Extra::Call")
+        };
+        let func = self.arg(s, 0) as usize;
+        if func == 0 {
+            return Err(ExecError::NullPointer { op_index: self.pc });
+        }
+        let args = CallArgs::new(kinds, s.args[1..].iter().map(|&a| self.frame[a as usize]));
+        if can_collect {
+            self.gather_roots();
+            self.world.allocator.call_begin(&self.roots);
+        }
+        signal::take(); // drop stale signals raised outside any call
+                        // SAFETY: the Backend contract: `func` is an `extern "C"` function
+                        // whose signature the call descr describes, and prepare checked the
+                        // descr against the canonical call's limits (see call.rs).
+        let result = unsafe { call::call(func, &args, float_result) };
+        let signals = signal::take();
+        if can_collect {
+            let mut roots = std::mem::take(&mut self.roots);
+            self.world.allocator.call_end(&mut roots);
+            self.roots = roots;
+            self.scatter_roots();
+        }
+        self.exception = signals.exception.or(self.exception);
+        self.forced = signals.forced;
+        if s.opcode.result().kind().is_some() {
+            self.set(s, result)?;
+        }
+        Ok(Flow::Next)
+    }
+}
+
+/// The live code `id`.
+fn lookup(codes: &[Option<Rc<Code>>], id: CodeId) -> Result<Rc<Code>, ExecError> {
+    codes
+        .get(id.0 as usize)
+        .and_then(Clone::clone)
+        .ok_or(ExecError::UnknownCode(id))
+}
+
+/// Inputs must match the code's input kinds in number and kind.
+fn check_inputs(kinds: &[Kind], inputs: &[Value]) -> Result<(), ExecError> {
+    if kinds.len() != inputs.len() {
+        return Err(ExecError::BadInputs(format!(
+            "expected {} inputs, got {}",
+            kinds.len(),
+            inputs.len()
+        )));
+    }
+    for (i, (k, v)) in kinds.iter().zip(inputs).enumerate() {
+        if v.kind() != *k {
+            return Err(ExecError::BadInputs(format!(
+                "input {i} is {:?}, expected {k:?}",
+                v.kind()
+            )));
+        }
+    }
+    Ok(())
+}

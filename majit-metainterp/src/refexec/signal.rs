@@ -1,0 +1,58 @@
+//! How called helpers talk back to the reference executor: exceptions and
+//! frame forcing.
+//!
+//! A real `extern "C"` helper cannot return an exception. Instead it calls
+//! [`raise`] (or [`force_frame`]) before returning; these set a
+//! thread-local cell that the executor reads and clears right after every
+//! call op. The executor then keeps the exception in its exception slot,
+//! which `guard_no_exception` tests (like RPython's exception word that
+//! every call may set, whatever its descr says), and the forced flag,
+//! which the next `guard_not_forced` tests.
+//!
+//! Because the cell is read right after each call, nested executions (a
+//! helper that runs compiled code itself) see only their own helpers'
+//! signals.
+
+use std::cell::Cell;
+
+/// What a helper signalled during one call.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Signals {
+    /// The exception object raised, if any (a ref, non-null).
+    pub exception: Option<usize>,
+    /// The helper forced the calling frame (`call_may_force_*`).
+    pub forced: bool,
+}
+
+thread_local! {
+    static PENDING: Cell<Signals> = const { Cell::new(Signals { exception: None, forced: false }) };
+}
+
+/// Raises `exception` (a non-null ref) from a helper that refexec called:
+/// the exception is pending when the helper returns, so the trace's next
+/// `guard_no_exception` fails. A later call to `raise` within the same
+/// helper call replaces it. Has no effect outside a refexec call.
+pub fn raise(exception: usize) {
+    PENDING.with(|p| {
+        p.set(Signals {
+            exception: Some(exception),
+            ..p.get()
+        })
+    });
+}
+
+/// Marks the frame of the running `call_may_force_*` as forced: the
+/// trace's next `guard_not_forced` fails.
+pub fn force_frame() {
+    PENDING.with(|p| {
+        p.set(Signals {
+            forced: true,
+            ..p.get()
+        })
+    });
+}
+
+/// Reads and clears what the helper just signalled.
+pub(crate) fn take() -> Signals {
+    PENDING.with(|p| p.replace(Signals::default()))
+}
