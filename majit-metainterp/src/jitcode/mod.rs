@@ -1,0 +1,537 @@
+//! Jitcode: the register bytecode that describes an interpreter's handlers
+//! to the tracer and the blackhole interpreter.
+//!
+//! A [`JitCode`] is one interpreter function: an instruction string plus
+//! per-bank constants, descriptors, switch tables and liveness sets. There
+//! are three register banks (int, ref, float). A register operand is one
+//! byte: below the bank's register count it names a register, from there on
+//! it names entry `byte - num_regs` of the bank's constants. Labels, descrs,
+//! switch tables, callees and liveness sets are two-byte operands.
+//!
+//! Every instruction is an opcode byte ([`JOp`]) followed by operands in
+//! the order its format string gives (see [`JOp::format`]). The generic
+//! `pure` instruction carries an IR [`OpCode`] and takes its register
+//! operands from that op's signature, so jitcode arithmetic mirrors the IR
+//! exactly. [`decode`] turns bytes back into an [`Insn`]; the liveness pass,
+//! the disassembler, the tracer and the blackhole all read jitcode through
+//! it, so there is one definition of the encoding.
+//!
+//! Files: [`builder`] writes jitcode (the one API both hand-written jitcode
+//! and the macro use), [`liveness`] fills the `-live-` markers, [`disasm`]
+//! prints jitcode for logs.
+//!
+//! Invariants: a decoded instruction never reads past the code; label
+//! operands point at instruction starts; every point where a guard can be
+//! taken or a frame resumed is a `-live-` marker (before branches, switches,
+//! overflow checks, promotes and the merge point; after inline calls).
+
+pub mod builder;
+pub mod disasm;
+pub mod liveness;
+
+use majit_ir::{Descr, Kind, OpCode};
+use std::sync::Arc;
+
+pub use builder::{Arg, BuildError, JitCodeBuilder, Label, Reg};
+
+/// Index of a [`JitCode`] in a [`JitCodeSet`] (the callee operand of
+/// inline calls).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u16);
+
+macro_rules! jops {
+    ($( $variant:ident $name:literal $format:literal ;)*) => {
+        /// A jitcode instruction. Operand formats, one character each:
+        /// `i`/`r`/`f` a register or constant of that bank, `>` followed by
+        /// `i`/`r`/`f` the destination register, `L` a label, `d` a descr,
+        /// `o` an IR opcode (its signature supplies further operands),
+        /// `A` a kinded register list, `j` a callee, `s` a switch table,
+        /// `v` a liveness set.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum JOp { $( $variant ),* }
+
+        impl JOp {
+            /// Every instruction, in opcode-byte order.
+            pub const ALL: &'static [JOp] = &[ $( JOp::$variant ),* ];
+            /// The instruction's name in disassembly.
+            pub fn name(self) -> &'static str {
+                match self { $( JOp::$variant => $name ),* }
+            }
+            /// The operand format (see the type docs).
+            pub fn format(self) -> &'static str {
+                match self { $( JOp::$variant => $format ),* }
+            }
+        }
+    };
+}
+
+jops! {
+//  variant         name                        format
+    Live            "-live-"                    "v";
+    Pure            "pure"                      "o";
+    Ovf             "ovf"                       "oLii>i";
+    CopyI           "int_copy"                  "i>i";
+    CopyR           "ref_copy"                  "r>r";
+    CopyF           "float_copy"                "f>f";
+    Goto            "goto"                      "L";
+    GotoIfNot       "goto_if_not"               "iL";
+    GotoIfNull      "goto_if_null"              "rL";
+    Switch          "switch"                    "is";
+    GetfieldI       "getfield_gc_i"             "rd>i";
+    GetfieldR       "getfield_gc_r"             "rd>r";
+    GetfieldF       "getfield_gc_f"             "rd>f";
+    SetfieldI       "setfield_gc_i"             "rid";
+    SetfieldR       "setfield_gc_r"             "rrd";
+    SetfieldF       "setfield_gc_f"             "rfd";
+    GetarrayitemI   "getarrayitem_gc_i"         "rid>i";
+    GetarrayitemR   "getarrayitem_gc_r"         "rid>r";
+    GetarrayitemF   "getarrayitem_gc_f"         "rid>f";
+    SetarrayitemI   "setarrayitem_gc_i"         "riid";
+    SetarrayitemR   "setarrayitem_gc_r"         "rird";
+    SetarrayitemF   "setarrayitem_gc_f"         "rifd";
+    Arraylen        "arraylen_gc"               "rd>i";
+    New             "new"                       "d>r";
+    NewArray        "new_array"                 "id>r";
+    CallI           "call_i"                    "diA>i";
+    CallR           "call_r"                    "diA>r";
+    CallF           "call_f"                    "diA>f";
+    CallV           "call_v"                    "diA";
+    InlineCallI     "inline_call_i"             "jA>i";
+    InlineCallR     "inline_call_r"             "jA>r";
+    InlineCallF     "inline_call_f"             "jA>f";
+    InlineCallV     "inline_call_v"             "jA";
+    PromoteI        "int_promote"               "i";
+    PromoteR        "ref_promote"               "r";
+    ReturnI         "int_return"                "i";
+    ReturnR         "ref_return"                "r";
+    ReturnF         "float_return"              "f";
+    ReturnV         "void_return"               "";
+    MergePoint      "jit_merge_point"           "AA";
+    CanEnterJit     "can_enter_jit"             "AA";
+}
+
+impl JOp {
+    /// The instruction with opcode byte `b`.
+    pub fn from_byte(b: u8) -> Option<JOp> {
+        JOp::ALL.get(b as usize).copied()
+    }
+}
+
+/// Whether `op` may appear in a `pure` instruction: a pure IR op without
+/// descr whose operands and result are plain values of one bank each.
+pub fn is_pure_jitcode_op(op: OpCode) -> bool {
+    op.is_always_pure()
+        && !op.needs_descr()
+        && !op.is_variadic()
+        && op.result().kind().is_some()
+        && op.info().args.chars().all(|c| "irf".contains(c))
+        && !matches!(op, OpCode::SameAsI | OpCode::SameAsR | OpCode::SameAsF)
+}
+
+/// Whether `op` may appear in an `ovf` instruction.
+pub fn is_ovf_jitcode_op(op: OpCode) -> bool {
+    matches!(
+        op,
+        OpCode::IntAddOvf | OpCode::IntSubOvf | OpCode::IntMulOvf
+    )
+}
+
+/// A register (or constant) operand: a bank and a byte.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegOp {
+    pub kind: Kind,
+    pub index: u8,
+}
+
+/// One decoded operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    Reg(RegOp),
+    Label(u16),
+    Descr(u16),
+    OpCode(OpCode),
+    List(Vec<RegOp>),
+    Callee(FuncId),
+    Switch(u16),
+    Live(u16),
+}
+
+/// One decoded instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Insn {
+    pub op: JOp,
+    /// Where it starts.
+    pub pc: usize,
+    /// The operands before the destination, in format order (for `pure`:
+    /// the IR opcode followed by its register operands).
+    pub operands: Vec<Operand>,
+    pub dst: Option<RegOp>,
+    /// Where the next instruction starts.
+    pub next: usize,
+}
+
+impl Insn {
+    /// The register operand `i` (panics if operand `i` is not a register:
+    /// callers match on the instruction's format).
+    pub fn reg(&self, i: usize) -> RegOp {
+        match &self.operands[i] {
+            Operand::Reg(r) => *r,
+            other => panic!("operand {i} of {} is {other:?}", self.op.name()),
+        }
+    }
+    /// The label operand `i`.
+    pub fn label(&self, i: usize) -> usize {
+        match &self.operands[i] {
+            Operand::Label(l) => *l as usize,
+            other => panic!("operand {i} of {} is {other:?}", self.op.name()),
+        }
+    }
+    /// The descr-index operand `i`.
+    pub fn descr(&self, i: usize) -> usize {
+        match &self.operands[i] {
+            Operand::Descr(d) => *d as usize,
+            other => panic!("operand {i} of {} is {other:?}", self.op.name()),
+        }
+    }
+    /// The register-list operand `i`.
+    pub fn list(&self, i: usize) -> &[RegOp] {
+        match &self.operands[i] {
+            Operand::List(l) => l,
+            other => panic!("operand {i} of {} is {other:?}", self.op.name()),
+        }
+    }
+    /// The IR opcode of a `pure` or `ovf` instruction.
+    pub fn ir_op(&self) -> OpCode {
+        match &self.operands[0] {
+            Operand::OpCode(op) => *op,
+            other => panic!("operand 0 of {} is {other:?}", self.op.name()),
+        }
+    }
+    /// All register operands read (list operands included).
+    pub fn uses(&self) -> Vec<RegOp> {
+        let mut out = Vec::new();
+        for o in &self.operands {
+            match o {
+                Operand::Reg(r) => out.push(*r),
+                Operand::List(l) => out.extend_from_slice(l),
+                _ => {}
+            }
+        }
+        out
+    }
+    /// Label targets this instruction may jump to (switch targets come
+    /// from the code's switch table).
+    pub fn targets(&self, code: &JitCode) -> Vec<usize> {
+        match self.op {
+            JOp::Switch => match &self.operands[1] {
+                Operand::Switch(s) => code.switches[*s as usize]
+                    .cases
+                    .iter()
+                    .map(|&(_, l)| l as usize)
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => self
+                .operands
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::Label(l) => Some(*l as usize),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+    /// Whether control can continue to `next` (not a goto or return).
+    pub fn falls_through(&self) -> bool {
+        !matches!(
+            self.op,
+            JOp::Goto | JOp::ReturnI | JOp::ReturnR | JOp::ReturnF | JOp::ReturnV
+        )
+    }
+}
+
+/// The cases of one `switch`: value → label. Unmatched values fall through.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct SwitchTable {
+    pub cases: Vec<(i64, u16)>,
+}
+
+/// The registers live at one `-live-` marker, per bank, sorted.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LiveSet {
+    pub ints: Vec<u8>,
+    pub refs: Vec<u8>,
+    pub floats: Vec<u8>,
+}
+
+impl LiveSet {
+    /// The registers of bank `kind`.
+    pub fn bank(&self, kind: Kind) -> &[u8] {
+        match kind {
+            Kind::Int => &self.ints,
+            Kind::Ref => &self.refs,
+            Kind::Float => &self.floats,
+        }
+    }
+    /// All live registers in snapshot order: ints, refs, floats.
+    pub fn regs(&self) -> impl Iterator<Item = RegOp> + '_ {
+        [Kind::Int, Kind::Ref, Kind::Float]
+            .into_iter()
+            .flat_map(move |kind| {
+                self.bank(kind)
+                    .iter()
+                    .map(move |&index| RegOp { kind, index })
+            })
+    }
+    /// The number of live registers.
+    pub fn len(&self) -> usize {
+        self.ints.len() + self.refs.len() + self.floats.len()
+    }
+    /// Whether no register is live.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// This set without `reg` (a call's result register).
+    pub fn without(&self, reg: Option<RegOp>) -> LiveSet {
+        let mut out = self.clone();
+        if let Some(r) = reg {
+            let bank = match r.kind {
+                Kind::Int => &mut out.ints,
+                Kind::Ref => &mut out.refs,
+                Kind::Float => &mut out.floats,
+            };
+            bank.retain(|&x| x != r.index);
+        }
+        out
+    }
+}
+
+/// One interpreter function in jitcode. Built by [`JitCodeBuilder`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct JitCode {
+    pub name: String,
+    pub code: Vec<u8>,
+    /// Register counts per bank: int, ref, float.
+    pub num_regs: [u8; 3],
+    pub consts_i: Vec<i64>,
+    pub consts_r: Vec<usize>,
+    pub consts_f: Vec<f64>,
+    pub descrs: Vec<Descr>,
+    pub switches: Vec<SwitchTable>,
+    pub liveness: Vec<LiveSet>,
+    /// Parameter registers in argument order (inline calls and the
+    /// portal's initial state write them).
+    pub params: Vec<RegOp>,
+}
+
+/// The bank index of a kind in `num_regs`.
+pub(crate) fn bank_index(kind: Kind) -> usize {
+    match kind {
+        Kind::Int => 0,
+        Kind::Ref => 1,
+        Kind::Float => 2,
+    }
+}
+
+impl JitCode {
+    /// The number of registers of bank `kind`.
+    pub fn regs_of(&self, kind: Kind) -> usize {
+        self.num_regs[bank_index(kind)] as usize
+    }
+
+    /// Whether operand `r` names a constant rather than a register.
+    pub fn is_const(&self, r: RegOp) -> bool {
+        r.index as usize >= self.regs_of(r.kind)
+    }
+
+    /// The constant operand `r` names (callers check [`JitCode::is_const`]).
+    pub fn const_value(&self, r: RegOp) -> majit_ir::Value {
+        let i = r.index as usize - self.regs_of(r.kind);
+        match r.kind {
+            Kind::Int => majit_ir::Value::Int(self.consts_i[i]),
+            Kind::Ref => majit_ir::Value::Ref(self.consts_r[i]),
+            Kind::Float => majit_ir::Value::Float(self.consts_f[i]),
+        }
+    }
+
+    /// Decodes the instruction at `pc`.
+    ///
+    /// # Panics
+    /// If `pc` is not an instruction start of this code: jitcode comes from
+    /// the builder, which only emits well-formed code.
+    pub fn decode(&self, pc: usize) -> Insn {
+        decode(&self.code, pc).unwrap_or_else(|| panic!("{}: bad jitcode at pc {pc}", self.name))
+    }
+
+    /// Every instruction start, in order.
+    pub fn insn_starts(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut pc = 0;
+        while pc < self.code.len() {
+            out.push(pc);
+            pc = self.decode(pc).next;
+        }
+        out
+    }
+
+    /// The live set of the `-live-` marker at `pc`.
+    pub fn live_at(&self, pc: usize) -> Option<&LiveSet> {
+        let insn = decode(&self.code, pc)?;
+        match (insn.op, insn.operands.first()) {
+            (JOp::Live, Some(Operand::Live(i))) => self.liveness.get(*i as usize),
+            _ => None,
+        }
+    }
+
+    /// The `pc` of the merge point, if this code has one.
+    pub fn merge_point_pc(&self) -> Option<usize> {
+        self.insn_starts()
+            .into_iter()
+            .find(|&pc| self.decode(pc).op == JOp::MergePoint)
+    }
+}
+
+/// The jitcode functions of one interpreter; inline calls name callees by
+/// [`FuncId`].
+#[derive(Clone, Debug, Default)]
+pub struct JitCodeSet {
+    codes: Vec<Arc<JitCode>>,
+}
+
+impl JitCodeSet {
+    /// An empty set.
+    pub fn new() -> JitCodeSet {
+        JitCodeSet::default()
+    }
+    /// Adds a function and returns its id (ids are given in order, so
+    /// callees are added before their callers).
+    pub fn add(&mut self, code: JitCode) -> FuncId {
+        self.codes.push(Arc::new(code));
+        FuncId((self.codes.len() - 1) as u16)
+    }
+    /// The function `id`, if it exists.
+    pub fn get(&self, id: FuncId) -> Option<&Arc<JitCode>> {
+        self.codes.get(id.0 as usize)
+    }
+    /// The id of the function named `name`.
+    pub fn find(&self, name: &str) -> Option<FuncId> {
+        self.codes
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| FuncId(i as u16))
+    }
+    /// The number of functions.
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.codes.is_empty()
+    }
+}
+
+/// The bank a format letter (`i`, `r`, `f`) names.
+pub(crate) fn kind_of_letter(c: char) -> Option<Kind> {
+    match c {
+        'i' => Some(Kind::Int),
+        'r' => Some(Kind::Ref),
+        'f' => Some(Kind::Float),
+        _ => None,
+    }
+}
+
+/// Kind bytes in list operands.
+pub(crate) fn kind_byte(kind: Kind) -> u8 {
+    bank_index(kind) as u8
+}
+
+fn kind_from_byte(b: u8) -> Option<Kind> {
+    [Kind::Int, Kind::Ref, Kind::Float].get(b as usize).copied()
+}
+
+/// A byte reader that fails instead of running off the end.
+struct Reader<'a> {
+    code: &'a [u8],
+    pc: usize,
+}
+
+impl Reader<'_> {
+    fn u8(&mut self) -> Option<u8> {
+        let b = *self.code.get(self.pc)?;
+        self.pc += 1;
+        Some(b)
+    }
+    fn u16(&mut self) -> Option<u16> {
+        let lo = self.u8()?;
+        let hi = self.u8()?;
+        Some(u16::from_le_bytes([lo, hi]))
+    }
+}
+
+/// Decodes the instruction at `pc` of `code`; `None` if the bytes there do
+/// not form one.
+pub fn decode(code: &[u8], pc: usize) -> Option<Insn> {
+    let mut rd = Reader { code, pc };
+    let op = JOp::from_byte(rd.u8()?)?;
+    let mut operands = Vec::new();
+    let mut dst = None;
+    let mut chars = op.format().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            'i' | 'r' | 'f' => operands.push(Operand::Reg(RegOp {
+                kind: kind_of_letter(c)?,
+                index: rd.u8()?,
+            })),
+            '>' => {
+                let kind = kind_of_letter(chars.next()?)?;
+                dst = Some(RegOp {
+                    kind,
+                    index: rd.u8()?,
+                });
+            }
+            'L' => operands.push(Operand::Label(rd.u16()?)),
+            'd' => operands.push(Operand::Descr(rd.u16()?)),
+            'j' => operands.push(Operand::Callee(FuncId(rd.u16()?))),
+            's' => operands.push(Operand::Switch(rd.u16()?)),
+            'v' => operands.push(Operand::Live(rd.u16()?)),
+            'A' => {
+                let n = rd.u8()?;
+                let mut list = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    let kind = kind_from_byte(rd.u8()?)?;
+                    list.push(RegOp {
+                        kind,
+                        index: rd.u8()?,
+                    });
+                }
+                operands.push(Operand::List(list));
+            }
+            'o' => {
+                let raw = rd.u16()?;
+                let ir = *OpCode::ALL.get(raw as usize)?;
+                operands.push(Operand::OpCode(ir));
+                if op == JOp::Pure {
+                    for a in ir.info().args.chars() {
+                        operands.push(Operand::Reg(RegOp {
+                            kind: kind_of_letter(a)?,
+                            index: rd.u8()?,
+                        }));
+                    }
+                    dst = Some(RegOp {
+                        kind: ir.result().kind()?,
+                        index: rd.u8()?,
+                    });
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(Insn {
+        op,
+        pc,
+        operands,
+        dst,
+        next: rd.pc,
+    })
+}
