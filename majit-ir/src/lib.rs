@@ -14,22 +14,29 @@
 //! - [`trace`]: the [`Trace`] container.
 //! - [`text`]: the trace text format ([`print`], [`parse`], [`parse_with`],
 //!   [`Namespace`]); every test writes traces this way.
+//! - [`verify`](mod@verify): the rules every trace obeys, checked after each pass.
+//! - `fuzzing` (feature `fuzzing`): the shared test namespace, a generator
+//!   of valid random traces, a text mutator and round-trip checks.
 //!
 //! This crate knows nothing of tracing, GC or machine code.
 
 pub mod descr;
 pub mod error;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 pub mod op;
 pub mod opcode;
 pub mod text;
 pub mod trace;
+pub mod verify;
 
 pub use descr::{
     ArrayDescr, CallDescr, CallEffect, Descr, EffectInfo, FailDescr, FieldDescr, SizeDescr,
     TargetDescr,
 };
-pub use error::ParseError;
+pub use error::{ParseError, VerifyError, VerifyErrorKind, VerifyErrors};
 pub use op::{Args, Const, Op, OpRef, RefTarget, Value};
 pub use opcode::{Kind, OpCode, OpInfo, ResultKind};
 pub use text::{parse, parse_with, print, Namespace};
 pub use trace::Trace;
+pub use verify::verify;

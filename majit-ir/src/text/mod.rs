@@ -84,6 +84,7 @@ mod parse;
 mod print;
 
 pub use parse::{parse, parse_with};
+pub(crate) use print::result_name;
 pub use print::{const_text, descr_decl, op_text, print, ref_text};
 
 use crate::descr::Descr;
