@@ -1,0 +1,315 @@
+//! `Gc`: the public handle of one heap.
+//!
+//! `Gc` owns a [`GcHeap`] through a raw pointer, so moving the handle
+//! never moves the heap: the address handed to JIT code
+//! ([`JitGcInfo::heap`](crate::JitGcInfo)) and the region words stay valid
+//! for the handle's whole life. One heap per interpreter thread; `Gc` is
+//! neither `Send` nor `Sync`.
+//!
+//! Rules for the caller: every reference held across a call that may
+//! allocate or collect (`alloc*`, `collect_*`, JIT code) must be in a root
+//! (shadow stack, scope, registered JIT frame), and is read back from it
+//! afterwards because the object may have moved. Field access takes byte
+//! offsets inside the object (the header of headered objects is at 0, so
+//! their first field is at 8); offsets are checked against the heap's
+//! address range, not against the object's size.
+
+use crate::config::GcConfig;
+use crate::error::{GcError, Result};
+use crate::heap::GcHeap;
+use crate::layout::{ArrayLayout, Layout, TypeId, ARRAY_LENGTH_OFFSET};
+use crate::roots::{GcRef, JitFrameRoots, RootScope};
+use crate::stats::GcStats;
+use std::ptr::NonNull;
+
+/// A garbage-collected heap.
+///
+/// ```
+/// use majit_gc::{Gc, GcConfig, Layout};
+/// let mut gc = Gc::new(GcConfig::default()).unwrap();
+/// // A headerless list node {value: i64 at 0, next: ref at 8}.
+/// let node = gc.register_layout(Layout::headerless("Node", 16, &[8])).unwrap();
+/// let head = gc.push_root(majit_gc::GcRef::NULL);
+/// for i in 0..1000 {
+///     let n = gc.alloc(node).unwrap();
+///     gc.write_word(n, 0, i);
+///     let next = gc.root(head);
+///     gc.write_ref(n, 8, next);
+///     gc.set_root(head, n);
+/// }
+/// gc.collect_minor().unwrap();
+/// let first = gc.root(head);
+/// assert_eq!(gc.read_word(first, 0), 999);
+/// ```
+pub struct Gc {
+    heap: NonNull<GcHeap>,
+}
+
+impl Drop for Gc {
+    fn drop(&mut self) {
+        // SAFETY: `heap` came from Box::into_raw in `Gc::new` and is freed
+        // only here.
+        drop(unsafe { Box::from_raw(self.heap.as_ptr()) });
+    }
+}
+
+impl Gc {
+    /// A new heap. Reserves `config.max_heap` bytes of address space.
+    pub fn new(config: GcConfig) -> Result<Gc> {
+        let heap = Box::new(GcHeap::new(config)?);
+        Ok(Gc {
+            heap: NonNull::from(Box::leak(heap)),
+        })
+    }
+
+    #[inline]
+    pub(crate) fn heap(&self) -> &GcHeap {
+        // SAFETY: the heap lives as long as the handle; `&self` excludes
+        // a concurrent `&mut` through this handle.
+        unsafe { self.heap.as_ref() }
+    }
+
+    #[inline]
+    pub(crate) fn heap_mut(&mut self) -> &mut GcHeap {
+        // SAFETY: as in `heap`, with `&mut self` making the access unique.
+        unsafe { self.heap.as_mut() }
+    }
+
+    /// The heap's address, for JIT code and the `extern "C"` entry points.
+    pub fn heap_ptr(&self) -> *mut GcHeap {
+        self.heap.as_ptr()
+    }
+
+    /// The configuration the heap runs with.
+    pub fn config(&self) -> &GcConfig {
+        &self.heap().config
+    }
+
+    /// Registers a fixed-size layout; headerless layouts get their own
+    /// nursery region.
+    pub fn register_layout(&mut self, layout: Layout) -> Result<TypeId> {
+        self.heap_mut().register_layout(layout)
+    }
+
+    /// Registers a headered array layout.
+    pub fn register_array(&mut self, layout: ArrayLayout) -> Result<TypeId> {
+        self.heap_mut().register_array(layout)
+    }
+
+    /// The layout registered as `ty`.
+    pub fn layout(&self, ty: TypeId) -> Result<&Layout> {
+        match self.heap().type_info(ty)? {
+            crate::layout::TypeInfo::Fixed(l) => Ok(l),
+            crate::layout::TypeInfo::Array(a) => Err(GcError::WrongTypeKind {
+                type_id: ty.0,
+                name: a.name.clone(),
+                expected: "a fixed-size",
+            }),
+        }
+    }
+
+    /// Allocates a zeroed object of fixed-size type `ty` (header set for
+    /// headered types). May collect.
+    #[inline]
+    pub fn alloc(&mut self, ty: TypeId) -> Result<GcRef> {
+        let heap = self.heap_mut();
+        if let Some(fast) = heap.fast.get(ty.0 as usize) {
+            if !fast.words.is_null() {
+                // SAFETY: region words stay allocated while the heap lives.
+                let words = unsafe { &mut *fast.words };
+                let obj = words.free;
+                if obj + fast.size <= words.top {
+                    words.free = obj + fast.size;
+                    if fast.header != 0 {
+                        // SAFETY: obj starts `size` ≥ 8 fresh zeroed bytes.
+                        unsafe { *(obj as *mut u64) = fast.header };
+                    }
+                    return Ok(GcRef(obj));
+                }
+            }
+        }
+        heap.alloc_slow(ty).map(GcRef)
+    }
+
+    /// Allocates an array of `len` zeroed items. May collect.
+    pub fn alloc_array(&mut self, ty: TypeId, len: usize) -> Result<GcRef> {
+        self.heap_mut().alloc_array(ty, len).map(GcRef)
+    }
+
+    /// The length of array `obj`.
+    #[inline]
+    pub fn array_len(&self, obj: GcRef) -> usize {
+        self.read_word(obj, ARRAY_LENGTH_OFFSET) as usize
+    }
+
+    /// The address of the 8-byte word at `obj + offset`, checked to lie
+    /// inside the heap.
+    #[inline]
+    fn word_addr(&self, obj: GcRef, offset: u32) -> usize {
+        let addr = obj.0.wrapping_add(offset as usize);
+        let space = &self.heap().space;
+        assert!(
+            addr.wrapping_sub(space.base) <= space.len - 8 && !obj.is_null(),
+            "GC access outside the heap: object {:#x} offset {offset}",
+            obj.0
+        );
+        addr
+    }
+
+    /// Reads the 8-byte word at byte `offset` of `obj`.
+    #[inline]
+    pub fn read_word(&self, obj: GcRef, offset: u32) -> u64 {
+        let addr = self.word_addr(obj, offset);
+        // SAFETY: addr lies inside the heap mapping (checked).
+        unsafe { (addr as *const u64).read_unaligned() }
+    }
+
+    /// Writes a non-reference 8-byte word (no barrier).
+    #[inline]
+    pub fn write_word(&mut self, obj: GcRef, offset: u32, value: u64) {
+        let addr = self.word_addr(obj, offset);
+        // SAFETY: addr lies inside the heap mapping (checked).
+        unsafe { (addr as *mut u64).write_unaligned(value) }
+    }
+
+    /// Reads a reference field.
+    #[inline]
+    pub fn read_ref(&self, obj: GcRef, offset: u32) -> GcRef {
+        GcRef(self.read_word(obj, offset) as usize)
+    }
+
+    /// Writes a reference field, with the write barrier.
+    #[inline]
+    pub fn write_ref(&mut self, obj: GcRef, offset: u32, value: GcRef) {
+        self.write_word(obj, offset, value.0 as u64);
+        let heap = self.heap_mut();
+        if heap.needs_barrier(obj.0) {
+            heap.remember(obj.0);
+        }
+    }
+
+    /// The type of `obj` (from its region or chunk if headerless, from its
+    /// header otherwise).
+    pub fn type_of(&self, obj: GcRef) -> TypeId {
+        self.word_addr(obj, 0);
+        self.heap().type_of(obj.0)
+    }
+
+    /// Whether `obj` is in a nursery region.
+    pub fn is_young(&self, obj: GcRef) -> bool {
+        matches!(
+            self.heap().space.use_of(obj.0),
+            crate::space::ChunkUse::Nursery(_)
+        )
+    }
+
+    // -- shadow stack --
+
+    /// Pushes a root; returns its index.
+    #[inline]
+    pub fn push_root(&mut self, r: GcRef) -> usize {
+        let shadow = &mut self.heap_mut().roots.shadow;
+        shadow.push(r);
+        shadow.len() - 1
+    }
+
+    /// Pops the top root.
+    #[inline]
+    pub fn pop_root(&mut self) -> Option<GcRef> {
+        self.heap_mut().roots.shadow.pop()
+    }
+
+    /// The root at index `i` (panics if out of range).
+    #[inline]
+    pub fn root(&self, i: usize) -> GcRef {
+        self.heap().roots.shadow[i]
+    }
+
+    /// Replaces the root at index `i`.
+    #[inline]
+    pub fn set_root(&mut self, i: usize, r: GcRef) {
+        self.heap_mut().roots.shadow[i] = r;
+    }
+
+    /// Number of roots on the shadow stack.
+    pub fn root_depth(&self) -> usize {
+        self.heap().roots.shadow.len()
+    }
+
+    /// Drops roots down to `depth` (no-op if already lower).
+    pub fn truncate_roots(&mut self, depth: usize) {
+        self.heap_mut().roots.shadow.truncate(depth);
+    }
+
+    /// Opens a root scope: roots pushed from now on are dropped by
+    /// [`Gc::leave_scope`]. Resume code uses a scope to keep rebuilt
+    /// virtuals alive.
+    ///
+    /// ```
+    /// # use majit_gc::{Gc, GcConfig, Layout};
+    /// # let mut gc = Gc::new(GcConfig::default()).unwrap();
+    /// # let ty = gc.register_layout(Layout::headered("Pair", 24, &[8, 16])).unwrap();
+    /// let scope = gc.enter_scope();
+    /// let a = gc.alloc(ty).unwrap();
+    /// gc.push_root(a);
+    /// let b = gc.alloc(ty).unwrap(); // may move `a`
+    /// let a = gc.root(scope.index(0));
+    /// gc.write_ref(a, 8, b);
+    /// gc.leave_scope(scope);
+    /// ```
+    pub fn enter_scope(&mut self) -> RootScope {
+        RootScope::new(self.root_depth())
+    }
+
+    /// Closes `scope`, dropping the roots pushed inside it.
+    pub fn leave_scope(&mut self, scope: RootScope) {
+        self.truncate_roots(scope.depth());
+    }
+
+    // -- JIT frames --
+
+    /// Registers a JIT frame whose gcmap-marked slots are roots until the
+    /// matching [`Gc::pop_jit_frame`].
+    ///
+    /// # Safety
+    /// `frame` stays valid (and its gcmap, when not null, well-formed with
+    /// every marked slot inside the frame) until it is popped.
+    pub unsafe fn push_jit_frame(&mut self, frame: *mut JitFrameRoots) {
+        self.heap_mut().roots.frames.push(frame);
+    }
+
+    /// Unregisters the most recently pushed JIT frame.
+    pub fn pop_jit_frame(&mut self) {
+        self.heap_mut().roots.frames.pop();
+    }
+
+    // -- collections --
+
+    /// Runs a minor collection (and a major one if the old space passed
+    /// its threshold).
+    pub fn collect_minor(&mut self) -> Result<()> {
+        self.heap_mut().collect_minor(std::ptr::null_mut())
+    }
+
+    /// Runs a minor and a major collection.
+    pub fn collect_major(&mut self) -> Result<()> {
+        self.heap_mut().collect_major(std::ptr::null_mut())
+    }
+
+    /// The heap's counters.
+    pub fn stats(&self) -> GcStats {
+        let heap = self.heap();
+        GcStats {
+            old_bytes: heap.old.bytes,
+            heap_bytes: heap.space.chunks_in_use * crate::space::CHUNK_SIZE,
+            next_major_at: heap.next_major,
+            ..heap.stats.clone()
+        }
+    }
+
+    /// The error of the last failed `extern "C"` entry point call (which
+    /// returned 0), if any; clears it.
+    pub fn take_jit_error(&mut self) -> Option<GcError> {
+        self.heap_mut().last_error.take()
+    }
+}

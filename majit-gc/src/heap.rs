@@ -1,0 +1,380 @@
+//! `GcHeap`: the state behind a [`crate::Gc`] handle, and its allocation
+//! paths.
+//!
+//! The heap lives in its own allocation (the `Gc` handle holds a raw
+//! pointer to it), so its address, the addresses of the regions' free/top
+//! words and the card table stay fixed while the handle moves; JIT code
+//! and the `extern "C"` slow paths use that address. Allocation: the
+//! inline fast path (in `Gc::alloc`) bumps a region; everything else comes
+//! here: stress counting, collecting when a region is full, objects too
+//! large for the nursery (allocated old, zeroed, with the barrier flag set
+//! so a later store of a young reference is recorded), and arrays.
+
+use crate::config::GcConfig;
+use crate::error::{GcError, Result};
+use crate::layout::{
+    align8, array_bytes, check_array_layout, check_layout, ArrayLayout, Layout, TypeId, TypeInfo,
+    ARRAY_LENGTH_OFFSET, FLAG_TRACK_YOUNG_PTRS,
+};
+use crate::nursery::{Region, RegionWords};
+use crate::oldspace::{OldSpace, MAX_SMALL};
+use crate::roots::Roots;
+use crate::space::{ChunkUse, Space, CHUNK_SIZE};
+use crate::stats::GcStats;
+
+/// What the inline fast path needs per type id.
+#[derive(Copy, Clone)]
+pub(crate) struct FastAlloc {
+    /// Region words, null when the type never bump-allocates (arrays,
+    /// oversize objects, id 0).
+    pub words: *mut RegionWords,
+    pub size: usize,
+    /// Header word to store, 0 for headerless layouts.
+    pub header: u64,
+    pub region: u32,
+}
+
+/// What tracing needs per type id.
+#[derive(Copy, Clone)]
+pub(crate) struct Shape {
+    /// Fixed size in bytes; 0 for arrays.
+    pub size: u32,
+    pub refs_start: u32,
+    pub refs_len: u32,
+    /// Item size of arrays, 0 for fixed layouts.
+    pub item_size: u32,
+    pub item_refs: bool,
+}
+
+/// The heap. Opaque outside the crate; JIT code holds a `*mut GcHeap`.
+pub struct GcHeap {
+    pub(crate) config: GcConfig,
+    pub(crate) space: Space,
+    /// Region 0 is the headered nursery.
+    pub(crate) regions: Vec<Region>,
+    pub(crate) types: Vec<TypeInfo>,
+    pub(crate) fast: Vec<FastAlloc>,
+    pub(crate) shapes: Vec<Shape>,
+    /// Reference offsets of all fixed layouts, sliced by `Shape`.
+    pub(crate) ref_pool: Vec<u32>,
+    pub(crate) old: OldSpace,
+    pub(crate) roots: Roots,
+    /// Old headered objects whose barrier fired since the last minor.
+    pub(crate) remembered: Vec<usize>,
+    /// Start addresses of dirty cards of headerless chunks.
+    pub(crate) dirty_cards: Vec<usize>,
+    /// Work list of collections (kept to reuse its buffer).
+    pub(crate) scan: Vec<usize>,
+    pub(crate) stats: GcStats,
+    pub(crate) stress_count: u32,
+    pub(crate) next_major: usize,
+    /// Largest headered object bump-allocated in the nursery.
+    pub(crate) max_nursery_object: usize,
+    /// Set when a collection failed halfway; every later allocation fails.
+    pub(crate) poisoned: Option<GcError>,
+    /// The error of the last failed `extern "C"` call.
+    pub(crate) last_error: Option<GcError>,
+}
+
+impl GcHeap {
+    pub(crate) fn new(config: GcConfig) -> Result<GcHeap> {
+        config.validate()?;
+        let space = Space::new(config.max_heap)?;
+        let mut heap = GcHeap {
+            max_nursery_object: (config.nursery_size / 2).min(MAX_SMALL) & !7,
+            next_major: config.major_threshold,
+            old: OldSpace::new(space.chunks.len()),
+            regions: Vec::new(),
+            types: vec![TypeInfo::Fixed(Layout::headered("<no type>", 8, &[]))],
+            fast: vec![FastAlloc {
+                words: std::ptr::null_mut(),
+                size: 0,
+                header: 0,
+                region: 0,
+            }],
+            shapes: vec![Shape {
+                size: 8,
+                refs_start: 0,
+                refs_len: 0,
+                item_size: 0,
+                item_refs: false,
+            }],
+            ref_pool: Vec::new(),
+            roots: Roots::default(),
+            remembered: Vec::new(),
+            dirty_cards: Vec::new(),
+            scan: Vec::new(),
+            stats: GcStats::default(),
+            stress_count: 0,
+            poisoned: None,
+            last_error: None,
+            space,
+            config,
+        };
+        heap.add_region(heap.config.nursery_size, None)?;
+        Ok(heap)
+    }
+
+    fn stress(&self) -> bool {
+        self.config.stress_every.is_some()
+    }
+
+    fn add_region(&mut self, capacity: usize, headerless: Option<TypeId>) -> Result<u32> {
+        let index = self.regions.len() as u32;
+        let n = capacity.div_ceil(CHUNK_SIZE);
+        let used = ChunkUse::Nursery(index);
+        let first = self
+            .space
+            .acquire(n, used, used)
+            .ok_or(GcError::OutOfMemory {
+                requested: capacity,
+                max_heap: self.config.max_heap,
+            })?;
+        let start = self.space.chunk_addr(first);
+        let mut region = Region::new(start, capacity, headerless);
+        region.set_free(start, self.stress());
+        self.regions.push(region);
+        Ok(index)
+    }
+
+    /// Registers a fixed-size layout.
+    pub(crate) fn register_layout(&mut self, layout: Layout) -> Result<TypeId> {
+        let layout = check_layout(layout)?;
+        let ty = TypeId(self.types.len() as u32);
+        let size = layout.size as usize;
+        let fast = if layout.headerless {
+            let capacity = self.config.nursery_size.max(4 * size);
+            let region = self.add_region(capacity, Some(ty))?;
+            FastAlloc {
+                words: self.regions[region as usize].words,
+                size,
+                header: 0,
+                region,
+            }
+        } else {
+            let nursery = size <= self.max_nursery_object;
+            FastAlloc {
+                words: if nursery {
+                    self.regions[0].words
+                } else {
+                    std::ptr::null_mut()
+                },
+                size,
+                header: ty.header(),
+                region: 0,
+            }
+        };
+        self.shapes.push(Shape {
+            size: layout.size,
+            refs_start: self.ref_pool.len() as u32,
+            refs_len: layout.ref_offsets.len() as u32,
+            item_size: 0,
+            item_refs: false,
+        });
+        self.ref_pool.extend_from_slice(&layout.ref_offsets);
+        self.fast.push(fast);
+        self.types.push(TypeInfo::Fixed(layout));
+        Ok(ty)
+    }
+
+    /// Registers an array layout.
+    pub(crate) fn register_array(&mut self, layout: ArrayLayout) -> Result<TypeId> {
+        check_array_layout(&layout)?;
+        let ty = TypeId(self.types.len() as u32);
+        self.shapes.push(Shape {
+            size: 0,
+            refs_start: 0,
+            refs_len: 0,
+            item_size: layout.item_size,
+            item_refs: layout.items_are_refs,
+        });
+        self.fast.push(FastAlloc {
+            words: std::ptr::null_mut(),
+            size: 0,
+            header: ty.header(),
+            region: 0,
+        });
+        self.types.push(TypeInfo::Array(layout));
+        Ok(ty)
+    }
+
+    pub(crate) fn type_info(&self, ty: TypeId) -> Result<&TypeInfo> {
+        match self.types.get(ty.0 as usize) {
+            Some(info) if ty.0 != 0 => Ok(info),
+            _ => Err(GcError::UnknownType { type_id: ty.0 }),
+        }
+    }
+
+    /// Everything `Gc::alloc`'s inline path does not handle.
+    pub(crate) fn alloc_slow(&mut self, ty: TypeId) -> Result<usize> {
+        let size = match self.type_info(ty)? {
+            TypeInfo::Fixed(l) => l.size as usize,
+            TypeInfo::Array(a) => {
+                return Err(GcError::WrongTypeKind {
+                    type_id: ty.0,
+                    name: a.name.clone(),
+                    expected: "a fixed-size",
+                })
+            }
+        };
+        let fast = self.fast[ty.0 as usize];
+        if fast.words.is_null() {
+            self.alloc_old(None, size, fast.header | FLAG_TRACK_YOUNG_PTRS)
+        } else {
+            self.alloc_nursery(fast.region, size, fast.header)
+        }
+    }
+
+    /// Allocates an array of `len` items: header and length set, items 0.
+    pub(crate) fn alloc_array(&mut self, ty: TypeId, len: usize) -> Result<usize> {
+        let (item_size, name) = match self.type_info(ty)? {
+            TypeInfo::Array(a) => (a.item_size, &a.name),
+            TypeInfo::Fixed(l) => {
+                return Err(GcError::WrongTypeKind {
+                    type_id: ty.0,
+                    name: l.name.clone(),
+                    expected: "an array",
+                })
+            }
+        };
+        let bytes = array_bytes(item_size, len)
+            .filter(|&b| b <= self.config.max_heap)
+            .ok_or_else(|| GcError::TooLarge {
+                name: name.clone(),
+                bytes: len as u128 * item_size as u128 + 16,
+            })?;
+        let obj = if bytes <= self.max_nursery_object {
+            self.alloc_nursery(0, bytes, ty.header())?
+        } else {
+            self.alloc_old(None, bytes, ty.header() | FLAG_TRACK_YOUNG_PTRS)?
+        };
+        // SAFETY: obj is a fresh object of `bytes` ≥ 16 bytes.
+        unsafe { *((obj + ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64 };
+        Ok(obj)
+    }
+
+    /// Counts an allocation for stress mode; collects when it is due.
+    fn stress_tick(&mut self) -> Result<()> {
+        if let Some(every) = self.config.stress_every {
+            self.stress_count += 1;
+            if self.stress_count >= every {
+                self.stress_count = 0;
+                self.collect_minor(std::ptr::null_mut())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Bump-allocates `size` zeroed bytes in `region`, collecting first if
+    /// stress mode says so or the region is full, and stores `header`
+    /// (unless 0). `size` never exceeds the region's capacity.
+    pub(crate) fn alloc_nursery(&mut self, region: u32, size: usize, header: u64) -> Result<usize> {
+        if let Some(e) = &self.poisoned {
+            return Err(e.clone());
+        }
+        self.stress_tick()?;
+        let r = &self.regions[region as usize];
+        if r.free() + size > r.end {
+            self.collect_minor(std::ptr::null_mut())?;
+        }
+        let stress = self.stress();
+        let r = &mut self.regions[region as usize];
+        let obj = r.free();
+        r.set_free(obj + size, stress);
+        if header != 0 {
+            // SAFETY: obj starts `size` ≥ 8 fresh bytes of the region.
+            unsafe { *(obj as *mut u64) = header };
+        }
+        Ok(obj)
+    }
+
+    /// Allocates `size` zeroed bytes directly in the old space: in the
+    /// class of headerless layout `headerless`, else headered (small class
+    /// or large object) with `header` stored. May run a major collection
+    /// first. The new object is old, so its barrier flag (or card) is set.
+    pub(crate) fn alloc_old(
+        &mut self,
+        headerless: Option<TypeId>,
+        size: usize,
+        header: u64,
+    ) -> Result<usize> {
+        if let Some(e) = &self.poisoned {
+            return Err(e.clone());
+        }
+        self.stress_tick()?;
+        if self.old.bytes + size > self.next_major {
+            self.collect_major(std::ptr::null_mut())?;
+        }
+        let obj = match self.try_alloc_old(headerless, size) {
+            Some(obj) => obj,
+            None => {
+                self.collect_major(std::ptr::null_mut())?;
+                self.try_alloc_old(headerless, size)
+                    .ok_or(GcError::OutOfMemory {
+                        requested: size,
+                        max_heap: self.config.max_heap,
+                    })?
+            }
+        };
+        // SAFETY: obj is a fresh slot or large object of at least `size`
+        // bytes that nothing references yet.
+        unsafe {
+            std::ptr::write_bytes(obj as *mut u8, 0, size);
+            if headerless.is_none() {
+                *(obj as *mut u64) = header;
+            }
+        }
+        self.stats.old_bytes_peak = self.stats.old_bytes_peak.max(self.old.bytes);
+        Ok(obj)
+    }
+
+    pub(crate) fn try_alloc_old(
+        &mut self,
+        headerless: Option<TypeId>,
+        size: usize,
+    ) -> Option<usize> {
+        match headerless {
+            Some(ty) => {
+                let class = self.old.headerless_class(ty, size);
+                self.old.alloc_slot(&mut self.space, class)
+            }
+            None if size <= MAX_SMALL => {
+                let class = self.old.headered_class(align8(size));
+                self.old.alloc_slot(&mut self.space, class)
+            }
+            None => self.old.alloc_large(&mut self.space, size),
+        }
+    }
+
+    /// The type of the object at `obj`, from its region or chunk for
+    /// headerless objects and from its header otherwise.
+    pub(crate) fn type_of(&self, obj: usize) -> TypeId {
+        let headerless = match self.space.use_of(obj) {
+            ChunkUse::Nursery(r) => self.regions[r as usize].headerless,
+            ChunkUse::OldHeaderless => self.old.headerless_type(&self.space, obj),
+            ChunkUse::OldHeadered | ChunkUse::LargeHead => None,
+            other => panic!("{obj:#x} is not a GC object (chunk is {other:?})"),
+        };
+        headerless.unwrap_or_else(|| {
+            // SAFETY: obj is a headered object inside the heap.
+            let id = unsafe { *(obj as *const u64) } as u32;
+            assert!(
+                id != 0 && (id as usize) < self.shapes.len(),
+                "object {obj:#x} has a corrupt header (type id {id})"
+            );
+            TypeId(id)
+        })
+    }
+
+    /// The size in bytes of object `obj` of type `ty`.
+    pub(crate) fn size_of(&self, obj: usize, ty: TypeId) -> usize {
+        let shape = self.shapes[ty.0 as usize];
+        if shape.item_size == 0 {
+            shape.size as usize
+        } else {
+            // SAFETY: obj is an array, whose length word is at offset 8.
+            let len = unsafe { *((obj + ARRAY_LENGTH_OFFSET as usize) as *const u64) };
+            array_bytes(shape.item_size, len as usize).expect("array size was checked")
+        }
+    }
+}
