@@ -37,6 +37,6 @@ pub use descr::{
 pub use error::{ParseError, VerifyError, VerifyErrorKind, VerifyErrors};
 pub use op::{Args, Const, Op, OpRef, RefTarget, Value};
 pub use opcode::{Kind, OpCode, OpInfo, ResultKind};
-pub use text::{parse, parse_with, print, Namespace};
+pub use text::{parse, parse_with, print, print_with, Namespace};
 pub use trace::Trace;
 pub use verify::verify;

@@ -4,7 +4,7 @@
 //! every opcode.
 
 use majit_ir::fuzzing::{check_roundtrip, test_namespace};
-use majit_ir::{parse_with, print, verify, OpCode};
+use majit_ir::{parse_with, print, print_with, verify, OpCode};
 use std::collections::BTreeSet;
 
 const FAMILIES: [(&str, &str); 12] = [
@@ -233,6 +233,11 @@ fn each_family_verifies_prints_canonically_and_round_trips() {
             panic!("{family}: does not verify:\n{e}");
         }
         assert_eq!(ops_only(&print(&t)), text.trim_start(), "{family}");
+        assert_eq!(
+            print_with(&t, &ns),
+            text.trim_start(),
+            "{family}: all descrs are the namespace's"
+        );
         check_roundtrip(&t);
         assert_eq!(
             parse_with(&print(&t), &ns).unwrap(),

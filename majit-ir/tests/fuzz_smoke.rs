@@ -28,12 +28,12 @@ fn random_traces_verify_and_round_trip() {
         floats: false,
         ..Knobs::default()
     };
-    for seed in seeds(1500) {
+    for seed in seeds(1000) {
         check_seed(seed, &Knobs::default());
         check_seed(seed, &small);
         check_seed(seed, &straight);
     }
-    for seed in seeds(300) {
+    for seed in seeds(200) {
         check_seed(
             seed,
             &Knobs {
@@ -46,7 +46,7 @@ fn random_traces_verify_and_round_trip() {
 
 #[test]
 fn mutated_text_never_panics() {
-    for seed in seeds(3000) {
+    for seed in seeds(2000) {
         check_mutation(
             seed,
             &Knobs {

@@ -1,4 +1,4 @@
-//! The trace text format: [`print`] writes it, [`parse`] and [`parse_with`]
+//! The trace text format: [`print`] (or [`print_with`]) writes it, [`parse`] and [`parse_with`]
 //! read it, and a [`Namespace`] supplies descriptors and symbols that tests
 //! share instead of declaring them in every trace.
 //!
@@ -85,7 +85,7 @@ mod print;
 
 pub use parse::{parse, parse_with};
 pub(crate) use print::result_name;
-pub use print::{const_text, descr_decl, op_text, print, ref_text};
+pub use print::{const_text, descr_decl, op_text, print, print_with, ref_text};
 
 use crate::descr::Descr;
 use crate::op::Const;

@@ -1,4 +1,4 @@
-//! The trace printer: [`print`] turns a [`Trace`] into the text format of
+//! The trace printer: [`print`] (and [`print_with`]) turns a [`Trace`] into the text format of
 //! [`crate::text`].
 //!
 //! Names are positional: value number `n` is the `n`-th entry of
@@ -9,6 +9,7 @@
 //! traces the verifier rejects: an out-of-range reference prints as
 //! `?op7`-style text, which the parser refuses.
 
+use super::Namespace;
 use crate::descr::{CallEffect, Descr};
 use crate::op::{Const, Op, OpRef, RefTarget};
 use crate::opcode::Kind;
@@ -30,10 +31,27 @@ use std::fmt::Write;
 /// assert_eq!(parse(&text).unwrap(), t);
 /// ```
 pub fn print(trace: &Trace) -> String {
+    print_with(trace, &Namespace::new())
+}
+
+/// Like [`print`], but leaves out the declarations of descriptors that `ns`
+/// holds unchanged, so the text is shorter and reads back with
+/// [`crate::parse_with`] and the same namespace.
+///
+/// ```
+/// use majit_ir::{parse_with, print_with, Namespace, TargetDescr};
+/// let mut ns = Namespace::new();
+/// ns.add_descr(TargetDescr { name: "Loop".into() }.into());
+/// let t = parse_with("[i0]\nlabel(i0, descr=Loop)\njump(i0, descr=Loop)", &ns).unwrap();
+/// assert_eq!(print_with(&t, &ns), "[i0]\nlabel(i0, descr=Loop)\njump(i0, descr=Loop)\n");
+/// ```
+pub fn print_with(trace: &Trace, ns: &Namespace) -> String {
     let mut out = String::new();
     for d in trace.descrs() {
-        out.push_str(&descr_decl(&d));
-        out.push('\n');
+        if ns.descr(d.name()) != Some(&d) {
+            out.push_str(&descr_decl(&d));
+            out.push('\n');
+        }
     }
     out.push('[');
     for (i, &k) in trace.inputs.iter().enumerate() {
