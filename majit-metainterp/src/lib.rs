@@ -9,6 +9,7 @@
 //! driver API, the blackhole interpreter, bridges, stats and logs.
 
 pub mod backend;
+pub mod blackhole;
 pub mod jitcode;
 pub mod opt;
 pub mod refexec;

@@ -18,7 +18,8 @@
 //!
 //! Files: [`builder`] writes jitcode (the one API both hand-written jitcode
 //! and the macro use), [`liveness`] fills the `-live-` markers, [`disasm`]
-//! prints jitcode for logs.
+//! prints jitcode for logs, [`eval`] gives the concrete semantics shared by
+//! the tracer and the blackhole.
 //!
 //! Invariants: a decoded instruction never reads past the code; label
 //! operands point at instruction starts; every point where a guard can be
@@ -27,6 +28,7 @@
 
 pub mod builder;
 pub mod disasm;
+pub mod eval;
 pub mod liveness;
 
 use majit_ir::{Descr, Kind, OpCode};

@@ -1,0 +1,340 @@
+//! The blackhole interpreter: runs jitcode on plain values, recording
+//! nothing.
+//!
+//! It finishes work the JIT started but cannot complete: after a guard
+//! failure (frames rebuilt from resume data, resuming at the guard's
+//! `-live-` marker, where the branch is re-executed with the real value),
+//! and after an aborted trace (frames taken over from the tracer, resuming
+//! at the instruction the tracer stopped before). The innermost frame
+//! runs; a returning frame writes its result into its caller's result
+//! register and the caller continues after the call. When the outermost
+//! frame reaches the portal's `jit_merge_point`, the greens and reds are
+//! handed back to the plain interpreter ([`Outcome::MergePoint`]); if it
+//! returns instead, the interpreted program is done ([`Outcome::Returned`]).
+//!
+//! Invariants: the blackhole and the tracer share one semantics
+//! ([`crate::jitcode::eval`]); a frame's ref registers are passed as roots
+//! to every allocation, so a moving allocator can update them.
+
+use crate::jitcode::eval::{self, ConcreteError};
+use crate::jitcode::{FuncId, Insn, JOp, JitCode, JitCodeSet, Operand, RegOp};
+use crate::refexec::Allocator;
+use majit_ir::{Descr, Kind, Value};
+use std::sync::Arc;
+
+/// One frame of the blackhole: a function, a position and registers.
+#[derive(Clone, Debug)]
+pub struct BhFrame {
+    pub code: Arc<JitCode>,
+    /// The next instruction to execute.
+    pub pc: usize,
+    pub ints: Vec<i64>,
+    pub refs: Vec<usize>,
+    pub floats: Vec<f64>,
+    /// Where this frame's result goes in the caller (for inner frames).
+    pub ret_dst: Option<RegOp>,
+}
+
+impl BhFrame {
+    /// A frame of `code` at `pc` with all registers zero.
+    pub fn new(code: Arc<JitCode>, pc: usize) -> BhFrame {
+        let [ni, nr, nf] = code.num_regs.map(usize::from);
+        BhFrame {
+            code,
+            pc,
+            ints: vec![0; ni],
+            refs: vec![0; nr],
+            floats: vec![0.0; nf],
+            ret_dst: None,
+        }
+    }
+
+    /// The value of operand `r` (a register or a constant).
+    pub fn get(&self, r: RegOp) -> Value {
+        if self.code.is_const(r) {
+            return self.code.const_value(r);
+        }
+        let i = r.index as usize;
+        match r.kind {
+            Kind::Int => Value::Int(self.ints[i]),
+            Kind::Ref => Value::Ref(self.refs[i]),
+            Kind::Float => Value::Float(self.floats[i]),
+        }
+    }
+
+    /// Writes register `r`. `v` must have `r`'s kind.
+    pub fn set(&mut self, r: RegOp, v: Value) {
+        let i = r.index as usize;
+        match v {
+            Value::Int(x) => self.ints[i] = x,
+            Value::Ref(x) => self.refs[i] = x,
+            Value::Float(x) => self.floats[i] = x,
+        }
+    }
+
+    fn int(&self, r: RegOp) -> i64 {
+        self.get(r).as_int().unwrap_or(0)
+    }
+    fn reference(&self, r: RegOp) -> usize {
+        self.get(r).as_ref().unwrap_or(0)
+    }
+}
+
+/// How a blackhole run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// The outermost frame reached the merge point: the interpreter goes
+    /// on from here with these greens and reds (declaration order).
+    MergePoint {
+        greens: Vec<Value>,
+        reds: Vec<Value>,
+    },
+    /// The outermost frame returned.
+    Returned(Option<Value>),
+}
+
+/// Builds the frame for a call of `callee` with `args` in its parameters.
+pub(crate) fn callee_frame(
+    codes: &JitCodeSet,
+    callee: FuncId,
+    args: &[Value],
+) -> Result<BhFrame, ConcreteError> {
+    let code = codes
+        .get(callee)
+        .ok_or_else(|| ConcreteError::BadJitCode(format!("no function #{}", callee.0)))?
+        .clone();
+    if code.params.len() != args.len()
+        || code
+            .params
+            .iter()
+            .zip(args)
+            .any(|(p, a)| p.kind != a.kind())
+    {
+        return Err(ConcreteError::BadJitCode(format!(
+            "call of {} does not match its parameters",
+            code.name
+        )));
+    }
+    let params = code.params.clone();
+    let mut f = BhFrame::new(code, 0);
+    for (p, a) in params.iter().zip(args) {
+        f.set(*p, *a);
+    }
+    Ok(f)
+}
+
+/// The blackhole interpreter over a stack of frames (outermost first).
+pub struct Blackhole<'a> {
+    codes: &'a JitCodeSet,
+    alloc: &'a mut dyn Allocator,
+    pub frames: Vec<BhFrame>,
+}
+
+impl<'a> Blackhole<'a> {
+    /// A blackhole over `frames` (outermost first; the last one runs).
+    pub fn new(
+        codes: &'a JitCodeSet,
+        alloc: &'a mut dyn Allocator,
+        frames: Vec<BhFrame>,
+    ) -> Blackhole<'a> {
+        Blackhole {
+            codes,
+            alloc,
+            frames,
+        }
+    }
+
+    /// Runs until the outermost frame reaches a merge point or returns.
+    pub fn run(&mut self) -> Result<Outcome, ConcreteError> {
+        loop {
+            let depth = self.frames.len();
+            let frame = self.frames.last().expect("a blackhole has a frame");
+            let insn = frame.code.decode(frame.pc);
+            if insn.op == JOp::MergePoint && depth == 1 {
+                let f = &self.frames[0];
+                let greens = insn.list(0).iter().map(|&r| f.get(r)).collect();
+                let reds = insn.list(1).iter().map(|&r| f.get(r)).collect();
+                return Ok(Outcome::MergePoint { greens, reds });
+            }
+            if let Some(done) = self.step(&insn)? {
+                return Ok(Outcome::Returned(done));
+            }
+        }
+    }
+
+    fn top(&mut self) -> &mut BhFrame {
+        self.frames.last_mut().expect("a blackhole has a frame")
+    }
+
+    fn descr(&self, insn: &Insn, i: usize) -> Descr {
+        let f = self.frames.last().expect("a blackhole has a frame");
+        f.code.descrs[insn.descr(i)].clone()
+    }
+
+    /// Allocates through the hook with every frame's refs as roots.
+    fn allocate(
+        &mut self,
+        make: impl FnOnce(
+            &mut dyn Allocator,
+            &mut [usize],
+        ) -> Result<usize, crate::refexec::OutOfMemory>,
+    ) -> Result<usize, ConcreteError> {
+        let mut roots: Vec<usize> = self
+            .frames
+            .iter()
+            .flat_map(|f| f.refs.iter().copied())
+            .collect();
+        let obj = make(self.alloc, &mut roots).map_err(|_| ConcreteError::OutOfMemory)?;
+        let mut it = roots.into_iter();
+        for f in &mut self.frames {
+            for r in &mut f.refs {
+                *r = it.next().unwrap_or(*r);
+            }
+        }
+        Ok(obj)
+    }
+
+    /// Executes one instruction of the top frame. `Some(result)` when the
+    /// outermost frame returned.
+    fn step(&mut self, insn: &Insn) -> Result<Option<Option<Value>>, ConcreteError> {
+        let f = self.frames.last().expect("a blackhole has a frame");
+        let mut next = insn.next;
+        let mut result: Option<Value> = None;
+        match insn.op {
+            JOp::Live | JOp::CanEnterJit | JOp::PromoteI | JOp::PromoteR | JOp::MergePoint => {}
+            JOp::Pure => {
+                let args: Vec<Value> = insn.operands[1..]
+                    .iter()
+                    .map(|o| match o {
+                        Operand::Reg(r) => f.get(*r),
+                        _ => Value::Int(0),
+                    })
+                    .collect();
+                result = Some(eval::pure(insn.ir_op(), &args));
+            }
+            JOp::Ovf => {
+                let (v, overflow) = eval::ovf(insn.ir_op(), f.int(insn.reg(2)), f.int(insn.reg(3)));
+                result = Some(Value::Int(v));
+                if overflow {
+                    next = insn.label(1);
+                }
+            }
+            JOp::CopyI | JOp::CopyR | JOp::CopyF => result = Some(f.get(insn.reg(0))),
+            JOp::Goto => next = insn.label(0),
+            JOp::GotoIfNot => {
+                if f.int(insn.reg(0)) == 0 {
+                    next = insn.label(1);
+                }
+            }
+            JOp::GotoIfNull => {
+                if f.reference(insn.reg(0)) == 0 {
+                    next = insn.label(1);
+                }
+            }
+            JOp::Switch => {
+                let v = f.int(insn.reg(0));
+                if let Operand::Switch(s) = insn.operands[1] {
+                    let table = &f.code.switches[s as usize];
+                    if let Some(&(_, l)) = table.cases.iter().find(|&&(c, _)| c == v) {
+                        next = l as usize;
+                    }
+                }
+            }
+            JOp::GetfieldI | JOp::GetfieldR | JOp::GetfieldF => {
+                let d = self.descr(insn, 1);
+                result = Some(eval::getfield(f.reference(insn.reg(0)), field(&d))?);
+            }
+            JOp::SetfieldI | JOp::SetfieldR | JOp::SetfieldF => {
+                let d = self.descr(insn, 2);
+                eval::setfield(f.reference(insn.reg(0)), field(&d), f.get(insn.reg(1)))?;
+            }
+            JOp::GetarrayitemI | JOp::GetarrayitemR | JOp::GetarrayitemF => {
+                let d = self.descr(insn, 2);
+                let (a, i) = (f.reference(insn.reg(0)), f.int(insn.reg(1)));
+                result = Some(eval::getarrayitem(a, i, array(&d))?);
+            }
+            JOp::SetarrayitemI | JOp::SetarrayitemR | JOp::SetarrayitemF => {
+                let d = self.descr(insn, 3);
+                let (a, i, v) = (
+                    f.reference(insn.reg(0)),
+                    f.int(insn.reg(1)),
+                    f.get(insn.reg(2)),
+                );
+                eval::setarrayitem(a, i, array(&d), v)?;
+            }
+            JOp::Arraylen => {
+                let d = self.descr(insn, 1);
+                result = Some(Value::Int(eval::arraylen(
+                    f.reference(insn.reg(0)),
+                    array(&d),
+                )?));
+            }
+            JOp::New => {
+                let d = self.descr(insn, 0);
+                let layout = d.as_size().expect("builder checked a size descr").clone();
+                result = Some(Value::Ref(
+                    self.allocate(|a, roots| a.new_object(&layout, roots))?,
+                ));
+            }
+            JOp::NewArray => {
+                let d = self.descr(insn, 1);
+                let len = f.int(insn.reg(0)).max(0) as usize;
+                let ad = array(&d).clone();
+                result = Some(Value::Ref(
+                    self.allocate(|a, roots| a.new_array(&ad, len, roots))?,
+                ));
+            }
+            JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => {
+                let d = self.descr(insn, 0);
+                let cd = d.as_call().expect("builder checked a call descr");
+                let func = f.int(insn.reg(1)) as usize;
+                let args: Vec<Value> = insn.list(2).iter().map(|&r| f.get(r)).collect();
+                let v = eval::call(func, cd, &args)?;
+                result = insn.dst.map(|_| v);
+            }
+            JOp::InlineCallI | JOp::InlineCallR | JOp::InlineCallF | JOp::InlineCallV => {
+                let Operand::Callee(callee) = insn.operands[0] else {
+                    return Err(ConcreteError::BadJitCode(
+                        "inline call without callee".into(),
+                    ));
+                };
+                let args: Vec<Value> = insn.list(1).iter().map(|&r| f.get(r)).collect();
+                let mut callee = callee_frame(self.codes, callee, &args)?;
+                callee.ret_dst = insn.dst;
+                self.top().pc = insn.next;
+                self.frames.push(callee);
+                return Ok(None);
+            }
+            JOp::ReturnI | JOp::ReturnR | JOp::ReturnF | JOp::ReturnV => {
+                let v = insn.operands.first().map(|o| match o {
+                    Operand::Reg(r) => f.get(*r),
+                    _ => Value::Int(0),
+                });
+                let done = self.frames.pop().expect("a blackhole has a frame");
+                match self.frames.last_mut() {
+                    None => return Ok(Some(v)),
+                    Some(caller) => {
+                        if let (Some(dst), Some(v)) = (done.ret_dst, v) {
+                            caller.set(dst, v);
+                        }
+                    }
+                }
+                return Ok(None);
+            }
+        }
+        let top = self.top();
+        if let (Some(dst), Some(v)) = (insn.dst, result) {
+            top.set(dst, v);
+        }
+        top.pc = next;
+        Ok(None)
+    }
+}
+
+pub(crate) fn field(d: &Descr) -> &majit_ir::FieldDescr {
+    d.as_field().expect("builder checked a field descr")
+}
+
+pub(crate) fn array(d: &Descr) -> &majit_ir::ArrayDescr {
+    d.as_array().expect("builder checked an array descr")
+}

@@ -1,0 +1,96 @@
+//! The blackhole interpreter runs the test interpreter's jitcode on plain
+//! values; every program must give the plain Rust interpreter's output
+//! and result (this checks the jitcode and the blackhole together).
+
+mod meta_support;
+
+use majit_ir::Value;
+use majit_metainterp::blackhole::{BhFrame, Blackhole, Outcome};
+use majit_metainterp::jitcode::JitCodeSet;
+use majit_metainterp::refexec::MallocAllocator;
+use meta_support::*;
+
+/// Runs the whole program in the blackhole, passing every merge point.
+fn run_blackhole(
+    set: &JitCodeSet,
+    portal: majit_metainterp::jitcode::FuncId,
+    prog: &Program,
+    boxed: bool,
+) -> (i64, usize) {
+    let code = set.get(portal).unwrap().clone();
+    let mp = code.merge_point_pc().unwrap();
+    let mut alloc = MallocAllocator::default();
+    let mut frame = BhFrame::new(code.clone(), mp);
+    let mp_insn = code.decode(mp);
+    let (g, r) = (mp_insn.list(0).to_vec(), mp_insn.list(1).to_vec());
+    let mut keep = Boxes::default();
+    let acc0 = if boxed {
+        Value::Ref(keep.new_box(0))
+    } else {
+        Value::Int(0)
+    };
+    frame.set(g[0], Value::Int(0));
+    frame.set(g[1], Value::Int(prog.addr()));
+    frame.set(r[0], acc0);
+    frame.set(r[1], Value::Int(0));
+    let mut frames = vec![frame];
+    let mut merges = 0;
+    loop {
+        frames[0].pc = mp_insn.next;
+        let mut bh = Blackhole::new(set, &mut alloc, frames);
+        match bh.run().unwrap() {
+            Outcome::MergePoint { .. } => {
+                merges += 1;
+                frames = bh.frames;
+            }
+            Outcome::Returned(v) => return (v.unwrap().as_int().unwrap(), merges),
+        }
+    }
+}
+
+#[test]
+fn blackhole_matches_the_plain_interpreter_on_every_program() {
+    for boxed in [false, true] {
+        let (set, portal) = interp_jitcode(boxed);
+        for (name, prog) in programs() {
+            let expected = run_plain(&prog, boxed, &mut |_| false);
+            let expected_out = take_output();
+            let (got, merges) = run_blackhole(&set, portal, &prog, boxed);
+            let got_out = take_output();
+            assert_eq!(got, expected, "{name} boxed={boxed}");
+            assert_eq!(got_out, expected_out, "{name} boxed={boxed}");
+            assert!(merges > 10, "{name}: the dispatch loop ran {merges} times");
+        }
+    }
+}
+
+#[test]
+fn inline_calls_return_into_the_caller_register() {
+    let mut set = JitCodeSet::new();
+    let mix_id = set.add(mix_jitcode());
+    let mut b = majit_metainterp::jitcode::JitCodeBuilder::new("caller");
+    let x = b.param(majit_ir::Kind::Int);
+    let y = b.param(majit_ir::Kind::Int);
+    let z = b.reg(majit_ir::Kind::Int);
+    b.inline_call(mix_id, &[x.into(), y.into()], Some(z));
+    b.op(majit_ir::OpCode::IntAdd, &[z.into(), x.into()], z);
+    b.ret(Some(z.into()));
+    let caller = set.add(b.finish().unwrap());
+    let mut alloc = MallocAllocator::default();
+    for (x, y) in [(10, 3), (3, 10), (-5, -5), (i64::MAX, -1)] {
+        let code = set.get(caller).unwrap().clone();
+        let mut f = BhFrame::new(code, 0);
+        f.set(code_param(&f, 0), Value::Int(x));
+        f.set(code_param(&f, 1), Value::Int(y));
+        let mut bh = Blackhole::new(&set, &mut alloc, vec![f]);
+        let out = bh.run().unwrap();
+        assert_eq!(
+            out,
+            Outcome::Returned(Some(Value::Int(mix(x, y).wrapping_add(x))))
+        );
+    }
+}
+
+fn code_param(f: &BhFrame, i: usize) -> majit_metainterp::jitcode::RegOp {
+    f.code.params[i]
+}
