@@ -41,9 +41,10 @@ fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '.'
 }
 
-/// Splits one line (without its newline) into tokens. `line` is the 1-based
-/// line number for errors.
-pub(crate) fn lex_line(text: &str, line: usize) -> Result<Vec<Token>, ParseError> {
+/// Splits one line (without its newline) into tokens, and gives the column
+/// where the line's content ends (its comment, or past its last
+/// character). `line` is the 1-based line number for errors.
+pub(crate) fn lex_line(text: &str, line: usize) -> Result<(Vec<Token>, usize), ParseError> {
     let chars: Vec<char> = text.chars().collect();
     let mut toks = Vec::new();
     let mut i = 0;
@@ -51,7 +52,7 @@ pub(crate) fn lex_line(text: &str, line: usize) -> Result<Vec<Token>, ParseError
         let c = chars[i];
         let col = i + 1;
         if c == '#' {
-            break;
+            return Ok((toks, col));
         } else if c.is_whitespace() {
             i += 1;
         } else if "()[],=".contains(c) {
@@ -89,7 +90,7 @@ pub(crate) fn lex_line(text: &str, line: usize) -> Result<Vec<Token>, ParseError
             ));
         }
     }
-    Ok(toks)
+    Ok((toks, chars.len() + 1))
 }
 
 /// The end of the word starting at `start - 1`: word characters, plus a
@@ -135,7 +136,12 @@ mod tests {
     use super::*;
 
     fn words(s: &str) -> Vec<Tok> {
-        lex_line(s, 1).unwrap().into_iter().map(|t| t.tok).collect()
+        lex_line(s, 1)
+            .unwrap()
+            .0
+            .into_iter()
+            .map(|t| t.tok)
+            .collect()
     }
 
     #[test]
@@ -156,6 +162,7 @@ mod tests {
         );
         assert_eq!(words("0x1e-5"), vec![w("0x1e"), w("-5")]);
         assert_eq!(words("@f.x"), vec![Tok::Symbol("f.x".to_string())]);
+        assert_eq!(lex_line("[i0]  # inputs", 1).unwrap().1, 7);
     }
 
     #[test]

@@ -102,7 +102,7 @@ fn read_statements(text: &str) -> Result<Vec<Numbered>, ParseError> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let lineno = i + 1;
-        let toks = lex_line(line, lineno)?;
+        let (toks, end_col) = lex_line(line, lineno)?;
         if toks.is_empty() {
             continue;
         }
@@ -110,7 +110,7 @@ fn read_statements(text: &str) -> Result<Vec<Numbered>, ParseError> {
             toks: &toks,
             pos: 0,
             line: lineno,
-            end_col: line.chars().count() + 1,
+            end_col,
         };
         out.push((lineno, read_statement(&mut cur)?));
     }
@@ -122,7 +122,7 @@ pub(crate) struct Cursor<'a> {
     pub toks: &'a [Token],
     pub pos: usize,
     pub line: usize,
-    /// The column just past the line's last character.
+    /// The column where the line's content ends (its comment or its end).
     pub end_col: usize,
 }
 
