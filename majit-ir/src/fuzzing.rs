@@ -62,7 +62,13 @@ pub const CALL_DESCRS: [&str; 7] = [
 /// | `FloatArray` | array, type_id 6 | header @0, length @8, float items @16 |
 /// | `RawI8` `RawU8` `RawI16` `RawU16` `RawI32` `RawU32` `RawI64` | raw array | int items of 1/2/4/8 bytes, signed (`I`) or not (`U`), base 0 |
 /// | `RawF64` | raw array | float items, base 0 |
+/// | `Box` | size 16, type_id 9, headered, no vtable | header @0, `Box.value` int @8 |
+/// | `ByteArray` | array, type_id 7 | header @0, length @8, unsigned 1-byte int items @16 |
 /// | `RawCell.int`, `RawCell.float` | raw fields | int @0, float @8 (the shape of a `Triple`'s first two fields) |
+/// | `Raw.i8` `Raw.u8` | raw fields | 1-byte int @1, signed / unsigned |
+/// | `Raw.i16` `Raw.u16` | raw fields | 2-byte int @2, signed / unsigned |
+/// | `Raw.i32` `Raw.u32` | raw fields | 4-byte int @4, signed / unsigned |
+/// | `Raw.i64`, `Raw.f64`, `Raw.ref` | raw fields | int @8, float @16, ref @24 |
 ///
 /// Calls (all `call` descrs; first arg of the op is the function address):
 ///
@@ -99,11 +105,17 @@ pub fn test_namespace() -> Namespace {
     ns.add_descr(size("Stack", 24, 3, false, Some(STACK_VTABLE), &stack));
     ns.add_descr(field("Stack.head", "Stack", 8, 8, Kind::Ref, false));
     ns.add_descr(field("Stack.len", "Stack", 16, 8, Kind::Int, true));
+    ns.add_descr(size("Box", 16, 9, false, None, &["Box.value"]));
+    ns.add_descr(field("Box.value", "Box", 8, 8, Kind::Int, true));
+    for (name, offset, size, kind, signed) in RAW_FIELDS {
+        ns.add_descr(field(name, "Raw", offset, size, kind, signed));
+    }
     ns.add_descr(field("RawCell.int", "RawCell", 0, 8, Kind::Int, true));
     ns.add_descr(field("RawCell.float", "RawCell", 8, 8, Kind::Float, false));
     ns.add_descr(array("IntArray", 16, 8, Kind::Int, true, 4));
     ns.add_descr(array("RefArray", 16, 8, Kind::Ref, false, 5));
     ns.add_descr(array("FloatArray", 16, 8, Kind::Float, false, 6));
+    ns.add_descr(array("ByteArray", 16, 1, Kind::Int, false, 7));
     for (name, item, signed) in RAW_INT_ARRAYS {
         ns.add_descr(array(name, 0, item, Kind::Int, signed, 0));
     }
@@ -138,6 +150,19 @@ pub fn test_namespace() -> Namespace {
     }
     ns
 }
+
+/// The raw fields of the `Raw` record: name, offset, size, kind, signed.
+const RAW_FIELDS: [(&str, u32, u8, Kind, bool); 9] = [
+    ("Raw.i8", 1, 1, Kind::Int, true),
+    ("Raw.u8", 1, 1, Kind::Int, false),
+    ("Raw.i16", 2, 2, Kind::Int, true),
+    ("Raw.u16", 2, 2, Kind::Int, false),
+    ("Raw.i32", 4, 4, Kind::Int, true),
+    ("Raw.u32", 4, 4, Kind::Int, false),
+    ("Raw.i64", 8, 8, Kind::Int, true),
+    ("Raw.f64", 16, 8, Kind::Float, false),
+    ("Raw.ref", 24, 8, Kind::Ref, false),
+];
 
 /// The raw int arrays: name, item size, signed.
 const RAW_INT_ARRAYS: [(&str, u8, bool); 7] = [
