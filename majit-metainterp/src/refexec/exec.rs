@@ -60,6 +60,8 @@ pub(crate) struct Machine<'a> {
     pub exception: Option<usize>,
     /// Scratch for the ref roots handed to the allocator.
     roots: Vec<usize>,
+    /// Scratch for the values a `jump` passes.
+    jump_values: Vec<u64>,
 }
 
 impl<'a> Machine<'a> {
@@ -85,6 +87,7 @@ impl<'a> Machine<'a> {
             forced: false,
             exception: None,
             roots: Vec::new(),
+            jump_values: Vec::new(),
         })
     }
 
@@ -92,16 +95,22 @@ impl<'a> Machine<'a> {
     pub fn run(&mut self) -> Result<DeadFrame, ExecError> {
         let mut steps: u64 = 0;
         loop {
-            steps += 1;
-            if steps > self.world.step_limit {
-                return Err(ExecError::StepLimit);
-            }
+            // Runs the current code until it leaves through a jump or exit.
             let code = Rc::clone(&self.code);
+            let flow = loop {
+                steps += 1;
+                if steps > self.world.step_limit {
+                    return Err(ExecError::StepLimit);
+                }
+                match self.step(&code.steps[self.pc])? {
+                    Flow::Next => self.pc += 1,
+                    leave => break leave,
+                }
+            };
             let step = &code.steps[self.pc];
-            match self.step(step)? {
-                Flow::Next => self.pc += 1,
+            match flow {
                 Flow::Jump { code, label } => self.enter(code, label)?,
-                Flow::Finish | Flow::GuardFailed => {
+                _ => {
                     let exit = ExitId {
                         code: self.code_id,
                         op_index: self.pc as u32,
@@ -111,21 +120,17 @@ impl<'a> Machine<'a> {
                         .iter()
                         .map(|&(s, k)| Value::from_bits(k, self.frame[s as usize]));
                     let values: Vec<Value> = values.collect();
-                    match self.world.bridges.get(&exit) {
-                        Some(&bridge) => {
-                            if step.opcode == OpCode::GuardNoException {
-                                self.exception = None;
-                            }
-                            self.start(bridge, &values)?;
-                        }
-                        _ => {
-                            return Ok(DeadFrame {
-                                exit,
-                                descr: step.descr.clone(),
-                                values,
-                            })
-                        }
+                    let Some(&bridge) = self.world.bridges.get(&exit) else {
+                        return Ok(DeadFrame {
+                            exit,
+                            descr: step.descr.clone(),
+                            values,
+                        });
+                    };
+                    if step.opcode == OpCode::GuardNoException {
+                        self.exception = None;
                     }
+                    self.start(bridge, &values)?;
                 }
             }
         }
@@ -146,11 +151,14 @@ impl<'a> Machine<'a> {
     /// Continues after the label at op `label` of `code`, with the values
     /// of the current op's (the jump's) arguments.
     fn enter(&mut self, code: CodeId, label: usize) -> Result<(), ExecError> {
-        let values: Vec<u64> = self.code.steps[self.pc]
-            .args
-            .iter()
-            .map(|&s| self.frame[s as usize])
-            .collect();
+        let mut values = std::mem::take(&mut self.jump_values);
+        values.clear();
+        values.extend(
+            self.code.steps[self.pc]
+                .args
+                .iter()
+                .map(|&s| self.frame[s as usize]),
+        );
         if code != self.code_id {
             self.code = lookup(self.world.codes, code)?;
             self.code_id = code;
@@ -159,9 +167,10 @@ impl<'a> Machine<'a> {
             self.frame[..self.code.n_values].fill(0);
         }
         let targets = &self.code.steps[label].args;
-        for (&slot, bits) in targets.iter().zip(values) {
+        for (&slot, &bits) in targets.iter().zip(&values) {
             self.frame[slot as usize] = bits;
         }
+        self.jump_values = values;
         self.pc = label + 1;
         Ok(())
     }
