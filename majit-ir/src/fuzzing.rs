@@ -1049,6 +1049,84 @@ pub fn check_seed(seed: u64, knobs: &Knobs) {
     }
 }
 
+/// A copy of `trace` with one to three random structural corruptions:
+/// an argument or fail arg replaced by an arbitrary (possibly dangling)
+/// reference, an op removed, two ops swapped, a descriptor dropped or
+/// replaced, fail args toggled, or the opcode replaced. The result is
+/// usually invalid; it exercises the verifier and printer on bad traces.
+pub fn corrupt_trace(trace: &Trace, seed: u64) -> Trace {
+    let mut rng = SplitMix64::new(seed);
+    let mut t = trace.clone();
+    let descrs: Vec<Descr> = test_namespace().descrs().cloned().collect();
+    for _ in 0..1 + rng.below(3) {
+        if t.ops.is_empty() {
+            break;
+        }
+        let i = rng.below(t.ops.len());
+        match rng.below(6) {
+            0 => {
+                let r = match rng.below(3) {
+                    0 => OpRef::input(rng.below(t.inputs.len() + 2)),
+                    1 => OpRef::op(rng.below(t.ops.len() + 2)),
+                    _ => OpRef::konst(rng.below(t.consts().len() + 2)),
+                };
+                let op = &mut t.ops[i];
+                let n = op.args.len() + op.fail_args.as_ref().map_or(0, Vec::len);
+                let k = rng.below(n.max(1));
+                match (op.args.len(), &mut op.fail_args) {
+                    (a, _) if k < a => op.args[k] = r,
+                    (a, Some(fail)) if k - a < fail.len() => fail[k - a] = r,
+                    _ => op.args.push(r),
+                }
+            }
+            1 => {
+                t.ops.remove(i);
+            }
+            2 => {
+                let j = rng.below(t.ops.len());
+                t.ops.swap(i, j);
+            }
+            3 => {
+                t.ops[i].descr = rng
+                    .chance(50)
+                    .then(|| descrs[rng.below(descrs.len())].clone())
+            }
+            4 => {
+                let op = &mut t.ops[i];
+                op.fail_args = if op.fail_args.is_some() {
+                    None
+                } else {
+                    Some(Vec::new())
+                };
+            }
+            _ => t.ops[i].opcode = rng.pick(OpCode::ALL),
+        }
+    }
+    t
+}
+
+/// Corrupts the trace of `seed` ([`corrupt_trace`]): verifying and
+/// printing it must not panic, and if it still verifies it must
+/// round-trip. Panics with the seed and the trace otherwise.
+pub fn check_corruption(seed: u64, knobs: &Knobs) {
+    let t = corrupt_trace(&random_trace(seed, knobs), seed ^ 0xc0de);
+    let outcome = std::panic::catch_unwind(|| {
+        let text = print(&t);
+        match verify(&t) {
+            Ok(()) => roundtrip_failure(&t),
+            Err(e) => {
+                let _ = (e.to_string(), text);
+                None
+            }
+        }
+    });
+    match outcome {
+        Err(_) => panic!("seed {seed}: the verifier or printer panicked on:\n{t:#?}"),
+        Ok(Some(why)) => panic!("seed {seed}: corrupted trace verifies but {why}"),
+        Ok(None) => {}
+    }
+}
+
 /// Tokens that mutations splice in: the parser's punctuation, keywords,
 /// and edge-case numbers.
 const SPLICES: [&str; 24] = [

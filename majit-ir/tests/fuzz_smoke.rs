@@ -2,7 +2,10 @@
 //! verify and round-trip, mutated text never panics the parser, and the
 //! generator reaches every opcode. `MAJIT_FUZZ_SEED=n` replays one seed.
 
-use majit_ir::fuzzing::{check_mutation, check_seed, random_trace, Knobs};
+use majit_ir::fuzzing::{
+    check_corruption, check_mutation, check_seed, corrupt_trace, random_trace, Knobs,
+};
+use majit_ir::verify;
 use majit_ir::{print, OpCode};
 use std::collections::BTreeSet;
 
@@ -55,6 +58,27 @@ fn mutated_text_never_panics() {
             },
         );
     }
+}
+
+#[test]
+fn corrupted_traces_never_panic_the_verifier() {
+    let mut rejected = 0;
+    for seed in seeds(2000) {
+        check_corruption(
+            seed,
+            &Knobs {
+                max_ops: 15,
+                ..Knobs::all()
+            },
+        );
+        let t = corrupt_trace(&random_trace(seed, &Knobs::default()), seed);
+        rejected += usize::from(verify(&t).is_err());
+    }
+    // Most corruptions break a rule; the verifier must notice them.
+    assert!(
+        rejected > 1000,
+        "only {rejected} of 2000 corruptions rejected"
+    );
 }
 
 #[test]
