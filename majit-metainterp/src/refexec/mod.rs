@@ -153,12 +153,14 @@ impl RefExec {
         self.codes.get(id.0 as usize).and_then(Option::as_ref)
     }
 
-    /// Prepares `trace` as the next code id and registers its labels.
+    /// Verifies and prepares `trace` as the next code id, and registers
+    /// its labels and layouts.
     fn compile(&mut self, trace: &Trace) -> Result<CodeId, CompileError> {
         let id = CodeId(
             u32::try_from(self.codes.len())
                 .map_err(|_| CompileError::ImplLimit("too many traces".into()))?,
         );
+        majit_ir::verify(trace).map_err(|e| CompileError::Invalid(e.to_string()))?;
         let (code, own) = prepare(id, trace, &self.labels)?;
         for descr in trace.descrs() {
             if let Descr::Size(layout) = descr {

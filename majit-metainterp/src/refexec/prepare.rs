@@ -9,8 +9,9 @@
 //! argument kinds against the op table, definition before use, the
 //! descriptor each opcode needs and its widths, call signatures against the
 //! canonical call's limits, and the label rule below. They are what the
-//! executor relies on to run without panicking; `majit_ir::verify` is the
-//! full verifier.
+//! executor relies on to run without panicking (`RefExec` runs
+//! `majit_ir::verify`, the full verifier, first; these checks keep
+//! `prepare` safe on its own).
 //!
 //! **Label rule** (as RPython's llgraph backend): a `jump` to a label
 //! starts a fresh frame holding only the jump's values, so ops after a
@@ -590,4 +591,47 @@ fn call_extra(trace: &Trace, i: usize, op: &Op, d: &CallDescr) -> Result<Extra, 
         float_result: d.result.kind() == Some(Kind::Float),
         can_collect: d.effect.can_collect,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use majit_ir::parse;
+
+    /// `prepare` on its own (without the verifier in front) rejects what
+    /// would make the executor misbehave, with an error and no panic.
+    fn prepare_error(text: &str) -> CompileError {
+        let trace = parse(text).unwrap();
+        prepare(CodeId(0), &trace, &Labels::new()).unwrap_err()
+    }
+
+    #[test]
+    fn prepare_rejects_what_the_executor_cannot_run() {
+        let mut no_fail_args = parse("[i0]\nguard_true(i0) []\nfinish()").unwrap();
+        no_fail_args.ops[0].fail_args = None;
+        let err = prepare(CodeId(0), &no_fail_args, &Labels::new()).unwrap_err();
+        assert!(err.to_string().contains("fail args"), "{err}");
+        let cases = [
+            ("[f0]\ni1 = int_add(f0, 1)\nfinish(i1)", "argument 0"),
+            ("[i0]\ni1 = int_add(i2, 1)\ni2 = int_neg(i0)\nfinish(i1)", "not a value"),
+            ("[i0]\ni1 = int_neg(i0, i0)\nfinish(i1)", "arguments"),
+            ("[i0]\ni1 = getfield_raw_i(i0)\nfinish(i1)", "field descr"),
+            ("descr A = array(base=0, len=0, item_size=8, kind=int, type_id=0)\n[i0]\ni1 = getfield_raw_i(i0, descr=A)\nfinish(i1)", "field descr"),
+            ("[i0]\ni1 = int_neg(i0)", "does not end"),
+        ];
+        for (text, words) in cases {
+            let err = prepare_error(text).to_string();
+            assert!(err.contains(words), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn slots_are_inputs_then_results_then_constants() {
+        let trace = parse("[i0, p1]\ni2 = int_add(i0, 7)\nfinish(i2, p1)").unwrap();
+        let (code, _) = prepare(CodeId(0), &trace, &Labels::new()).unwrap();
+        assert_eq!(code.steps[0].args[..], [0, 4]);
+        assert_eq!(code.template, [0, 0, 0, 0, 7]);
+        assert_eq!(code.steps[1].exit[..], [(2, Kind::Int), (1, Kind::Ref)]);
+        assert_eq!(code.ref_slots, [1]);
+    }
 }

@@ -350,7 +350,7 @@ fn compile_errors_name_the_problem() {
     assert!(matches!(kinds, CompileError::Invalid(_)), "{kinds:?}");
     let arg_kind = compile_error("[f0]\ni1 = int_add(f0, 1)\nfinish(i1)");
     assert!(
-        matches!(arg_kind, CompileError::Invalid(ref m) if m.contains("argument 0")),
+        matches!(arg_kind, CompileError::Invalid(ref m) if m.contains("float")),
         "{arg_kind:?}"
     );
     let open_end = compile_error("[i0]\ni1 = int_add(i0, 1)");
