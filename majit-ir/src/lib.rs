@@ -12,7 +12,7 @@
 //! - [`descr`]: layouts, fields, arrays, call signatures with effect info,
 //!   guard and loop identities.
 //! - [`trace`]: the [`Trace`] container.
-//! - [`text`]: the trace text format ([`print`], [`parse`], [`parse_with`],
+//! - [`text`]: the trace text format ([`print()`], [`parse`], [`parse_with`],
 //!   [`Namespace`]); every test writes traces this way.
 //! - [`verify`](mod@verify): the rules every trace obeys, checked after each pass.
 //! - `fuzzing` (feature `fuzzing`): the shared test namespace, a generator

@@ -1,4 +1,4 @@
-//! The trace text format: [`print`] (or [`print_with`]) writes it, [`parse`] and [`parse_with`]
+//! The trace text format: [`print()`] (or [`print_with`]) writes it, [`parse`] and [`parse_with`]
 //! read it, and a [`Namespace`] supplies descriptors and symbols that tests
 //! share instead of declaring them in every trace.
 //!
@@ -70,7 +70,7 @@
 //!
 //! `kind` is `int`, `ref` or `float`; a call's `result` also allows `void`;
 //! `effect` is `random`, `declared` or `elidable`. Numbers are decimal or
-//! `0x` hex. [`print`] writes the declarations of every descriptor a trace
+//! `0x` hex. [`print()`] writes the declarations of every descriptor a trace
 //! uses, in first-use order, keys in the order shown, so its output needs no
 //! namespace.
 //!

@@ -1,4 +1,4 @@
-//! The trace printer: [`print`] (and [`print_with`]) turns a [`Trace`] into the text format of
+//! The trace printer: [`print()`] (and [`print_with`]) turns a [`Trace`] into the text format of
 //! [`crate::text`].
 //!
 //! Names are positional: value number `n` is the `n`-th entry of
@@ -34,7 +34,7 @@ pub fn print(trace: &Trace) -> String {
     print_with(trace, &Namespace::new())
 }
 
-/// Like [`print`], but leaves out the declarations of descriptors that `ns`
+/// Like [`print()`], but leaves out the declarations of descriptors that `ns`
 /// holds unchanged, so the text is shorter and reads back with
 /// [`crate::parse_with`] and the same namespace.
 ///
@@ -68,7 +68,7 @@ pub fn print_with(trace: &Trace, ns: &Namespace) -> String {
     out
 }
 
-/// The text of op `index` of `trace`, named as [`print`] names it (used by
+/// The text of op `index` of `trace`, named as [`print()`] names it (used by
 /// verifier messages). Out-of-range `index` gives `<no op N>`.
 pub fn op_text(trace: &Trace, index: usize) -> String {
     let Some(op) = trace.ops.get(index) else {
