@@ -5,7 +5,9 @@
 //! allocator may move objects: each allocating method receives `roots`,
 //! every ref the executor holds at that moment (its ref-kind inputs and op
 //! results, plus a pending exception), and must rewrite moved ones in
-//! place. Null (0) entries are not refs and must stay 0.
+//! place. Null (0) entries must stay 0, and entries that are not heap
+//! objects (prebuilt objects, raw addresses a trace cast to refs,
+//! interior pointers from `nursery_ptr_increment`) must be left alone.
 //!
 //! [`MallocAllocator`] is the default for tests: zeroed, 16-byte aligned
 //! blocks from the system allocator that never move and are freed when
