@@ -1,2 +1,202 @@
-//! The optimizer: passes over traces, one file each, run in the order
-//! given by `enable_opts`.
+//! # The optimizer
+//!
+//! Passes over traces, one file each, run in the order `enable_opts` gives
+//! (default [`DEFAULT_OPTS`]: `intbounds:rewrite:virtualize:heap:pure:unroll`).
+//!
+//! Read first: this file (the contract and the [`Pass`] trait), then
+//! [`cx`] (the shared state, value ids and forcing), [`info`] (facts about
+//! values), [`driver`] (how ops flow through the passes), then the passes:
+//! [`intbounds`], [`rewrite`], [`virtualize`], [`heap`], [`pure`],
+//! [`unroll`].
+//!
+//! ## Pipeline
+//!
+//! Ops are fed one at a time, in trace order. Each pass answers with an
+//! [`Outcome`]: hand the op (maybe rewritten) to the next pass, say its
+//! result equals an existing value, drop it, or declare the trace invalid
+//! (a guard that always fails: abandon the compile). A pass may also emit
+//! extra ops through [`Cx::emit`] (a forced allocation, a delayed store);
+//! they enter the pipeline right after that pass, before the op it is
+//! handling. An op leaving the last pass is committed to the output; then
+//! every pass that emitted it gets its `committed` hook, last pass first.
+//! Facts a guard establishes are applied in `committed`, after the guard's
+//! resume data was built.
+//!
+//! ## Input contract
+//!
+//! A trace that verifies, in which every guard carries a [`FailDescr`]
+//! (unique `id`), and whose fail args are the interpreter-visible live
+//! values at that guard. An optional leading `label` and a final `jump` to
+//! it (same `TargetDescr`) mark a loop; `unroll` needs that shape.
+//!
+//! ## Output contract ([`Optimized`])
+//!
+//! - `trace`: the optimized trace; it verifies. Guards keep their
+//!   `FailDescr`; their fail args are the distinct run-time values the
+//!   resume data needs (the "boxes").
+//! - `resume`: per guard, by `FailDescr::id`, a [`GuardResume`]: for each
+//!   ORIGINAL fail arg where its value comes from now (`Box(i)` = slot `i`
+//!   of the new fail args, `Const`, or `Virtual(i)` into `virtuals`),
+//!   `virtuals` (layout plus tagged field values, possibly naming each other)
+//!   and `pending` fields (delayed stores of virtual values, applied only on
+//!   failure). [`crate::resume::rebuild`] turns a dead frame back into the
+//!   original fail-arg values.
+//! - `ledger`: what the passes could not do; at least one entry per
+//!   allocation left in the trace, with the reason it escaped.
+//!
+//! ```
+//! use majit_ir::{Kind, Op, OpCode, Trace, Const};
+//! use majit_metainterp::opt::optimize;
+//! let mut t = Trace::new(&[Kind::Int]);
+//! let zero = t.add_const(Const::Int(0));
+//! let x = t.push(Op::new(OpCode::IntAdd, &[t.input(0), zero]));
+//! t.push(Op::new(OpCode::Finish, &[x]));
+//! let out = optimize(&t, "rewrite").unwrap();
+//! assert_eq!(out.trace.ops.len(), 1); // finish(i0)
+//! ```
+//!
+//! [`FailDescr`]: majit_ir::FailDescr
+
+pub mod cx;
+mod driver;
+mod encode;
+pub mod eval;
+pub mod heap;
+pub mod info;
+pub mod intbounds;
+pub mod ledger;
+pub mod pure;
+pub mod rewrite;
+pub mod unroll;
+pub mod virtualize;
+
+pub use cx::{Cx, OptOp, PendingStore};
+pub use driver::optimize;
+pub use ledger::{Ledger, LedgerEntry, LedgerKind};
+
+use crate::resume::ResumeMap;
+use majit_ir::Trace;
+use std::fmt;
+
+/// What a pass does with one op.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Hand this op (maybe rewritten; its result id unchanged) to the next
+    /// pass.
+    Emit(OptOp),
+    /// The op's result equals this existing value; the op disappears.
+    Same(majit_ir::OpRef),
+    /// The op disappears (a proven guard, a delayed store, a virtual).
+    Drop,
+    /// The trace cannot run past this op (a guard that always fails).
+    Invalid(String),
+}
+
+/// One optimization pass. See the module docs for the protocol.
+pub trait Pass {
+    /// The pass's `enable_opts` word.
+    fn name(&self) -> &'static str;
+
+    /// Handles one op.
+    fn feed(&mut self, cx: &mut Cx, op: OptOp) -> Outcome;
+
+    /// Called after `op`, which this pass emitted, reached the output.
+    /// Guards apply the facts they prove here.
+    fn committed(&mut self, _cx: &mut Cx, _op: &OptOp) {}
+
+    /// Called at a guard, before `feed`, so the pass can emit what must
+    /// precede the guard (delayed stores) and record pending fields.
+    fn at_guard(&mut self, _cx: &mut Cx, _guard: &OptOp) {}
+
+    /// Called at a `label`, `jump` or `finish`, before `feed`, so the pass
+    /// can emit everything it delays.
+    fn flush(&mut self, _cx: &mut Cx) {}
+
+    /// Called once after the last op; a pass may add ledger entries about
+    /// what it left undone ([`Cx::note`]).
+    fn finish(&mut self, _cx: &mut Cx) {}
+}
+
+/// A pass constructor.
+pub type PassCtor = fn() -> Box<dyn Pass>;
+
+/// Every pass, in pipeline order, by `enable_opts` word.
+pub const ALL_PASSES: &[(&str, PassCtor)] = &[
+    ("intbounds", || Box::new(intbounds::IntBounds::default())),
+    ("rewrite", || Box::new(rewrite::Rewrite::default())),
+    ("virtualize", || Box::new(virtualize::Virtualize)),
+    ("heap", || Box::new(heap::Heap::default())),
+    ("pure", || Box::new(pure::Pure::default())),
+    ("unroll", || Box::new(unroll::Unroll)),
+];
+
+/// The default `enable_opts`.
+pub const DEFAULT_OPTS: &str = "intbounds:rewrite:virtualize:heap:pure:unroll";
+
+/// The result of [`optimize`].
+#[derive(Clone, Debug)]
+pub struct Optimized {
+    pub trace: Trace,
+    pub resume: ResumeMap,
+    pub ledger: Ledger,
+}
+
+/// Why optimization failed. The caller keeps interpreting the loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptError {
+    /// An `enable_opts` word names no pass (the user or embedder acts).
+    UnknownPass {
+        word: String,
+        valid: Vec<&'static str>,
+    },
+    /// The trace can never run to its end: a guard always fails (nobody
+    /// acts; the loop stays interpreted).
+    Invalid {
+        pass: &'static str,
+        op_index: usize,
+        reason: String,
+    },
+    /// The input breaks the contract, e.g. a guard without a unique
+    /// `FailDescr` (a bug in whoever built the trace).
+    BadInput(String),
+}
+
+impl fmt::Display for OptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OptError::UnknownPass { word, valid } => write!(
+                f,
+                "unknown optimization `{word}` in enable_opts; valid: {}",
+                valid.join(", ")
+            ),
+            OptError::Invalid {
+                pass,
+                op_index,
+                reason,
+            } => write!(f, "trace invalid at op {op_index} ({pass}): {reason}"),
+            OptError::BadInput(m) => write!(f, "bad optimizer input: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for OptError {}
+
+/// Parses `enable_opts` (`:`-separated words, in any order; an empty string
+/// enables nothing) into pass constructors in pipeline order.
+pub fn parse_opts(enable_opts: &str) -> Result<Vec<&'static str>, OptError> {
+    let mut wanted = Vec::new();
+    for word in enable_opts.split(':').filter(|w| !w.is_empty()) {
+        if !ALL_PASSES.iter().any(|(n, _)| *n == word) {
+            return Err(OptError::UnknownPass {
+                word: word.to_string(),
+                valid: ALL_PASSES.iter().map(|(n, _)| *n).collect(),
+            });
+        }
+        wanted.push(word);
+    }
+    Ok(ALL_PASSES
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| wanted.contains(n))
+        .collect())
+}

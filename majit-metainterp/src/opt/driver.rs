@@ -1,0 +1,341 @@
+//! The pipeline driver: feeds a trace's ops through the enabled passes,
+//! commits what comes out, encodes each guard's resume data and assembles
+//! the optimized trace.
+//!
+//! Algorithm: for each input op, rename its arguments to value refs (inputs
+//! stay, constants are re-interned, op results become their value id after
+//! replacement), give it a fresh value id, and run it from the first pass.
+//! `run(stage, op)` calls the stage's hooks and `feed`, then runs the extra
+//! ops the pass emitted, then the outcome, each from `stage + 1`; at the end
+//! of the chain the op is committed. Committing a guard encodes its resume
+//! data ([`super::encode`]); committing any other op forces the virtuals it
+//! still uses (nothing virtual reaches the output). Finally dead pure ops
+//! are removed and value ids are renumbered into positions.
+//!
+//! Invariant: ops reach the output in an order where every value id is
+//! defined before it is used; the verifier checks it in tests.
+
+use super::cx::{Cx, OptOp};
+use super::encode::encode_guard;
+use super::ledger::LedgerKind;
+use super::unroll;
+use super::{parse_opts, OptError, Optimized, Outcome, Pass, ALL_PASSES};
+use crate::resume::{GuardResume, ResumeMap};
+use majit_ir::{Descr, Op, OpCode, OpRef, RefTarget, Trace};
+use std::collections::{HashMap, HashSet};
+
+/// Optimizes `trace` with the passes named in `enable_opts` (see the
+/// [module docs](super) for the contract).
+pub fn optimize(trace: &Trace, enable_opts: &str) -> Result<Optimized, OptError> {
+    let names = parse_opts(enable_opts)?;
+    check_fail_descrs(trace)?;
+    if names.contains(&"unroll") {
+        if let Some(out) = unroll::optimize_loop(trace, &names)? {
+            return Ok(out);
+        }
+    }
+    let mut p = Pipeline::new(trace, &names);
+    p.feed_trace(trace, &|_| false)?;
+    Ok(p.finish())
+}
+
+/// Every guard needs a `FailDescr` with an id no other guard has.
+fn check_fail_descrs(trace: &Trace) -> Result<(), OptError> {
+    let mut seen = HashSet::new();
+    for (i, op) in trace.ops.iter().enumerate() {
+        if !op.opcode.is_guard() {
+            continue;
+        }
+        let Some(Descr::Fail(d)) = &op.descr else {
+            return Err(OptError::BadInput(format!(
+                "op {i} ({}) has no fail descr",
+                op.opcode
+            )));
+        };
+        if !seen.insert(d.id) {
+            return Err(OptError::BadInput(format!(
+                "op {i} ({}): fail descr id {} is used twice",
+                op.opcode, d.id
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The enabled passes plus the shared state and the output so far.
+pub(super) struct Pipeline {
+    pub(super) cx: Cx,
+    passes: Vec<Box<dyn Pass>>,
+    /// Input op index -> value id of its result.
+    map: Vec<OpRef>,
+    out: Vec<OptOp>,
+    resume: ResumeMap,
+    allocs_noted: HashSet<OpRef>,
+    /// Fail-descr ids of guard copies -> the id they were copied from.
+    pub(super) originals: HashMap<u32, u32>,
+}
+
+impl Pipeline {
+    pub(super) fn new(trace: &Trace, names: &[&'static str]) -> Pipeline {
+        let passes = names
+            .iter()
+            .filter(|n| **n != "unroll")
+            .map(|n| (ALL_PASSES.iter().find(|(w, _)| w == n).expect("parsed").1)())
+            .collect();
+        Pipeline {
+            cx: Cx::new(&trace.inputs),
+            passes,
+            map: Vec::new(),
+            out: Vec::new(),
+            resume: ResumeMap::new(),
+            allocs_noted: HashSet::new(),
+            originals: HashMap::new(),
+        }
+    }
+
+    /// The value ref an input-trace ref currently stands for.
+    pub(super) fn rename(&mut self, trace: &Trace, r: OpRef) -> OpRef {
+        match r.target() {
+            RefTarget::Input(_) => self.cx.resolve(r),
+            RefTarget::Op(i) => self.cx.resolve(self.map[i]),
+            RefTarget::Const(_) => {
+                let c = trace.get_const(r).expect("verified trace");
+                self.cx.konst(c)
+            }
+        }
+    }
+
+    /// Feeds every op of `trace` for which `skip` is false (skipped ops
+    /// still get a value id so later references resolve).
+    pub(super) fn feed_trace(
+        &mut self,
+        trace: &Trace,
+        skip: &dyn Fn(usize) -> bool,
+    ) -> Result<(), OptError> {
+        for (k, op) in trace.ops.iter().enumerate() {
+            let mut o = op.clone();
+            for a in o.args.iter_mut() {
+                *a = self.rename(trace, *a);
+            }
+            if let Some(fa) = o.fail_args.as_mut() {
+                for a in fa.iter_mut() {
+                    *a = self.rename(trace, *a);
+                }
+            }
+            let res = self.cx.fresh(o.opcode.result().kind());
+            self.map.push(res);
+            if skip(k) {
+                continue;
+            }
+            self.cx.define(res, &o, k);
+            if is_allocation(o.opcode) {
+                let info = self.cx.info_mut(res);
+                info.fresh = true;
+                info.nonnull = true;
+            }
+            if o.opcode.is_guard() {
+                self.cx.take_pending();
+            }
+            if o.opcode == OpCode::Label {
+                self.bind_label(op, &mut o);
+            }
+            self.run(0, OptOp { op: o, res })
+                .map_err(|(pass, reason)| OptError::Invalid {
+                    pass,
+                    op_index: k,
+                    reason,
+                })?;
+        }
+        Ok(())
+    }
+
+    /// A `label` re-binds its arguments: each becomes a distinct
+    /// non-constant value (a `same_as` where needed) about which nothing is
+    /// known, and the label's original argument refs stand for it from now
+    /// on.
+    fn bind_label(&mut self, orig: &Op, label: &mut Op) {
+        let mut seen = HashSet::new();
+        for (i, a) in label.args.iter_mut().enumerate() {
+            self.cx.force(*a, "live across the loop back edge");
+            self.commit_forced();
+            if self.cx.const_of(*a).is_some() || !seen.insert(*a) {
+                let kind = self.cx.kind(*a);
+                let code = match kind {
+                    Some(majit_ir::Kind::Ref) => OpCode::SameAsR,
+                    Some(majit_ir::Kind::Float) => OpCode::SameAsF,
+                    _ => OpCode::SameAsI,
+                };
+                let res = self.cx.fresh(kind);
+                self.commit(OptOp {
+                    op: Op::new(code, &[*a]),
+                    res,
+                });
+                *a = res;
+                seen.insert(res);
+            }
+            self.cx.forget(*a);
+            let original = orig.args[i];
+            match original.target() {
+                RefTarget::Input(_) => self.cx.rebind(original, *a),
+                RefTarget::Op(j) => self.map[j] = *a,
+                RefTarget::Const(_) => {}
+            }
+        }
+    }
+
+    /// Commits the ops a force at the driver level emitted.
+    fn commit_forced(&mut self) {
+        for forced in self.cx.take_emitted() {
+            self.note_alloc(&forced);
+            self.out.push(forced);
+        }
+    }
+
+    /// Runs `op` from pass `stage` on; returns whether it was committed.
+    pub(super) fn run(&mut self, stage: usize, op: OptOp) -> Result<bool, (&'static str, String)> {
+        if stage == self.passes.len() {
+            self.commit(op);
+            return Ok(true);
+        }
+        let pass = &mut self.passes[stage];
+        self.cx.pass = pass.name();
+        if op.op.opcode.is_guard() {
+            pass.at_guard(&mut self.cx, &op);
+        }
+        if matches!(op.op.opcode, OpCode::Label | OpCode::Jump | OpCode::Finish) {
+            pass.flush(&mut self.cx);
+        }
+        let res = op.res;
+        let outcome = pass.feed(&mut self.cx, op);
+        self.run_emitted(stage + 1)?;
+        match outcome {
+            Outcome::Emit(o) => {
+                let committed = self.run(stage + 1, o.clone())?;
+                if committed {
+                    self.cx.pass = self.passes[stage].name();
+                    self.passes[stage].committed(&mut self.cx, &o);
+                    self.run_emitted(stage + 1)?;
+                }
+                Ok(committed)
+            }
+            Outcome::Same(r) => {
+                self.cx.replace(res, r);
+                Ok(false)
+            }
+            Outcome::Drop => Ok(false),
+            Outcome::Invalid(reason) => Err((self.passes[stage].name(), reason)),
+        }
+    }
+
+    fn run_emitted(&mut self, stage: usize) -> Result<(), (&'static str, String)> {
+        for e in self.cx.take_emitted() {
+            self.run(stage, e)?;
+        }
+        Ok(())
+    }
+
+    /// Appends `op` to the output: guards get their resume data, other ops
+    /// force whatever virtual they still use.
+    fn commit(&mut self, mut op: OptOp) {
+        self.cx.pass = "output";
+        if op.op.opcode.is_guard() {
+            let pending = self.cx.take_pending();
+            let (boxes, rd) = encode_guard(&mut self.cx, &op.op, &pending);
+            op.op.fail_args = Some(boxes);
+            if let Some(Descr::Fail(d)) = &op.op.descr {
+                let original = self.originals.get(&d.id).copied().unwrap_or(d.id);
+                self.resume.insert(d.id, GuardResume { original, ..rd });
+            }
+        } else {
+            let why = format!("used by `{}`", op.op.opcode);
+            self.cx.force_args(&op.op, &why);
+            self.commit_forced();
+        }
+        self.note_alloc(&op);
+        self.out.push(op);
+    }
+
+    /// Every allocation in the output gets a ledger entry.
+    fn note_alloc(&mut self, op: &OptOp) {
+        if !is_allocation(op.op.opcode) || !self.allocs_noted.insert(op.res) {
+            return;
+        }
+        let explained = self.cx.ledger.entries.iter().any(|e| {
+            matches!(e.kind, LedgerKind::Escaped | LedgerKind::NotVirtual)
+                && e.op_index.is_some()
+                && e.op_index == self.cx.origin(op.res)
+        });
+        if !explained {
+            let origin = self.cx.origin(op.res);
+            self.cx.ledger.note(
+                "output",
+                LedgerKind::NotVirtual,
+                origin,
+                "virtualize is not enabled".into(),
+            );
+        }
+    }
+
+    /// Assembles the optimized trace.
+    pub(super) fn finish(mut self) -> Optimized {
+        for p in &mut self.passes {
+            self.cx.pass = p.name();
+            p.finish(&mut self.cx);
+        }
+        let live = live_ops(&self.out);
+        let mut pos: HashMap<OpRef, OpRef> = HashMap::new();
+        let mut trace = self.cx.pool().clone();
+        for (o, keep) in self.out.iter().zip(&live) {
+            if !keep {
+                continue;
+            }
+            let map = |r: OpRef| pos.get(&r).copied().unwrap_or(r);
+            let mut op: Op = o.op.clone();
+            for a in op.args.iter_mut() {
+                *a = map(*a);
+            }
+            if let Some(fa) = op.fail_args.as_mut() {
+                for a in fa.iter_mut() {
+                    *a = map(*a);
+                }
+            }
+            let r = trace.push(op);
+            pos.insert(o.res, r);
+        }
+        Optimized {
+            trace,
+            resume: self.resume,
+            ledger: self.cx.ledger,
+        }
+    }
+}
+
+/// The `new*` ops the optimizer treats as allocations.
+pub(super) fn is_allocation(code: OpCode) -> bool {
+    matches!(
+        code,
+        OpCode::New | OpCode::NewWithVtable | OpCode::NewArray | OpCode::NewArrayClear
+    )
+}
+
+/// Which ops to keep: everything but side-effect-free ops whose result
+/// nothing kept uses (computed backwards).
+fn live_ops(out: &[OptOp]) -> Vec<bool> {
+    let mut used: HashSet<OpRef> = HashSet::new();
+    let mut keep = vec![true; out.len()];
+    for (i, o) in out.iter().enumerate().rev() {
+        let code = o.op.opcode;
+        let removable = code.result().kind().is_some()
+            && (code.is_always_pure() || code.is_load())
+            && !used.contains(&o.res);
+        if removable {
+            keep[i] = false;
+            continue;
+        }
+        used.extend(o.op.args.iter().copied());
+        if let Some(fa) = &o.op.fail_args {
+            used.extend(fa.iter().copied());
+        }
+    }
+    keep
+}

@@ -1,0 +1,117 @@
+//! Resume encoding: turns a guard's original fail args and the pending
+//! fields recorded for it into a [`GuardResume`] plus the guard's new fail
+//! args.
+//!
+//! Each value is tagged: a constant stays a constant (an int with exact
+//! bounds counts, since the facts behind them held before this guard); a
+//! virtual becomes `Virtual(i)`, its entry made *before* its fields are
+//! tagged so that cycles and sharing end at the same index (one entry per
+//! object keeps identity); anything else becomes `Box(i)`, `i` being the
+//! first position of that value in the new fail args.
+//!
+//! Runs at commit time, before the guard's `committed` hooks, so no fact
+//! the guard itself proves has been applied yet.
+
+use super::cx::{Cx, PendingStore};
+use crate::resume::{GuardResume, PendingField, Tagged, VirtualDesc};
+use majit_ir::{Const, Kind, Op, OpRef};
+use std::collections::HashMap;
+
+struct Encoder<'a> {
+    cx: &'a mut Cx,
+    boxes: Vec<OpRef>,
+    box_index: HashMap<OpRef, u32>,
+    virtuals: Vec<Option<VirtualDesc>>,
+    virtual_index: HashMap<OpRef, u32>,
+}
+
+impl Encoder<'_> {
+    fn tag(&mut self, r: OpRef) -> Tagged {
+        let r = self.cx.resolve(r);
+        if let Some(c) = self.cx.const_of(r) {
+            return Tagged::Const(c);
+        }
+        if self.cx.kind(r) == Some(Kind::Int) {
+            if let Some(v) = self.cx.int_const(r) {
+                return Tagged::Const(Const::Int(v));
+            }
+        }
+        if let Some(v) = self.cx.virtual_of(r).cloned() {
+            if let Some(&i) = self.virtual_index.get(&r) {
+                return Tagged::Virtual(i);
+            }
+            let i = self.virtuals.len() as u32;
+            self.virtuals.push(None);
+            self.virtual_index.insert(r, i);
+            let fields = v
+                .fields
+                .iter()
+                .map(|(slot, value)| (slot.clone(), self.tag(*value)))
+                .collect();
+            self.virtuals[i as usize] = Some(VirtualDesc {
+                layout: v.layout.clone(),
+                fields,
+            });
+            return Tagged::Virtual(i);
+        }
+        let next = self.boxes.len() as u32;
+        let i = *self.box_index.entry(r).or_insert(next);
+        if i == next {
+            self.boxes.push(r);
+        }
+        Tagged::Box(i)
+    }
+}
+
+/// Encodes `guard`'s resume data; returns the new fail args and the
+/// description (`original` is left 0 for the caller to fill). `pending`
+/// are the delayed stores heap kept past it.
+pub(super) fn encode_guard(
+    cx: &mut Cx,
+    guard: &Op,
+    pending: &[PendingStore],
+) -> (Vec<OpRef>, GuardResume) {
+    let mut e = Encoder {
+        cx,
+        boxes: Vec::new(),
+        box_index: HashMap::new(),
+        virtuals: Vec::new(),
+        virtual_index: HashMap::new(),
+    };
+    let values = guard
+        .fail_args
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .map(|&r| e.tag(r))
+        .collect();
+    let pending = pending
+        .iter()
+        .map(|p| {
+            let target = e.tag(p.target);
+            debug_assert!(
+                !matches!(target, Tagged::Virtual(_)),
+                "pending-field target is virtual"
+            );
+            PendingField {
+                target,
+                slot: p.slot.clone(),
+                value: e.tag(p.value),
+            }
+        })
+        .collect();
+    let virtuals = e
+        .virtuals
+        .into_iter()
+        .map(|v| v.expect("every entry is filled before tag returns"))
+        .collect();
+    (
+        e.boxes,
+        GuardResume {
+            original: 0,
+            values,
+            virtuals,
+            pending,
+        },
+    )
+}

@@ -1,0 +1,71 @@
+//! pure: common-subexpression elimination of pure ops and elidable calls.
+//!
+//! An op without side effects whose result depends only on its arguments
+//! (the `PURE` flag: arithmetic, comparisons, casts, `arraylen_gc`,
+//! `call_pure_*`) is looked up by (opcode, arguments, descr); a repeat
+//! becomes the earlier result. Commutative ops are keyed with their
+//! arguments sorted. An all-constant op that [`eval_pure`] can evaluate is
+//! folded (rewrite does the same earlier in the default order; this keeps
+//! folding when rewrite is disabled). Elidable calls on constants are not
+//! evaluated at compile time: that would run user code inside the
+//! optimizer.
+//!
+//! Invariant: an entry is added only when its op is committed, so a
+//! result is reused only where it is defined; a `label` clears the table
+//! (values from before it are not available after it).
+
+use super::cx::{Cx, OptOp};
+use super::eval::eval_pure;
+use super::{Outcome, Pass};
+use majit_ir::{Descr, OpCode, OpRef};
+use std::collections::HashMap;
+
+type Key = (OpCode, Vec<OpRef>, Option<Descr>);
+
+/// The pure pass.
+#[derive(Default)]
+pub struct Pure {
+    seen: HashMap<Key, OpRef>,
+}
+
+fn key(cx: &Cx, op: &OptOp) -> Option<Key> {
+    let code = op.op.opcode;
+    if !code.is_always_pure() || code.result().kind().is_none() {
+        return None;
+    }
+    let mut args: Vec<OpRef> = op.op.args.iter().map(|a| cx.resolve(*a)).collect();
+    if code.is_commutative() {
+        args.sort();
+    }
+    Some((code, args, op.op.descr.clone()))
+}
+
+impl Pass for Pure {
+    fn name(&self) -> &'static str {
+        "pure"
+    }
+
+    fn feed(&mut self, cx: &mut Cx, op: OptOp) -> Outcome {
+        if op.op.opcode == OpCode::Label {
+            self.seen.clear();
+            return Outcome::Emit(op);
+        }
+        let Some(k) = key(cx, &op) else {
+            return Outcome::Emit(op);
+        };
+        if let Some(&r) = self.seen.get(&k) {
+            return Outcome::Same(cx.resolve(r));
+        }
+        let consts: Option<Vec<_>> = k.1.iter().map(|a| cx.const_of(*a)).collect();
+        if let Some(c) = consts.and_then(|cs| eval_pure(k.0, &cs)) {
+            return Outcome::Same(cx.konst(c));
+        }
+        Outcome::Emit(op)
+    }
+
+    fn committed(&mut self, cx: &mut Cx, op: &OptOp) {
+        if let Some(k) = key(cx, op) {
+            self.seen.entry(k).or_insert(op.res);
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! rewrite: constant folding, algebraic identities and guard cleanup.
+//!
+//! Each op is classified by its opcode and the shape of its two first
+//! arguments ([`Side`]: a known integer constant, the result of a known
+//! opcode, or anything) and matched against the rules below, LuaJIT's fold
+//! key written as a `match`, with the algebra in a trailing comment. Guards
+//! on known values are removed; the facts a guard proves are applied in
+//! `committed` (so they hold after it, never in its own resume data):
+//! `guard_value(x, c)` makes `x` the constant `c` from then on.
+//!
+//! Invariants every rule keeps:
+//! - the result kind never changes;
+//! - rules only rewrite toward cheaper or canonical forms (constants on the
+//!   right of commutative ops and comparisons), so folding terminates;
+//! - a guard is removed only when it provably holds; a guard that always
+//!   fails makes the trace `Invalid` (abandon the compile), never a silent
+//!   drop;
+//! - an overflow-checked op is only folded together with its guard.
+
+use super::cx::{Cx, OptOp};
+use super::eval::{eval_ovf, eval_pure};
+use super::info::IntBound;
+use super::{Outcome, Pass};
+use majit_ir::{Const, Kind, Op, OpCode, OpRef};
+
+/// The shape of an argument, as fold rules see it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Side {
+    Const(i64),
+    Op(OpCode),
+    Any,
+}
+
+/// What a fold rule decides.
+enum Fold {
+    Same(OpRef),
+    Const(i64),
+    Rewrite(Op),
+}
+
+/// The rewrite pass.
+#[derive(Default)]
+pub struct Rewrite {
+    /// After folding an overflow-checked op: whether it overflowed, for the
+    /// guard that must follow.
+    folded_ovf: Option<bool>,
+}
+
+impl Pass for Rewrite {
+    fn name(&self) -> &'static str {
+        "rewrite"
+    }
+
+    fn feed(&mut self, cx: &mut Cx, op: OptOp) -> Outcome {
+        use OpCode::*;
+        let code = op.op.opcode;
+        let folded_ovf = self.folded_ovf.take();
+        match code {
+            GuardNoOverflow | GuardOverflow if folded_ovf.is_some() => {
+                opt_guard_overflow(code, folded_ovf.unwrap_or_default())
+            }
+            GuardTrue | GuardFalse => opt_guard_bool(cx, op),
+            GuardValue => opt_guard_value(cx, op),
+            GuardNonnull | GuardIsnull => opt_guard_null(cx, op),
+            GuardClass | GuardNonnullClass => opt_guard_class(cx, op),
+            IntAddOvf | IntSubOvf | IntMulOvf => self.opt_int_ovf(cx, op),
+            _ if code.is_always_pure() && !code.is_call() && code.result().kind().is_some() => {
+                opt_pure(cx, op)
+            }
+            _ => Outcome::Emit(op),
+        }
+    }
+
+    fn committed(&mut self, cx: &mut Cx, op: &OptOp) {
+        use OpCode::*;
+        let arg = |i: usize| op.op.args.get(i).copied();
+        match op.op.opcode {
+            GuardTrue | GuardFalse => {
+                let v = (op.op.opcode == GuardTrue) as i64;
+                if let Some(x) = arg(0) {
+                    if v == 0 {
+                        cx.narrow(x, IntBound::exact(0));
+                    } else if cx.bound(x).within(IntBound::BOOL) {
+                        cx.narrow(x, IntBound::exact(1));
+                    }
+                }
+            }
+            GuardValue => {
+                if let (Some(x), Some(c)) = (arg(0), arg(1)) {
+                    if cx.const_of(c).is_some() {
+                        cx.replace(x, c);
+                    }
+                }
+            }
+            GuardNonnull => cx.info_mut(op.op.arg(0)).nonnull = true,
+            GuardIsnull => {
+                let null = cx.konst(Const::Ref(0));
+                cx.replace(op.op.arg(0), null);
+            }
+            GuardClass | GuardNonnullClass => {
+                let class = cx.int_const(op.op.arg(1));
+                let info = cx.info_mut(op.op.arg(0));
+                info.nonnull = true;
+                info.class = class;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The constant argument `r` is, including ints with exact bounds.
+fn const_arg(cx: &Cx, r: OpRef) -> Option<Const> {
+    cx.const_of(r).or_else(|| match cx.kind(r) {
+        Some(Kind::Int) => cx.int_const(r).map(Const::Int),
+        _ => None,
+    })
+}
+
+fn side(cx: &Cx, r: Option<OpRef>) -> Side {
+    let Some(r) = r else { return Side::Any };
+    if cx.kind(r) == Some(Kind::Int) {
+        if let Some(v) = cx.int_const(r) {
+            return Side::Const(v);
+        }
+    }
+    match cx.def(r) {
+        Some(d) => Side::Op(d.opcode),
+        None => Side::Any,
+    }
+}
+
+/// Puts a constant on the right of a commutative op or comparison.
+fn canonical(cx: &Cx, mut op: OptOp) -> OptOp {
+    let code = op.op.opcode;
+    if op.op.args.len() != 2 {
+        return op;
+    }
+    let (a, b) = (op.op.arg(0), op.op.arg(1));
+    if const_arg(cx, a).is_none() || const_arg(cx, b).is_some() {
+        return op;
+    }
+    let swapped = if code.is_commutative() {
+        Some(code)
+    } else {
+        code.swapped_comparison()
+    };
+    if let Some(s) = swapped {
+        op.op.opcode = s;
+        op.op.args.swap(0, 1);
+    }
+    op
+}
+
+/// All-constant folding, then the algebraic rules.
+fn opt_pure(cx: &mut Cx, op: OptOp) -> Outcome {
+    let consts: Option<Vec<Const>> = op.op.args.iter().map(|a| const_arg(cx, *a)).collect();
+    if let Some(c) = consts.and_then(|cs| eval_pure(op.op.opcode, &cs)) {
+        return Outcome::Same(cx.konst(c));
+    }
+    let op = canonical(cx, op);
+    match fold(cx, &op.op) {
+        Some(Fold::Same(r)) => Outcome::Same(r),
+        Some(Fold::Const(v)) => Outcome::Same(cx.konst(Const::Int(v))),
+        Some(Fold::Rewrite(new)) => Outcome::Emit(OptOp {
+            op: new,
+            res: op.res,
+        }),
+        None => Outcome::Emit(op),
+    }
+}
+
+/// The fold rules. `a`, `b` are the (canonical) first two arguments.
+fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
+    use OpCode::*;
+    use Side::{Const as K, Op as O};
+    let code = op.opcode;
+    let a = op.args.first().copied()?;
+    let b = op.args.get(1).copied();
+    let same = Some(a) == b;
+    let inner = |cx: &Cx, r: OpRef, i: usize| cx.def(r).and_then(|d| d.args.get(i).copied());
+    let bool_bound = cx.bound(a).within(IntBound::BOOL);
+    Some(match (code, side(cx, Some(a)), side(cx, b)) {
+        // -- integer algebra --
+        (IntAdd, _, K(0)) => Fold::Same(a),       // x + 0 => x
+        (IntSub, _, K(0)) => Fold::Same(a),       // x - 0 => x
+        (IntSub, _, _) if same => Fold::Const(0), // x - x => 0
+        (IntMul, _, K(0)) => Fold::Const(0),      // x * 0 => 0
+        (IntMul, _, K(1)) => Fold::Same(a),       // x * 1 => x
+        (IntMul, _, K(k)) if k > 1 && k.count_ones() == 1 => {
+            let shift = cx.konst(Const::Int(i64::from(k.trailing_zeros())));
+            Fold::Rewrite(Op::new(IntLshift, &[a, shift])) // x * 2^n => x << n
+        }
+        (IntFloorDiv, _, K(1)) => Fold::Same(a), // x / 1 => x
+        (IntAnd, _, K(0)) => Fold::Const(0),     // x & 0 => 0
+        (IntAnd, _, K(-1)) => Fold::Same(a),     // x & -1 => x
+        (IntAnd | IntOr, _, _) if same => Fold::Same(a), // x & x => x, x | x => x
+        (IntOr, _, K(-1)) => Fold::Const(-1),    // x | -1 => -1
+        (IntOr | IntXor, _, K(0)) => Fold::Same(a), // x | 0 => x, x ^ 0 => x
+        (IntXor, _, _) if same => Fold::Const(0), // x ^ x => 0
+        (IntLshift | IntRshift | UintRshift, _, K(0)) => Fold::Same(a), // x << 0 => x
+        (IntLshift | IntRshift | UintRshift, K(0), _) => Fold::Const(0), // 0 << x => 0
+        // -- reassociation --
+        (IntAdd, O(IntAdd), K(k2)) => {
+            let (x, k1) = (inner(cx, a, 0)?, cx.int_const(inner(cx, a, 1)?)?);
+            let k = cx.konst(Const::Int(k1.wrapping_add(k2)));
+            Fold::Rewrite(Op::new(IntAdd, &[x, k])) // (x + k1) + k2 => x + (k1 + k2)
+        }
+        (IntSub, O(IntAdd), K(k2)) => {
+            let (x, k1) = (inner(cx, a, 0)?, cx.int_const(inner(cx, a, 1)?)?);
+            let k = cx.konst(Const::Int(k1.wrapping_sub(k2)));
+            Fold::Rewrite(Op::new(IntAdd, &[x, k])) // (x + k1) - k2 => x + (k1 - k2)
+        }
+        // -- unary --
+        (IntNeg, O(IntNeg), _) => Fold::Same(inner(cx, a, 0)?), // -(-x) => x
+        (IntInvert, O(IntInvert), _) => Fold::Same(inner(cx, a, 0)?), // ~~x => x
+        (IntIsTrue, _, _) if bool_bound => Fold::Same(a),       // is_true(b) => b for b in 0..=1
+        (IntIsZero, O(c), _) if c.negated_comparison().is_some() => {
+            let d = cx.def(a)?;
+            let neg = c.negated_comparison()?;
+            Fold::Rewrite(Op::new(neg, &d.args)) // !(x < y) => x >= y
+        }
+        // -- comparisons of a value with itself --
+        (IntEq | IntLe | IntGe | UintLe | UintGe, _, _) if same => Fold::Const(1), // x == x => 1
+        (IntNe | IntLt | IntGt | UintLt | UintGt, _, _) if same => Fold::Const(0), // x < x => 0
+        // -- pointers --
+        (PtrEq, _, _) if same => Fold::Const(1), // p == p => 1
+        (PtrNe, _, _) if same => Fold::Const(0), // p != p => 0
+        (PtrEq | PtrNe, _, _) if nonnull_vs_null(cx, a, b?) => {
+            Fold::Const((code == PtrNe) as i64) // p == null => 0 for p nonnull
+        }
+        // -- copies --
+        (SameAsI | SameAsR | SameAsF, _, _) => Fold::Same(a), // same_as(x) => x
+        _ => return None,
+    })
+}
+
+/// One side known non-null, the other the null constant.
+fn nonnull_vs_null(cx: &Cx, a: OpRef, b: OpRef) -> bool {
+    let null = |r: OpRef| cx.const_of(r) == Some(Const::Ref(0));
+    (null(a) && cx.is_nonnull(b)) || (null(b) && cx.is_nonnull(a))
+}
+
+impl Rewrite {
+    /// `int_*_ovf` on constants, or with a neutral operand.
+    fn opt_int_ovf(&mut self, cx: &mut Cx, op: OptOp) -> Outcome {
+        use OpCode::*;
+        let code = op.op.opcode;
+        let (a, b) = (op.op.arg(0), op.op.arg(1));
+        let (sa, sb) = (side(cx, Some(a)), side(cx, Some(b)));
+        let result = match (code, sa, sb) {
+            (_, Side::Const(x), Side::Const(y)) => {
+                let Some((v, ovf)) = eval_ovf(code, x, y) else {
+                    return Outcome::Emit(op);
+                };
+                self.folded_ovf = Some(ovf);
+                return Outcome::Same(cx.konst(Const::Int(v)));
+            }
+            (IntAddOvf | IntSubOvf, _, Side::Const(0)) => a, // x + 0 => x, no overflow
+            (IntAddOvf, Side::Const(0), _) => b,             // 0 + x => x, no overflow
+            (IntMulOvf, _, Side::Const(1)) => a,             // x * 1 => x, no overflow
+            (IntMulOvf, Side::Const(1), _) => b,             // 1 * x => x, no overflow
+            _ => return Outcome::Emit(op),
+        };
+        self.folded_ovf = Some(false);
+        Outcome::Same(result)
+    }
+}
+
+/// The guard after a folded overflow-checked op.
+fn opt_guard_overflow(code: OpCode, overflowed: bool) -> Outcome {
+    match (code, overflowed) {
+        (OpCode::GuardNoOverflow, false) | (OpCode::GuardOverflow, true) => Outcome::Drop,
+        _ => Outcome::Invalid(format!("`{code}` always fails: the overflow is known")),
+    }
+}
+
+/// `guard_true`/`guard_false` on a value whose truth is known.
+pub(super) fn opt_guard_bool(cx: &mut Cx, op: OptOp) -> Outcome {
+    let want_true = op.op.opcode == OpCode::GuardTrue;
+    match cx.int_const(op.op.arg(0)) {
+        Some(v) if (v != 0) == want_true => Outcome::Drop,
+        Some(v) => Outcome::Invalid(format!("`{}` of the constant {v}", op.op.opcode)),
+        None if want_true && !cx.bound(op.op.arg(0)).contains(0) => Outcome::Drop,
+        None => Outcome::Emit(op),
+    }
+}
+
+fn opt_guard_value(cx: &mut Cx, op: OptOp) -> Outcome {
+    let (x, c) = (op.op.arg(0), op.op.arg(1));
+    let (kx, kc) = (const_arg(cx, x), const_arg(cx, c));
+    match (kx, kc) {
+        (Some(x), Some(c)) if x == c => Outcome::Drop,
+        (Some(x), Some(c)) => Outcome::Invalid(format!("guard_value of {x:?} against {c:?}")),
+        (None, Some(Const::Int(v))) if !cx.bound(x).contains(v) => Outcome::Invalid(format!(
+            "guard_value against {v}, outside the value's bounds"
+        )),
+        _ => Outcome::Emit(op),
+    }
+}
+
+fn opt_guard_null(cx: &mut Cx, op: OptOp) -> Outcome {
+    let x = op.op.arg(0);
+    let is_null = cx.const_of(x) == Some(Const::Ref(0));
+    let nonnull = cx.is_nonnull(x);
+    match (op.op.opcode, is_null, nonnull) {
+        (OpCode::GuardNonnull, _, true) | (OpCode::GuardIsnull, true, _) => Outcome::Drop,
+        (OpCode::GuardNonnull, true, _) => Outcome::Invalid("guard_nonnull of null".into()),
+        (OpCode::GuardIsnull, _, true) => {
+            Outcome::Invalid("guard_isnull of a non-null value".into())
+        }
+        _ => Outcome::Emit(op),
+    }
+}
+
+fn opt_guard_class(cx: &mut Cx, op: OptOp) -> Outcome {
+    let (x, cls) = (op.op.arg(0), cx.int_const(op.op.arg(1)));
+    if op.op.opcode == OpCode::GuardNonnullClass && cx.const_of(x) == Some(Const::Ref(0)) {
+        return Outcome::Invalid("guard_nonnull_class of null".into());
+    }
+    match (cx.info(x).class, cls) {
+        (Some(have), Some(want)) if have == want => Outcome::Drop,
+        (Some(_), Some(_)) => Outcome::Invalid("guard_class against another known class".into()),
+        _ => Outcome::Emit(op),
+    }
+}
