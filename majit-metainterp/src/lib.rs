@@ -10,9 +10,15 @@
 
 pub mod backend;
 pub mod blackhole;
+pub mod bridge;
+pub mod driver;
 pub mod jitcode;
 pub mod opt;
+pub mod params;
 pub mod refexec;
 pub mod resume;
+pub mod stats;
+pub mod tracer;
+pub mod warmstate;
 
 pub use backend::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};

@@ -1,0 +1,169 @@
+//! `JitParams`: the knobs of the JIT, settable in code and from the
+//! environment.
+//!
+//! Every parameter has a default (RPython's where one exists) and an
+//! environment variable. [`JitParams::from_env`] reads the process
+//! environment; [`JitParams::from_lookup`] reads any key/value source, so
+//! tests do not race on the process environment. A malformed value is a
+//! [`ParamError`] naming the variable, the value and what was expected,
+//! never a silent default.
+
+use std::fmt;
+
+/// Optimizer pass names `enable_opts` accepts, in pipeline order.
+pub const KNOWN_PASSES: &[&str] = &[
+    "intbounds",
+    "rewrite",
+    "virtualize",
+    "heap",
+    "pure",
+    "unroll",
+];
+
+/// The JIT's parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JitParams {
+    /// Back-edge passes at one green key before a loop is traced
+    /// (`MAJIT_THRESHOLD`, ≥ 1). 1 traces at the first back edge.
+    pub threshold: u32,
+    /// Ops a trace may record before tracing aborts (`MAJIT_TRACE_LIMIT`).
+    pub trace_limit: usize,
+    /// Failures of one guard before a bridge is traced from it
+    /// (`MAJIT_BRIDGE_THRESHOLD`). 0 traces at the first failure.
+    pub bridge_threshold: u32,
+    /// Percentage by which every hotness counter decays each time a trace
+    /// starts (`MAJIT_DECAY`, 0..=100).
+    pub decay: u32,
+    /// Tracing aborts at one key after which it is never traced again.
+    pub max_aborts: u32,
+    /// Optimizer passes to run, in order (`MAJIT_ENABLE_OPTS`, a
+    /// colon-separated list; empty: traces go to the backend unoptimized).
+    pub enable_opts: Vec<String>,
+}
+
+impl Default for JitParams {
+    fn default() -> JitParams {
+        JitParams {
+            threshold: 1039,
+            trace_limit: 6000,
+            bridge_threshold: 200,
+            decay: 40,
+            max_aborts: 3,
+            enable_opts: Vec::new(),
+        }
+    }
+}
+
+/// A parameter value that cannot be used: whoever set the variable acts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    pub var: String,
+    pub value: String,
+    pub expected: String,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}={:?}: expected {}",
+            self.var, self.value, self.expected
+        )
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+fn number<T: std::str::FromStr + PartialOrd + fmt::Display>(
+    var: &str,
+    value: &str,
+    min: T,
+    max: T,
+) -> Result<T, ParamError> {
+    let err = || ParamError {
+        var: var.to_string(),
+        value: value.to_string(),
+        expected: format!("an integer from {min} to {max}"),
+    };
+    let v: T = value.trim().parse().map_err(|_| err())?;
+    if v < min || v > max {
+        return Err(err());
+    }
+    Ok(v)
+}
+
+/// Parses a colon-separated pass list, rejecting unknown names.
+pub fn parse_opts(var: &str, value: &str) -> Result<Vec<String>, ParamError> {
+    let mut out = Vec::new();
+    for word in value.split(':').map(str::trim).filter(|w| !w.is_empty()) {
+        if !KNOWN_PASSES.contains(&word) {
+            return Err(ParamError {
+                var: var.to_string(),
+                value: value.to_string(),
+                expected: format!(
+                    "pass names separated by ':', from {} (unknown: {word})",
+                    KNOWN_PASSES.join(", ")
+                ),
+            });
+        }
+        out.push(word.to_string());
+    }
+    Ok(out)
+}
+
+impl JitParams {
+    /// Defaults overridden by the `MAJIT_*` environment variables.
+    ///
+    /// ```
+    /// let p = majit_metainterp::params::JitParams::from_lookup(|k| {
+    ///     (k == "MAJIT_THRESHOLD").then(|| "7".to_string())
+    /// }).unwrap();
+    /// assert_eq!(p.threshold, 7);
+    /// ```
+    pub fn from_env() -> Result<JitParams, ParamError> {
+        JitParams::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// Defaults overridden by the values `lookup` returns for the
+    /// `MAJIT_*` names.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<JitParams, ParamError> {
+        let mut p = JitParams::default();
+        if let Some(v) = lookup("MAJIT_THRESHOLD") {
+            p.threshold = number("MAJIT_THRESHOLD", &v, 1, u32::MAX)?;
+        }
+        if let Some(v) = lookup("MAJIT_TRACE_LIMIT") {
+            p.trace_limit = number("MAJIT_TRACE_LIMIT", &v, 1, 1 << 30)?;
+        }
+        if let Some(v) = lookup("MAJIT_BRIDGE_THRESHOLD") {
+            p.bridge_threshold = number("MAJIT_BRIDGE_THRESHOLD", &v, 0, u32::MAX)?;
+        }
+        if let Some(v) = lookup("MAJIT_DECAY") {
+            p.decay = number("MAJIT_DECAY", &v, 0, 100)?;
+        }
+        if let Some(v) = lookup("MAJIT_ENABLE_OPTS") {
+            p.enable_opts = parse_opts("MAJIT_ENABLE_OPTS", &v)?;
+        }
+        Ok(p)
+    }
+
+    /// Builder-style: set the threshold.
+    pub fn with_threshold(mut self, threshold: u32) -> JitParams {
+        self.threshold = threshold.max(1);
+        self
+    }
+    /// Builder-style: set the trace limit.
+    pub fn with_trace_limit(mut self, limit: usize) -> JitParams {
+        self.trace_limit = limit;
+        self
+    }
+    /// Builder-style: set the bridge threshold.
+    pub fn with_bridge_threshold(mut self, threshold: u32) -> JitParams {
+        self.bridge_threshold = threshold;
+        self
+    }
+    /// Builder-style: set the optimizer passes (colon-separated).
+    pub fn with_opts(mut self, opts: &str) -> Result<JitParams, ParamError> {
+        self.enable_opts = parse_opts("enable_opts", opts)?;
+        Ok(self)
+    }
+}

@@ -1,0 +1,109 @@
+//! JIT statistics: what happened, counted where it happens.
+//!
+//! The driver owns one [`Stats`]. Each counter is incremented at the one
+//! place its event occurs: a loop is counted after the backend accepted
+//! it, an abort where tracing gives up (so a successful compile is never
+//! an abort), a guard failure when a dead frame comes back through a
+//! guard. Times are wall-clock durations of the tracer, the optimizer and
+//! the backend's compile calls. [`AbortReason`] is the one table of why
+//! tracing stops early.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+/// Why tracing stopped without producing a trace. Each reason says who
+/// acts: nobody (a limit), the interpreter author, or majit's developers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AbortReason {
+    /// The trace outgrew `trace_limit` (a limit; raise it if loops are
+    /// legitimately long).
+    TraceTooLong,
+    /// The interpreted program ended during tracing (nobody: the loop was
+    /// not a loop after all).
+    PortalReturned,
+    /// A merge point inside an inlined call (the interpreter author: the
+    /// merge point belongs in the portal only).
+    MergePointInCallee,
+    /// The backend or optimizer rejected the finished trace (majit's
+    /// developers, or a backend limit).
+    CompileFailed,
+    /// The optimizer proved a guard always fails (nobody: the trace was
+    /// taken down a path that cannot repeat).
+    InvalidLoop,
+}
+
+impl AbortReason {
+    /// A one-line message for logs.
+    pub fn message(self) -> &'static str {
+        match self {
+            AbortReason::TraceTooLong => "trace too long",
+            AbortReason::PortalReturned => "the program ended while tracing",
+            AbortReason::MergePointInCallee => "merge point reached in an inlined call",
+            AbortReason::CompileFailed => "compilation failed",
+            AbortReason::InvalidLoop => "the optimizer found a guard that always fails",
+        }
+    }
+}
+
+/// Counters and times of one driver.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Traces started (loops and bridges).
+    pub traces_started: u64,
+    /// Loops the backend compiled.
+    pub loops_compiled: u64,
+    /// Bridges the backend compiled and attached.
+    pub bridges_compiled: u64,
+    /// Times the interpreter entered compiled code.
+    pub loop_entries: u64,
+    /// Dead frames that came back through a guard.
+    pub guard_failures: u64,
+    /// Blackhole runs (after guard failures and aborts).
+    pub blackhole_runs: u64,
+    /// Tracing aborts, by reason.
+    pub aborts: BTreeMap<AbortReason, u64>,
+    /// Ops recorded by the tracer in traces that were compiled.
+    pub ops_recorded: u64,
+    /// Ops of those traces after the optimizer.
+    pub ops_optimized: u64,
+    pub time_tracing: Duration,
+    pub time_optimizing: Duration,
+    pub time_backend: Duration,
+}
+
+impl Stats {
+    /// Counts one abort.
+    pub fn abort(&mut self, reason: AbortReason) {
+        *self.aborts.entry(reason).or_default() += 1;
+    }
+    /// The number of aborts for `reason`.
+    pub fn aborts_for(&self, reason: AbortReason) -> u64 {
+        self.aborts.get(&reason).copied().unwrap_or(0)
+    }
+    /// All aborts.
+    pub fn total_aborts(&self) -> u64 {
+        self.aborts.values().sum()
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "traces started:   {}", self.traces_started)?;
+        writeln!(f, "loops compiled:   {}", self.loops_compiled)?;
+        writeln!(f, "bridges compiled: {}", self.bridges_compiled)?;
+        writeln!(f, "loop entries:     {}", self.loop_entries)?;
+        writeln!(f, "guard failures:   {}", self.guard_failures)?;
+        writeln!(f, "blackhole runs:   {}", self.blackhole_runs)?;
+        writeln!(f, "ops recorded:     {}", self.ops_recorded)?;
+        writeln!(f, "ops optimized:    {}", self.ops_optimized)?;
+        for (reason, n) in &self.aborts {
+            writeln!(f, "aborts ({}): {n}", reason.message())?;
+        }
+        writeln!(
+            f,
+            "time: tracing {:?}, optimizing {:?}, backend {:?}",
+            self.time_tracing, self.time_optimizing, self.time_backend
+        )
+    }
+}

@@ -1,0 +1,763 @@
+//! The tracer: runs jitcode on boxes and records a trace.
+//!
+//! A box ([`TBox`]) is a trace reference (an input, an op result or a
+//! constant) plus the concrete value. Every instruction is executed for
+//! real (loads, stores, allocations and calls happen) and recorded over the
+//! references, so the trace is right for this execution by construction;
+//! guards make it right for others. Pure ops and elidable calls whose
+//! operands are all constants fold to constants and record nothing.
+//!
+//! Guards: a branch on a non-constant value records `guard_true`/
+//! `guard_false` (`guard_nonnull`/`guard_isnull` for null tests), a switch
+//! or promote records `guard_value` (and the promoted register becomes
+//! that constant), an overflow-checked op records `guard_no_overflow` or
+//! `guard_overflow`. Each guard gets a [`Snapshot`]: per frame, outermost
+//! first, the jitcode, the pc of the `-live-` marker to resume at (for
+//! callers: the marker after the call) and the live registers as fail-arg
+//! slots or constants. The snapshot is taken *before* the guard's fact is
+//! applied, so it describes the state at failure, and the blackhole
+//! re-executes the branch with the real value.
+//!
+//! The trace ends at the outermost frame's merge point: a loop trace
+//! closes with a `jump` to its own `label` when the greens equal the
+//! starting ones, or jumps to another compiled loop when the greens have
+//! one; a bridge jumps to a compiled loop or ends in a `finish` that hands
+//! the state to the interpreter. Greens are made constants at the merge
+//! point (a `guard_value` for any that is not). Tracing aborts (too long,
+//! program ended, merge point in a callee) return the frames as they are,
+//! at an instruction boundary, so the blackhole finishes the iteration and
+//! nothing is executed twice.
+
+use crate::blackhole::{array, callee_frame, field, BhFrame};
+use crate::jitcode::eval::{self, ConcreteError};
+use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
+use crate::refexec::Allocator;
+use crate::stats::AbortReason;
+use crate::warmstate::GreenKey;
+use majit_ir::{Const, Descr, FailDescr, Kind, Op, OpCode, OpRef, ResultKind, Trace, Value};
+use std::sync::Arc;
+
+/// A traced value: its trace reference and its concrete value.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct TBox {
+    pub r: OpRef,
+    pub v: Value,
+}
+
+/// The constant of a concrete value.
+pub fn const_of(v: Value) -> Const {
+    match v {
+        Value::Int(x) => Const::Int(x),
+        Value::Ref(x) => Const::Ref(x),
+        Value::Float(x) => Const::float(x),
+    }
+}
+
+/// Where one live register's value comes from when a guard fails.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum SnapValue {
+    /// Slot `i` of the guard's (original) fail args.
+    Arg(u32),
+    /// A constant.
+    Const(Value),
+}
+
+/// One frame of a snapshot.
+#[derive(Clone, Debug)]
+pub struct SnapFrame {
+    pub code: Arc<JitCode>,
+    /// The `-live-` marker to resume at.
+    pub pc: usize,
+    /// Where this frame's result goes in its caller (inner frames).
+    pub ret_dst: Option<RegOp>,
+    /// The live registers' values, in the order of [`frame_live_set`].
+    pub values: Vec<SnapValue>,
+}
+
+/// The resume snapshot of one guard: frames, outermost first.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub frames: Vec<SnapFrame>,
+}
+
+/// The registers a resumed frame needs: the live set of its marker; for a
+/// caller, without the register the callee's result will be written to.
+pub fn frame_live_set(code: &JitCode, pc: usize, callee_dst: Option<RegOp>) -> LiveSet {
+    code.live_at(pc)
+        .map(|l| l.without(callee_dst))
+        .unwrap_or_default()
+}
+
+/// One tracer frame.
+#[derive(Clone, Debug)]
+struct TFrame {
+    code: Arc<JitCode>,
+    pc: usize,
+    regs: [Vec<TBox>; 3],
+    ret_dst: Option<RegOp>,
+    /// The last `-live-` marker passed: where a guard here resumes.
+    live_pc: usize,
+}
+
+fn bank(kind: Kind) -> usize {
+    match kind {
+        Kind::Int => 0,
+        Kind::Ref => 1,
+        Kind::Float => 2,
+    }
+}
+
+/// What the trace is for.
+#[derive(Clone, Debug)]
+pub enum TraceKind {
+    /// A loop starting at the merge point with these greens; its label
+    /// gets `target`.
+    Loop { start: GreenKey, target: Descr },
+    /// A bridge from a guard.
+    Bridge,
+}
+
+/// How tracing ended.
+#[derive(Debug)]
+pub enum TraceEnd {
+    /// A complete trace; the interpreter state is now at the merge point
+    /// with `greens` and `reds`.
+    Done(Box<Finished>),
+    /// Tracing gave up. `frames` (outermost first) continue in the
+    /// blackhole; when they are empty the program ended with `returned`.
+    Aborted {
+        reason: AbortReason,
+        frames: Vec<BhFrame>,
+        returned: Option<Value>,
+    },
+}
+
+/// A complete trace and where it left the interpreter.
+#[derive(Debug)]
+pub struct Finished {
+    pub trace: Trace,
+    /// The guards recorded, by fail-descr id, with their snapshots.
+    pub guards: Vec<(u32, Snapshot)>,
+    /// When the trace ends in `finish`: its fail-descr id.
+    pub finish: Option<u32>,
+    /// When the trace ends in a jump to another loop: that loop's greens.
+    pub jumped_to: Option<GreenKey>,
+    /// The state at the merge point the trace ended at.
+    pub greens: Vec<Value>,
+    pub reds: Vec<Value>,
+}
+
+/// What the tracer needs from its driver.
+pub struct TraceEnv<'a> {
+    pub codes: &'a JitCodeSet,
+    pub alloc: &'a mut dyn Allocator,
+    pub trace_limit: usize,
+    /// The next free fail-descr id (advanced by each guard and finish).
+    pub next_fail_id: &'a mut u32,
+    /// The label of the compiled loop at a green key, if any.
+    pub loop_target: &'a dyn Fn(&GreenKey) -> Option<Descr>,
+}
+
+/// The tracer. Build with [`Tracer::for_loop`] or [`Tracer::for_bridge`],
+/// then [`Tracer::run`].
+pub struct Tracer<'a> {
+    env: TraceEnv<'a>,
+    kind: TraceKind,
+    trace: Trace,
+    frames: Vec<TFrame>,
+    guards: Vec<(u32, Snapshot)>,
+    started: bool,
+}
+
+enum Step {
+    Next,
+    End(TraceEnd),
+}
+
+impl<'a> Tracer<'a> {
+    fn blank_frame(&mut self, code: Arc<JitCode>, pc: usize) -> TFrame {
+        let mut regs: [Vec<TBox>; 3] = Default::default();
+        for (kind, zero) in [
+            (Kind::Int, Value::Int(0)),
+            (Kind::Ref, Value::Ref(0)),
+            (Kind::Float, Value::Float(0.0)),
+        ] {
+            let r = self.trace.add_const(const_of(zero));
+            regs[bank(kind)] = vec![TBox { r, v: zero }; code.regs_of(kind)];
+        }
+        TFrame {
+            code,
+            pc,
+            regs,
+            ret_dst: None,
+            live_pc: pc,
+        }
+    }
+
+    /// A tracer for a loop starting at the portal's merge point `mp_pc`
+    /// with `greens` (constants) and `reds` (the trace's inputs).
+    pub fn for_loop(
+        env: TraceEnv<'a>,
+        portal: Arc<JitCode>,
+        mp_pc: usize,
+        greens: &[Value],
+        reds: &[Value],
+        target: Descr,
+    ) -> Tracer<'a> {
+        let kinds: Vec<Kind> = reds.iter().map(|v| v.kind()).collect();
+        let mut t = Tracer {
+            env,
+            kind: TraceKind::Loop {
+                start: GreenKey::new(greens),
+                target,
+            },
+            trace: Trace::new(&kinds),
+            frames: Vec::new(),
+            guards: Vec::new(),
+            started: false,
+        };
+        let mut frame = t.blank_frame(portal, mp_pc);
+        let insn = frame.code.decode(mp_pc);
+        for (&reg, &v) in insn.list(0).iter().zip(greens) {
+            let r = t.trace.add_const(const_of(v));
+            frame.regs[bank(reg.kind)][reg.index as usize] = TBox { r, v };
+        }
+        for (i, (&reg, &v)) in insn.list(1).iter().zip(reds).enumerate() {
+            frame.regs[bank(reg.kind)][reg.index as usize] = TBox {
+                r: OpRef::input(i),
+                v,
+            };
+        }
+        t.frames.push(frame);
+        t
+    }
+
+    /// A tracer for a bridge: `frames` were rebuilt from a guard's resume
+    /// data, each register holding an input of the bridge (`input_kinds`),
+    /// a constant, or a value the caller already recorded into `trace`.
+    pub fn for_bridge(env: TraceEnv<'a>, trace: Trace, frames: Vec<BridgeFrame>) -> Tracer<'a> {
+        let mut t = Tracer {
+            env,
+            kind: TraceKind::Bridge,
+            trace,
+            frames: Vec::new(),
+            guards: Vec::new(),
+            started: true,
+        };
+        for bf in frames {
+            let mut f = t.blank_frame(bf.code, bf.pc);
+            f.ret_dst = bf.ret_dst;
+            for (reg, b) in bf.regs {
+                f.regs[bank(reg.kind)][reg.index as usize] = b;
+            }
+            t.frames.push(f);
+        }
+        t
+    }
+
+    /// Runs until the trace is complete or tracing aborts.
+    pub fn run(mut self) -> Result<TraceEnd, ConcreteError> {
+        loop {
+            let top = self.frames.last().expect("the tracer has a frame");
+            let insn = top.code.decode(top.pc);
+            if let Step::End(end) = self.step(&insn)? {
+                return Ok(end);
+            }
+            if self.trace.ops.len() > self.env.trace_limit {
+                return Ok(self.abort(AbortReason::TraceTooLong, None));
+            }
+        }
+    }
+
+    /// The blackhole frames equivalent to the current tracer frames.
+    fn abort(&self, reason: AbortReason, returned: Option<Value>) -> TraceEnd {
+        let frames = self
+            .frames
+            .iter()
+            .map(|f| {
+                let mut b = BhFrame::new(f.code.clone(), f.pc);
+                b.ret_dst = f.ret_dst;
+                for (k, kind) in [Kind::Int, Kind::Ref, Kind::Float].into_iter().enumerate() {
+                    for (i, tb) in f.regs[k].iter().enumerate() {
+                        b.set(
+                            RegOp {
+                                kind,
+                                index: i as u8,
+                            },
+                            tb.v,
+                        );
+                    }
+                }
+                b
+            })
+            .collect();
+        TraceEnd::Aborted {
+            reason,
+            frames,
+            returned,
+        }
+    }
+
+    fn top(&mut self) -> &mut TFrame {
+        self.frames.last_mut().expect("the tracer has a frame")
+    }
+
+    /// The box of operand `r` of the top frame.
+    fn get(&mut self, r: RegOp) -> TBox {
+        let code = self
+            .frames
+            .last()
+            .expect("the tracer has a frame")
+            .code
+            .clone();
+        if code.is_const(r) {
+            let v = code.const_value(r);
+            let c = self.trace.add_const(const_of(v));
+            return TBox { r: c, v };
+        }
+        self.top().regs[bank(r.kind)][r.index as usize]
+    }
+
+    fn set(&mut self, r: RegOp, b: TBox) {
+        self.top().regs[bank(r.kind)][r.index as usize] = b;
+    }
+
+    fn konst(&mut self, v: Value) -> TBox {
+        TBox {
+            r: self.trace.add_const(const_of(v)),
+            v,
+        }
+    }
+
+    fn descr(&self, insn: &Insn, i: usize) -> Descr {
+        let f = self.frames.last().expect("the tracer has a frame");
+        f.code.descrs[insn.descr(i)].clone()
+    }
+
+    /// The snapshot of the current frames, and the guard's fail args.
+    fn snapshot(&self) -> (Snapshot, Vec<OpRef>) {
+        let mut fail_args: Vec<OpRef> = Vec::new();
+        let mut frames = Vec::new();
+        for (k, f) in self.frames.iter().enumerate() {
+            let is_top = k + 1 == self.frames.len();
+            let pc = if is_top { f.live_pc } else { f.pc };
+            let callee_dst = self.frames.get(k + 1).and_then(|c| c.ret_dst);
+            let live = frame_live_set(&f.code, pc, callee_dst);
+            let values = live
+                .regs()
+                .map(|reg| {
+                    let b = f.regs[bank(reg.kind)][reg.index as usize];
+                    if b.r.is_const() {
+                        return SnapValue::Const(b.v);
+                    }
+                    let i = match fail_args.iter().position(|&a| a == b.r) {
+                        Some(i) => i,
+                        None => {
+                            fail_args.push(b.r);
+                            fail_args.len() - 1
+                        }
+                    };
+                    SnapValue::Arg(i as u32)
+                })
+                .collect();
+            frames.push(SnapFrame {
+                code: f.code.clone(),
+                pc,
+                ret_dst: f.ret_dst,
+                values,
+            });
+        }
+        (Snapshot { frames }, fail_args)
+    }
+
+    fn fail_descr(&mut self) -> (u32, Descr) {
+        let id = *self.env.next_fail_id;
+        *self.env.next_fail_id += 1;
+        (
+            id,
+            FailDescr {
+                name: format!("g{id}"),
+                id,
+            }
+            .into(),
+        )
+    }
+
+    /// Records a guard with a snapshot of the current state.
+    fn guard(&mut self, opcode: OpCode, args: &[OpRef]) {
+        let (snap, fail_args) = self.snapshot();
+        let (id, descr) = self.fail_descr();
+        let op = Op::new(opcode, args)
+            .with_descr(descr)
+            .with_fail_args(&fail_args);
+        self.trace.push(op);
+        self.guards.push((id, snap));
+    }
+
+    /// Makes `b` a constant behind a `guard_value`, in every frame.
+    fn promote(&mut self, b: TBox) -> TBox {
+        if b.r.is_const() {
+            return b;
+        }
+        let c = self.konst(b.v);
+        self.guard(OpCode::GuardValue, &[b.r, c.r]);
+        for f in &mut self.frames {
+            for regs in &mut f.regs {
+                for x in regs.iter_mut().filter(|x| x.r == b.r) {
+                    *x = c;
+                }
+            }
+        }
+        c
+    }
+
+    fn record(&mut self, op: Op, v: Value) -> TBox {
+        TBox {
+            r: self.trace.push(op),
+            v,
+        }
+    }
+
+    /// Every ref value the frames hold, for an allocation's root set.
+    fn allocate(
+        &mut self,
+        make: impl FnOnce(
+            &mut dyn Allocator,
+            &mut [usize],
+        ) -> Result<usize, crate::refexec::OutOfMemory>,
+    ) -> Result<usize, ConcreteError> {
+        let mut roots: Vec<usize> = self
+            .frames
+            .iter()
+            .flat_map(|f| f.regs[1].iter().map(|b| b.v.as_ref().unwrap_or(0)))
+            .collect();
+        let obj = make(self.env.alloc, &mut roots).map_err(|_| ConcreteError::OutOfMemory)?;
+        let mut it = roots.into_iter();
+        for f in &mut self.frames {
+            for b in &mut f.regs[1] {
+                if let Some(p) = it.next() {
+                    b.v = Value::Ref(p);
+                }
+            }
+        }
+        Ok(obj)
+    }
+
+    fn step(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
+        let mut next = insn.next;
+        let mut result: Option<TBox> = None;
+        match insn.op {
+            JOp::Live => self.top().live_pc = insn.pc,
+            JOp::CanEnterJit => {}
+            JOp::Pure => {
+                let args: Vec<TBox> = insn.operands[1..]
+                    .iter()
+                    .filter_map(|o| match o {
+                        Operand::Reg(r) => Some(*r),
+                        _ => None,
+                    })
+                    .map(|r| self.get(r))
+                    .collect();
+                let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
+                let v = eval::pure(insn.ir_op(), &vals);
+                result = Some(if args.iter().all(|b| b.r.is_const()) {
+                    self.konst(v)
+                } else {
+                    let refs: Vec<OpRef> = args.iter().map(|b| b.r).collect();
+                    self.record(Op::new(insn.ir_op(), &refs), v)
+                });
+            }
+            JOp::Ovf => {
+                let (a, b) = (self.get(insn.reg(2)), self.get(insn.reg(3)));
+                let (x, y) = (a.v.as_int().unwrap_or(0), b.v.as_int().unwrap_or(0));
+                let (v, overflow) = eval::ovf(insn.ir_op(), x, y);
+                result = Some(if a.r.is_const() && b.r.is_const() {
+                    self.konst(Value::Int(v))
+                } else {
+                    let r = self.trace.push(Op::new(insn.ir_op(), &[a.r, b.r]));
+                    let g = if overflow {
+                        OpCode::GuardOverflow
+                    } else {
+                        OpCode::GuardNoOverflow
+                    };
+                    self.guard(g, &[]);
+                    TBox {
+                        r,
+                        v: Value::Int(v),
+                    }
+                });
+                if overflow {
+                    next = insn.label(1);
+                }
+            }
+            JOp::CopyI | JOp::CopyR | JOp::CopyF => result = Some(self.get(insn.reg(0))),
+            JOp::Goto => next = insn.label(0),
+            JOp::GotoIfNot => {
+                let c = self.get(insn.reg(0));
+                let truth = c.v.as_int().unwrap_or(0) != 0;
+                if !c.r.is_const() {
+                    let g = if truth {
+                        OpCode::GuardTrue
+                    } else {
+                        OpCode::GuardFalse
+                    };
+                    self.guard(g, &[c.r]);
+                }
+                if !truth {
+                    next = insn.label(1);
+                }
+            }
+            JOp::GotoIfNull => {
+                let p = self.get(insn.reg(0));
+                let null = p.v.as_ref().unwrap_or(0) == 0;
+                if !p.r.is_const() {
+                    let g = if null {
+                        OpCode::GuardIsnull
+                    } else {
+                        OpCode::GuardNonnull
+                    };
+                    self.guard(g, &[p.r]);
+                }
+                if null {
+                    next = insn.label(1);
+                }
+            }
+            JOp::Switch => {
+                let b = self.get(insn.reg(0));
+                let b = self.promote(b);
+                let v = b.v.as_int().unwrap_or(0);
+                if let Operand::Switch(s) = insn.operands[1] {
+                    let code = self.top().code.clone();
+                    if let Some(&(_, l)) = code.switches[s as usize].cases.iter().find(|c| c.0 == v)
+                    {
+                        next = l as usize;
+                    }
+                }
+            }
+            JOp::PromoteI | JOp::PromoteR => {
+                let b = self.get(insn.reg(0));
+                self.promote(b);
+            }
+            JOp::GetfieldI | JOp::GetfieldR | JOp::GetfieldF => {
+                let d = self.descr(insn, 1);
+                let fd = field(&d);
+                let obj = self.get(insn.reg(0));
+                let v = eval::getfield(obj.v.as_ref().unwrap_or(0), fd)?;
+                result = Some(if obj.r.is_const() && fd.immutable {
+                    self.konst(v)
+                } else {
+                    let opcode = [
+                        OpCode::GetfieldGcI,
+                        OpCode::GetfieldGcR,
+                        OpCode::GetfieldGcF,
+                    ][bank(fd.kind)];
+                    self.record(Op::new(opcode, &[obj.r]).with_descr(d.clone()), v)
+                });
+            }
+            JOp::SetfieldI | JOp::SetfieldR | JOp::SetfieldF => {
+                let d = self.descr(insn, 2);
+                let (obj, val) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
+                eval::setfield(obj.v.as_ref().unwrap_or(0), field(&d), val.v)?;
+                self.trace
+                    .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
+            }
+            JOp::GetarrayitemI | JOp::GetarrayitemR | JOp::GetarrayitemF => {
+                let d = self.descr(insn, 2);
+                let ad = array(&d);
+                let (arr, idx) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
+                let v = eval::getarrayitem(
+                    arr.v.as_ref().unwrap_or(0),
+                    idx.v.as_int().unwrap_or(0),
+                    ad,
+                )?;
+                let opcode = [
+                    OpCode::GetarrayitemGcI,
+                    OpCode::GetarrayitemGcR,
+                    OpCode::GetarrayitemGcF,
+                ][bank(ad.kind)];
+                result =
+                    Some(self.record(Op::new(opcode, &[arr.r, idx.r]).with_descr(d.clone()), v));
+            }
+            JOp::SetarrayitemI | JOp::SetarrayitemR | JOp::SetarrayitemF => {
+                let d = self.descr(insn, 3);
+                let (arr, idx, val) = (
+                    self.get(insn.reg(0)),
+                    self.get(insn.reg(1)),
+                    self.get(insn.reg(2)),
+                );
+                eval::setarrayitem(
+                    arr.v.as_ref().unwrap_or(0),
+                    idx.v.as_int().unwrap_or(0),
+                    array(&d),
+                    val.v,
+                )?;
+                self.trace
+                    .push(Op::new(OpCode::SetarrayitemGc, &[arr.r, idx.r, val.r]).with_descr(d));
+            }
+            JOp::Arraylen => {
+                let d = self.descr(insn, 1);
+                let arr = self.get(insn.reg(0));
+                let n = eval::arraylen(arr.v.as_ref().unwrap_or(0), array(&d))?;
+                result = Some(self.record(
+                    Op::new(OpCode::ArraylenGc, &[arr.r]).with_descr(d.clone()),
+                    Value::Int(n),
+                ));
+            }
+            JOp::New => {
+                let d = self.descr(insn, 0);
+                let layout = d.as_size().expect("builder checked a size descr").clone();
+                let p = self.allocate(|a, roots| a.new_object(&layout, roots))?;
+                result = Some(self.record(Op::new(OpCode::New, &[]).with_descr(d), Value::Ref(p)));
+            }
+            JOp::NewArray => {
+                let d = self.descr(insn, 1);
+                let len = self.get(insn.reg(0));
+                let ad = array(&d).clone();
+                let n = len.v.as_int().unwrap_or(0).max(0) as usize;
+                let p = self.allocate(|a, roots| a.new_array(&ad, n, roots))?;
+                result = Some(self.record(
+                    Op::new(OpCode::NewArray, &[len.r]).with_descr(d),
+                    Value::Ref(p),
+                ));
+            }
+            JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => {
+                result = self.call(insn)?;
+            }
+            JOp::InlineCallI | JOp::InlineCallR | JOp::InlineCallF | JOp::InlineCallV => {
+                let Operand::Callee(callee) = insn.operands[0] else {
+                    return Err(ConcreteError::BadJitCode(
+                        "inline call without callee".into(),
+                    ));
+                };
+                let args: Vec<TBox> = insn.list(1).iter().map(|&r| self.get(r)).collect();
+                let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
+                let proto = callee_frame(self.env.codes, callee, &vals)?;
+                let mut f = self.blank_frame(proto.code.clone(), 0);
+                for (p, b) in proto.code.params.iter().zip(&args) {
+                    f.regs[bank(p.kind)][p.index as usize] = *b;
+                }
+                f.ret_dst = insn.dst;
+                self.top().pc = insn.next;
+                self.frames.push(f);
+                return Ok(Step::Next);
+            }
+            JOp::ReturnI | JOp::ReturnR | JOp::ReturnF | JOp::ReturnV => {
+                let v = match insn.operands.first() {
+                    Some(Operand::Reg(r)) => Some(self.get(*r)),
+                    _ => None,
+                };
+                let done = self.frames.pop().expect("the tracer has a frame");
+                if self.frames.is_empty() {
+                    return Ok(Step::End(
+                        self.abort(AbortReason::PortalReturned, v.map(|b| b.v)),
+                    ));
+                }
+                if let (Some(dst), Some(b)) = (done.ret_dst, v) {
+                    self.set(dst, b);
+                }
+                return Ok(Step::Next);
+            }
+            JOp::MergePoint => return self.merge_point(insn),
+        }
+        if let (Some(dst), Some(b)) = (insn.dst, result) {
+            self.set(dst, b);
+        }
+        self.top().pc = next;
+        Ok(Step::Next)
+    }
+
+    /// A residual or elidable call.
+    fn call(&mut self, insn: &Insn) -> Result<Option<TBox>, ConcreteError> {
+        let d = self.descr(insn, 0);
+        let cd = d.as_call().expect("builder checked a call descr").clone();
+        let func = self.get(insn.reg(1));
+        let args: Vec<TBox> = insn.list(2).iter().map(|&r| self.get(r)).collect();
+        let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
+        let v = eval::call(func.v.as_int().unwrap_or(0) as usize, &cd, &vals)?;
+        let elidable = cd.effect.effect == majit_ir::CallEffect::Elidable;
+        if elidable && func.r.is_const() && args.iter().all(|b| b.r.is_const()) {
+            return Ok(insn.dst.map(|_| self.konst(v)));
+        }
+        let family = if elidable {
+            OpCode::CallPureI
+        } else {
+            OpCode::CallI
+        };
+        let opcode = family
+            .call_with_result(cd.result)
+            .expect("call families cover every result kind");
+        let mut refs = vec![func.r];
+        refs.extend(args.iter().map(|b| b.r));
+        let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
+        Ok(match cd.result {
+            ResultKind::Void => None,
+            _ => Some(TBox { r, v }),
+        })
+    }
+
+    /// The merge point: start, close or continue the trace.
+    fn merge_point(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
+        if self.frames.len() > 1 {
+            return Ok(Step::End(self.abort(AbortReason::MergePointInCallee, None)));
+        }
+        let mut greens = Vec::new();
+        for &g in insn.list(0) {
+            let b = self.get(g);
+            greens.push(self.promote(b).v);
+        }
+        let reds: Vec<TBox> = insn.list(1).iter().map(|&r| self.get(r)).collect();
+        let key = GreenKey::new(&greens);
+        if !self.started {
+            self.started = true;
+            if let TraceKind::Loop { target, .. } = &self.kind {
+                let inputs: Vec<OpRef> = (0..reds.len()).map(OpRef::input).collect();
+                let label = Op::new(OpCode::Label, &inputs).with_descr(target.clone());
+                self.trace.push(label);
+            }
+            self.top().pc = insn.next;
+            return Ok(Step::Next);
+        }
+        let red_refs: Vec<OpRef> = reds.iter().map(|b| b.r).collect();
+        let own = match &self.kind {
+            TraceKind::Loop { start, target } if *start == key => Some(target.clone()),
+            _ => None,
+        };
+        let other = (self.env.loop_target)(&key);
+        let mut finish = None;
+        let mut jumped_to = None;
+        if let Some(target) = own.clone().or(other.clone()) {
+            if own.is_none() {
+                jumped_to = Some(key.clone());
+            }
+            self.trace
+                .push(Op::new(OpCode::Jump, &red_refs).with_descr(target));
+        } else if matches!(self.kind, TraceKind::Bridge) {
+            let (id, descr) = self.fail_descr();
+            self.trace
+                .push(Op::new(OpCode::Finish, &red_refs).with_descr(descr));
+            finish = Some(id);
+        } else {
+            // A loop trace passing another position: keep tracing.
+            self.top().pc = insn.next;
+            return Ok(Step::Next);
+        }
+        Ok(Step::End(TraceEnd::Done(Box::new(Finished {
+            trace: std::mem::take(&mut self.trace),
+            guards: std::mem::take(&mut self.guards),
+            finish,
+            jumped_to,
+            greens,
+            reds: reds.iter().map(|b| b.v).collect(),
+        }))))
+    }
+}
+
+/// One frame a bridge starts from: its registers already hold boxes (the
+/// bridge's inputs, constants, or values re-created at the bridge start).
+#[derive(Clone, Debug)]
+pub struct BridgeFrame {
+    pub code: Arc<JitCode>,
+    pub pc: usize,
+    pub ret_dst: Option<RegOp>,
+    pub regs: Vec<(RegOp, TBox)>,
+}

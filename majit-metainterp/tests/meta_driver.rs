@@ -1,0 +1,156 @@
+//! The whole meta-tracing loop on the test register machine, with refexec
+//! as the backend: every program must give the plain interpreter's output
+//! and result at every threshold, and the stats must show that the JIT
+//! really compiled and entered loops, failed guards, built bridges or
+//! aborted, as each test intends.
+
+mod meta_support;
+
+use majit_ir::Value;
+use majit_metainterp::driver::{JitAction, JitDriver};
+use majit_metainterp::params::JitParams;
+use majit_metainterp::refexec::RefExec;
+use majit_metainterp::stats::{AbortReason, Stats};
+use meta_support::*;
+
+/// Runs `prog` with the JIT; returns result, output and stats.
+fn run_jit(prog: &Program, boxed: bool, params: JitParams) -> (i64, Vec<i64>, Stats) {
+    let (set, portal) = interp_jitcode(boxed);
+    let mut jit = JitDriver::new(set, portal, RefExec::new(), params).unwrap();
+    take_output();
+    let result = run_plain(prog, boxed, &mut |st| {
+        let mut g = [Value::Int(st.pc), Value::Int(prog.addr())];
+        let mut r = [st.acc, Value::Int(st.cnt)];
+        match jit.can_enter_jit(&mut g, &mut r).unwrap() {
+            JitAction::Interpret => false,
+            JitAction::Continue => {
+                st.pc = g[0].as_int().unwrap();
+                st.acc = r[0];
+                st.cnt = r[1].as_int().unwrap();
+                false
+            }
+            JitAction::Finished(v) => {
+                st.acc = v.unwrap();
+                true
+            }
+        }
+    });
+    (result, take_output(), jit.stats().clone())
+}
+
+fn run_oracle(prog: &Program, boxed: bool) -> (i64, Vec<i64>) {
+    take_output();
+    let r = run_plain(prog, boxed, &mut |_| false);
+    (r, take_output())
+}
+
+fn params(threshold: u32) -> JitParams {
+    JitParams::default().with_threshold(threshold)
+}
+
+#[test]
+fn jit_matches_the_plain_interpreter_at_every_threshold() {
+    for boxed in [false, true] {
+        for (name, prog) in programs() {
+            let expected = run_oracle(&prog, boxed);
+            for threshold in [1, 2, 7, 25, 100_000] {
+                let (r, out, stats) = run_jit(&prog, boxed, params(threshold));
+                let what = format!("{name} boxed={boxed} threshold={threshold}\n{stats}");
+                assert_eq!((r, &out), (expected.0, &expected.1), "{what}");
+                if threshold <= 7 {
+                    assert!(stats.loops_compiled >= 1, "{what}");
+                    assert!(stats.loop_entries >= 1, "{what}");
+                } else if threshold == 100_000 {
+                    assert_eq!(stats.traces_started, 0, "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn guards_failing_mid_handler_resume_in_the_blackhole() {
+    // ODD's branch flips every iteration: the loop's guard fails every
+    // other iteration and the blackhole finishes ODD's handler.
+    for boxed in [false, true] {
+        let prog = &programs()[2].1;
+        let expected = run_oracle(prog, boxed);
+        let p = params(3).with_bridge_threshold(u32::MAX);
+        let (r, out, stats) = run_jit(prog, boxed, p);
+        assert_eq!((r, out), expected);
+        assert!(stats.guard_failures > 100, "{stats}");
+        assert!(stats.blackhole_runs >= stats.guard_failures, "{stats}");
+        assert_eq!(stats.bridges_compiled, 0, "{stats}");
+    }
+}
+
+#[test]
+fn guards_inside_inlined_calls_resume_both_frames() {
+    // `mix` branches on acc > cnt inside the inlined helper; the branch
+    // changes once cnt passes acc.
+    let prog = Program::new(&[
+        (LOADA, 1000),
+        (LOADC, 300),
+        (MIX, 0),
+        (PRINT, 0),
+        (DECC, 0),
+        (JNZ, 2),
+        (HALT, 0),
+    ]);
+    for boxed in [false, true] {
+        let expected = run_oracle(&prog, boxed);
+        let (r, out, stats) = run_jit(&prog, boxed, params(2).with_bridge_threshold(u32::MAX));
+        assert_eq!((r, out), expected, "{stats}");
+        assert!(stats.guard_failures >= 1, "{stats}");
+    }
+}
+
+#[test]
+fn hot_failing_guards_get_bridges_that_are_entered() {
+    let prog = &programs()[2].1; // 500 iterations, flipping branch
+    for boxed in [false, true] {
+        let expected = run_oracle(prog, boxed);
+        let (r, out, stats) = run_jit(prog, boxed, params(3).with_bridge_threshold(5));
+        assert_eq!((r, out), expected, "{stats}");
+        assert!(stats.bridges_compiled >= 1, "{stats}");
+        // Without the bridge the guard would fail ~250 times; with it, the
+        // failures stop once the bridge is attached (it is entered).
+        assert!(stats.guard_failures < 20, "{stats}");
+    }
+}
+
+#[test]
+fn aborts_leave_results_and_side_effects_unchanged() {
+    for boxed in [false, true] {
+        for (name, prog) in programs() {
+            let expected = run_oracle(&prog, boxed);
+            let p = params(1).with_trace_limit(2);
+            let (r, out, stats) = run_jit(&prog, boxed, p);
+            assert_eq!((r, &out), (expected.0, &expected.1), "{name}\n{stats}");
+            assert_eq!(stats.loops_compiled, 0, "{name}\n{stats}");
+            assert!(
+                stats.aborts_for(AbortReason::TraceTooLong) >= 1,
+                "{name}\n{stats}"
+            );
+        }
+    }
+}
+
+#[test]
+fn overflow_guards_deoptimize_to_the_overflow_path() {
+    let prog = &programs()[3].1;
+    let expected = run_oracle(prog, false);
+    assert!(expected.1.contains(&-1), "the program overflows");
+    let (r, out, stats) = run_jit(prog, false, params(2).with_bridge_threshold(u32::MAX));
+    assert_eq!((r, out), expected, "{stats}");
+    assert!(stats.guard_failures >= 1, "{stats}");
+}
+
+#[test]
+fn bad_state_is_an_error_not_a_panic() {
+    let (set, portal) = interp_jitcode(false);
+    let mut jit = JitDriver::new(set, portal, RefExec::new(), params(1)).unwrap();
+    let mut g = [Value::Int(0)];
+    let mut r = [Value::Int(0), Value::Int(0)];
+    assert!(jit.can_enter_jit(&mut g, &mut r).is_err());
+}
