@@ -73,22 +73,20 @@ impl<'a> Machine<'a> {
     ) -> Result<Machine<'a>, ExecError> {
         let code = lookup(world.codes, code_id)?;
         check_inputs(&code.inputs, inputs)?;
-        let mut frame = code.template.clone();
-        for (slot, v) in frame.iter_mut().zip(inputs) {
-            *slot = v.to_bits();
-        }
-        Ok(Machine {
+        let mut machine = Machine {
             world,
             code_id,
             code,
-            frame,
+            frame: Vec::new(),
             pc: 0,
             overflow: false,
             forced: false,
             exception: None,
             roots: Vec::new(),
             jump_values: Vec::new(),
-        })
+        };
+        machine.start(code_id, inputs)?;
+        Ok(machine)
     }
 
     /// Runs until an exit that has no bridge, or an error.
@@ -136,7 +134,8 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Continues at the start of `code` with `inputs` (a bridge).
+    /// Continues at the start of `code` with `inputs` (the first code, or
+    /// a bridge with its guard's fail-arg values).
     fn start(&mut self, code: CodeId, inputs: &[Value]) -> Result<(), ExecError> {
         self.code = lookup(self.world.codes, code)?;
         self.code_id = code;
