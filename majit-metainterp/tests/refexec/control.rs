@@ -411,3 +411,72 @@ fn bridges_are_checked_against_their_guard() {
         .unwrap_err();
     assert!(matches!(again, CompileError::Invalid(_)), "{again:?}");
 }
+
+#[test]
+fn a_trace_with_two_labels_loops_at_the_second() {
+    // Loop: preamble entry; Loop2: the body counting i2 down to 0.
+    let text = "[i0, i1]
+        label(i0, i1, descr=Loop)
+        i2 = int_add(i0, i1)
+        label(i2, i1, descr=Loop2)
+        i3 = int_sub(i2, 1)
+        i4 = int_gt(i3, 0)
+        guard_true(i4, descr=g0) [i3, i1]
+        jump(i3, i1, descr=Loop2)";
+    let mut exec = RefExec::new();
+    compile(&mut exec, text);
+    let entry = compile(&mut exec, "[i0]\njump(i0, 7, descr=Loop)");
+    let frame = exec.execute(entry, &[int(3)]).unwrap();
+    assert_eq!((frame.exit.code, frame.exit.op_index), (CodeId(0), 5));
+    assert_eq!((frame.int(0), frame.int(1)), (0, 7));
+}
+
+#[test]
+fn bridges_chain_and_are_freed_with_their_loop() {
+    let mut exec = RefExec::new();
+    let code = compile(
+        &mut exec,
+        "[i0]\ni1 = int_gt(i0, 10)\nguard_true(i1, descr=g0) [i0]\nfinish(i0, descr=done)",
+    );
+    let first =
+        trace("[i0]\ni1 = int_gt(i0, 5)\nguard_true(i1, descr=g1) [i0]\nfinish(i0, descr=g1)");
+    let b1 = exec
+        .compile_bridge(ExitId { code, op_index: 1 }, &first)
+        .unwrap();
+    let second = trace("[i0]\ni1 = int_neg(i0)\nfinish(i1, descr=g2)");
+    let b2 = exec
+        .compile_bridge(
+            ExitId {
+                code: b1,
+                op_index: 1,
+            },
+            &second,
+        )
+        .unwrap();
+    let names = |exec: &mut RefExec, x: i64| {
+        let f = exec.execute(code, &[int(x)]).unwrap();
+        (
+            f.exit.code,
+            f.descr.as_ref().unwrap().name().to_string(),
+            f.int(0),
+        )
+    };
+    assert_eq!(names(&mut exec, 11), (code, "done".into(), 11));
+    assert_eq!(names(&mut exec, 7), (b1, "g1".into(), 7));
+    assert_eq!(names(&mut exec, 2), (b2, "g2".into(), -2));
+    exec.free(code);
+    assert_eq!(exec.execute(b2, &[int(1)]), Err(ExecError::UnknownCode(b2)));
+}
+
+#[test]
+fn jumps_into_other_traces_are_checked_against_the_label() {
+    let mut exec = RefExec::new();
+    compile(&mut exec, SUM_LOOP);
+    let err = exec
+        .compile_loop(&trace("[f0]\njump(f0, f0, descr=Loop)"))
+        .unwrap_err();
+    assert!(
+        matches!(err, CompileError::Invalid(ref m) if m.contains("Loop")),
+        "{err:?}"
+    );
+}
