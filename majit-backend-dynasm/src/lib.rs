@@ -1,6 +1,37 @@
-//! # majit-backend-dynasm: native code for x86_64 and aarch64
+//! # majit-backend-dynasm: native code for x86_64 (and, later, aarch64)
 //!
-//! Will own: W^X code memory, the jitframe layout and gcmaps, a list
-//! scheduler and a linear-scan register allocator shared by both
-//! architectures, per-architecture emitters written with `dynasm!`, guard
-//! exits, bridge patching and inline nursery allocation.
+//! Pipeline for one trace (`driver.rs`):
+//!
+//! ```text
+//! Trace --sched/--> order --regalloc/--> Allocation --regalloc/checker.rs--> ok
+//!       --driver.rs + <arch>/emit.rs--> Assembled --codemem.rs--> running code
+//! ```
+//!
+//! Read first: [`arch`] (what an architecture provides: a register file
+//! as data, per-op constraints, an [`arch::Emitter`]), then [`driver`] and
+//! [`native`] (the `Backend` implementation).
+//!
+//! Arch-neutral (this directory): [`codemem`] (W^X code blocks), [`frame`]
+//! (jitframe layout), [`guard`] (exit records and the exit protocol),
+//! [`bridge`] (attaching and freeing), [`sched`] (list scheduling with a
+//! strategy), [`regalloc`] (linear scan, policy, parallel moves, checker).
+//! Per architecture: `x86_64/` (`regs`, `emit`, `memory`, `call`, `guard`);
+//! an `aarch64/` directory mirrors it and implements [`arch::Arch`].
+
+pub mod arch;
+pub mod bridge;
+pub mod codemem;
+pub mod driver;
+pub mod frame;
+pub mod guard;
+pub mod native;
+pub mod regalloc;
+pub mod sched;
+#[cfg(target_arch = "x86_64")]
+pub mod x86_64;
+
+pub use native::NativeBackend;
+
+/// The backend for the machine this runs on.
+#[cfg(target_arch = "x86_64")]
+pub type HostBackend = NativeBackend<x86_64::X86_64>;

@@ -1,0 +1,84 @@
+//! The jitframe: the block of memory compiled code runs against.
+//!
+//! Layout, in 8-byte words from the frame pointer:
+//!
+//! | word            | contents                                               |
+//! |-----------------|--------------------------------------------------------|
+//! | 0 `EXIT`        | exit token written by the exit stub (its own address)   |
+//! | 1 `GCMAP`       | pointer to the gcmap of the current collection point    |
+//! | 2 `DEPTH`       | number of spill slots this frame holds                  |
+//! | 3 ..            | one save slot per register of the `RegFile` (by index) |
+//! | 3 + R ..        | spill slots; loop inputs are placed in slots 0..n       |
+//!
+//! The frame is allocated by [`Frame::new`] on the Rust side, sized for the
+//! deepest trace compiled so far (a bridge may need more slots than its
+//! loop; since compilation never happens while code runs, sizing at entry
+//! covers every trace the run can reach). The entry trampoline passes its
+//! address in the frame register; code addresses slots relative to it.
+
+use crate::arch::{Loc, RegFile};
+use majit_ir::{Kind, Value};
+
+/// Word index of the exit token.
+pub const EXIT: usize = 0;
+/// Word index of the gcmap pointer.
+pub const GCMAP: usize = 1;
+/// Word index of the frame depth.
+pub const DEPTH: usize = 2;
+/// Number of header words.
+pub const HEADER: usize = 3;
+/// The largest number of spill slots a trace may use.
+pub const MAX_SLOTS: u32 = 1 << 16;
+
+/// Byte offset of register `r`'s save slot from the frame pointer.
+pub fn save_slot_offset(r: u8) -> i32 {
+    ((HEADER + r as usize) * 8) as i32
+}
+
+/// Byte offset of spill slot `n` from the frame pointer.
+pub fn spill_offset(regs: &RegFile, n: u32) -> i32 {
+    ((HEADER + regs.regs.len() + n as usize) * 8) as i32
+}
+
+/// A jitframe owned by Rust while compiled code runs on it.
+#[derive(Debug)]
+pub struct Frame {
+    words: Vec<u64>,
+    nregs: usize,
+}
+
+impl Frame {
+    /// A zeroed frame with `depth` spill slots for a register file.
+    pub fn new(regs: &RegFile, depth: u32) -> Frame {
+        let nregs = regs.regs.len();
+        let mut words = vec![0u64; HEADER + nregs + depth as usize];
+        words[DEPTH] = depth as u64;
+        Frame { words, nregs }
+    }
+
+    /// The frame pointer handed to compiled code.
+    pub fn as_mut_ptr(&mut self) -> *mut u64 {
+        self.words.as_mut_ptr()
+    }
+
+    /// Word `i` of the frame.
+    pub fn word(&self, i: usize) -> u64 {
+        self.words[i]
+    }
+
+    /// Writes `v` into spill slot `n`.
+    pub fn set_slot(&mut self, n: u32, v: Value) {
+        self.words[HEADER + self.nregs + n as usize] = v.to_bits();
+    }
+
+    /// Reads the value of kind `kind` at `loc` after an exit: a register
+    /// means its save slot.
+    pub fn read(&self, loc: Loc, kind: Kind) -> Value {
+        let bits = match loc {
+            Loc::Reg(r) => self.words[HEADER + r as usize],
+            Loc::Slot(n) => self.words[HEADER + self.nregs + n as usize],
+            Loc::Const(c) => c.value().to_bits(),
+        };
+        Value::from_bits(kind, bits)
+    }
+}

@@ -1,0 +1,261 @@
+//! [`NativeBackend`]: the `Backend` trait over an [`Arch`].
+//!
+//! Owns the runtime code (entry trampoline, exit routine), every compiled
+//! trace's code block and exit records, the map from exit tokens (stub
+//! addresses) back to exits, and the labels other traces may jump to.
+//! `execute` sizes a jitframe for the deepest trace compiled so far, puts
+//! the inputs in slots `0..n`, enters the code and turns the exit token the
+//! frame holds afterwards into a [`DeadFrame`].
+
+use crate::arch::{Arch, Loc};
+use crate::codemem::CodeBlock;
+use crate::driver::{self, CompileOptions, Compiled, ExternalLabel};
+use crate::frame::{self, Frame};
+use crate::guard::ExitRecord;
+use crate::regalloc::{self, AllocPolicy, NativePolicy};
+use crate::sched::{NativeSched, SchedStrategy};
+use majit_ir::{Kind, Trace, Value};
+use majit_metainterp::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+
+/// One compiled trace.
+#[derive(Debug)]
+pub(crate) struct TraceCode {
+    pub block: CodeBlock,
+    pub exits: Vec<ExitRecord>,
+    pub inputs: Vec<Kind>,
+    /// Bridges: the guard they are attached to (trace, pool word) and the
+    /// word's value before attaching.
+    pub attached_to: Option<(CodeId, usize, usize)>,
+    pub labels: Vec<String>,
+}
+
+/// A native backend for architecture `A`.
+///
+/// ```
+/// # #[cfg(target_arch = "x86_64")] {
+/// use majit_backend_dynasm::HostBackend;
+/// use majit_ir::{Const, Kind, Op, OpCode, Trace, Value};
+/// use majit_metainterp::Backend;
+/// let mut t = Trace::new(&[Kind::Int]);
+/// let one = t.add_const(Const::Int(1));
+/// let sum = t.push(Op::new(OpCode::IntAdd, &[t.input(0), one]));
+/// t.push(Op::new(OpCode::Finish, &[sum]));
+/// let mut b = HostBackend::new().unwrap();
+/// let code = b.compile_loop(&t).unwrap();
+/// assert_eq!(b.execute(code, &[Value::Int(41)]).unwrap().int(0), 42);
+/// # }
+/// ```
+pub struct NativeBackend<A: Arch> {
+    _runtime: CodeBlock,
+    entry: usize,
+    exit: usize,
+    pub(crate) traces: BTreeMap<CodeId, TraceCode>,
+    next_id: u32,
+    /// Exit token (stub address) -> (trace, position in its exits).
+    pub(crate) tokens: BTreeMap<usize, (CodeId, usize)>,
+    labels: BTreeMap<String, (CodeId, ExternalLabel)>,
+    max_slots: u32,
+    check: bool,
+    sched: Box<dyn SchedStrategy>,
+    policy: Box<dyn AllocPolicy>,
+    _arch: PhantomData<A>,
+}
+
+impl<A: Arch> NativeBackend<A> {
+    /// A backend with the native scheduling and allocation strategies. The
+    /// allocation checker runs in debug builds and when `MAJIT_CHECK_REGALLOC`
+    /// is set.
+    pub fn new() -> Result<Self, CompileError> {
+        let (code, entry, exit) = A::runtime()?;
+        let runtime = CodeBlock::new(&code, &[])?;
+        let base = runtime.addr();
+        Ok(NativeBackend {
+            _runtime: runtime,
+            entry: base + entry,
+            exit: base + exit,
+            traces: BTreeMap::new(),
+            next_id: 0,
+            tokens: BTreeMap::new(),
+            labels: BTreeMap::new(),
+            max_slots: 0,
+            check: cfg!(debug_assertions) || std::env::var_os("MAJIT_CHECK_REGALLOC").is_some(),
+            sched: Box::new(NativeSched),
+            policy: Box::new(NativePolicy),
+            _arch: PhantomData,
+        })
+    }
+
+    /// Replaces the scheduling strategy and allocation policy. A user
+    /// policy is always checked.
+    pub fn set_strategies(&mut self, sched: Box<dyn SchedStrategy>, policy: Box<dyn AllocPolicy>) {
+        self.sched = sched;
+        self.policy = policy;
+        self.check = true;
+    }
+
+    /// The instruction bytes of a compiled trace (without its pool).
+    pub fn code_bytes(&self, code: CodeId) -> Option<&[u8]> {
+        self.traces.get(&code).map(|t| t.block.code())
+    }
+
+    /// The exit records of a compiled trace.
+    pub fn exits(&self, code: CodeId) -> Option<&[ExitRecord]> {
+        self.traces.get(&code).map(|t| t.exits.as_slice())
+    }
+
+    /// Compiles `trace` with inputs at `entry` and installs it.
+    pub(crate) fn install(
+        &mut self,
+        trace: &Trace,
+        entry: Vec<Loc>,
+        attached_to: Option<(CodeId, usize, usize)>,
+    ) -> Result<CodeId, CompileError> {
+        let labels = &self.labels;
+        let external = |name: &str| labels.get(name).map(|l| l.1.clone());
+        let compiled: Compiled = driver::compile::<A>(
+            trace,
+            entry,
+            &external,
+            self.exit,
+            CompileOptions {
+                sched: self.sched.as_mut(),
+                policy: self.policy.as_mut(),
+                check: self.check,
+                has_gc: false,
+            },
+        )?;
+        let mut names = Vec::new();
+        for &(op, _) in &compiled.assembled.labels {
+            let name = regalloc::target_name(&trace.ops[op])?.to_string();
+            if self.labels.contains_key(&name) || names.contains(&name) {
+                return Err(CompileError::Invalid(format!(
+                    "label {name} is defined twice"
+                )));
+            }
+            names.push(name);
+        }
+        let block = CodeBlock::new(&compiled.assembled.code, &compiled.assembled.pool)?;
+        let id = CodeId(self.next_id);
+        self.next_id += 1;
+        let base = block.addr();
+        for (k, e) in compiled.assembled.exits.iter().enumerate() {
+            self.tokens.insert(base + e.stub_offset, (id, k));
+        }
+        for (&(op, off), name) in compiled.assembled.labels.iter().zip(&names) {
+            let locs = compiled
+                .allocation
+                .labels
+                .iter()
+                .find(|l| l.0 == op)
+                .map(|l| l.1.clone())
+                .unwrap_or_default();
+            self.labels.insert(
+                name.clone(),
+                (
+                    id,
+                    ExternalLabel {
+                        addr: base + off,
+                        locs,
+                    },
+                ),
+            );
+        }
+        self.max_slots = self
+            .max_slots
+            .max(compiled.allocation.slots)
+            .max(trace.inputs.len() as u32);
+        self.traces.insert(
+            id,
+            TraceCode {
+                block,
+                exits: compiled.assembled.exits,
+                inputs: trace.inputs.clone(),
+                attached_to,
+                labels: names,
+            },
+        );
+        Ok(id)
+    }
+
+    fn dead_frame(&self, frame: &Frame) -> Result<DeadFrame, ExecError> {
+        let token = frame.word(frame::EXIT) as usize;
+        let &(code, k) = self.tokens.get(&token).ok_or_else(|| {
+            ExecError::BadInputs(format!(
+                "compiled code returned an unknown exit token {token:#x}"
+            ))
+        })?;
+        let exit = &self.traces[&code].exits[k];
+        Ok(DeadFrame {
+            exit: ExitId {
+                code,
+                op_index: exit.op_index as u32,
+            },
+            descr: exit.descr.clone(),
+            values: exit
+                .values
+                .iter()
+                .map(|&(loc, kind)| frame.read(loc, kind))
+                .collect(),
+        })
+    }
+
+    /// Removes trace `id` and its tokens and labels.
+    pub(crate) fn remove(&mut self, id: CodeId) -> Option<TraceCode> {
+        let t = self.traces.remove(&id)?;
+        self.tokens.retain(|_, v| v.0 != id);
+        for name in &t.labels {
+            self.labels.remove(name);
+        }
+        Some(t)
+    }
+}
+
+impl<A: Arch> Backend for NativeBackend<A> {
+    fn name(&self) -> &'static str {
+        A::NAME
+    }
+
+    fn compile_loop(&mut self, trace: &Trace) -> Result<CodeId, CompileError> {
+        let entry = (0..trace.inputs.len() as u32).map(Loc::Slot).collect();
+        self.install(trace, entry, None)
+    }
+
+    fn compile_bridge(&mut self, guard: ExitId, bridge: &Trace) -> Result<CodeId, CompileError> {
+        self.attach_bridge(guard, bridge)
+    }
+
+    fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
+        let t = self.traces.get(&code).ok_or(ExecError::UnknownCode(code))?;
+        if t.attached_to.is_some() {
+            return Err(ExecError::BadInputs(format!(
+                "code {} is a bridge, not a loop",
+                code.0
+            )));
+        }
+        if inputs.len() != t.inputs.len()
+            || inputs.iter().zip(&t.inputs).any(|(v, &k)| v.kind() != k)
+        {
+            return Err(ExecError::BadInputs(format!(
+                "expected inputs of kinds {:?}, got {inputs:?}",
+                t.inputs
+            )));
+        }
+        let mut frame = Frame::new(A::regs(), self.max_slots);
+        for (i, &v) in inputs.iter().enumerate() {
+            frame.set_slot(i as u32, v);
+        }
+        let ptr = frame.as_mut_ptr();
+        // SAFETY: `entry` is this backend's trampoline, `t.block` holds
+        // compiled code of this backend, and the frame has `max_slots`
+        // slots, the most any compiled trace uses.
+        let back = unsafe { A::enter(self.entry, ptr, t.block.addr()) };
+        debug_assert_eq!(back, ptr);
+        self.dead_frame(&frame)
+    }
+
+    fn free(&mut self, code: CodeId) {
+        self.free_tree(code);
+    }
+}

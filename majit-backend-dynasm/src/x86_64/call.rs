@@ -1,0 +1,107 @@
+//! SysV calls from compiled code.
+//!
+//! Sequence: reserve an outgoing area (stack arguments plus one word for
+//! a non-constant function address, rounded to 16 bytes so `rsp` stays
+//! aligned); store the function address and the stack arguments (these
+//! read argument locations before any register changes); move register
+//! arguments into `rdi`…`r9`/`xmm0`…`xmm7` as one parallel move; call;
+//! release the area; copy `rax`/`xmm0` into the result register. The
+//! allocator has already moved values living across the call out of
+//! caller-saved registers (the call's clobber set).
+
+use super::emit::X64Emitter;
+use super::regs::{hw, R10, R11, RAX, REG_FILE, XMM0};
+use super::x64;
+use crate::arch::{Bank, Loc, OpCx};
+use crate::regalloc::moves::Move;
+use dynasmrt::DynasmApi;
+use majit_ir::ResultKind;
+use majit_metainterp::CompileError;
+
+impl X64Emitter {
+    /// Emits a `call_*` op; `dst` is the result register (if any).
+    pub(super) fn call(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
+        let descr = cx
+            .op
+            .descr
+            .as_ref()
+            .and_then(|d| d.as_call())
+            .ok_or_else(|| {
+                CompileError::Invalid(format!(
+                    "{} at op {} needs a call descr",
+                    cx.op.opcode, cx.index
+                ))
+            })?;
+        if descr.args.len() + 1 != cx.args.len() {
+            return Err(CompileError::Invalid(format!(
+                "call at op {} passes {} arguments, {} declares {}",
+                cx.index,
+                cx.args.len() - 1,
+                descr.name,
+                descr.args.len()
+            )));
+        }
+        let (mut ni, mut nf) = (0, 0);
+        let mut reg_moves = Vec::new();
+        let mut stack = Vec::new();
+        for (&loc, &kind) in cx.args[1..].iter().zip(&descr.args) {
+            let dest = match Bank::of(kind) {
+                Bank::Int => {
+                    ni += 1;
+                    REG_FILE.int_args.get(ni - 1)
+                }
+                Bank::Float => {
+                    nf += 1;
+                    REG_FILE.float_args.get(nf - 1)
+                }
+            };
+            match dest {
+                Some(&r) => reg_moves.push(Move {
+                    from: loc,
+                    to: Loc::Reg(r),
+                    kind,
+                }),
+                None => stack.push(loc),
+            }
+        }
+        let fn_at = (8 * stack.len()) as i32;
+        let area = (8 * stack.len() + 8).next_multiple_of(16) as i32;
+        x64!(self.ops; sub rsp, area);
+        let const_fn = match cx.args[0] {
+            Loc::Const(c) => Some(super::emit::const_bits(c)),
+            other => {
+                self.load_int(R10, other);
+                x64!(self.ops; mov QWORD [rsp + fn_at], mtmp);
+                None
+            }
+        };
+        for (k, &loc) in stack.iter().enumerate() {
+            let at = 8 * k as i32;
+            match loc {
+                Loc::Reg(r) if super::regs::is_xmm(r) => {
+                    x64!(self.ops; movsd QWORD [rsp + at], Rx(hw(r)))
+                }
+                Loc::Reg(r) => x64!(self.ops; mov QWORD [rsp + at], Rq(hw(r))),
+                other => {
+                    self.load_int(R10, other);
+                    x64!(self.ops; mov QWORD [rsp + at], mtmp);
+                }
+            }
+        }
+        self.parallel_move(&reg_moves)?;
+        match const_fn {
+            Some(addr) => {
+                self.mov_imm(R11, addr);
+                x64!(self.ops; call tmp);
+            }
+            None => x64!(self.ops; call QWORD [rsp + fn_at]),
+        }
+        x64!(self.ops; add rsp, area);
+        match cx.op.opcode.result() {
+            ResultKind::Int | ResultKind::Ref => self.load_int(dst, Loc::Reg(RAX)),
+            ResultKind::Float => self.load_float(dst, Loc::Reg(XMM0)),
+            ResultKind::Void => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,106 @@
+//! The x86_64 backend: register description, per-op emitters, calls,
+//! guards and exit stubs, inline nursery allocation.
+//!
+//! - [`regs`]: the register file, SysV ABI and reserved registers as data.
+//! - [`emit`]: the emitter state, moves and per-op emitters.
+//! - [`call`]: SysV calls (argument parallel move, stack arguments).
+//! - [`guard`]: guards, exit stubs, the entry trampoline and exit routine.
+//! - [`memory`]: loads and stores.
+//!
+//! All assembly goes through the [`x64!`] macro, which sets `.arch x64` and
+//! names the reserved registers.
+
+// `dynasm!` converts dynamic register numbers with `.into()`, which clippy
+// flags when they already are `u8`.
+#![allow(clippy::useless_conversion)]
+
+pub mod call;
+pub mod emit;
+pub mod guard;
+pub mod memory;
+pub mod regs;
+
+use crate::arch::{Arch, Emitter, OpConstraints, RegFile};
+use majit_ir::{Op, OpCode};
+use majit_metainterp::CompileError;
+
+/// `dynasm!` for x86_64 with the reserved registers' role names:
+/// `frame` (rbp, the jitframe), `tmp` (r11, scratch and cycle temporary),
+/// `mtmp` (r10, move temporary).
+macro_rules! x64 {
+    ($ops:expr; $($t:tt)*) => {
+        dynasmrt::dynasm!($ops
+            ; .arch x64
+            ; .alias frame, rbp
+            ; .alias tmp, r11
+            ; .alias mtmp, r10
+            ; $($t)*
+        )
+    };
+}
+pub(crate) use x64;
+
+/// The x86_64 architecture.
+#[derive(Debug, Default)]
+pub struct X86_64;
+
+impl Arch for X86_64 {
+    const NAME: &'static str = "x86_64";
+
+    fn regs() -> &'static RegFile {
+        &regs::REG_FILE
+    }
+
+    fn constraints(op: &Op) -> OpConstraints {
+        use OpCode::*;
+        let any = OpConstraints::default();
+        let in_regs = |clobbers: &'static [u8]| OpConstraints {
+            args_in_regs: true,
+            clobbers,
+        };
+        match op.opcode {
+            Label | Jump | Finish | DebugMergePoint => any,
+            IntFloorDiv | IntMod => in_regs(&[regs::RAX, regs::RDX]),
+            IntLshift | IntRshift | UintRshift if !op.args[1].is_const() => in_regs(&[regs::RCX]),
+            _ if op.opcode.is_call() => OpConstraints {
+                args_in_regs: false,
+                clobbers: &regs::CALL_CLOBBERS,
+            },
+            _ => in_regs(&[]),
+        }
+    }
+
+    fn supports(opcode: OpCode, has_gc: bool) -> bool {
+        use OpCode::*;
+        match opcode {
+            New | NewWithVtable | NewArray | NewArrayClear | CallMallocNurseryVarsize => false,
+            CallMallocNursery | CallMallocNurseryHeaderless | CondCallGcWb | CondCallGcWbArray => {
+                has_gc
+            }
+            _ => true,
+        }
+    }
+
+    fn emitter(exit_routine: usize) -> Box<dyn Emitter> {
+        Box::new(emit::X64Emitter::new(exit_routine))
+    }
+
+    fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
+        guard::runtime()
+    }
+
+    unsafe fn enter(entry: usize, frame: *mut u64, code: usize) -> *mut u64 {
+        // SAFETY: the caller guarantees `entry` is the trampoline built by
+        // `guard::runtime`, which has exactly this SysV signature.
+        let f: extern "sysv64" fn(*mut u64, usize) -> *mut u64 =
+            unsafe { std::mem::transmute(entry) };
+        f(frame, code)
+    }
+}
+
+/// The text of an op for error messages.
+pub(crate) fn unsupported(op: &Op, why: &str) -> CompileError {
+    CompileError::Unsupported {
+        op: format!("{} ({why})", op.opcode),
+    }
+}
