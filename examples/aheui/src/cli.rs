@@ -1,0 +1,265 @@
+//! Command line and environment: what to run and how.
+//!
+//! The flags are exactly `--no-jit`, `--stats`, `--threshold N`,
+//! `--trace-limit N`, `--enable-opts LIST` and `--help` (a value may also
+//! be attached as `--threshold=N`), plus one FILE (`-` = read the program
+//! from stdin). Every value is validated here, so a later JIT reads a
+//! [`JitConfig`] it can trust. There is no JIT yet: the interpreter always
+//! runs plain, and only `--stats` changes what it does.
+//!
+//! Environment: `MAJIT_STATS=1` is `--stats`; `MAJIT_LOG` names the JIT's
+//! log file (kept in the config; nothing is logged without a JIT); the GC
+//! variables (`MAJIT_NURSERY_SIZE`, `MAJIT_GC_STRESS`, `MAJIT_MAX_HEAP`) are
+//! read by majit-gc's `GcConfig::from_env` in `main.rs`.
+
+use crate::error::{Error, Result};
+
+/// The optimizer passes `--enable-opts` may name, in pipeline order. Must
+/// match majit-metainterp's `ALL_PASSES` (the words of DESIGN.md).
+pub const KNOWN_OPTS: [&str; 6] = [
+    "intbounds",
+    "rewrite",
+    "virtualize",
+    "heap",
+    "pure",
+    "unroll",
+];
+
+/// Loop-entry count after which a loop is traced (RPython's default).
+pub const DEFAULT_THRESHOLD: u32 = 1039;
+/// Maximum trace length in operations (RPython's default).
+pub const DEFAULT_TRACE_LIMIT: u32 = 6000;
+
+/// The usage text printed by `--help`.
+pub const USAGE: &str = "\
+usage: aheui [OPTIONS] FILE
+Runs the Aheui program FILE ('-' reads the program from stdin). The program
+reads stdin and writes stdout; the exit status comes from the halting cell.
+
+options:
+  --no-jit              run the plain interpreter only
+  --stats               print statistics to stderr at exit (also MAJIT_STATS=1)
+  --threshold N         loop count before tracing, 1..=2^31 (default 1039)
+  --trace-limit N       maximum trace length in operations, 1..=2^31 (default 6000)
+  --enable-opts LIST    ':'-separated optimizer passes from
+                        intbounds:rewrite:virtualize:heap:pure:unroll ('' = none)
+  --help                print this text
+
+environment: MAJIT_NURSERY_SIZE (bytes, k/m/g suffix), MAJIT_GC_STRESS=1,
+MAJIT_MAX_HEAP, MAJIT_LOG (JIT log file), MAJIT_STATS=1.
+exit status: the program's (0..=255); interpreter errors print 'aheui: ...'
+to stderr and exit 64 (usage), 65 (not UTF-8 / bad environment), 66 (cannot
+read FILE), 70 (division by zero, bad number input, out of memory), 74 (I/O).
+";
+
+/// Parameters for the JIT; validated, read by the JIT once it exists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JitConfig {
+    /// False with `--no-jit`.
+    pub enabled: bool,
+    /// `--threshold`.
+    pub threshold: u32,
+    /// `--trace-limit`.
+    pub trace_limit: u32,
+    /// `--enable-opts`: known pass words in the order given.
+    pub enable_opts: Vec<&'static str>,
+    /// `MAJIT_LOG`: where the JIT writes its log.
+    pub log: Option<String>,
+}
+
+impl Default for JitConfig {
+    fn default() -> Self {
+        JitConfig {
+            enabled: true,
+            threshold: DEFAULT_THRESHOLD,
+            trace_limit: DEFAULT_TRACE_LIMIT,
+            enable_opts: KNOWN_OPTS.to_vec(),
+            log: None,
+        }
+    }
+}
+
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `--help`.
+    Help,
+    /// Run a program.
+    Run(Options),
+}
+
+/// A run request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Program path; `-` means stdin.
+    pub file: String,
+    /// `--stats` or `MAJIT_STATS=1`.
+    pub stats: bool,
+    /// JIT parameters.
+    pub jit: JitConfig,
+}
+
+/// Parses arguments (without the program name) and the environment,
+/// read through `env`.
+///
+/// ```
+/// use aheui::cli::{parse, Command};
+/// let args = ["--no-jit", "--threshold", "7", "x.aheui"].map(String::from);
+/// let Command::Run(o) = parse(&args, |_| None).unwrap() else { panic!() };
+/// assert_eq!((o.file.as_str(), o.jit.enabled, o.jit.threshold), ("x.aheui", false, 7));
+/// ```
+pub fn parse(args: &[String], env: impl Fn(&str) -> Option<String>) -> Result<Command> {
+    let mut file = None;
+    let mut stats = false;
+    let mut jit = JitConfig::default();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let (flag, attached) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = |name: &str| -> Result<String> {
+            attached
+                .clone()
+                .or_else(|| rest.next().cloned())
+                .ok_or_else(|| Error::Usage(format!("{name} needs a value")))
+        };
+        let switch = matches!(flag, "--help" | "-h" | "--no-jit" | "--stats");
+        if switch && attached.is_some() {
+            return Err(Error::Usage(format!("{flag} takes no value ({arg:?})")));
+        }
+        match flag {
+            "--help" | "-h" => return Ok(Command::Help),
+            "--no-jit" => jit.enabled = false,
+            "--stats" => stats = true,
+            "--threshold" => jit.threshold = count("--threshold", &value("--threshold")?)?,
+            "--trace-limit" => jit.trace_limit = count("--trace-limit", &value("--trace-limit")?)?,
+            "--enable-opts" => jit.enable_opts = opts(&value("--enable-opts")?)?,
+            _ if attached.is_some() || (flag.starts_with('-') && flag != "-") => {
+                return Err(Error::Usage(format!("unknown option {arg:?}")));
+            }
+            _ if file.is_some() => {
+                return Err(Error::Usage(format!("more than one FILE given ({arg:?})")))
+            }
+            _ => file = Some(arg.clone()),
+        }
+    }
+    let file = file.ok_or_else(|| Error::Usage("no FILE given".into()))?;
+    match env("MAJIT_STATS").as_deref() {
+        None | Some("" | "0") => {}
+        Some("1") => stats = true,
+        Some(other) => {
+            return Err(Error::Env(format!(
+                "MAJIT_STATS={other:?}: expected 0 or 1"
+            )))
+        }
+    }
+    jit.log = env("MAJIT_LOG").filter(|p| !p.is_empty());
+    Ok(Command::Run(Options { file, stats, jit }))
+}
+
+/// A positive count no larger than 2^31.
+fn count(flag: &str, text: &str) -> Result<u32> {
+    match text.parse::<u32>() {
+        Ok(n) if (1..=1 << 31).contains(&n) => Ok(n),
+        _ => Err(Error::Usage(format!(
+            "{flag} {text:?}: expected a whole number from 1 to 2147483648"
+        ))),
+    }
+}
+
+/// A `:`-separated list of known pass words, no repeats.
+fn opts(text: &str) -> Result<Vec<&'static str>> {
+    let mut chosen = Vec::new();
+    for word in text.split(':').filter(|w| !w.is_empty()) {
+        let Some(known) = KNOWN_OPTS.iter().find(|k| **k == word) else {
+            return Err(Error::Usage(format!(
+                "--enable-opts: unknown optimization {word:?}; valid: {}",
+                KNOWN_OPTS.join(", ")
+            )));
+        };
+        if chosen.contains(known) {
+            return Err(Error::Usage(format!("--enable-opts: {word:?} given twice")));
+        }
+        chosen.push(*known);
+    }
+    Ok(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Command> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse(&args, |_| None)
+    }
+
+    fn options(args: &[&str]) -> Options {
+        match run(args) {
+            Ok(Command::Run(o)) => o,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn usage_error(args: &[&str]) -> String {
+        match run(args) {
+            Err(e @ Error::Usage(_)) => e.to_string(),
+            other => panic!("expected a usage error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_flag_is_parsed_and_kept() {
+        let o = options(&[
+            "--stats",
+            "--no-jit",
+            "--threshold=5",
+            "--trace-limit",
+            "100",
+            "--enable-opts",
+            "heap:intbounds",
+            "-",
+        ]);
+        assert_eq!(o.file, "-");
+        assert!(o.stats && !o.jit.enabled);
+        assert_eq!((o.jit.threshold, o.jit.trace_limit), (5, 100));
+        assert_eq!(o.jit.enable_opts, vec!["heap", "intbounds"]);
+        assert_eq!(
+            options(&["--enable-opts=", "f"]).jit.enable_opts,
+            Vec::<&str>::new()
+        );
+        assert_eq!(run(&["--help", "--bogus"]).unwrap(), Command::Help);
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        assert!(usage_error(&["--threshold", "0", "f"]).contains("--threshold \"0\""));
+        assert!(usage_error(&["--threshold", "-3", "f"]).contains("whole number"));
+        assert!(usage_error(&["--trace-limit", "x", "f"]).contains("--trace-limit"));
+        assert!(usage_error(&["--trace-limit"]).contains("needs a value"));
+        assert!(usage_error(&["--enable-opts", "heap:fast", "f"]).contains("\"fast\""));
+        assert!(usage_error(&["--enable-opts", "heap:heap", "f"]).contains("twice"));
+        assert!(usage_error(&["--jit", "f"]).contains("unknown option"));
+        assert!(usage_error(&["--stats=1", "f"]).contains("takes no value"));
+        assert!(usage_error(&["a", "b"]).contains("more than one FILE"));
+        assert!(usage_error(&[]).contains("no FILE"));
+    }
+
+    #[test]
+    fn environment_sets_stats_and_log() {
+        let args = vec!["f".to_string()];
+        let env = |k: &str| match k {
+            "MAJIT_STATS" => Some("1".to_string()),
+            "MAJIT_LOG" => Some("/tmp/log".to_string()),
+            _ => None,
+        };
+        let Ok(Command::Run(o)) = parse(&args, env) else {
+            panic!()
+        };
+        assert!(o.stats);
+        assert_eq!(o.jit.log.as_deref(), Some("/tmp/log"));
+        let bad = parse(&args, |k| (k == "MAJIT_STATS").then(|| "yes".to_string()));
+        assert!(matches!(bad, Err(Error::Env(_))));
+    }
+}

@@ -1,0 +1,254 @@
+//! The plain interpreter: the dispatch loop over the compiled code space.
+//!
+//! State is the state index (cell and incoming momentum, see `code.rs`),
+//! the selected storage and the storages. One tick (LANGUAGE.md §3): the
+//! op runs and the next state is the step's `go`; or, if the selected
+//! storage holds fewer values than the op needs, the op is skipped and the
+//! next state is `back` (the vowel's momentum reversed); ㅊ popping zero
+//! also takes `back`; ㅎ stops. The vowel, the move, wrap-around and blank
+//! cells are all folded into the step table by `code.rs`.
+//!
+//! The loop allocates nothing itself: only the nodes the program pushes,
+//! and the slow paths (big integers, I/O) allocate. Binary commands try
+//! the `i64` fast path of `int.rs` and fall to an exact slow path on a big
+//! operand or overflow.
+
+use crate::code::{cell_of, CodeSpace};
+use crate::decode::Op;
+use crate::error::{Error, Result};
+use crate::int::{fast, slow, BinOp, DivisionByZero, Int, BIG};
+use crate::io::{Input, NumberInputError, Output};
+use crate::storage::{StorageError, Storages};
+use std::io::{BufRead, Write};
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// ㅎ ran; the process exit status.
+    Halted(u8),
+    /// No syllable lies ahead of the cursor: the program can never do
+    /// anything again and never halts (the reference loops forever).
+    Stalled,
+}
+
+/// Counters of one run, for `--stats`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Syllable cells executed (blank cells are not counted: the code
+    /// space skips them).
+    pub instructions: u64,
+}
+
+impl From<StorageError> for Error {
+    fn from(e: StorageError) -> Error {
+        Error::Heap(e.0)
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Error {
+        Error::Io(e)
+    }
+}
+
+/// A running program: storages, selection, stdin and stdout.
+pub struct Machine<'a, R: BufRead, W: Write> {
+    code: &'a CodeSpace,
+    storages: Storages,
+    selected: u8,
+    input: Input<R>,
+    output: Output<W>,
+    /// Counters, complete once [`Machine::run`] returns.
+    pub stats: Stats,
+}
+
+impl<'a, R: BufRead, W: Write> Machine<'a, R, W> {
+    /// A machine at the start of `code`, storage 0 selected.
+    pub fn new(code: &'a CodeSpace, storages: Storages, input: R, output: W) -> Self {
+        Machine {
+            code,
+            storages,
+            selected: 0,
+            input: Input::new(input),
+            output: Output::new(output),
+            stats: Stats::default(),
+        }
+    }
+
+    /// The output writer (flushed), for callers that collect output.
+    pub fn into_output(self) -> Result<W> {
+        Ok(self.output.into_inner()?)
+    }
+
+    /// The storages, for `--stats`.
+    pub fn storages(&self) -> &Storages {
+        &self.storages
+    }
+
+    /// Runs until ㅎ, a stall or an error; output is flushed on every exit.
+    ///
+    /// ```
+    /// use aheui::{code::CodeSpace, interp::{Machine, Outcome}, storage::Storages};
+    /// // push 2, push 3, multiply, print, halt
+    /// let code = CodeSpace::build("박받따망희").unwrap();
+    /// let mut out = Vec::new();
+    /// let mut m = Machine::new(&code, Storages::new(majit_gc::GcConfig::default()).unwrap(), &b""[..], &mut out);
+    /// assert_eq!(m.run().unwrap(), Outcome::Halted(0));
+    /// drop(m);
+    /// assert_eq!(out, b"6");
+    /// ```
+    pub fn run(&mut self) -> Result<Outcome> {
+        let result = self.dispatch();
+        let flushed = self.output.flush();
+        let outcome = result?;
+        flushed?;
+        Ok(outcome)
+    }
+
+    fn dispatch(&mut self) -> Result<Outcome> {
+        let cells = &self.code.cells[..];
+        let steps = &self.code.steps[..];
+        let mut state = self.code.start;
+        let mut ticks: u64 = 0;
+        let outcome = loop {
+            // SAFETY: `start` and every `go`/`back` are < steps.len() ==
+            // cells.len() * 8 (the invariant of `CodeSpace::build`).
+            let (cell, step) = unsafe {
+                (
+                    cells.get_unchecked(cell_of(state)),
+                    steps.get_unchecked(state as usize),
+                )
+            };
+            ticks += 1;
+            let s = self.selected;
+            if self.storages.len(s) < cell.needs as usize {
+                state = step.back;
+                continue;
+            }
+            match cell.op {
+                Op::Nop => {}
+                Op::Add => self.binary(BinOp::Add, state)?,
+                Op::Sub => self.binary(BinOp::Sub, state)?,
+                Op::Mul => self.binary(BinOp::Mul, state)?,
+                Op::Div => self.binary(BinOp::Div, state)?,
+                Op::Mod => self.binary(BinOp::Mod, state)?,
+                Op::Cmp => self.binary(BinOp::Cmp, state)?,
+                Op::Pop => self.discard(s),
+                Op::PrintNum => self.print_number(s)?,
+                Op::PrintChar => self.print_char(s)?,
+                Op::PushConst => self.storages.push_small(s, i64::from(cell.arg))?,
+                Op::ReadNum => self.read_number(state)?,
+                Op::ReadChar => self.read_char()?,
+                Op::Dup => self.storages.dup(s)?,
+                Op::Swap => self.storages.swap(s),
+                Op::Select => self.selected = cell.arg,
+                Op::Move => {
+                    let v = self.storages.pop(s);
+                    self.storages.push(cell.arg, v)?;
+                }
+                Op::Branch => {
+                    if self.pop_is_zero(s) {
+                        state = step.back;
+                        continue;
+                    }
+                }
+                Op::Halt => break self.halt(s),
+                Op::Stall => break Outcome::Stalled,
+            }
+            state = step.go;
+        };
+        // The stall sentinel is not a syllable.
+        self.stats.instructions += ticks - u64::from(outcome == Outcome::Stalled);
+        Ok(outcome)
+    }
+
+    /// A binary command on the selected storage (two values present).
+    #[inline(always)]
+    fn binary(&mut self, op: BinOp, state: u32) -> Result<()> {
+        let s = self.selected;
+        let a = self.storages.pop_raw(s);
+        let b = self.storages.pop_raw(s);
+        match fast(op, b, a) {
+            Some(r) => Ok(self.storages.push_result_small(s, r)?),
+            None => self.binary_slow(op, a, b, state),
+        }
+    }
+
+    /// The exact path: big operands, overflow, division by zero.
+    #[cold]
+    fn binary_slow(&mut self, op: BinOp, a: i64, b: i64, state: u32) -> Result<()> {
+        let s = self.selected;
+        // Bigs leave the side list in pop order: a's first.
+        let a = self.resolve(s, a);
+        let b = self.resolve(s, b);
+        match slow(op, &b, &a) {
+            Ok(r) => Ok(self.storages.push_result(s, r)?),
+            Err(DivisionByZero) => Err(Error::DivisionByZero {
+                at: self.code.positions[cell_of(state)],
+            }),
+        }
+    }
+
+    fn resolve(&mut self, s: u8, raw: i64) -> Int {
+        if raw == BIG {
+            Int::Big(self.storages.take_big(s))
+        } else {
+            Int::Small(raw)
+        }
+    }
+
+    fn discard(&mut self, s: u8) {
+        if self.storages.pop_raw(s) == BIG {
+            self.storages.take_big(s);
+        }
+    }
+
+    fn pop_is_zero(&mut self, s: u8) -> bool {
+        match self.storages.pop_raw(s) {
+            0 => true,
+            BIG => {
+                self.storages.take_big(s);
+                false
+            }
+            _ => false,
+        }
+    }
+
+    fn print_number(&mut self, s: u8) -> Result<()> {
+        let v = self.storages.pop(s);
+        Ok(self.output.print_number(&v)?)
+    }
+
+    fn print_char(&mut self, s: u8) -> Result<()> {
+        let v = self.storages.pop(s);
+        Ok(self.output.print_char(&v)?)
+    }
+
+    #[cold]
+    fn read_number(&mut self, state: u32) -> Result<()> {
+        self.output.flush()?;
+        match self.input.read_number() {
+            Ok(v) => Ok(self.storages.push(self.selected, v)?),
+            Err(NumberInputError::Io(e)) => Err(Error::Io(e)),
+            Err(cause) => Err(Error::NumberInput {
+                at: self.code.positions[cell_of(state)],
+                cause,
+            }),
+        }
+    }
+
+    #[cold]
+    fn read_char(&mut self) -> Result<()> {
+        self.output.flush()?;
+        let c = self.input.read_char()?;
+        Ok(self.storages.push_small(self.selected, c)?)
+    }
+
+    fn halt(&mut self, s: u8) -> Outcome {
+        if self.storages.len(s) == 0 {
+            Outcome::Halted(0)
+        } else {
+            Outcome::Halted(self.storages.pop(s).exit_status())
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The `aheui` command: `aheui [OPTIONS] FILE` (see `cli.rs` and README.md).
+//!
+//! Reads and validates the program, builds the code space and runs it with
+//! the process's stdin and stdout. The exit status is the program's (from
+//! ㅎ); interpreter errors print `aheui: <message>` to stderr and exit with
+//! the code of `error.rs`. A program that stalls (no syllable ahead of the
+//! cursor) never halts, like the reference; it then waits without using CPU.
+
+use aheui::cli::{self, Command, Options};
+use aheui::code::CodeSpace;
+use aheui::error::{Error, Result};
+use aheui::interp::{Machine, Outcome};
+use aheui::storage::Storages;
+use majit_gc::GcConfig;
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match cli::parse(&args, |var| std::env::var(var).ok()) {
+        Ok(Command::Help) => {
+            print!("{}", cli::USAGE);
+            ExitCode::SUCCESS
+        }
+        Ok(Command::Run(options)) => match run(&options) {
+            Ok(status) => ExitCode::from(status),
+            Err(e) => fail(&e),
+        },
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(e: &Error) -> ExitCode {
+    eprintln!("aheui: {e}");
+    ExitCode::from(e.exit_code())
+}
+
+/// Runs the program of `options`; the exit status on ㅎ.
+fn run(options: &Options) -> Result<u8> {
+    let source = load(&options.file)?;
+    let code = CodeSpace::build(&source)?;
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let gc_config = GcConfig::from_env().map_err(|e| Error::Env(e.to_string()))?;
+    let storages = Storages::new(gc_config)?;
+    let mut machine = Machine::new(&code, storages, stdin.lock(), stdout.lock());
+    let outcome = machine.run();
+    if options.stats {
+        print_stats(&machine);
+    }
+    match outcome? {
+        Outcome::Halted(status) => Ok(status),
+        Outcome::Stalled => loop {
+            std::thread::park();
+        },
+    }
+}
+
+/// Reads the program text (`-`: stdin) and checks it is UTF-8.
+fn load(path: &str) -> Result<String> {
+    let open_error = |source| Error::Open {
+        path: path.to_string(),
+        source,
+    };
+    let bytes = if path == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(open_error)?;
+        bytes
+    } else {
+        std::fs::read(path).map_err(open_error)?
+    };
+    String::from_utf8(bytes).map_err(|e| Error::NotUtf8 {
+        path: path.to_string(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+fn print_stats<R: std::io::BufRead, W: Write>(machine: &Machine<R, W>) {
+    let gc = machine.storages().gc_stats();
+    eprintln!(
+        "aheui stats: instructions executed: {}",
+        machine.stats.instructions
+    );
+    eprintln!(
+        "aheui stats: gc: {} minor and {} major collections, {} nodes promoted ({} bytes), \
+         {} nursery bytes allocated, {} old bytes (peak {}), {} heap bytes",
+        gc.minor_collections,
+        gc.major_collections,
+        gc.promoted_objects,
+        gc.promoted_bytes,
+        gc.nursery_bytes_allocated,
+        gc.old_bytes,
+        gc.old_bytes_peak,
+        gc.heap_bytes
+    );
+}
