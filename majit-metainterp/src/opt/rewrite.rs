@@ -80,7 +80,7 @@ impl Pass for Rewrite {
                 if let Some(x) = arg(0) {
                     if v == 0 {
                         cx.narrow(x, IntBound::exact(0));
-                    } else if cx.bound(x).within(IntBound::BOOL) {
+                    } else if is_bool(cx, x) {
                         cx.narrow(x, IntBound::exact(1));
                     }
                 }
@@ -105,6 +105,29 @@ impl Pass for Rewrite {
             }
             _ => {}
         }
+    }
+}
+
+/// Whether `r` is 0 or 1 (a comparison result or bounded so).
+fn is_bool(cx: &Cx, r: OpRef) -> bool {
+    let from_compare = cx.def(r).is_some_and(|d| {
+        d.opcode.swapped_comparison().is_some()
+            || matches!(d.opcode, OpCode::IntIsTrue | OpCode::IntIsZero)
+    });
+    from_compare || cx.bound(r).within(IntBound::BOOL)
+}
+
+/// `r` as `x + k` when it is an addition of a constant.
+fn split_add(cx: &Cx, r: OpRef) -> Option<(OpRef, i64)> {
+    let d = cx.def(r)?;
+    if d.opcode != OpCode::IntAdd {
+        return None;
+    }
+    let (x, y) = (d.args[0], d.args[1]);
+    match (cx.int_const(x), cx.int_const(y)) {
+        (_, Some(k)) => Some((x, k)),
+        (Some(k), None) => Some((y, k)),
+        (None, None) => None,
     }
 }
 
@@ -178,7 +201,7 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
     let b = op.args.get(1).copied();
     let same = Some(a) == b;
     let inner = |cx: &Cx, r: OpRef, i: usize| cx.def(r).and_then(|d| d.args.get(i).copied());
-    let bool_bound = cx.bound(a).within(IntBound::BOOL);
+    let bool_bound = is_bool(cx, a);
     Some(match (code, side(cx, Some(a)), side(cx, b)) {
         // -- integer algebra --
         (IntAdd, _, K(0)) => Fold::Same(a),       // x + 0 => x
@@ -201,12 +224,12 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
         (IntLshift | IntRshift | UintRshift, K(0), _) => Fold::Const(0), // 0 << x => 0
         // -- reassociation --
         (IntAdd, O(IntAdd), K(k2)) => {
-            let (x, k1) = (inner(cx, a, 0)?, cx.int_const(inner(cx, a, 1)?)?);
+            let (x, k1) = split_add(cx, a)?;
             let k = cx.konst(Const::Int(k1.wrapping_add(k2)));
             Fold::Rewrite(Op::new(IntAdd, &[x, k])) // (x + k1) + k2 => x + (k1 + k2)
         }
         (IntSub, O(IntAdd), K(k2)) => {
-            let (x, k1) = (inner(cx, a, 0)?, cx.int_const(inner(cx, a, 1)?)?);
+            let (x, k1) = split_add(cx, a)?;
             let k = cx.konst(Const::Int(k1.wrapping_sub(k2)));
             Fold::Rewrite(Op::new(IntAdd, &[x, k])) // (x + k1) - k2 => x + (k1 - k2)
         }

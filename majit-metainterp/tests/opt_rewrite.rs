@@ -1,0 +1,258 @@
+//! rewrite, intbounds and pure: folding, algebra, guard cleanup, ranges and
+//! CSE. Text in, text out, both traces run on refexec.
+
+mod opt_support;
+
+use majit_metainterp::opt::{optimize, OptError};
+use opt_support::{assert_opt, parse};
+
+#[test]
+fn constants_fold_and_identities_apply() {
+    assert_opt(
+        "rewrite",
+        "
+        [i0]
+        i1 = int_add(3, 4)
+        i2 = int_mul(i0, i1)
+        i3 = int_add(i2, 0)
+        i4 = int_sub(i3, i3)
+        i5 = int_mul(i0, 8)
+        i6 = int_xor(i5, 0)
+        finish(i3, i4, i6)",
+        "
+        [i0]
+        i2 = int_mul(i0, 7)
+        i5 = int_lshift(i0, 3)
+        finish(i2, 0, i5)",
+    );
+}
+
+#[test]
+fn constants_move_right_and_additions_reassociate() {
+    assert_opt(
+        "rewrite",
+        "
+        [i0]
+        i1 = int_add(2, i0)
+        i2 = int_add(i1, 5)
+        i3 = int_lt(10, i2)
+        finish(i3)",
+        "
+        [i0]
+        i2 = int_add(i0, 7)
+        i3 = int_gt(i2, 10)
+        finish(i3)",
+    );
+}
+
+#[test]
+fn is_zero_of_a_comparison_becomes_its_negation() {
+    assert_opt(
+        "rewrite",
+        "
+        [i0, i1]
+        i2 = int_lt(i0, i1)
+        i3 = int_is_zero(i2)
+        guard_true(i3) [i0]
+        finish()",
+        "
+        [i0, i1]
+        i3 = int_ge(i0, i1)
+        guard_true(i3) [i0]
+        finish()",
+    );
+}
+
+#[test]
+fn duplicate_guards_go() {
+    assert_opt(
+        "rewrite",
+        "
+        [i0, p1]
+        i2 = int_gt(i0, 0)
+        guard_true(i2) [i0]
+        guard_true(i2) [i0]
+        guard_nonnull(p1) [i0]
+        guard_nonnull(p1) [i0]
+        finish()",
+        "
+        [i0, p1]
+        i2 = int_gt(i0, 0)
+        guard_true(i2) [i0]
+        guard_nonnull(p1) [i0]
+        finish()",
+    );
+}
+
+#[test]
+fn guard_value_turns_its_value_into_a_constant_after_it() {
+    let out = assert_opt(
+        "rewrite",
+        "
+        [i0]
+        guard_value(i0, 5) [i0]
+        i1 = int_add(i0, 1)
+        guard_value(i0, 5) [i0]
+        finish(i1)",
+        "
+        [i0]
+        guard_value(i0, 5) [i0]
+        finish(6)",
+    );
+    // The guard's own resume data keeps the run-time value, not 5.
+    let rd = &out.resume[&opt_support::AUTO_FAIL_BASE];
+    assert_eq!(rd.values, vec![majit_metainterp::resume::Tagged::Box(0)]);
+}
+
+#[test]
+fn a_guard_that_always_fails_makes_the_trace_invalid() {
+    let t = parse(
+        "
+        [i0]
+        i1 = int_lt(3, 2)
+        guard_true(i1) [i0]
+        finish(i0)",
+    );
+    match optimize(&t, "rewrite") {
+        Err(OptError::Invalid { op_index: 1, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn unknown_pass_names_are_reported_with_the_valid_ones() {
+    let t = parse("[i0]\nfinish(i0)");
+    let err = optimize(&t, "rewrite:bogus").unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("bogus") && text.contains("intbounds") && text.contains("unroll"),
+        "{text}"
+    );
+}
+
+#[test]
+fn folded_overflow_check_takes_its_guard_along() {
+    assert_opt(
+        "rewrite",
+        "
+        [i0]
+        i1 = int_add_ovf(i0, 0)
+        guard_no_overflow() [i0]
+        i2 = int_mul_ovf(3, 4)
+        guard_no_overflow() [i0]
+        finish(i1, i2)",
+        "
+        [i0]
+        finish(i0, 12)",
+    );
+}
+
+#[test]
+fn bounds_from_a_guard_decide_later_comparisons() {
+    assert_opt(
+        "intbounds:rewrite",
+        "
+        [i0]
+        i1 = int_lt(i0, 10)
+        guard_true(i1) [i0]
+        i2 = int_ge(i0, 0)
+        guard_true(i2) [i0]
+        i3 = int_lt(i0, 20)
+        guard_true(i3) [i0]
+        i4 = int_add(i0, 5)
+        i5 = int_le(i4, 14)
+        finish(i5)",
+        "
+        [i0]
+        i1 = int_lt(i0, 10)
+        guard_true(i1) [i0]
+        i2 = int_ge(i0, 0)
+        guard_true(i2) [i0]
+        finish(1)",
+    );
+}
+
+#[test]
+fn overflow_check_proven_by_bounds_is_removed() {
+    assert_opt(
+        "intbounds",
+        "
+        [i0]
+        i1 = int_and(i0, 255)
+        i2 = int_add_ovf(i1, 1)
+        guard_no_overflow() [i0]
+        i3 = int_mul_ovf(i0, 2)
+        guard_no_overflow() [i0]
+        finish(i2, i3)",
+        "
+        [i0]
+        i1 = int_and(i0, 255)
+        i2 = int_add(i1, 1)
+        i3 = int_mul_ovf(i0, 2)
+        guard_no_overflow() [i0]
+        finish(i2, i3)",
+    );
+}
+
+#[test]
+fn narrow_loads_have_bounds() {
+    assert_opt(
+        "intbounds:rewrite",
+        "
+        [p0]
+        i0 = cast_ptr_to_int(p0)
+        i1 = getarrayitem_raw_i(i0, 0, descr=RawU8)
+        i2 = int_lt(i1, 256)
+        guard_true(i2) [i1]
+        finish(i1)",
+        "
+        [p0]
+        i0 = cast_ptr_to_int(p0)
+        i1 = getarrayitem_raw_i(i0, 0, descr=RawU8)
+        finish(i1)",
+    );
+}
+
+#[test]
+fn pure_ops_and_elidable_calls_are_shared() {
+    assert_opt(
+        "pure",
+        "
+        [i0, i1]
+        i2 = int_add(i0, i1)
+        i3 = int_add(i1, i0)
+        i4 = call_pure_i(@add_ints, i2, 1, descr=Call.ii_i)
+        i5 = call_pure_i(@add_ints, i3, 1, descr=Call.ii_i)
+        i6 = int_mul(i4, i5)
+        i7 = int_sub(10, 4)
+        finish(i6, i7)",
+        "
+        [i0, i1]
+        i2 = int_add(i0, i1)
+        i4 = call_pure_i(@add_ints, i2, 1, descr=Call.ii_i)
+        i6 = int_mul(i4, i4)
+        finish(i6, 6)",
+    );
+}
+
+#[test]
+fn default_pipeline_on_a_straight_trace() {
+    assert_opt(
+        "intbounds:rewrite:virtualize:heap:pure",
+        "
+        [p0, i1]
+        p2 = new(descr=Node)
+        i3 = int_add(i1, 0)
+        setfield_gc(p2, i3, descr=Node.value)
+        i4 = getfield_gc_i(p2, descr=Node.value)
+        i5 = int_mul(i4, 2)
+        i6 = int_mul(i1, 2)
+        i7 = int_sub(i5, i6)
+        guard_value(i7, 0) [p2]
+        finish(i6)",
+        "
+        [p0, i1]
+        i5 = int_lshift(i1, 1)
+        finish(i5)",
+    );
+}
