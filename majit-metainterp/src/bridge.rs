@@ -16,22 +16,101 @@
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExitId};
 use crate::driver::{Exit, GuardInfo, JitDriver, JitError, Next};
+use crate::opt::OptError;
+use crate::resume::{GuardResume, Layout, ResumeMap, Slot, Tagged};
 use crate::stats::AbortReason;
 use crate::tracer::{
     const_of, frame_live_set, BridgeFrame, Finished, SnapValue, TBox, TraceEnd, Tracer,
 };
-use majit_ir::{Kind, OpRef, Trace, Value};
+use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, Trace, Value};
 use std::time::Instant;
 
 /// The values of a failed guard's original fail args (the ones its
-/// snapshot numbers), read from the dead frame.
+/// snapshot numbers): the dead frame's values for an unoptimized trace;
+/// for an optimized one, rebuilt from the optimizer's resume data
+/// (virtuals allocated, pending fields stored).
 pub(crate) fn original_fail_args<B: Backend>(
-    _jit: &mut JitDriver<B>,
+    jit: &mut JitDriver<B>,
     df: &DeadFrame,
     info: &GuardInfo,
 ) -> Result<Vec<Value>, JitError> {
-    let _ = info;
-    Ok(df.values.clone())
+    let Some(rd) = &info.resume else {
+        return Ok(df.values.clone());
+    };
+    // SAFETY: `rd` is the optimizer's description of the guard that
+    // produced `df`, so its refs are live objects of the layouts `rd`
+    // stores into, and the driver's allocator returns zeroed objects.
+    unsafe { crate::resume::rebuild(&df.values, rd, &mut *jit.alloc) }
+        .map_err(|e| JitError::Resume(e.to_string()))
+}
+
+/// The boxes of a bridge's original fail args: inputs for `Box` values,
+/// constants, and for virtuals a recorded `new` plus its field stores
+/// (all allocations first); pending fields become recorded stores. The
+/// concrete values come from `values` (the rebuilt objects).
+fn bridge_boxes(trace: &mut Trace, rd: Option<&GuardResume>, values: &[Value]) -> Vec<TBox> {
+    let Some(rd) = rd else {
+        return (0..values.len())
+            .map(|i| TBox {
+                r: OpRef::input(i),
+                v: values[i],
+            })
+            .collect();
+    };
+    let mut objs = Vec::new();
+    for v in &rd.virtuals {
+        let op = match &v.layout {
+            Layout::Struct { size, vtable } => {
+                let code = if *vtable {
+                    OpCode::NewWithVtable
+                } else {
+                    OpCode::New
+                };
+                Op::new(code, &[]).with_descr(Descr::Size(size.clone()))
+            }
+            Layout::Array { descr, len } => {
+                let n = trace.add_const(Const::Int(i64::from(*len)));
+                Op::new(OpCode::NewArray, &[n]).with_descr(Descr::Array(descr.clone()))
+            }
+        };
+        objs.push(trace.push(op));
+    }
+    let tagged = |trace: &mut Trace, t: &Tagged| match t {
+        Tagged::Box(i) => OpRef::input(*i as usize),
+        Tagged::Const(c) => trace.add_const(*c),
+        Tagged::Virtual(k) => objs[*k as usize],
+    };
+    let store = |trace: &mut Trace, obj: OpRef, slot: &Slot, value: OpRef| {
+        let op = match slot {
+            Slot::Field(f) => {
+                Op::new(OpCode::SetfieldGc, &[obj, value]).with_descr(Descr::Field(f.clone()))
+            }
+            Slot::Item(a, i) => {
+                let idx = trace.add_const(Const::Int(i64::from(*i)));
+                Op::new(OpCode::SetarrayitemGc, &[obj, idx, value])
+                    .with_descr(Descr::Array(a.clone()))
+            }
+        };
+        trace.push(op);
+    };
+    for (k, v) in rd.virtuals.iter().enumerate() {
+        for (slot, t) in &v.fields {
+            let value = tagged(trace, t);
+            store(trace, objs[k], slot, value);
+        }
+    }
+    for p in &rd.pending {
+        let (target, value) = (tagged(trace, &p.target), tagged(trace, &p.value));
+        store(trace, target, &p.slot, value);
+    }
+    rd.values
+        .iter()
+        .zip(values)
+        .map(|(t, &v)| TBox {
+            r: tagged(trace, t),
+            v,
+        })
+        .collect()
 }
 
 /// Traces and compiles a bridge from the guard that produced `df`, then
@@ -42,8 +121,9 @@ pub(crate) fn trace_bridge<B: Backend>(
     info: &GuardInfo,
 ) -> Result<Next, JitError> {
     let values = original_fail_args(jit, df, info)?;
-    let kinds: Vec<Kind> = values.iter().map(|v| v.kind()).collect();
+    let kinds: Vec<Kind> = df.values.iter().map(|v| v.kind()).collect();
     let mut trace = Trace::new(&kinds);
+    let boxes = bridge_boxes(&mut trace, info.resume.as_ref(), &values);
     let snap = &info.snapshot;
     let mut frames = Vec::new();
     for (k, sf) in snap.frames.iter().enumerate() {
@@ -52,10 +132,7 @@ pub(crate) fn trace_bridge<B: Backend>(
         let mut regs = Vec::new();
         for (reg, sv) in live.regs().zip(&sf.values) {
             let b = match *sv {
-                SnapValue::Arg(i) => TBox {
-                    r: OpRef::input(i as usize),
-                    v: values[i as usize],
-                },
+                SnapValue::Arg(i) => boxes[i as usize],
                 SnapValue::Const(v) => TBox {
                     r: trace.add_const(const_of(v)),
                     v,
@@ -96,7 +173,7 @@ pub(crate) fn compile<B: Backend>(
     bridge_of: Option<ExitId>,
 ) -> Result<(CodeId, Trace), AbortReason> {
     jit.stats.ops_recorded += fin.trace.ops.len() as u64;
-    let trace = fin.trace;
+    let (trace, mut resume) = optimize(jit, fin.trace)?;
     let start = Instant::now();
     let compiled = match bridge_of {
         None => jit.backend.compile_loop(&trace),
@@ -108,6 +185,7 @@ pub(crate) fn compile<B: Backend>(
     for (id, snapshot) in fin.guards {
         let info = GuardInfo {
             snapshot,
+            resume: resume.remove(&id),
             failures: 0,
             bridged: false,
         };
@@ -117,4 +195,22 @@ pub(crate) fn compile<B: Backend>(
         jit.exits.insert(id, Exit::Finish(fin.greens.clone()));
     }
     Ok((code, trace))
+}
+
+/// Runs the optimizer when `enable_opts` names passes.
+fn optimize<B: Backend>(
+    jit: &mut JitDriver<B>,
+    trace: Trace,
+) -> Result<(Trace, ResumeMap), AbortReason> {
+    if jit.params.enable_opts.is_empty() {
+        return Ok((trace, ResumeMap::new()));
+    }
+    let start = Instant::now();
+    let out = crate::opt::optimize(&trace, &jit.params.enable_opts);
+    jit.stats.time_optimizing += start.elapsed();
+    match out {
+        Ok(o) => Ok((o.trace, o.resume)),
+        Err(OptError::Invalid { .. }) => Err(AbortReason::InvalidLoop),
+        Err(_) => Err(AbortReason::CompileFailed),
+    }
 }

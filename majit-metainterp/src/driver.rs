@@ -65,6 +65,9 @@ pub enum JitError {
     /// Compiled code failed in a way the backend detected (majit's
     /// developers act: a trace did something invalid).
     Exec(ExecError),
+    /// A guard's resume data could not be materialised (majit's
+    /// developers act: the optimizer's resume data is wrong).
+    Resume(String),
 }
 
 impl fmt::Display for JitError {
@@ -73,6 +76,7 @@ impl fmt::Display for JitError {
             JitError::BadState(m) => write!(f, "bad interpreter state: {m}"),
             JitError::Concrete(e) => write!(f, "jitcode failed: {e}"),
             JitError::Exec(e) => write!(f, "compiled code failed: {e}"),
+            JitError::Resume(m) => write!(f, "resume failed: {m}"),
         }
     }
 }
@@ -105,6 +109,9 @@ pub struct LoopInfo {
 #[derive(Clone, Debug)]
 pub struct GuardInfo {
     pub snapshot: Snapshot,
+    /// The optimizer's resume description (`None`: unoptimized trace, the
+    /// dead frame holds the original fail args).
+    pub resume: Option<crate::resume::GuardResume>,
     /// Failures so far.
     pub failures: u32,
     /// A bridge was traced from this guard (successfully or not).

@@ -10,16 +10,6 @@
 
 use std::fmt;
 
-/// Optimizer pass names `enable_opts` accepts, in pipeline order.
-pub const KNOWN_PASSES: &[&str] = &[
-    "intbounds",
-    "rewrite",
-    "virtualize",
-    "heap",
-    "pure",
-    "unroll",
-];
-
 /// The JIT's parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitParams {
@@ -36,9 +26,10 @@ pub struct JitParams {
     pub decay: u32,
     /// Tracing aborts at one key after which it is never traced again.
     pub max_aborts: u32,
-    /// Optimizer passes to run, in order (`MAJIT_ENABLE_OPTS`, a
-    /// colon-separated list; empty: traces go to the backend unoptimized).
-    pub enable_opts: Vec<String>,
+    /// Optimizer passes to run (`MAJIT_ENABLE_OPTS`, a colon-separated
+    /// list of [`crate::opt::ALL_PASSES`] words; empty: traces go to the
+    /// backend unoptimized). Default: [`crate::opt::DEFAULT_OPTS`].
+    pub enable_opts: String,
 }
 
 impl Default for JitParams {
@@ -49,7 +40,7 @@ impl Default for JitParams {
             bridge_threshold: 200,
             decay: 40,
             max_aborts: 3,
-            enable_opts: Vec::new(),
+            enable_opts: crate::opt::DEFAULT_OPTS.to_string(),
         }
     }
 }
@@ -92,23 +83,16 @@ fn number<T: std::str::FromStr + PartialOrd + fmt::Display>(
     Ok(v)
 }
 
-/// Parses a colon-separated pass list, rejecting unknown names.
-pub fn parse_opts(var: &str, value: &str) -> Result<Vec<String>, ParamError> {
-    let mut out = Vec::new();
-    for word in value.split(':').map(str::trim).filter(|w| !w.is_empty()) {
-        if !KNOWN_PASSES.contains(&word) {
-            return Err(ParamError {
-                var: var.to_string(),
-                value: value.to_string(),
-                expected: format!(
-                    "pass names separated by ':', from {} (unknown: {word})",
-                    KNOWN_PASSES.join(", ")
-                ),
-            });
-        }
-        out.push(word.to_string());
+/// Checks a colon-separated pass list against the optimizer's passes.
+pub fn parse_opts(var: &str, value: &str) -> Result<String, ParamError> {
+    match crate::opt::parse_opts(value.trim()) {
+        Ok(_) => Ok(value.trim().to_string()),
+        Err(e) => Err(ParamError {
+            var: var.to_string(),
+            value: value.to_string(),
+            expected: format!("pass names separated by ':' ({e})"),
+        }),
     }
-    Ok(out)
 }
 
 impl JitParams {

@@ -21,8 +21,9 @@
 //! The trace ends at the outermost frame's merge point: a loop trace
 //! closes with a `jump` to its own `label` when the greens equal the
 //! starting ones, or jumps to another compiled loop when the greens have
-//! one; a bridge jumps to a compiled loop or ends in a `finish` that hands
-//! the state to the interpreter. Greens are made constants at the merge
+//! one; other merge points are traced through. A bridge jumps to the first
+//! compiled loop it meets, or ends in a `finish` that hands the state to
+//! the interpreter when it meets a merge point for the second time. Greens are made constants at the merge
 //! point (a `guard_value` for any that is not). Tracing aborts (too long,
 //! program ended, merge point in a callee) return the frames as they are,
 //! at an instruction boundary, so the blackhole finishes the iteration and
@@ -167,6 +168,9 @@ pub struct Tracer<'a> {
     frames: Vec<TFrame>,
     guards: Vec<(u32, Snapshot)>,
     started: bool,
+    /// Merge points passed without closing (a bridge that meets one again
+    /// ends there with a `finish`).
+    passed: Vec<GreenKey>,
 }
 
 enum Step {
@@ -215,6 +219,7 @@ impl<'a> Tracer<'a> {
             frames: Vec::new(),
             guards: Vec::new(),
             started: false,
+            passed: Vec::new(),
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         let insn = frame.code.decode(mp_pc);
@@ -243,6 +248,7 @@ impl<'a> Tracer<'a> {
             frames: Vec::new(),
             guards: Vec::new(),
             started: true,
+            passed: Vec::new(),
         };
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
@@ -731,13 +737,15 @@ impl<'a> Tracer<'a> {
             }
             self.trace
                 .push(Op::new(OpCode::Jump, &red_refs).with_descr(target));
-        } else if matches!(self.kind, TraceKind::Bridge) {
+        } else if matches!(self.kind, TraceKind::Bridge) && self.passed.contains(&key) {
             let (id, descr) = self.fail_descr();
             self.trace
                 .push(Op::new(OpCode::Finish, &red_refs).with_descr(descr));
             finish = Some(id);
         } else {
-            // A loop trace passing another position: keep tracing.
+            // A position without compiled code, passed for the first time:
+            // keep tracing (a bridge usually reaches its loop's header).
+            self.passed.push(key);
             self.top().pc = insn.next;
             return Ok(Step::Next);
         }

@@ -44,18 +44,25 @@ fn run_oracle(prog: &Program, boxed: bool) -> (i64, Vec<i64>) {
     (r, take_output())
 }
 
-fn params(threshold: u32) -> JitParams {
-    JitParams::default().with_threshold(threshold)
+fn params(threshold: u32, opts: &str) -> JitParams {
+    JitParams::default()
+        .with_threshold(threshold)
+        .with_opts(opts)
+        .unwrap()
 }
+
+/// Both pipelines: unoptimized traces, and the optimizer's default.
+const OPTS: [&str; 2] = ["", majit_metainterp::opt::DEFAULT_OPTS];
 
 #[test]
 fn jit_matches_the_plain_interpreter_at_every_threshold() {
-    for boxed in [false, true] {
+    for (opts, boxed) in OPTS.iter().flat_map(|o| [(o, false), (o, true)]) {
         for (name, prog) in programs() {
             let expected = run_oracle(&prog, boxed);
             for threshold in [1, 2, 7, 25, 100_000] {
-                let (r, out, stats) = run_jit(&prog, boxed, params(threshold));
-                let what = format!("{name} boxed={boxed} threshold={threshold}\n{stats}");
+                let (r, out, stats) = run_jit(&prog, boxed, params(threshold, opts));
+                let what =
+                    format!("{name} boxed={boxed} threshold={threshold} opts={opts}\n{stats}");
                 assert_eq!((r, &out), (expected.0, &expected.1), "{what}");
                 if threshold <= 7 {
                     assert!(stats.loops_compiled >= 1, "{what}");
@@ -72,10 +79,10 @@ fn jit_matches_the_plain_interpreter_at_every_threshold() {
 fn guards_failing_mid_handler_resume_in_the_blackhole() {
     // ODD's branch flips every iteration: the loop's guard fails every
     // other iteration and the blackhole finishes ODD's handler.
-    for boxed in [false, true] {
+    for (opts, boxed) in OPTS.iter().flat_map(|o| [(o, false), (o, true)]) {
         let prog = &programs()[2].1;
         let expected = run_oracle(prog, boxed);
-        let p = params(3).with_bridge_threshold(u32::MAX);
+        let p = params(3, opts).with_bridge_threshold(u32::MAX);
         let (r, out, stats) = run_jit(prog, boxed, p);
         assert_eq!((r, out), expected);
         assert!(stats.guard_failures > 100, "{stats}");
@@ -97,9 +104,10 @@ fn guards_inside_inlined_calls_resume_both_frames() {
         (JNZ, 2),
         (HALT, 0),
     ]);
-    for boxed in [false, true] {
+    for (opts, boxed) in OPTS.iter().flat_map(|o| [(o, false), (o, true)]) {
         let expected = run_oracle(&prog, boxed);
-        let (r, out, stats) = run_jit(&prog, boxed, params(2).with_bridge_threshold(u32::MAX));
+        let p = params(2, opts).with_bridge_threshold(u32::MAX);
+        let (r, out, stats) = run_jit(&prog, boxed, p);
         assert_eq!((r, out), expected, "{stats}");
         assert!(stats.guard_failures >= 1, "{stats}");
     }
@@ -108,9 +116,9 @@ fn guards_inside_inlined_calls_resume_both_frames() {
 #[test]
 fn hot_failing_guards_get_bridges_that_are_entered() {
     let prog = &programs()[2].1; // 500 iterations, flipping branch
-    for boxed in [false, true] {
+    for (opts, boxed) in OPTS.iter().flat_map(|o| [(o, false), (o, true)]) {
         let expected = run_oracle(prog, boxed);
-        let (r, out, stats) = run_jit(prog, boxed, params(3).with_bridge_threshold(5));
+        let (r, out, stats) = run_jit(prog, boxed, params(3, opts).with_bridge_threshold(5));
         assert_eq!((r, out), expected, "{stats}");
         assert!(stats.bridges_compiled >= 1, "{stats}");
         // Without the bridge the guard would fail ~250 times; with it, the
@@ -121,10 +129,10 @@ fn hot_failing_guards_get_bridges_that_are_entered() {
 
 #[test]
 fn aborts_leave_results_and_side_effects_unchanged() {
-    for boxed in [false, true] {
+    for (opts, boxed) in OPTS.iter().flat_map(|o| [(o, false), (o, true)]) {
         for (name, prog) in programs() {
             let expected = run_oracle(&prog, boxed);
-            let p = params(1).with_trace_limit(2);
+            let p = params(1, opts).with_trace_limit(2);
             let (r, out, stats) = run_jit(&prog, boxed, p);
             assert_eq!((r, &out), (expected.0, &expected.1), "{name}\n{stats}");
             assert_eq!(stats.loops_compiled, 0, "{name}\n{stats}");
@@ -139,18 +147,31 @@ fn aborts_leave_results_and_side_effects_unchanged() {
 #[test]
 fn overflow_guards_deoptimize_to_the_overflow_path() {
     let prog = &programs()[3].1;
-    let expected = run_oracle(prog, false);
-    assert!(expected.1.contains(&-1), "the program overflows");
-    let (r, out, stats) = run_jit(prog, false, params(2).with_bridge_threshold(u32::MAX));
-    assert_eq!((r, out), expected, "{stats}");
-    assert!(stats.guard_failures >= 1, "{stats}");
+    for opts in OPTS {
+        let expected = run_oracle(prog, false);
+        assert!(expected.1.contains(&-1), "the program overflows");
+        let p = params(2, opts).with_bridge_threshold(u32::MAX);
+        let (r, out, stats) = run_jit(prog, false, p);
+        assert_eq!((r, out), expected, "{stats}");
+        assert!(stats.guard_failures >= 1, "{stats}");
+    }
 }
 
 #[test]
 fn bad_state_is_an_error_not_a_panic() {
     let (set, portal) = interp_jitcode(false);
-    let mut jit = JitDriver::new(set, portal, RefExec::new(), params(1)).unwrap();
+    let mut jit = JitDriver::new(set, portal, RefExec::new(), params(1, "")).unwrap();
     let mut g = [Value::Int(0)];
     let mut r = [Value::Int(0), Value::Int(0)];
     assert!(jit.can_enter_jit(&mut g, &mut r).is_err());
+}
+
+#[test]
+fn the_optimizer_removes_the_boxed_allocations_it_can() {
+    let prog = &programs()[0].1; // sum: one IntBox per iteration
+    let (_, _, plain) = run_jit(prog, true, params(2, ""));
+    let (_, _, opt) = run_jit(prog, true, params(2, majit_metainterp::opt::DEFAULT_OPTS));
+    assert_eq!(plain.ops_recorded, plain.ops_optimized, "{plain}");
+    assert!(opt.ops_optimized < opt.ops_recorded, "{opt}");
+    assert!(opt.time_optimizing > std::time::Duration::ZERO, "{opt}");
 }
