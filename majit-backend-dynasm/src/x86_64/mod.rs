@@ -104,3 +104,6 @@ pub(crate) fn unsupported(op: &Op, why: &str) -> CompileError {
         op: format!("{} ({why})", op.opcode),
     }
 }
+
+/// The architecture type, under the name the shared test suite expects.
+pub type ArchImpl = X86_64;
