@@ -10,8 +10,9 @@
 //! layout's class), leaves a forwarding address behind, and queues the
 //! copy so its own fields are fixed later (breadth-first, with the queue
 //! in a vector because old-space copies are not contiguous). Copies get
-//! the barrier flag (headered) or lie in clean cards (headerless), as
-//! does every old object after a minor collection. Finally each region is
+//! the barrier flag (headered objects), and every dirty card is clean
+//! again afterwards, so every old object is "unrecorded" after a minor
+//! collection (see `barrier.rs`). Finally each region is
 //! zeroed and emptied.
 //!
 //! **Major.** Marks from the roots through old and young objects (young
@@ -139,9 +140,15 @@ impl GcHeap {
         self.remembered.clear();
         let cards = std::mem::take(&mut self.dirty_cards);
         for &card in &cards {
-            if self.space.use_of(card) == ChunkUse::OldHeaderless {
+            let chunk = self.space.use_of(card);
+            if chunk == ChunkUse::OldHeaderless {
                 self.old
                     .objects_in_card(&self.space, card, |obj| scan.push(obj));
+            }
+            if matches!(
+                chunk,
+                ChunkUse::OldHeaderless | ChunkUse::OldHeadered | ChunkUse::LargeHead
+            ) {
                 // SAFETY: card lies in the heap range.
                 unsafe { *self.space.card_ptr(card) = 1 };
             }

@@ -219,7 +219,7 @@ impl GcHeap {
         };
         let fast = self.fast[ty.0 as usize];
         if fast.words.is_null() {
-            self.alloc_old(None, size, fast.header | FLAG_TRACK_YOUNG_PTRS)
+            self.alloc_old(None, size, fast.header)
         } else {
             self.alloc_nursery(fast.region, size, fast.header)
         }
@@ -246,7 +246,7 @@ impl GcHeap {
         let obj = if bytes <= self.max_nursery_object {
             self.alloc_nursery(0, bytes, ty.header())?
         } else {
-            self.alloc_old(None, bytes, ty.header() | FLAG_TRACK_YOUNG_PTRS)?
+            self.alloc_old(None, bytes, ty.header())?
         };
         // SAFETY: obj is a fresh object of `bytes` ≥ 16 bytes.
         unsafe { *((obj + ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64 };
@@ -291,7 +291,9 @@ impl GcHeap {
     /// Allocates `size` zeroed bytes directly in the old space: in the
     /// class of headerless layout `headerless`, else headered (small class
     /// or large object) with `header` stored. May run a major collection
-    /// first. The new object is old, so its barrier flag (or card) is set.
+    /// first. A new headered object gets its barrier flag, unless its card
+    /// is dirty: then it goes to the remembered set instead (barrier.rs,
+    /// invariants 2 and 3).
     pub(crate) fn alloc_old(
         &mut self,
         headerless: Option<TypeId>,
@@ -320,8 +322,15 @@ impl GcHeap {
         // bytes that nothing references yet.
         unsafe {
             std::ptr::write_bytes(obj as *mut u8, 0, size);
-            if headerless.is_none() {
-                *(obj as *mut u64) = header;
+        }
+        if headerless.is_none() {
+            // SAFETY: obj lies in the heap range; its first word is ours.
+            let clean = unsafe { *self.space.card_ptr(obj) } != 0;
+            let flag = if clean { FLAG_TRACK_YOUNG_PTRS } else { 0 };
+            // SAFETY: as above.
+            unsafe { *(obj as *mut u64) = header | flag };
+            if !clean {
+                self.remembered.push(obj);
             }
         }
         self.stats.old_bytes_peak = self.stats.old_bytes_peak.max(self.old.bytes);

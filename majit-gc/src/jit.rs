@@ -22,8 +22,11 @@
 //!   headerless layout.
 //! - `malloc_varsize(heap, type_id, length, frame)`: an array with header
 //!   and length written.
-//! - `write_barrier(heap, obj)`: the barrier's slow path, see
-//!   [`crate::barrier`] for the inline test.
+//! - `write_barrier(heap, obj)`: the barrier's slow path. The inline test
+//!   before a reference store into `obj`: the card byte at
+//!   `card_table_biased + (obj >> card_shift)` is nonzero (any object), or
+//!   for a known headered object bit `wb_flag_mask` of the byte at
+//!   `obj + wb_flag_byte_offset`; see [`crate::barrier`].
 //! - `collect(heap, frame)`: a minor collection.
 //! - `push_frame(heap, frame)` / `pop_frame(heap)`: register a frame for
 //!   collections triggered by calls out of JIT code.
@@ -77,10 +80,14 @@ pub struct JitGcInfo {
     pub pop_frame_fn: usize,
     /// Header size; the header word holds the type id in its low 32 bits.
     pub header_size: u32,
-    /// Headered barrier test: `byte [obj + wb_flag_byte_offset] & wb_flag_mask`.
+    /// Header test, for objects known to be headered:
+    /// `byte [obj + wb_flag_byte_offset] & wb_flag_mask != 0` → call
+    /// `write_barrier_fn`.
     pub wb_flag_byte_offset: u32,
     pub wb_flag_mask: u8,
-    /// Headerless barrier test: `byte [card_table_biased + (obj >> card_shift)] != 0`.
+    /// Card test, valid for every object (the only one for headerless
+    /// objects): `byte [card_table_biased + (obj >> card_shift)] != 0` →
+    /// call `write_barrier_fn`.
     pub card_table_biased: usize,
     pub card_shift: u32,
     pub array_length_offset: u32,

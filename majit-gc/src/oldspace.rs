@@ -156,9 +156,7 @@ impl OldSpace {
             ChunkUse::OldHeadered
         };
         let chunk = space.acquire(1, kind, kind)?;
-        if c.headerless.is_some() {
-            space.set_cards(space.chunk_addr(chunk), CHUNK_SIZE, 1);
-        }
+        space.set_cards(space.chunk_addr(chunk), CHUNK_SIZE, 1);
         let nslots = CHUNK_SIZE / c.slot_size;
         self.meta[chunk] = Some(Box::new(OldChunk {
             class,
@@ -175,6 +173,7 @@ impl OldSpace {
     pub fn alloc_large(&mut self, space: &mut Space, bytes: usize) -> Option<usize> {
         let n = bytes.div_ceil(CHUNK_SIZE);
         let chunk = space.acquire(n, ChunkUse::LargeHead, ChunkUse::LargeTail)?;
+        space.set_cards(space.chunk_addr(chunk), CARD_SIZE, 1);
         self.large[chunk] = Some(LargeObj {
             nchunks: n,
             bytes,
@@ -226,7 +225,7 @@ impl OldSpace {
     }
 
     /// Calls `visit` with every allocated object that starts inside the
-    /// card at `card_addr` of a headerless chunk.
+    /// card at `card_addr` of a slot chunk.
     pub fn objects_in_card(&self, space: &Space, card_addr: usize, mut visit: impl FnMut(usize)) {
         let i = space.chunk_index(card_addr);
         let Some(meta) = self.meta[i].as_ref() else {

@@ -13,9 +13,11 @@
 //! heap.
 //!
 //! The card table has one byte per [`CARD_SIZE`] bytes of the range. A
-//! byte is 1 exactly for the clean cards of old headerless chunks ("a
-//! store of a reference here must call the write barrier") and 0
-//! elsewhere, so the JIT's test needs no knowledge of the object.
+//! byte is 0 for nursery and free chunks and for dirty cards (recorded
+//! since the last minor collection), 1 for the clean cards of old chunks.
+//! An object's card is the card of its first byte. See `barrier.rs` for
+//! the invariants that make the card byte a valid barrier test for every
+//! object, headered or not.
 
 use crate::error::{GcError, Result};
 

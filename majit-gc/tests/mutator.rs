@@ -8,7 +8,7 @@
 //! objects: values must match and identity must be preserved (one real
 //! address per model object and back).
 
-use majit_gc::{ArrayLayout, Gc, GcConfig, GcRef, Layout, TypeId};
+use majit_gc::{ArrayLayout, Gc, GcConfig, GcHeap, GcRef, JitGcInfo, Layout, TypeId};
 use std::collections::HashMap;
 
 /// splitmix64.
@@ -66,6 +66,10 @@ struct World {
     /// Model roots, parallel to shadow-stack slots 0..N.
     roots: Vec<Option<usize>>,
     rng: Rng,
+    /// Half of the reference stores go the way JIT code does them: the
+    /// card test (valid for every object), the `extern "C"` barrier, a
+    /// raw store.
+    jit: Option<JitGcInfo>,
 }
 
 const ROOTS: usize = 12;
@@ -121,7 +125,28 @@ impl World {
             objs: Vec::new(),
             roots: vec![None; ROOTS],
             rng: Rng(seed),
+            jit: None,
         }
+    }
+
+    /// A reference store, through `Gc::write_ref` or as JIT code does it.
+    fn store_ref(&mut self, obj: GcRef, offset: u32, value: GcRef) {
+        let Some(info) = self.jit.as_ref().filter(|_| self.rng.below(2) == 0) else {
+            return self.gc.write_ref(obj, offset, value);
+        };
+        let card = info
+            .card_table_biased
+            .wrapping_add(obj.addr() >> info.card_shift);
+        // SAFETY: the card table covers every heap address; the barrier is
+        // the published entry point, called on a live object.
+        unsafe {
+            if *(card as *const u8) != 0 {
+                let barrier: unsafe extern "C" fn(*mut GcHeap, usize) =
+                    std::mem::transmute(info.write_barrier_fn as *const ());
+                barrier(info.heap as *mut GcHeap, obj.addr());
+            }
+        }
+        self.gc.write_word(obj, offset, value.addr() as u64);
     }
 
     fn alloc(&mut self, slot: usize) {
@@ -171,7 +196,7 @@ impl World {
                 };
                 let real_value = value.map_or(GcRef::NULL, |_| self.gc.root(src));
                 let off = obj.ref_offset(&self.types, k);
-                self.gc.write_ref(real, off, real_value);
+                self.store_ref(real, off, real_value);
                 self.objs[id].refs[k] = value;
             }
             5 if !obj.words.is_empty() => {
@@ -246,7 +271,24 @@ impl World {
 }
 
 fn run(config: GcConfig, seed: u64, steps: usize) {
+    run_with(config, seed, steps, false);
+    run_with(jit_config(seed), seed, steps, true);
+}
+
+fn jit_config(seed: u64) -> GcConfig {
+    GcConfig {
+        nursery_size: 1024 << (seed % 4),
+        stress_every: (seed % 2 == 0).then_some(2),
+        major_threshold: 256 << 10,
+        ..GcConfig::default()
+    }
+}
+
+fn run_with(config: GcConfig, seed: u64, steps: usize, jit: bool) {
     let mut world = World::new(config, seed);
+    if jit {
+        world.jit = Some(world.gc.jit_info());
+    }
     for i in 0..steps {
         world.step();
         if i % 500 == 0 {
