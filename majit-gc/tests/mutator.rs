@@ -278,7 +278,7 @@ fn run(config: GcConfig, seed: u64, steps: usize) {
 fn jit_config(seed: u64) -> GcConfig {
     GcConfig {
         nursery_size: 1024 << (seed % 4),
-        stress_every: (seed % 2 == 0).then_some(2),
+        stress_every: seed.is_multiple_of(2).then_some(2),
         major_threshold: 256 << 10,
         ..GcConfig::default()
     }
