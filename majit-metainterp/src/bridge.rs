@@ -15,7 +15,7 @@
 //! registered and counted.
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExitId};
-use crate::driver::{Exit, GuardInfo, JitDriver, JitError, Next};
+use crate::driver::{BridgeInfo, Exit, GuardInfo, JitDriver, JitError, Next};
 use crate::opt::OptError;
 use crate::resume::{GuardResume, Layout, ResumeMap, Slot, Tagged};
 use crate::stats::AbortReason;
@@ -157,7 +157,11 @@ pub(crate) fn trace_bridge<B: Backend>(
         TraceEnd::Done(fin) => {
             let (greens, reds) = (fin.greens.clone(), fin.reds.clone());
             match compile(jit, *fin, Some(df.exit)) {
-                Ok(_) => jit.stats.bridges_compiled += 1,
+                Ok((code, trace)) => {
+                    jit.stats.bridges_compiled += 1;
+                    let guard = df.exit;
+                    jit.bridges.push(BridgeInfo { guard, code, trace });
+                }
                 Err(reason) => jit.stats.abort(reason),
             }
             jit.continue_at(greens, reds)

@@ -26,7 +26,7 @@
 //! abort hands the tracer's frames to the blackhole); every counter in
 //! [`Stats`] is bumped where its event happens.
 
-use crate::backend::{Backend, CodeId, DeadFrame, ExecError};
+use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::blackhole::{BhFrame, Blackhole, Outcome};
 use crate::bridge;
 use crate::jitcode::eval::ConcreteError;
@@ -105,6 +105,16 @@ pub struct LoopInfo {
     pub trace: Trace,
 }
 
+/// One compiled bridge.
+#[derive(Clone, Debug)]
+pub struct BridgeInfo {
+    /// The guard it is attached to.
+    pub guard: ExitId,
+    pub code: CodeId,
+    /// The trace as compiled (after the optimizer).
+    pub trace: Trace,
+}
+
 /// What a guard of compiled code needs when it fails.
 #[derive(Clone, Debug)]
 pub struct GuardInfo {
@@ -161,6 +171,7 @@ pub struct JitDriver<B: Backend> {
     pub(crate) alloc: Box<dyn Allocator>,
     pub(crate) exits: BTreeMap<u32, Exit>,
     pub(crate) loops: Vec<LoopInfo>,
+    pub(crate) bridges: Vec<BridgeInfo>,
     pub(crate) next_fail_id: u32,
     pub(crate) stats: Stats,
 }
@@ -204,6 +215,7 @@ impl<B: Backend> JitDriver<B> {
             alloc: Box::new(MallocAllocator::default()),
             exits: BTreeMap::new(),
             loops: Vec::new(),
+            bridges: Vec::new(),
             next_fail_id: 0,
             stats: Stats::default(),
         })
@@ -228,6 +240,11 @@ impl<B: Backend> JitDriver<B> {
     /// The compiled loops, in compilation order.
     pub fn loops(&self) -> &[LoopInfo] {
         &self.loops
+    }
+
+    /// The compiled bridges, in compilation order.
+    pub fn bridges(&self) -> &[BridgeInfo] {
+        &self.bridges
     }
 
     /// The backend (e.g. to inspect or free code).

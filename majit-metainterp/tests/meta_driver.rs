@@ -15,6 +15,16 @@ use meta_support::*;
 
 /// Runs `prog` with the JIT; returns result, output and stats.
 fn run_jit(prog: &Program, boxed: bool, params: JitParams) -> (i64, Vec<i64>, Stats) {
+    let (r, out, jit) = run_jit_driver(prog, boxed, params);
+    (r, out, jit.stats().clone())
+}
+
+/// As [`run_jit`], returning the driver itself for inspection.
+fn run_jit_driver(
+    prog: &Program,
+    boxed: bool,
+    params: JitParams,
+) -> (i64, Vec<i64>, JitDriver<RefExec>) {
     let (set, portal) = interp_jitcode(boxed);
     let mut jit = JitDriver::new(set, portal, RefExec::new(), params).unwrap();
     take_output();
@@ -35,7 +45,7 @@ fn run_jit(prog: &Program, boxed: bool, params: JitParams) -> (i64, Vec<i64>, St
             }
         }
     });
-    (result, take_output(), jit.stats().clone())
+    (result, take_output(), jit)
 }
 
 fn run_oracle(prog: &Program, boxed: bool) -> (i64, Vec<i64>) {
@@ -113,17 +123,48 @@ fn guards_inside_inlined_calls_resume_both_frames() {
     }
 }
 
+/// The program called `name`.
+fn program(name: &str) -> Program {
+    programs().into_iter().find(|p| p.0 == name).unwrap().1
+}
+
 #[test]
 fn hot_failing_guards_get_bridges_that_are_entered() {
-    let prog = &programs()[2].1; // 500 iterations, flipping branch
-    for (opts, boxed) in OPTS.iter().flat_map(|o| [(o, false), (o, true)]) {
-        let expected = run_oracle(prog, boxed);
-        let (r, out, stats) = run_jit(prog, boxed, params(3, opts).with_bridge_threshold(5));
+    // A flipping branch; in the second program the guard's resume data
+    // holds a virtual box (boxed, optimized) that the bridge re-creates.
+    for (opts, boxed, prog) in
+        OPTS.iter()
+            .flat_map(|o| [(o, false), (o, true)])
+            .flat_map(|(o, b)| {
+                [
+                    (o, b, program("odd_even")),
+                    (o, b, program("alloc_then_branch")),
+                ]
+            })
+    {
+        let expected = run_oracle(&prog, boxed);
+        let p = params(3, opts).with_bridge_threshold(5);
+        let (r, out, jit) = run_jit_driver(&prog, boxed, p);
+        let stats = jit.stats();
         assert_eq!((r, out), expected, "{stats}");
         assert!(stats.bridges_compiled >= 1, "{stats}");
-        // Without the bridge the guard would fail ~250 times; with it, the
+        assert_eq!(jit.bridges().len() as u64, stats.bridges_compiled);
+        // Without the bridge the guard would fail ~200 times; with it, the
         // failures stop once the bridge is attached (it is entered).
         assert!(stats.guard_failures < 20, "{stats}");
+        if boxed && !opts.is_empty() {
+            // The loop's first guard sees the fresh box only virtually:
+            // its fail args hold no ref, so the bridge re-creates it.
+            let first_guard = jit.loops()[0]
+                .trace
+                .ops
+                .iter()
+                .find(|op| op.opcode.is_guard());
+            let trace = &jit.loops()[0].trace;
+            let fail_args = first_guard.unwrap().fail_args.clone().unwrap();
+            let kinds: Vec<_> = fail_args.iter().map(|&a| trace.kind_of(a)).collect();
+            assert!(!kinds.contains(&Some(majit_ir::Kind::Ref)), "{kinds:?}");
+        }
     }
 }
 
@@ -154,6 +195,35 @@ fn overflow_guards_deoptimize_to_the_overflow_path() {
         let (r, out, stats) = run_jit(prog, false, p);
         assert_eq!((r, out), expected, "{stats}");
         assert!(stats.guard_failures >= 1, "{stats}");
+    }
+}
+
+#[test]
+fn promoted_values_become_constants_behind_guard_value() {
+    let prog = program("promote");
+    for opts in OPTS {
+        let expected = run_oracle(&prog, false);
+        let p = params(2, opts).with_bridge_threshold(u32::MAX);
+        let (set, portal) = interp_jitcode(false);
+        let mut jit = JitDriver::new(set, portal, RefExec::new(), p).unwrap();
+        take_output();
+        let r = run_plain(&prog, false, &mut |st| {
+            let mut g = [Value::Int(st.pc), Value::Int(prog.addr())];
+            let mut r = [st.acc, Value::Int(st.cnt)];
+            let action = jit.can_enter_jit(&mut g, &mut r).unwrap();
+            if action == JitAction::Continue {
+                st.pc = g[0].as_int().unwrap();
+                st.acc = r[0];
+                st.cnt = r[1].as_int().unwrap();
+            }
+            false
+        });
+        assert_eq!((r, take_output()), expected);
+        let text = majit_ir::text::print(&jit.loops()[0].trace);
+        assert!(text.contains("guard_value("), "{text}");
+        // acc += t uses the promoted constant, not the shifted value
+        assert!(!text.contains("int_add(i0, i"), "{text}");
+        assert!(jit.stats().guard_failures >= 1, "{}", jit.stats());
     }
 }
 

@@ -32,6 +32,8 @@ pub const ODD: i64 = 9;
 /// `acc = mix(acc, cnt)` through an inline-called jitcode helper.
 pub const MIX: i64 = 10;
 pub const JMP: i64 = 11;
+/// `acc += cnt >> 6`, with `cnt >> 6` promoted to a constant.
+pub const PROMOTE: i64 = 12;
 
 thread_local! {
     static OUTPUT: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
@@ -200,6 +202,7 @@ pub fn run_plain(prog: &Program, boxed: bool, back_edge: &mut BackEdge<'_>) -> i
                 a.wrapping_sub(1)
             }),
             MIX => Some(mix(a, st.cnt)),
+            PROMOTE => Some(a.wrapping_add(st.cnt >> 6)),
             JNZ | JMP => {
                 if op == JMP || st.cnt != 0 {
                     st.pc = arg;
@@ -300,7 +303,7 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
     let print = call_descr("emit", &[Kind::Int], ResultKind::Void, CallEffect::Random);
     let layout: Descr = int_box_layout().into();
     let value: Descr = int_box_value().into();
-    let labels: Vec<_> = (0..12).map(|_| b.label()).collect();
+    let labels: Vec<_> = (0..13).map(|_| b.label()).collect();
     let (top, set_acc, halt) = (b.label(), b.label(), b.label());
 
     b.bind(top);
@@ -324,7 +327,7 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
     } else {
         b.copy(r.acc.into(), a);
     }
-    let cases: Vec<(i64, _)> = (0..12).map(|k| (k, labels[k as usize])).collect();
+    let cases: Vec<(i64, _)> = (0..13).map(|k| (k, labels[k as usize])).collect();
     b.switch(op.into(), &cases);
     b.goto(halt);
 
@@ -381,6 +384,12 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
 
     b.bind(labels[MIX as usize]);
     b.inline_call(mix_id, &[a.into(), r.cnt.into()], Some(t));
+    b.goto(set_acc);
+
+    b.bind(labels[PROMOTE as usize]);
+    b.op(OpCode::IntRshift, &[r.cnt.into(), Arg::Int(6)], t);
+    b.promote(t.into());
+    b.op(OpCode::IntAdd, &[a.into(), t.into()], t);
     b.goto(set_acc);
 
     b.bind(labels[JNZ as usize]);
@@ -470,9 +479,37 @@ pub fn programs() -> Vec<(&'static str, Program)> {
                 (HALT, 0),
             ]),
         ),
-        // nested loops: the inner loop exits into the outer one
+        // an allocation (boxed) right before a flipping branch: the guard's
+        // resume data holds a virtual
         (
-            "nested",
+            "alloc_then_branch",
+            Program::new(&[
+                (LOADA, 1),
+                (LOADC, 400),
+                (ADDA, 3),
+                (ODD, 7),
+                (DECC, 0),
+                (JNZ, 2),
+                (PRINT, 0),
+                (HALT, 0),
+            ]),
+        ),
+        // a promoted value that changes three times
+        (
+            "promote",
+            Program::new(&[
+                (LOADA, 0),
+                (LOADC, 250),
+                (PROMOTE, 0),
+                (DECC, 0),
+                (JNZ, 2),
+                (PRINT, 0),
+                (HALT, 0),
+            ]),
+        ),
+        // two loops in sequence, the second with branches in its body
+        (
+            "two_loops",
             Program::new(&[
                 (LOADA, 0),
                 (LOADC, 30),
