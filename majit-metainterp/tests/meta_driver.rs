@@ -245,3 +245,39 @@ fn the_optimizer_removes_the_boxed_allocations_it_can() {
     assert!(opt.ops_optimized < opt.ops_recorded, "{opt}");
     assert!(opt.time_optimizing > std::time::Duration::ZERO, "{opt}");
 }
+
+#[test]
+fn aborts_at_every_trace_length_keep_semantics() {
+    // Sweeping the limit puts the abort at every point of the first
+    // iteration, inside inlined calls and right after side effects too.
+    for name in ["mix", "print_loop", "alloc_then_branch"] {
+        let prog = program(name);
+        for boxed in [false, true] {
+            let expected = run_oracle(&prog, boxed);
+            for limit in 1..30 {
+                let p = params(1, "").with_trace_limit(limit);
+                let (r, out, stats) = run_jit(&prog, boxed, p);
+                assert_eq!(
+                    (r, &out),
+                    (expected.0, &expected.1),
+                    "{name} limit={limit}\n{stats}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn successful_compiles_are_never_counted_as_aborts() {
+    for (name, prog) in programs() {
+        for opts in OPTS {
+            let (_, _, stats) = run_jit(&prog, true, params(2, opts));
+            assert_eq!(stats.total_aborts(), 0, "{name} opts={opts}\n{stats}");
+            assert!(stats.loops_compiled >= 1, "{name}\n{stats}");
+            assert!(
+                stats.traces_started >= stats.loops_compiled,
+                "{name}\n{stats}"
+            );
+        }
+    }
+}
