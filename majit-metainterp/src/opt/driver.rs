@@ -239,6 +239,11 @@ impl Pipeline {
     fn commit(&mut self, mut op: OptOp) {
         self.cx.pass = "output";
         if op.op.opcode.is_guard() {
+            // Guards never force their fail args; a virtual guard argument
+            // is an op virtualize does not model.
+            let why = format!("tested by `{}`", op.op.opcode);
+            self.cx.force_args(&op.op, &why);
+            self.commit_forced();
             let pending = self.cx.take_pending();
             let (boxes, rd) = encode_guard(&mut self.cx, &op.op, &pending);
             op.op.fail_args = Some(boxes);

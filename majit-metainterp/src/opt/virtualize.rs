@@ -228,13 +228,20 @@ impl Virtualize {
     fn opt_guard_ptr(&mut self, cx: &mut Cx, op: OptOp) -> Outcome {
         use OpCode::*;
         let code = op.op.opcode;
+        if code == GuardValue {
+            let (a, b) = (cx.resolve(op.op.arg(0)), cx.resolve(op.op.arg(1)));
+            return match (cx.is_virtual(a) || cx.is_virtual(b), a == b) {
+                (_, true) => Outcome::Drop,
+                (true, false) => Outcome::Invalid("guard_value on a fresh allocation".into()),
+                (false, false) => Outcome::Emit(op),
+            };
+        }
         let Some(v) = cx.virtual_of(op.op.arg(0)) else {
             return Outcome::Emit(op);
         };
         match code {
             GuardNonnull => Outcome::Drop,
             GuardIsnull => Outcome::Invalid("guard_isnull on a fresh allocation".into()),
-            GuardValue => Outcome::Invalid("guard_value on a fresh allocation".into()),
             _ => {
                 let vtable = match &v.layout {
                     Layout::Struct { size, vtable: true } => size.vtable,

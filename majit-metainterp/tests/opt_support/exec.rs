@@ -383,3 +383,12 @@ pub fn check_equivalent(original: &Trace, opt: &Optimized, runs: u64) -> usize {
     }
     guard_exits
 }
+
+/// The op index through which `t` exits for the inputs of `seed`, or
+/// `None` when it errs or hits the step limit.
+pub fn exit_index(t: &Trace, seed: u64) -> Option<usize> {
+    let shapes = input_shapes(t);
+    let mut w = World::new(seed);
+    let inputs = w.inputs(t, &shapes);
+    w.run(t, &inputs).ok().map(|f| f.exit.op_index as usize)
+}

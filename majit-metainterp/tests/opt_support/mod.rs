@@ -8,7 +8,7 @@ pub mod exec;
 
 use majit_ir::fuzzing::test_namespace;
 use majit_ir::{parse_with, print_with, verify, Const, Descr, FailDescr, Namespace, Trace};
-use majit_metainterp::opt::{optimize, parse_opts, Optimized};
+use majit_metainterp::opt::{optimize, parse_opts, OptError, Optimized};
 
 /// Fail-descr ids given to guards written without `descr=`.
 pub const AUTO_FAIL_BASE: u32 = 1000;
@@ -79,12 +79,17 @@ fn side_by_side(a: &str, b: &str) -> String {
 /// Optimizes `t` with every prefix of `passes` (pipeline order) and checks
 /// that each output verifies; returns the full run.
 pub fn optimize_checked(passes: &str, t: &Trace) -> Optimized {
+    try_optimize_checked(passes, t).unwrap_or_else(|e| panic!("{passes}: {e}"))
+}
+
+/// As [`optimize_checked`], but an optimizer error is returned.
+pub fn try_optimize_checked(passes: &str, t: &Trace) -> Result<Optimized, OptError> {
     verify(t).unwrap_or_else(|e| panic!("input does not verify: {e}\n{}", normalized(t)));
     let names = parse_opts(passes).expect("valid enable_opts");
     let mut last = None;
     for k in 1..=names.len().max(1) {
         let prefix = names[..k.min(names.len())].join(":");
-        let out = optimize(t, &prefix).unwrap_or_else(|e| panic!("{prefix}: {e}"));
+        let out = optimize(t, &prefix)?;
         if let Err(e) = verify(&out.trace) {
             panic!(
                 "output of `{prefix}` does not verify: {e}\n{}",
@@ -93,7 +98,7 @@ pub fn optimize_checked(passes: &str, t: &Trace) -> Optimized {
         }
         last = Some(out);
     }
-    last.expect("at least one run")
+    Ok(last.expect("at least one run"))
 }
 
 /// Text in, text out: optimizes `input` with `passes` and compares with
