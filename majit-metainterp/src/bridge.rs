@@ -9,7 +9,7 @@
 //! if tracing aborts or compilation fails, it keeps exiting to the
 //! blackhole.
 //!
-//! [`compile`] is the one path from a finished trace to the backend, for
+//! `compile` is the one path from a finished trace to the backend, for
 //! loops and bridges alike: the optimizer when `enable_opts` names passes,
 //! then the backend, then (only on success) the trace's exits are
 //! registered and counted.

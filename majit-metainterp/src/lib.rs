@@ -5,8 +5,19 @@
 //! - [`opt`]: the optimizer passes.
 //! - [`resume`]: per-guard resume data (virtuals, pending fields).
 //!
-//! Still to come: jitcode, the tracer, warm state and `JitParams`, the
-//! driver API, the blackhole interpreter, bridges, stats and logs.
+//! The meta-tracing core (read [`driver`] first, then [`tracer`]):
+//! - [`jitcode`]: the register bytecode of the interpreter's handlers, its
+//!   builder, liveness pass and disassembler.
+//! - [`driver`]: the API an interpreter calls (`can_enter_jit`), running
+//!   compiled loops and handling their exits.
+//! - [`tracer`]: runs jitcode on boxes and records traces with resume
+//!   snapshots.
+//! - [`blackhole`]: runs jitcode on plain values after a guard failure or
+//!   an abort, up to the next merge point.
+//! - [`bridge`]: bridges from hot guards, and the one compile path
+//!   (optimizer, backend, exit registration).
+//! - [`warmstate`], [`params`], [`stats`]: hotness counters, `JitParams`,
+//!   counters and abort reasons.
 
 pub mod backend;
 pub mod blackhole;
