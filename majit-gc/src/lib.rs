@@ -27,6 +27,7 @@ pub mod jit;
 pub mod layout;
 pub mod nursery;
 pub mod oldspace;
+pub mod rewrite;
 pub mod roots;
 pub mod space;
 pub mod stats;

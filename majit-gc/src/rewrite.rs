@@ -1,0 +1,383 @@
+//! The GC rewrite pass: lowers allocation and inserts write barriers in an
+//! optimized trace (IR → IR), the last step before the backend.
+//!
+//! - `new` / `new_with_vtable` of a headered layout becomes
+//!   `call_malloc_nursery(size)` followed by the header store
+//!   `setfield_gc(p, type_id, descr=Gc.header)` ([`header_descr`]: an 8-byte
+//!   int field at offset 0; the value is the type id with no flags, what
+//!   `TypeId::header` gives). Consecutive headered allocations with no
+//!   collection point in between share one bump: the first call's size
+//!   grows to the total and later objects are
+//!   `nursery_ptr_increment(first, offset)`, up to
+//!   [`RewriteConfig::max_batch_bytes`].
+//! - `new` of a headerless layout becomes
+//!   `call_malloc_nursery_headerless(size, descr=Layout)`; no header.
+//! - `new_array` / `new_array_clear` become
+//!   `call_malloc_nursery_varsize(length, descr=Array)`; the allocator
+//!   writes header and length and hands out zeroed items.
+//! - Each fresh fixed-size object's reference fields that the trace has
+//!   not written yet are nulled (`setfield_gc(p, null, descr=F)`) before
+//!   the next op that is neither a `setfield_gc` nor pure: a guard, load,
+//!   call, allocation, label or jump can then never see garbage, even
+//!   with an allocator that does not pre-zero (majit-gc does).
+//! - `setfield_gc` / `setarrayitem_gc` of a reference gets
+//!   `cond_call_gc_wb(obj)` / `cond_call_gc_wb_array(obj, index)` in
+//!   front, unless `obj` is fresh (allocated by this trace since the last
+//!   collection point), already had a barrier since then, or the value is
+//!   a constant (null or a prebuilt object, which is never young).
+//!
+//! Collection points, which end a batch and empty the fresh and barrier
+//! sets: every allocation that is not batched, calls whose descr says
+//! `can_collect` or `may_force`, any other op flagged `CAN_MALLOC`, and
+//! `label` (the loop back edge).
+
+use crate::jit::JitGcInfo;
+use majit_ir::{Const, Descr, FieldDescr, Kind, Op, OpCode, OpRef, RefTarget, SizeDescr, Trace};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::sync::Arc;
+
+/// Name of the header field descriptor.
+pub const HEADER_DESCR_NAME: &str = "Gc.header";
+
+/// The field descriptor of the header word: `setfield_gc(p, type_id,
+/// descr=Gc.header)` initialises a fresh headered object.
+pub fn header_descr() -> Descr {
+    FieldDescr {
+        name: HEADER_DESCR_NAME.into(),
+        owner: "Gc".into(),
+        offset: 0,
+        size: 8,
+        signed: false,
+        kind: Kind::Int,
+        immutable: true,
+    }
+    .into()
+}
+
+/// Parameters of the pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RewriteConfig {
+    /// Largest total size of one batch of headered allocations; 0 turns
+    /// batching off.
+    pub max_batch_bytes: usize,
+}
+
+impl Default for RewriteConfig {
+    fn default() -> Self {
+        RewriteConfig {
+            max_batch_bytes: 512,
+        }
+    }
+}
+
+impl RewriteConfig {
+    /// Batches up to the heap's largest nursery object.
+    pub fn from_jit_info(info: &JitGcInfo) -> RewriteConfig {
+        RewriteConfig {
+            max_batch_bytes: info.max_nursery_object,
+        }
+    }
+}
+
+/// Why a trace could not be rewritten. Who acts: whoever built the trace
+/// or the descriptor lookup.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RewriteError {
+    /// An op lacks the descriptor sort the pass needs.
+    BadDescr {
+        op_index: usize,
+        expected: &'static str,
+    },
+    /// A layout lists a field the trace and the lookup do not know.
+    UnknownField { layout: String, field: String },
+}
+
+impl fmt::Display for RewriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RewriteError::BadDescr { op_index, expected } => {
+                write!(f, "op {op_index}: expected a {expected} descr")
+            }
+            RewriteError::UnknownField { layout, field } => write!(
+                f,
+                "layout `{layout}` lists field `{field}`, which is neither used by the trace \
+                 nor known to the descriptor lookup"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RewriteError {}
+
+/// Rewrites `trace`. `lookup` finds descriptors by name (the field
+/// descriptors of a layout's reference fields when the trace does not use
+/// them itself).
+///
+/// ```
+/// use majit_gc::rewrite::{rewrite, RewriteConfig};
+/// use majit_ir::{parse, print};
+/// let t = parse("
+///     descr Node = size(size=16, type_id=1, headerless, fields=[Node.value])
+///     descr Node.value = field(owner=Node, offset=0, size=8, kind=int)
+///     [i0]
+///     p1 = new(descr=Node)
+///     setfield_gc(p1, i0, descr=Node.value)
+///     finish(p1)").unwrap();
+/// let out = rewrite(&t, &RewriteConfig::default(), &|_| None).unwrap();
+/// assert!(print(&out).contains("call_malloc_nursery_headerless(16, descr=Node)"));
+/// ```
+pub fn rewrite(
+    trace: &Trace,
+    config: &RewriteConfig,
+    lookup: &dyn Fn(&str) -> Option<Descr>,
+) -> Result<Trace, RewriteError> {
+    let mut fields = HashMap::new();
+    for d in trace.descrs() {
+        if let Descr::Field(f) = d {
+            fields.insert(f.name.clone(), f);
+        }
+    }
+    let mut pass = Rewriter {
+        config,
+        lookup,
+        fields,
+        out: Trace::new(&trace.inputs),
+        map: Vec::with_capacity(trace.ops.len()),
+        fresh: HashSet::new(),
+        barriered: HashSet::new(),
+        pending_zero: Vec::new(),
+        batch: None,
+        header: header_descr(),
+    };
+    for (i, op) in trace.ops.iter().enumerate() {
+        let r = pass.op(trace, i, op)?;
+        pass.map.push(r);
+    }
+    Ok(pass.out)
+}
+
+/// The open batch of headered allocations.
+struct Batch {
+    /// Index in the output of its `call_malloc_nursery`.
+    call: usize,
+    base: OpRef,
+    total: usize,
+}
+
+struct Rewriter<'a> {
+    config: &'a RewriteConfig,
+    lookup: &'a dyn Fn(&str) -> Option<Descr>,
+    fields: HashMap<String, Arc<FieldDescr>>,
+    out: Trace,
+    /// Input op index → output value.
+    map: Vec<OpRef>,
+    fresh: HashSet<OpRef>,
+    barriered: HashSet<OpRef>,
+    /// Fresh objects' reference fields not written yet, in order.
+    pending_zero: Vec<(OpRef, Arc<FieldDescr>)>,
+    batch: Option<Batch>,
+    header: Descr,
+}
+
+impl Rewriter<'_> {
+    /// The output value for input value `r`.
+    fn value(&mut self, trace: &Trace, r: OpRef) -> OpRef {
+        match r.target() {
+            RefTarget::Op(i) => self.map[i],
+            RefTarget::Input(_) => r,
+            RefTarget::Const(_) => {
+                let c = trace.get_const(r).expect("constant of the trace");
+                self.out.add_const(c)
+            }
+        }
+    }
+
+    fn int(&mut self, v: usize) -> OpRef {
+        self.out.add_const(Const::Int(v as i64))
+    }
+
+    fn emit(&mut self, opcode: OpCode, args: &[OpRef], descr: Option<Descr>) -> OpRef {
+        let mut op = Op::new(opcode, args);
+        op.descr = descr;
+        self.out.push(op)
+    }
+
+    fn op(&mut self, trace: &Trace, i: usize, op: &Op) -> Result<OpRef, RewriteError> {
+        let args: Vec<OpRef> = op.args.iter().map(|&a| self.value(trace, a)).collect();
+        let bad = |expected| RewriteError::BadDescr {
+            op_index: i,
+            expected,
+        };
+        match op.opcode {
+            OpCode::New | OpCode::NewWithVtable => {
+                let size = op
+                    .descr
+                    .as_ref()
+                    .and_then(Descr::as_size)
+                    .ok_or(bad("size"))?;
+                self.opt_new(size.clone())
+            }
+            OpCode::NewArray | OpCode::NewArrayClear => {
+                let descr = op.descr.clone().filter(|d| d.as_array().is_some());
+                self.collection_point();
+                let r = self.emit(
+                    OpCode::CallMallocNurseryVarsize,
+                    &args,
+                    Some(descr.ok_or(bad("array"))?),
+                );
+                self.fresh.insert(r);
+                Ok(r)
+            }
+            OpCode::SetfieldGc => {
+                let field = op
+                    .descr
+                    .as_ref()
+                    .and_then(Descr::as_field)
+                    .ok_or(bad("field"))?;
+                if field.kind == Kind::Ref {
+                    self.pending_zero
+                        .retain(|(obj, f)| !(*obj == args[0] && f.name == field.name));
+                    if self.needs_barrier(trace, args[0], op.args[1]) {
+                        self.emit(OpCode::CondCallGcWb, &[args[0]], None);
+                        self.barriered.insert(args[0]);
+                    }
+                }
+                Ok(self.copy(op, &args, trace))
+            }
+            OpCode::SetarrayitemGc => {
+                let array = op
+                    .descr
+                    .as_ref()
+                    .and_then(Descr::as_array)
+                    .ok_or(bad("array"))?;
+                self.flush_zeroing();
+                if array.kind == Kind::Ref && self.needs_barrier(trace, args[0], op.args[2]) {
+                    self.emit(OpCode::CondCallGcWbArray, &[args[0], args[1]], None);
+                    self.barriered.insert(args[0]);
+                }
+                Ok(self.copy(op, &args, trace))
+            }
+            _ => {
+                if !op.opcode.is_always_pure() {
+                    self.flush_zeroing();
+                }
+                if op.opcode == OpCode::Label || collects(op) {
+                    self.collection_point();
+                }
+                Ok(self.copy(op, &args, trace))
+            }
+        }
+    }
+
+    /// Emits `op` with mapped arguments and fail args.
+    fn copy(&mut self, op: &Op, args: &[OpRef], trace: &Trace) -> OpRef {
+        let mut new = Op::new(op.opcode, args);
+        new.descr = op.descr.clone();
+        new.fail_args = op
+            .fail_args
+            .as_ref()
+            .map(|fa| fa.iter().map(|&a| self.value(trace, a)).collect());
+        self.out.push(new)
+    }
+
+    fn opt_new(&mut self, size: Arc<SizeDescr>) -> Result<OpRef, RewriteError> {
+        let bytes = size.size as usize;
+        let r = if size.headerless {
+            self.collection_point();
+            let n = self.int(bytes);
+            self.emit(
+                OpCode::CallMallocNurseryHeaderless,
+                &[n],
+                Some(Descr::Size(size.clone())),
+            )
+        } else {
+            let r = match &mut self.batch {
+                Some(b) if b.total + bytes <= self.config.max_batch_bytes => {
+                    let (call, base, offset) = (b.call, b.base, b.total);
+                    b.total += bytes;
+                    let total = b.total;
+                    self.out.ops[call].args[0] = self.int(total);
+                    let off = self.int(offset);
+                    self.emit(OpCode::NurseryPtrIncrement, &[base, off], None)
+                }
+                _ => {
+                    self.collection_point();
+                    let n = self.int(bytes);
+                    let r = self.emit(OpCode::CallMallocNursery, &[n], None);
+                    if bytes < self.config.max_batch_bytes {
+                        self.batch = Some(Batch {
+                            call: self.out.ops.len() - 1,
+                            base: r,
+                            total: bytes,
+                        });
+                    }
+                    r
+                }
+            };
+            let header = self.out.add_const(Const::Int(size.type_id as i64));
+            self.emit(OpCode::SetfieldGc, &[r, header], Some(self.header.clone()));
+            r
+        };
+        self.fresh.insert(r);
+        for name in &size.fields {
+            let field = self.field(&size.name, name)?;
+            if field.kind == Kind::Ref {
+                self.pending_zero.push((r, field));
+            }
+        }
+        Ok(r)
+    }
+
+    fn field(&mut self, layout: &str, name: &str) -> Result<Arc<FieldDescr>, RewriteError> {
+        if let Some(f) = self.fields.get(name) {
+            return Ok(f.clone());
+        }
+        match (self.lookup)(name) {
+            Some(Descr::Field(f)) => {
+                self.fields.insert(name.to_string(), f.clone());
+                Ok(f)
+            }
+            _ => Err(RewriteError::UnknownField {
+                layout: layout.to_string(),
+                field: name.to_string(),
+            }),
+        }
+    }
+
+    /// Whether a store of input value `value` into output object `obj`
+    /// needs a barrier.
+    fn needs_barrier(&self, trace: &Trace, obj: OpRef, value: OpRef) -> bool {
+        !(self.fresh.contains(&obj) || self.barriered.contains(&obj) || value.is_const())
+            && trace.kind_of(value) == Some(Kind::Ref)
+    }
+
+    /// Emits the pending null stores.
+    fn flush_zeroing(&mut self) {
+        let null = self.out.add_const(Const::Ref(0));
+        for (obj, field) in std::mem::take(&mut self.pending_zero) {
+            self.emit(OpCode::SetfieldGc, &[obj, null], Some(Descr::Field(field)));
+        }
+    }
+
+    /// Before an op that may collect: objects must be complete, and
+    /// nothing allocated before it is known young afterwards.
+    fn collection_point(&mut self) {
+        self.flush_zeroing();
+        self.batch = None;
+        self.fresh.clear();
+        self.barriered.clear();
+    }
+}
+
+/// Whether `op` may run a collection.
+fn collects(op: &Op) -> bool {
+    if op.opcode.is_call() {
+        match op.descr.as_ref().and_then(Descr::as_call) {
+            Some(c) => c.effect.can_collect || c.effect.may_force,
+            None => true,
+        }
+    } else {
+        op.opcode.can_malloc()
+    }
+}

@@ -1,0 +1,264 @@
+//! The GC rewrite pass: trace text in, trace text out.
+//!
+//! Traces use the shared test namespace of majit-ir (`Node`, `Stack`,
+//! `Box`, `RefArray`, calls) plus the header descr `Gc.header`. Each case
+//! checks the exact output and that it passes the IR verifier.
+
+use majit_gc::rewrite::{header_descr, rewrite, RewriteConfig, RewriteError};
+use majit_ir::fuzzing::test_namespace;
+use majit_ir::{parse_with, print_with, verify, Namespace};
+
+fn namespace() -> Namespace {
+    let mut ns = test_namespace();
+    ns.add_descr(header_descr());
+    ns
+}
+
+fn run(config: &RewriteConfig, input: &str) -> Result<majit_ir::Trace, RewriteError> {
+    let ns = namespace();
+    let trace = parse_with(input, &ns).unwrap_or_else(|e| panic!("input: {e}"));
+    verify(&trace).unwrap_or_else(|e| panic!("input does not verify: {e:?}"));
+    rewrite(&trace, config, &|name| ns.descr(name).cloned())
+}
+
+fn assert_rewrite_with(config: &RewriteConfig, input: &str, expected: &str) {
+    let ns = namespace();
+    let out = run(config, input).unwrap();
+    let want = parse_with(expected, &ns).unwrap_or_else(|e| panic!("expected: {e}"));
+    assert!(
+        out == want,
+        "rewrite output:\n{}\nexpected:\n{}",
+        print_with(&out, &ns),
+        print_with(&want, &ns)
+    );
+    verify(&out).unwrap_or_else(|e| panic!("output does not verify: {e:?}"));
+}
+
+fn assert_rewrite(input: &str, expected: &str) {
+    assert_rewrite_with(&RewriteConfig::default(), input, expected);
+}
+
+#[test]
+fn headerless_new_and_barrier_on_a_maybe_old_target() {
+    assert_rewrite(
+        "
+        [p0, i10, p4]
+        p12 = new(descr=Node)
+        setfield_gc(p12, i10, descr=Node.value)
+        setfield_gc(p12, p4, descr=Node.next)
+        setfield_gc(p0, p12, descr=Stack.head)
+        finish(p0)",
+        "
+        [p0, i10, p4]
+        p12 = call_malloc_nursery_headerless(16, descr=Node)
+        setfield_gc(p12, i10, descr=Node.value)
+        setfield_gc(p12, p4, descr=Node.next)
+        cond_call_gc_wb(p0)
+        setfield_gc(p0, p12, descr=Stack.head)
+        finish(p0)",
+    );
+}
+
+#[test]
+fn headered_new_gets_a_header_store_and_unwritten_refs_are_nulled() {
+    assert_rewrite(
+        "
+        [i0]
+        p1 = new_with_vtable(descr=Stack)
+        setfield_gc(p1, i0, descr=Stack.len)
+        guard_true(i0) [p1]
+        finish(p1)",
+        "
+        [i0]
+        p1 = call_malloc_nursery(24)
+        setfield_gc(p1, 3, descr=Gc.header)
+        setfield_gc(p1, i0, descr=Stack.len)
+        setfield_gc(p1, null, descr=Stack.head)
+        guard_true(i0) [p1]
+        finish(p1)",
+    );
+}
+
+#[test]
+fn consecutive_headered_allocations_share_one_bump() {
+    assert_rewrite(
+        "
+        [i0]
+        p1 = new(descr=Box)
+        setfield_gc(p1, i0, descr=Box.value)
+        p2 = new_with_vtable(descr=Stack)
+        setfield_gc(p2, p1, descr=Stack.head)
+        setfield_gc(p2, i0, descr=Stack.len)
+        guard_true(i0) [p2]
+        p3 = new(descr=Box)
+        finish(p3)",
+        "
+        [i0]
+        p1 = call_malloc_nursery(56)
+        setfield_gc(p1, 9, descr=Gc.header)
+        setfield_gc(p1, i0, descr=Box.value)
+        p2 = nursery_ptr_increment(p1, 16)
+        setfield_gc(p2, 3, descr=Gc.header)
+        setfield_gc(p2, p1, descr=Stack.head)
+        setfield_gc(p2, i0, descr=Stack.len)
+        guard_true(i0) [p2]
+        p3 = nursery_ptr_increment(p1, 40)
+        setfield_gc(p3, 9, descr=Gc.header)
+        finish(p3)",
+    );
+}
+
+#[test]
+fn batching_stops_at_the_size_limit_and_at_collection_points() {
+    let config = RewriteConfig {
+        max_batch_bytes: 32,
+    };
+    assert_rewrite_with(
+        &config,
+        "
+        [i0]
+        p1 = new(descr=Box)
+        p2 = new(descr=Box)
+        p3 = new(descr=Box)
+        call_n(1048592, i0, descr=Call.i_v)
+        p4 = new(descr=Box)
+        p5 = new(descr=Node)
+        p6 = new(descr=Box)
+        finish(p1, p2, p3, p4, p5, p6)",
+        "
+        [i0]
+        p1 = call_malloc_nursery(32)
+        setfield_gc(p1, 9, descr=Gc.header)
+        p2 = nursery_ptr_increment(p1, 16)
+        setfield_gc(p2, 9, descr=Gc.header)
+        p3 = call_malloc_nursery(16)
+        setfield_gc(p3, 9, descr=Gc.header)
+        call_n(1048592, i0, descr=Call.i_v)
+        p4 = call_malloc_nursery(16)
+        setfield_gc(p4, 9, descr=Gc.header)
+        p5 = call_malloc_nursery_headerless(16, descr=Node)
+        setfield_gc(p5, null, descr=Node.next)
+        p6 = call_malloc_nursery(16)
+        setfield_gc(p6, 9, descr=Gc.header)
+        finish(p1, p2, p3, p4, p5, p6)",
+    );
+}
+
+#[test]
+fn an_allocation_ends_freshness_of_earlier_objects() {
+    assert_rewrite(
+        "
+        [p0]
+        p1 = new(descr=Node)
+        p2 = new(descr=Node)
+        setfield_gc(p1, p2, descr=Node.next)
+        setfield_gc(p2, p1, descr=Node.next)
+        finish(p1)",
+        "
+        [p0]
+        p1 = call_malloc_nursery_headerless(16, descr=Node)
+        setfield_gc(p1, null, descr=Node.next)
+        p2 = call_malloc_nursery_headerless(16, descr=Node)
+        cond_call_gc_wb(p1)
+        setfield_gc(p1, p2, descr=Node.next)
+        setfield_gc(p2, p1, descr=Node.next)
+        finish(p1)",
+    );
+}
+
+#[test]
+fn one_barrier_per_object_until_a_collecting_call() {
+    assert_rewrite(
+        "
+        [p0, p1, p2, i3]
+        setfield_gc(p0, p1, descr=Stack.head)
+        setfield_gc(p0, p2, descr=Stack.head)
+        i4 = call_pure_i(1048576, i3, i3, descr=Call.ii_i)
+        setfield_gc(p0, p1, descr=Stack.head)
+        call_n(1048592, i4, descr=Call.i_v)
+        setfield_gc(p0, p1, descr=Stack.head)
+        setfield_gc(p2, null, descr=Stack.head)
+        setfield_gc(p2, i3, descr=Stack.len)
+        finish()",
+        "
+        [p0, p1, p2, i3]
+        cond_call_gc_wb(p0)
+        setfield_gc(p0, p1, descr=Stack.head)
+        setfield_gc(p0, p2, descr=Stack.head)
+        i4 = call_pure_i(1048576, i3, i3, descr=Call.ii_i)
+        setfield_gc(p0, p1, descr=Stack.head)
+        call_n(1048592, i4, descr=Call.i_v)
+        cond_call_gc_wb(p0)
+        setfield_gc(p0, p1, descr=Stack.head)
+        setfield_gc(p2, null, descr=Stack.head)
+        setfield_gc(p2, i3, descr=Stack.len)
+        finish()",
+    );
+}
+
+#[test]
+fn arrays_use_varsize_allocation_and_the_array_barrier() {
+    assert_rewrite(
+        "
+        [i0, p1, p5]
+        p2 = new_array(i0, descr=RefArray)
+        setarrayitem_gc(p2, 0, p1, descr=RefArray)
+        setarrayitem_gc(p5, 1, p1, descr=RefArray)
+        setarrayitem_gc(p5, 2, p1, descr=RefArray)
+        i3 = arraylen_gc(p5, descr=RefArray)
+        p6 = new_array_clear(i3, descr=IntArray)
+        setarrayitem_gc(p6, 1, i0, descr=IntArray)
+        setarrayitem_gc(p5, 0, null, descr=RefArray)
+        finish(p2, p6)",
+        "
+        [i0, p1, p5]
+        p2 = call_malloc_nursery_varsize(i0, descr=RefArray)
+        setarrayitem_gc(p2, 0, p1, descr=RefArray)
+        cond_call_gc_wb_array(p5, 1)
+        setarrayitem_gc(p5, 1, p1, descr=RefArray)
+        setarrayitem_gc(p5, 2, p1, descr=RefArray)
+        i3 = arraylen_gc(p5, descr=RefArray)
+        p6 = call_malloc_nursery_varsize(i3, descr=IntArray)
+        setarrayitem_gc(p6, 1, i0, descr=IntArray)
+        setarrayitem_gc(p5, 0, null, descr=RefArray)
+        finish(p2, p6)",
+    );
+}
+
+#[test]
+fn a_label_empties_the_fresh_set() {
+    assert_rewrite(
+        "
+        [i0]
+        p1 = new(descr=Node)
+        label(p1, i0, descr=Loop)
+        setfield_gc(p1, p1, descr=Node.next)
+        jump(p1, i0, descr=Loop)",
+        "
+        [i0]
+        p1 = call_malloc_nursery_headerless(16, descr=Node)
+        setfield_gc(p1, null, descr=Node.next)
+        label(p1, i0, descr=Loop)
+        cond_call_gc_wb(p1)
+        setfield_gc(p1, p1, descr=Node.next)
+        jump(p1, i0, descr=Loop)",
+    );
+}
+
+#[test]
+fn a_layout_with_an_unknown_ref_field_is_an_error() {
+    let input = "
+        descr Pair = size(size=24, type_id=40, fields=[Pair.left])
+        [i0]
+        p1 = new(descr=Pair)
+        finish(p1)";
+    let err = run(&RewriteConfig::default(), input).unwrap_err();
+    assert_eq!(
+        err,
+        RewriteError::UnknownField {
+            layout: "Pair".into(),
+            field: "Pair.left".into()
+        }
+    );
+    assert!(err.to_string().contains("Pair.left"));
+}
