@@ -20,9 +20,10 @@ use crate::opt::OptError;
 use crate::resume::{GuardResume, Layout, ResumeMap, Slot, Tagged};
 use crate::stats::AbortReason;
 use crate::tracer::{
-    const_of, frame_live_set, BridgeFrame, Finished, SnapValue, TBox, TraceEnd, Tracer,
+    const_of, frame_live_set, BridgeFrame, Finished, SnapValue, Snapshot, TBox, TraceEnd, Tracer,
 };
 use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, Trace, Value};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// The values of a failed guard's original fail args (the ones its
@@ -177,7 +178,7 @@ pub(crate) fn compile<B: Backend>(
     bridge_of: Option<ExitId>,
 ) -> Result<(CodeId, Trace), AbortReason> {
     jit.stats.ops_recorded += fin.trace.ops.len() as u64;
-    let (trace, mut resume) = optimize(jit, fin.trace)?;
+    let (trace, resume) = optimize(jit, fin.trace)?;
     let start = Instant::now();
     let compiled = match bridge_of {
         None => jit.backend.compile_loop(&trace),
@@ -186,19 +187,44 @@ pub(crate) fn compile<B: Backend>(
     jit.stats.time_backend += start.elapsed();
     let code = compiled.map_err(|_| AbortReason::CompileFailed)?;
     jit.stats.ops_optimized += trace.ops.len() as u64;
-    for (id, snapshot) in fin.guards {
+    register_guards(jit, fin.guards, resume);
+    if let Some(id) = fin.finish {
+        jit.exits.insert(id, Exit::Finish(fin.greens.clone()));
+    }
+    Ok((code, trace))
+}
+
+/// Registers the exits of a compiled trace. Unoptimized, each recorded
+/// guard is an exit; optimized, each guard in the resume map is, with the
+/// snapshot of the guard it was copied from (`GuardResume::original`).
+/// Later fail-descr ids stay above every id the optimizer used.
+fn register_guards<B: Backend>(
+    jit: &mut JitDriver<B>,
+    guards: Vec<(u32, Snapshot)>,
+    resume: ResumeMap,
+) {
+    let unoptimized = jit.params.enable_opts.is_empty();
+    let snapshots: BTreeMap<u32, Snapshot> = guards.into_iter().collect();
+    let mut exits: Vec<(u32, Snapshot, Option<GuardResume>)> = Vec::new();
+    if unoptimized {
+        exits.extend(snapshots.into_iter().map(|(id, s)| (id, s, None)));
+    } else {
+        for (id, rd) in resume {
+            if let Some(s) = snapshots.get(&rd.original) {
+                exits.push((id, s.clone(), Some(rd)));
+            }
+        }
+    }
+    for (id, snapshot, resume) in exits {
+        jit.next_fail_id = jit.next_fail_id.max(id + 1);
         let info = GuardInfo {
             snapshot,
-            resume: resume.remove(&id),
+            resume,
             failures: 0,
             bridged: false,
         };
         jit.exits.insert(id, Exit::Guard(info));
     }
-    if let Some(id) = fin.finish {
-        jit.exits.insert(id, Exit::Finish(fin.greens.clone()));
-    }
-    Ok((code, trace))
 }
 
 /// Runs the optimizer when `enable_opts` names passes.
