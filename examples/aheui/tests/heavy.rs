@@ -1,0 +1,60 @@
+//! Longer runs: loops heavy on push/pop that outlive many collections, and
+//! the logo benchmark (only with `AHEUI_LOGO=1`; use `--release`).
+
+mod common;
+
+use common::{programs_dir, run};
+use std::path::Path;
+use std::time::Duration;
+
+fn program(name: &str) -> String {
+    programs_dir()
+        .join(format!("{name}.aheui"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Sums 1..=100000 through a stack loop and through a 100000-node queue
+/// with a small nursery: nodes are promoted, the queue's old tail is
+/// linked to young nodes (write barrier), heads move under collections.
+#[test]
+fn push_pop_loops_survive_many_collections() {
+    let expected = (100_000u64 * 100_001 / 2).to_string();
+    for name in ["loop_sum_to_n", "loop_queue_sum"] {
+        let r = run(
+            &["--stats", &program(name)],
+            b"100000\n",
+            &[("MAJIT_NURSERY_SIZE", "4096")],
+            Duration::from_secs(120),
+        );
+        assert_eq!(r.status, Some(0), "{name}: {}", r.stderr);
+        assert_eq!(String::from_utf8_lossy(&r.stdout), expected, "{name}");
+        let minors: u64 = r
+            .stderr
+            .split("gc: ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .expect("gc stats line");
+        assert!(minors > 100, "{name}: only {minors} minor collections");
+    }
+}
+
+/// The benchmark: 1.8e9 steps, 996310 bytes of PBM, status 42.
+#[test]
+fn logo_when_requested() {
+    if std::env::var("AHEUI_LOGO").as_deref() != Ok("1") {
+        eprintln!("logo skipped: set AHEUI_LOGO=1 (and use --release) to run it");
+        return;
+    }
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench");
+    let logo = bench.join("logo.aheui").to_string_lossy().into_owned();
+    let expected = std::fs::read(bench.join("logo.out")).unwrap();
+    let r = run(&["--no-jit", &logo], b"", &[], Duration::from_secs(3600));
+    assert_eq!(r.status, Some(42), "{}", r.stderr);
+    assert!(
+        r.stdout == expected,
+        "logo output differs ({} bytes)",
+        r.stdout.len()
+    );
+}
