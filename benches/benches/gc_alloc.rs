@@ -56,5 +56,32 @@ fn bench_alloc(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_alloc);
+/// Allocation alone: `n` objects of `ty`, each with its value word set,
+/// none kept (the nursery fills and empties at almost no cost).
+fn alloc_many(gc: &mut Gc, ty: TypeId, value_offset: u32, n: usize) {
+    for i in 0..n {
+        let obj = gc.alloc(ty).unwrap();
+        gc.write_word(obj, value_offset, i as u64);
+    }
+}
+
+fn bench_alloc_only(c: &mut Criterion) {
+    const N: usize = 10_000;
+    let mut group = c.benchmark_group("gc_alloc_only");
+    group.throughput(Throughput::Elements(N as u64));
+    let cases = [
+        ("headerless_node16", Layout::headerless("Node", 16, &[8]), 0),
+        ("headered_node24", Layout::headered("Node", 24, &[16]), 8),
+    ];
+    for (name, layout, value_offset) in cases {
+        let mut gc = Gc::new(GcConfig::default()).unwrap();
+        let ty = gc.register_layout(layout).unwrap();
+        group.bench_function(name, |b| {
+            b.iter(|| alloc_many(&mut gc, ty, value_offset, black_box(N)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_alloc, bench_alloc_only);
 criterion_main!(benches);

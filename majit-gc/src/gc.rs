@@ -136,6 +136,57 @@ impl Gc {
         self.heap_mut().alloc_array(ty, len).map(GcRef)
     }
 
+    /// `call_malloc_nursery(size)` for Rust callers (reference executor
+    /// adapters): `size` zeroed bytes (a positive multiple of 8) for a
+    /// headered object whose header the caller stores before anything
+    /// else can collect. May collect.
+    pub fn malloc_nursery_raw(&mut self, size: usize) -> Result<GcRef> {
+        let heap = self.heap_ptr();
+        // SAFETY: heap is this handle's live heap, borrowed uniquely via
+        // `&mut self`; no frame is passed.
+        let obj = unsafe { crate::jit::majit_gc_malloc_nursery(heap, size, std::ptr::null_mut()) };
+        match obj {
+            0 => Err(self
+                .take_jit_error()
+                .expect("a failed slow path leaves its error")),
+            obj => Ok(GcRef(obj)),
+        }
+    }
+
+    /// The write barrier's slow path, without the inline test: records
+    /// `obj` if it is old and not recorded yet (what `cond_call_gc_wb`
+    /// does when its test fires; calling it needlessly is harmless).
+    pub fn write_barrier(&mut self, obj: GcRef) {
+        self.heap_mut().remember(obj.0);
+    }
+
+    /// Runs `f` with every entry of `roots` rooted, then writes the
+    /// (possibly moved) references back. Entries that are null or not
+    /// heap addresses are left alone; a heap entry must be an object start.
+    ///
+    /// ```
+    /// # use majit_gc::{Gc, GcConfig, Layout};
+    /// # let mut gc = Gc::new(GcConfig { stress_every: Some(1), ..GcConfig::default() }).unwrap();
+    /// # let ty = gc.register_layout(Layout::headerless("Node", 16, &[8])).unwrap();
+    /// let mut held = [gc.alloc(ty).unwrap().addr(), 0, 0x1000];
+    /// let fresh = gc.with_roots(&mut held, |gc| gc.alloc(ty)).unwrap();
+    /// assert!(!gc.is_young(majit_gc::GcRef(held[0])));
+    /// assert_eq!(held[1..], [0, 0x1000]);
+    /// # let _ = fresh;
+    /// ```
+    pub fn with_roots<R>(&mut self, roots: &mut [usize], f: impl FnOnce(&mut Gc) -> R) -> R {
+        let scope = self.enter_scope();
+        for &r in roots.iter() {
+            self.push_root(GcRef(r));
+        }
+        let result = f(self);
+        for (k, r) in roots.iter_mut().enumerate() {
+            *r = self.root(scope.index(k)).0;
+        }
+        self.leave_scope(scope);
+        result
+    }
+
     /// The length of array `obj`.
     #[inline]
     pub fn array_len(&self, obj: GcRef) -> usize {

@@ -14,6 +14,8 @@
 //! - [`roots`]: shadow stack, root scopes, JIT frames with gcmaps.
 //! - [`jit`]: [`JitGcInfo`] and the `extern "C"` slow paths.
 //! - [`gc`]: the public [`Gc`] handle; start reading here.
+//! - [`rewrite`]: the GC rewrite pass over traces (allocation lowering,
+//!   write barriers), run after the optimizer.
 //!
 //! `docs/gc.md` in the repository describes the protocol for backends.
 

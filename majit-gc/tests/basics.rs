@@ -293,3 +293,31 @@ fn config_from_environment_values() {
         assert!(err.to_string().contains(var), "{err}");
     }
 }
+
+#[test]
+fn raw_nursery_allocation_and_explicit_barrier() {
+    let mut gc = Gc::new(stress(1)).unwrap();
+    let cell = gc
+        .register_layout(Layout::headered("Cell", 24, &[8]))
+        .unwrap();
+    let node = gc
+        .register_layout(Layout::headerless("Node", 16, &[8]))
+        .unwrap();
+    let c = gc.malloc_nursery_raw(24).unwrap();
+    gc.write_word(c, 0, cell.header());
+    let mut held = [c.addr()];
+    let n = gc.with_roots(&mut held, |gc| gc.alloc(node)).unwrap();
+    let c = GcRef(held[0]);
+    assert!(!gc.is_young(c), "stress mode collected and promoted it");
+    gc.write_word(n, 0, 77);
+    // As JIT code after `cond_call_gc_wb`: barrier, then a raw store.
+    gc.write_barrier(c);
+    gc.write_word(c, 8, n.addr() as u64);
+    gc.push_root(c);
+    gc.collect_minor().unwrap();
+    let c = gc.pop_root().unwrap();
+    assert_eq!(gc.type_of(c), cell);
+    assert_eq!(gc.read_word(gc.read_ref(c, 8), 0), 77);
+    let err = gc.malloc_nursery_raw(12).unwrap_err();
+    assert!(err.to_string().contains("multiple of 8"), "{err}");
+}

@@ -302,13 +302,13 @@ fn run_with(config: GcConfig, seed: u64, steps: usize, jit: bool) {
 
 #[test]
 fn random_mutator_with_small_nursery() {
-    for seed in 1..=4 {
+    for seed in 1..=3 {
         let config = GcConfig {
             nursery_size: 2048,
             major_threshold: 256 << 10,
             ..GcConfig::default()
         };
-        run(config, seed, 20_000);
+        run(config, seed, 12_000);
     }
 }
 
@@ -327,5 +327,5 @@ fn random_mutator_under_stress() {
 
 #[test]
 fn random_mutator_with_default_nursery() {
-    run(GcConfig::default(), 99, 30_000);
+    run(GcConfig::default(), 99, 20_000);
 }
