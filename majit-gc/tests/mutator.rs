@@ -325,7 +325,10 @@ fn random_mutator_under_stress() {
     }
 }
 
+/// The default configuration, or what `MAJIT_NURSERY_SIZE` /
+/// `MAJIT_GC_STRESS` say (`MAJIT_GC_STRESS=1 cargo test` runs it under
+/// stress).
 #[test]
-fn random_mutator_with_default_nursery() {
-    run(GcConfig::default(), 99, 20_000);
+fn random_mutator_with_environment_config() {
+    run(GcConfig::from_env().unwrap(), 99, 20_000);
 }
