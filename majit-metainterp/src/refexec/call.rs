@@ -28,12 +28,13 @@
 //! `f64`; the result is one of those or nothing. Narrower integer results
 //! are not supported: their upper bits are undefined on both ABIs.
 
-use majit_ir::Kind;
+use majit_ir::{Kind, ResultKind, Value};
+use std::fmt;
 
 /// The number of int/ref arguments the canonical call passes.
-pub(crate) const MAX_INT_ARGS: usize = 16;
+pub const MAX_INT_ARGS: usize = 16;
 /// The number of float arguments the canonical call passes.
-pub(crate) const MAX_FLOAT_ARGS: usize = 8;
+pub const MAX_FLOAT_ARGS: usize = 8;
 
 /// Whether this target supports refexec calls (see the module docs).
 pub(crate) const CALLS_SUPPORTED: bool = cfg!(any(
@@ -160,4 +161,74 @@ pub(crate) unsafe fn call(func: usize, a: &CallArgs, float_result: bool) -> u64 
             ) as u64
         }
     }
+}
+
+/// Why [`call_extern`] cannot make a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallError {
+    /// More than [`MAX_INT_ARGS`] int/ref or [`MAX_FLOAT_ARGS`] float
+    /// arguments (a limit: nobody acts).
+    TooManyArgs { ints: usize, floats: usize },
+    /// This target's ABI does not allow the canonical call (see `call.rs`).
+    Unsupported,
+    /// The function address is 0.
+    NullFunction,
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::TooManyArgs { ints, floats } => write!(
+                f,
+                "{ints} int/ref and {floats} float arguments; at most {MAX_INT_ARGS} and {MAX_FLOAT_ARGS}"
+            ),
+            CallError::Unsupported => f.write_str("calls are unsupported on this target"),
+            CallError::NullFunction => f.write_str("call through a null function address"),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// Calls the `extern "C"` function at `func` with `args` and returns its
+/// result as a value of kind `result` (`None` for `Void`): the call shim
+/// refexec uses, for other executors of calls (tracer, blackhole).
+///
+/// # Safety
+/// `func` is a non-variadic `extern "C"` function whose parameters, in
+/// order, have the kinds of `args` (64-bit ints or pointers for int and ref
+/// values, `f64` for floats) and whose result is an `f64` for a `Float`
+/// result, a 64-bit int or pointer for `Int`/`Ref`, anything for `Void`.
+///
+/// ```
+/// use majit_ir::{ResultKind, Value};
+/// use majit_metainterp::refexec::call_extern;
+/// extern "C" fn scale(x: i64, f: f64) -> f64 { x as f64 * f }
+/// let r = unsafe { call_extern(scale as *const () as usize, &[Value::Int(3), Value::Float(0.5)], ResultKind::Float) };
+/// assert_eq!(r, Ok(Some(Value::Float(1.5))));
+/// ```
+pub unsafe fn call_extern(
+    func: usize,
+    args: &[Value],
+    result: ResultKind,
+) -> Result<Option<Value>, CallError> {
+    let kinds: Vec<Kind> = args.iter().map(|v| v.kind()).collect();
+    if !fits(&kinds) {
+        let floats = kinds.iter().filter(|&&k| k == Kind::Float).count();
+        return Err(CallError::TooManyArgs {
+            ints: kinds.len() - floats,
+            floats,
+        });
+    }
+    if !CALLS_SUPPORTED {
+        return Err(CallError::Unsupported);
+    }
+    if func == 0 {
+        return Err(CallError::NullFunction);
+    }
+    let call_args = CallArgs::new(&kinds, args.iter().map(|v| v.to_bits()));
+    let float_result = result == ResultKind::Float;
+    // SAFETY: the caller's contract is `call`'s, and the arguments fit.
+    let bits = unsafe { call(func, &call_args, float_result) };
+    Ok(result.kind().map(|k| Value::from_bits(k, bits)))
 }

@@ -7,9 +7,18 @@
 //! calling in here; any other invalid address is the trace's bug (the
 //! `Backend` contract: memory ops only touch valid memory).
 
-/// How one memory access reads or writes its value.
+/// How one memory access reads or writes its value: the executor's
+/// loads and stores, public for other code that must access memory the
+/// same way (tracer, blackhole).
+///
+/// ```
+/// use majit_metainterp::refexec::Access;
+/// let word: u64 = 0xff80;
+/// let byte = Access { size: 1, signed: true };
+/// assert_eq!(unsafe { byte.load(&word as *const u64 as usize) }, -128i64 as u64);
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Access {
+pub struct Access {
     /// Width in bytes: 1, 2, 4 or 8.
     pub size: u8,
     /// Sign-extend narrow loads (else zero-extend).

@@ -42,6 +42,8 @@ mod prepare;
 mod signal;
 
 pub use alloc::{Allocator, MallocAllocator, OutOfMemory};
+pub use call::{call_extern, CallError, MAX_FLOAT_ARGS, MAX_INT_ARGS};
+pub use memory::Access;
 pub use signal::{force_frame, raise};
 
 use crate::backend::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};

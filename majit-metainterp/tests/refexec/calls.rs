@@ -351,3 +351,28 @@ fn calling_null_is_a_null_pointer_error() {
         Err(ExecError::NullPointer { op_index: 0 })
     );
 }
+
+#[test]
+fn call_extern_is_the_same_shim_for_other_callers() {
+    use majit_ir::{ResultKind, Value};
+    use refexec::{call_extern, CallError};
+    let args: Vec<Value> = (1..=10).map(Value::Int).collect();
+    let r = unsafe { call_extern(ten as *const () as usize, &args, ResultKind::Int) };
+    assert_eq!(
+        r,
+        Ok(Some(Value::Int(weighted(&(1..=10).collect::<Vec<_>>()))))
+    );
+    let r = unsafe {
+        call_extern(
+            add as *const () as usize,
+            &[Value::Int(3), Value::Int(4)],
+            ResultKind::Void,
+        )
+    };
+    assert_eq!(r, Ok(None));
+    let floats = vec![Value::Float(1.0); 9];
+    let r = unsafe { call_extern(halve as *const () as usize, &floats, ResultKind::Float) };
+    assert_eq!(r, Err(CallError::TooManyArgs { ints: 0, floats: 9 }));
+    let r = unsafe { call_extern(0, &[], ResultKind::Int) };
+    assert_eq!(r, Err(CallError::NullFunction));
+}
