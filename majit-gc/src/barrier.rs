@@ -2,7 +2,7 @@
 //!
 //! Before a reference is stored into an object, the mutator tests one
 //! byte and, if it is nonzero, calls the barrier's slow path
-//! ([`GcHeap::remember`]; from JIT code `majit_gc_write_barrier(heap,
+//! (`GcHeap::remember`; from JIT code `majit_gc_write_barrier(heap,
 //! obj)`). Two tests exist:
 //! - **card test**, valid for every object: the card byte at
 //!   `card_table_biased + (obj >> CARD_SHIFT)`. The only test for
@@ -84,7 +84,7 @@ impl GcHeap {
     }
 
     /// The header test for headered objects, the card test otherwise:
-    /// whether a reference store into `obj` must call [`GcHeap::remember`].
+    /// whether a reference store into `obj` must call `GcHeap::remember`.
     #[inline]
     pub(crate) fn needs_barrier(&self, obj: usize) -> bool {
         match self.space.use_of(obj) {

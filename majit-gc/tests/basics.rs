@@ -255,6 +255,14 @@ fn out_of_memory_is_an_error() {
     let err = result.unwrap_err();
     assert!(matches!(err, GcError::OutOfMemory { .. }), "{err}");
     assert!(err.to_string().contains("out of memory"));
+    // The failure left the heap consistent: dropping the list frees it.
+    let depth = gc.stats().old_bytes;
+    gc.set_root(head, GcRef::NULL);
+    gc.collect_major().unwrap();
+    assert!(gc.stats().old_bytes < depth / 10, "{:?}", gc.stats());
+    for _ in 0..10_000 {
+        gc.alloc(cell).unwrap();
+    }
 }
 
 #[test]
