@@ -33,6 +33,17 @@
 //!   [`force_frame`]; `guard_not_invalidated` fails once
 //!   [`RefExec::invalidate`] was called on the running code.
 //! - Refs held in int slots (`cast_ptr_to_int`) are not GC roots.
+//! - Labels: a `jump` starts a fresh frame holding only the jump's values,
+//!   so ops after a `label` may use only its arguments, later values and
+//!   constants (checked at compile time, as RPython's llgraph requires).
+//!   Label names are unique among live traces; a `jump` binds to its label
+//!   when compiled, and fails with [`ExecError::UnknownCode`] once that
+//!   label's trace is freed.
+//! - Calls: at most [`MAX_INT_ARGS`] int/ref and [`MAX_FLOAT_ARGS`] float
+//!   arguments (more is [`CompileError::ImplLimit`]); on targets other
+//!   than SysV x86-64 and AAPCS64 calls are [`CompileError::Unsupported`].
+//!   [`call_extern`] and [`Access`] expose the call shim and the memory
+//!   accesses to other code that must behave exactly the same.
 
 mod alloc;
 mod call;
