@@ -89,3 +89,17 @@ fn random_traces_single_passes() {
         check(opts, 1000..1025);
     }
 }
+
+#[test]
+fn random_traces_with_unroll() {
+    let opts = majit_metainterp::opt::DEFAULT_OPTS;
+    check(opts, 2000..2120);
+    let peeled = (2000..2120)
+        .filter_map(|seed| {
+            let t = with_fail_descrs(random_trace(seed, &knobs()));
+            majit_metainterp::opt::optimize(&t, opts).ok()
+        })
+        .filter(|out| out.short_preamble.is_some())
+        .count();
+    assert!(peeled >= 20, "only {peeled} loops were peeled");
+}

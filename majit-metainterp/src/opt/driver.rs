@@ -73,23 +73,31 @@ pub(super) struct Pipeline {
     allocs_noted: HashSet<OpRef>,
     /// Fail-descr ids of guard copies -> the id they were copied from.
     pub(super) originals: HashMap<u32, u32>,
+    /// When non-zero, fed guards get `id + fail_id_offset` (unroll's copy).
+    pub(super) fail_id_offset: u32,
 }
 
 impl Pipeline {
     pub(super) fn new(trace: &Trace, names: &[&'static str]) -> Pipeline {
+        Self::with_inputs(&trace.inputs, names)
+    }
+
+    /// A pipeline whose input values have kinds `inputs`.
+    pub(super) fn with_inputs(inputs: &[majit_ir::Kind], names: &[&'static str]) -> Pipeline {
         let passes = names
             .iter()
             .filter(|n| **n != "unroll")
             .map(|n| (ALL_PASSES.iter().find(|(w, _)| w == n).expect("parsed").1)())
             .collect();
         Pipeline {
-            cx: Cx::new(&trace.inputs),
+            cx: Cx::new(inputs),
             passes,
             map: Vec::new(),
             out: Vec::new(),
             resume: ResumeMap::new(),
             allocs_noted: HashSet::new(),
             originals: HashMap::new(),
+            fail_id_offset: 0,
         }
     }
 
@@ -135,6 +143,7 @@ impl Pipeline {
             }
             if o.opcode.is_guard() {
                 self.cx.take_pending();
+                self.rename_fail_descr(&mut o);
             }
             if o.opcode == OpCode::Label {
                 self.bind_label(op, &mut o);
@@ -147,6 +156,57 @@ impl Pipeline {
                 })?;
         }
         Ok(())
+    }
+
+    /// Guard copies (the peeled loop's) get fresh fail-descr ids.
+    fn rename_fail_descr(&mut self, guard: &mut Op) {
+        if self.fail_id_offset == 0 {
+            return;
+        }
+        if let Some(Descr::Fail(d)) = &guard.descr {
+            let copy = majit_ir::FailDescr {
+                name: format!("{}.peeled", d.name),
+                id: d.id + self.fail_id_offset,
+            };
+            self.originals.insert(copy.id, d.id);
+            guard.descr = Some(Descr::from(copy));
+        }
+    }
+
+    /// Runs an extra op (not from the input trace) through the whole
+    /// pipeline; returns the value its result stands for afterwards and
+    /// whether it reached the output as a load.
+    pub(super) fn feed_extra(&mut self, op: Op) -> Result<(OpRef, bool), OptError> {
+        let res = self.cx.fresh(op.opcode.result().kind());
+        self.cx.define(res, &op, usize::MAX);
+        let before = self.out.len();
+        self.run(0, OptOp { op, res })
+            .map_err(|(pass, reason)| OptError::Invalid {
+                pass,
+                op_index: usize::MAX,
+                reason,
+            })?;
+        let loaded = self.out[before..]
+            .iter()
+            .any(|o| o.res == res && o.op.opcode.is_load());
+        Ok((self.cx.resolve(res), loaded))
+    }
+
+    /// Tells every pass that `op`'s result is already available as
+    /// `op.res` (facts imported into the peeled loop).
+    pub(super) fn import(&mut self, op: &OptOp) {
+        for p in &mut self.passes {
+            self.cx.pass = p.name();
+            p.committed(&mut self.cx, op);
+        }
+    }
+
+    /// Every pass's exported facts, in pipeline order.
+    pub(super) fn exports(&self) -> Vec<OptOp> {
+        self.passes
+            .iter()
+            .flat_map(|p| p.export(&self.cx))
+            .collect()
     }
 
     /// A `label` re-binds its arguments: each becomes a distinct
@@ -256,6 +316,10 @@ impl Pipeline {
             self.cx.force_args(&op.op, &why);
             self.commit_forced();
         }
+        if is_gc_access(op.op.opcode) {
+            // A load or store dereferences its object: it is not null.
+            self.cx.info_mut(op.op.arg(0)).nonnull = true;
+        }
         self.note_alloc(&op);
         self.out.push(op);
     }
@@ -311,6 +375,7 @@ impl Pipeline {
             trace,
             resume: self.resume,
             ledger: self.cx.ledger,
+            short_preamble: None,
         }
     }
 }
@@ -320,6 +385,23 @@ pub(super) fn is_allocation(code: OpCode) -> bool {
     matches!(
         code,
         OpCode::New | OpCode::NewWithVtable | OpCode::NewArray | OpCode::NewArrayClear
+    )
+}
+
+/// GC loads and stores (their first argument is the object).
+fn is_gc_access(code: OpCode) -> bool {
+    use OpCode::*;
+    matches!(
+        code,
+        GetfieldGcI
+            | GetfieldGcR
+            | GetfieldGcF
+            | SetfieldGc
+            | GetarrayitemGcI
+            | GetarrayitemGcR
+            | GetarrayitemGcF
+            | SetarrayitemGc
+            | ArraylenGc
     )
 }
 

@@ -29,7 +29,7 @@
 use super::cx::{Cx, OptOp, PendingStore};
 use super::{Outcome, Pass};
 use crate::resume::Slot;
-use majit_ir::{ArrayDescr, CallEffect, Const, Descr, FieldDescr, Op, OpCode, OpRef};
+use majit_ir::{ArrayDescr, CallEffect, Const, Descr, FieldDescr, Kind, Op, OpCode, OpRef};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -169,6 +169,27 @@ impl Pass for Heap {
                 }
             }
         }
+    }
+
+    /// Known field values (array items stay behind: their constant
+    /// indexes would need new constants).
+    fn export(&self, cx: &Cx) -> Vec<OptOp> {
+        let mut out = Vec::new();
+        for fc in self.fields.values() {
+            let code = match fc.descr.kind {
+                Kind::Int => OpCode::GetfieldGcI,
+                Kind::Ref => OpCode::GetfieldGcR,
+                Kind::Float => OpCode::GetfieldGcF,
+            };
+            for &(obj, value) in &fc.known {
+                let op = Op::new(code, &[cx.resolve(obj)]);
+                out.push(OptOp {
+                    op: op.with_descr(Descr::Field(fc.descr.clone())),
+                    res: cx.resolve(value),
+                });
+            }
+        }
+        out
     }
 
     fn flush(&mut self, cx: &mut Cx) {

@@ -112,6 +112,13 @@ pub trait Pass {
     /// can emit everything it delays.
     fn flush(&mut self, _cx: &mut Cx) {}
 
+    /// The facts this pass holds that unroll may carry into the peeled
+    /// loop: ops whose result is known to be `res` (a cached load, a pure
+    /// op already computed), over values available at this point.
+    fn export(&self, _cx: &Cx) -> Vec<OptOp> {
+        Vec::new()
+    }
+
     /// Called once after the last op; a pass may add ledger entries about
     /// what it left undone ([`Cx::note`]).
     fn finish(&mut self, _cx: &mut Cx) {}
@@ -139,6 +146,10 @@ pub struct Optimized {
     pub trace: Trace,
     pub resume: ResumeMap,
     pub ledger: Ledger,
+    /// When unroll peeled the loop: the short preamble, a trace from the
+    /// loop label's original arguments to a jump into the peeled loop,
+    /// which a bridge entering the peeled loop replays.
+    pub short_preamble: Option<Trace>,
 }
 
 /// Why optimization failed. The caller keeps interpreting the loop.

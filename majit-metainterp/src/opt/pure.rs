@@ -26,6 +26,8 @@ type Key = (OpCode, Vec<OpRef>, Option<Descr>);
 #[derive(Default)]
 pub struct Pure {
     seen: HashMap<Key, OpRef>,
+    /// The keys of `seen` in insertion order (exports are deterministic).
+    order: Vec<Key>,
 }
 
 fn key(cx: &Cx, op: &OptOp) -> Option<Key> {
@@ -48,6 +50,7 @@ impl Pass for Pure {
     fn feed(&mut self, cx: &mut Cx, op: OptOp) -> Outcome {
         if op.op.opcode == OpCode::Label {
             self.seen.clear();
+            self.order.clear();
             return Outcome::Emit(op);
         }
         let Some(k) = key(cx, &op) else {
@@ -65,7 +68,24 @@ impl Pass for Pure {
 
     fn committed(&mut self, cx: &mut Cx, op: &OptOp) {
         if let Some(k) = key(cx, op) {
-            self.seen.entry(k).or_insert(op.res);
+            if !self.seen.contains_key(&k) {
+                self.order.push(k.clone());
+                self.seen.insert(k, op.res);
+            }
         }
+    }
+
+    fn export(&self, _cx: &Cx) -> Vec<OptOp> {
+        self.order
+            .iter()
+            .map(|k| {
+                let mut op = majit_ir::Op::new(k.0, &k.1);
+                op.descr = k.2.clone();
+                OptOp {
+                    op,
+                    res: self.seen[k],
+                }
+            })
+            .collect()
     }
 }

@@ -1,8 +1,43 @@
-//! unroll: loop peeling (placeholder being built).
+//! unroll: loop peeling with a short preamble.
+//!
+//! A loop `[inputs] label(inputs, descr=L) body jump(args, descr=L)` is
+//! optimized twice (Ardö, Bolz, Fijałkowski 2012):
+//!
+//! 1. The *preamble*: the other enabled passes run over one iteration from
+//!    the real entry, as for any trace. Before its closing jump, the passes
+//!    *export* what they know ([`Pass::export`]): cached field values and
+//!    pure results. The facts computable from the jump's arguments form the
+//!    *short preamble* (an op per fact); each fact's value becomes an extra
+//!    argument of the peeled loop's label `L.peeled`, and the preamble ends
+//!    by falling into that label.
+//! 2. The *peeled loop*: a fresh pipeline whose inputs are the label's
+//!    arguments imports the facts (each short-preamble op is known to equal
+//!    its label argument) and runs over the body again. Invariant loads and
+//!    pure ops thus vanish from the loop: loop-invariant code motion falls
+//!    out. Before the closing jump, the short-preamble ops are fed once more
+//!    to compute the facts' values for the next iteration; usually the
+//!    caches answer them for free.
+//!
+//! Guards of the peeled loop are copies: they get fresh `FailDescr` ids
+//! (`id + offset`, name `.peeled`) and their resume data names the original
+//! id in `GuardResume::original`. Label arguments nothing in the loop uses
+//! are pruned. The short preamble is returned as a trace (inputs: the
+//! label's original arguments; ops; a jump to `L.peeled`) for bridges that
+//! enter the peeled loop.
+//!
+//! Limits (a correct simple version): virtuals are forced at both jumps
+//! (they do not travel unboxed in the label), and only cached fields and
+//! pure results are carried, not bounds, classes or non-nullness. A short
+//! load that the loop's end cannot answer from its caches is only emitted
+//! when its object is known non-null there; otherwise unroll gives up and
+//! the trace is optimized without peeling.
 
 use super::cx::{Cx, OptOp};
+use super::driver::Pipeline;
 use super::{OptError, Optimized, Outcome, Pass};
-use majit_ir::Trace;
+use crate::resume::Slot;
+use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, RefTarget, TargetDescr, Trace};
+use std::collections::HashSet;
 
 /// The unroll pass's place in the pipeline: it passes ops through; the
 /// peeling itself is done by [`optimize_loop`], which runs the other passes
@@ -18,10 +53,329 @@ impl Pass for Unroll {
     }
 }
 
-/// Optimizes a loop with peeling; `None` when the trace is not a loop.
+/// An argument of a short-preamble op: a label slot or a constant.
+#[derive(Clone, Debug)]
+enum ShortArg {
+    Slot(usize),
+    Const(Const),
+}
+
+/// One fact carried into the peeled loop: `opcode(args)` equals label
+/// slot `n + k` (for the `k`-th op).
+#[derive(Clone, Debug)]
+struct ShortOp {
+    opcode: OpCode,
+    args: Vec<ShortArg>,
+    descr: Option<Descr>,
+    kind: Kind,
+}
+
+impl ShortOp {
+    /// The op over concrete values: `slot(i)` gives label slot `i`.
+    fn build(&self, cx: &mut Cx, slot: &dyn Fn(usize) -> OpRef) -> Op {
+        let args: Vec<OpRef> = self
+            .args
+            .iter()
+            .map(|a| match a {
+                ShortArg::Slot(i) => slot(*i),
+                ShortArg::Const(c) => cx.konst(*c),
+            })
+            .collect();
+        let mut op = Op::new(self.opcode, &args);
+        op.descr = self.descr.clone();
+        op
+    }
+}
+
+/// The label descr of a loop this pass can peel.
+fn loop_target(trace: &Trace) -> Option<Descr> {
+    let first = trace.ops.first()?;
+    let last = trace.ops.last()?;
+    let inputs_in_order = first.args.len() == trace.inputs.len()
+        && first
+            .args
+            .iter()
+            .enumerate()
+            .all(|(i, a)| *a == OpRef::input(i));
+    let labels = trace
+        .ops
+        .iter()
+        .filter(|o| o.opcode == OpCode::Label)
+        .count();
+    let ok = first.opcode == OpCode::Label
+        && last.opcode == OpCode::Jump
+        && labels == 1
+        && inputs_in_order
+        && first.descr.as_ref().and_then(|d| d.as_target()).is_some()
+        && last.descr == first.descr
+        && last.args.len() == first.args.len();
+    ok.then(|| first.descr.clone()).flatten()
+}
+
+/// Optimizes a loop with peeling; `None` when the trace is not a loop of
+/// the supported shape or peeling had to give up.
 pub(super) fn optimize_loop(
-    _trace: &Trace,
-    _names: &[&'static str],
+    trace: &Trace,
+    names: &[&'static str],
 ) -> Result<Option<Optimized>, OptError> {
-    Ok(None)
+    let Some(Descr::Target(target)) = loop_target(trace) else {
+        return Ok(None);
+    };
+    let peeled = Descr::from(TargetDescr {
+        name: format!("{}.peeled", target.name),
+    });
+    let last = trace.ops.len() - 1;
+    let jump = &trace.ops[last];
+
+    let mut pre = Pipeline::new(trace, names);
+    pre.feed_trace(trace, &|k| k == last)?;
+    let j: Vec<OpRef> = jump.args.iter().map(|a| pre.rename(trace, *a)).collect();
+    let (short, values) = select_short(&pre, &j);
+    let args: Vec<OpRef> = j.iter().chain(&values).copied().collect();
+    pre.feed_extra(Op::new(OpCode::Jump, &args).with_descr(peeled.clone()))?;
+    let pre_out = pre.finish();
+
+    let n = j.len();
+    let mut kinds = trace.inputs.clone();
+    kinds.extend(short.iter().map(|s| s.kind));
+    let mut body = Pipeline::with_inputs(&kinds, names);
+    body.fail_id_offset = max_fail_id(trace) + 1;
+    for (k, s) in short.iter().enumerate() {
+        let op = s.build(&mut body.cx, &|i| OpRef::input(i));
+        body.import(&OptOp {
+            op,
+            res: OpRef::input(n + k),
+        });
+    }
+    body.feed_trace(trace, &|k| k == 0 || k == last)?;
+    let mut next: Vec<OpRef> = jump.args.iter().map(|a| body.rename(trace, *a)).collect();
+    for s in &short {
+        let op = s.build(&mut body.cx, &|i| next[i]);
+        let obj = op.args.first().copied();
+        let (v, loaded) = body.feed_extra(op)?;
+        if loaded && !obj.is_some_and(|o| body.cx.is_nonnull(o)) {
+            return Ok(None);
+        }
+        next.push(v);
+    }
+    body.feed_extra(Op::new(OpCode::Jump, &next).with_descr(peeled.clone()))?;
+    let body_out = body.finish();
+    let short_trace = short_preamble(&trace.inputs, &short, &peeled);
+    merge(pre_out, body_out, short_trace, peeled).map(Some)
+}
+
+/// Chooses the exported facts computable from the jump arguments `j`;
+/// returns them as short-preamble ops plus their values in the preamble.
+/// Besides the passes' exports, the fields of a virtual that becomes a
+/// slot are facts too (it is forced with exactly those values).
+fn select_short(pre: &Pipeline, j: &[OpRef]) -> (Vec<ShortOp>, Vec<OpRef>) {
+    let cx = &pre.cx;
+    let mut slots: Vec<OpRef> = j.iter().map(|r| cx.resolve(*r)).collect();
+    let mut candidates = pre.exports();
+    for &r in &slots {
+        candidates.extend(virtual_fields(cx, r));
+    }
+    let mut done = vec![false; candidates.len()];
+    let (mut short, mut values) = (Vec::new(), Vec::new());
+    let mut progress = true;
+    while progress {
+        progress = false;
+        for i in 0..candidates.len() {
+            if done[i] {
+                continue;
+            }
+            let e = &candidates[i];
+            let res = cx.resolve(e.res);
+            let kind = cx.kind(res);
+            let obj_ok =
+                !e.op.opcode.is_load() || e.op.args.first().is_some_and(|o| cx.is_nonnull(*o));
+            if cx.const_of(res).is_some() || slots.contains(&res) || kind.is_none() || !obj_ok {
+                done[i] = true;
+                continue;
+            }
+            let Some(args) = short_args(cx, &e.op, &slots) else {
+                continue;
+            };
+            short.push(ShortOp {
+                opcode: e.op.opcode,
+                args,
+                descr: e.op.descr.clone(),
+                kind: kind.expect("checked"),
+            });
+            values.push(res);
+            slots.push(res);
+            let more = virtual_fields(cx, res);
+            candidates.extend(more);
+            done.resize(candidates.len(), false);
+            done[i] = true;
+            progress = true;
+        }
+    }
+    (short, values)
+}
+
+/// The arguments of `op` as slots or constants, if all are available.
+fn short_args(cx: &Cx, op: &Op, slots: &[OpRef]) -> Option<Vec<ShortArg>> {
+    op.args
+        .iter()
+        .map(|a| match cx.const_of(*a) {
+            Some(c) => Some(ShortArg::Const(c)),
+            None => slots
+                .iter()
+                .position(|s| *s == cx.resolve(*a))
+                .map(ShortArg::Slot),
+        })
+        .collect()
+}
+
+/// `getfield(r, f) = value` for every set field of `r` when it is a
+/// virtual struct.
+fn virtual_fields(cx: &Cx, r: OpRef) -> Vec<OptOp> {
+    let Some(v) = cx.virtual_of(r) else {
+        return Vec::new();
+    };
+    v.fields
+        .iter()
+        .filter_map(|(slot, value)| match slot {
+            Slot::Field(f) => {
+                let code = match f.kind {
+                    Kind::Int => OpCode::GetfieldGcI,
+                    Kind::Ref => OpCode::GetfieldGcR,
+                    Kind::Float => OpCode::GetfieldGcF,
+                };
+                let op = Op::new(code, &[r]).with_descr(Descr::Field(f.clone()));
+                Some(OptOp { op, res: *value })
+            }
+            Slot::Item(..) => None,
+        })
+        .collect()
+}
+
+fn max_fail_id(trace: &Trace) -> u32 {
+    trace
+        .ops
+        .iter()
+        .filter_map(|o| o.descr.as_ref().and_then(|d| d.as_fail()).map(|d| d.id))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The short preamble as a trace: from the label's original arguments to
+/// a jump into the peeled loop.
+fn short_preamble(inputs: &[Kind], short: &[ShortOp], peeled: &Descr) -> Trace {
+    let mut t = Trace::new(inputs);
+    let n = inputs.len();
+    let mut slots: Vec<OpRef> = (0..n).map(OpRef::input).collect();
+    for s in short {
+        let args: Vec<OpRef> = s
+            .args
+            .iter()
+            .map(|a| match a {
+                ShortArg::Slot(i) => slots[*i],
+                ShortArg::Const(c) => t.add_const(*c),
+            })
+            .collect();
+        let mut op = Op::new(s.opcode, &args);
+        op.descr = s.descr.clone();
+        slots.push(t.push(op));
+    }
+    t.push(Op::new(OpCode::Jump, &slots).with_descr(peeled.clone()));
+    t
+}
+
+/// Joins the preamble (its closing jump becomes the peeled loop's label)
+/// and the peeled loop (its inputs become that label's arguments).
+fn merge(
+    pre: Optimized,
+    body: Optimized,
+    short: Trace,
+    peeled: Descr,
+) -> Result<Optimized, OptError> {
+    let mut t = pre.trace;
+    let jump = t
+        .ops
+        .pop()
+        .filter(|o| o.opcode == OpCode::Jump)
+        .ok_or_else(|| OptError::BadInput("preamble lost its closing jump".into()))?;
+    let mut label_args = Vec::new();
+    let mut seen = HashSet::new();
+    for &a in &jump.args {
+        if t.get_const(a).is_some() || !seen.insert(a) {
+            let code = match t.kind_of(a) {
+                Some(Kind::Ref) => OpCode::SameAsR,
+                Some(Kind::Float) => OpCode::SameAsF,
+                _ => OpCode::SameAsI,
+            };
+            label_args.push(t.push(Op::new(code, &[a])));
+        } else {
+            label_args.push(a);
+        }
+    }
+    let label_index = t.ops.len();
+    t.push(Op::new(OpCode::Label, &label_args).with_descr(peeled));
+    let base = t.ops.len();
+    for op in &body.trace.ops {
+        let mut op = op.clone();
+        let map = |t: &mut Trace, r: OpRef| match r.target() {
+            RefTarget::Input(i) => label_args[i],
+            RefTarget::Op(j) => OpRef::op(base + j),
+            RefTarget::Const(_) => t.add_const(body.trace.get_const(r).expect("body const")),
+        };
+        for a in op.args.iter_mut() {
+            *a = map(&mut t, *a);
+        }
+        if let Some(fa) = op.fail_args.as_mut() {
+            for a in fa.iter_mut() {
+                *a = map(&mut t, *a);
+            }
+        }
+        t.push(op);
+    }
+    let mut short = short;
+    for k in prune_label_args(&mut t, label_index) {
+        if let Some(j) = short.ops.last_mut() {
+            j.args.remove(k);
+        }
+    }
+    let mut resume = pre.resume;
+    resume.extend(body.resume);
+    let mut ledger = pre.ledger;
+    for mut e in body.ledger.entries {
+        e.detail = format!("peeled loop: {}", e.detail);
+        ledger.entries.push(e);
+    }
+    Ok(Optimized {
+        trace: t,
+        resume,
+        ledger,
+        short_preamble: Some(short),
+    })
+}
+
+/// Drops label arguments that nothing after the label uses except the
+/// closing jump at the same position; returns the dropped positions,
+/// highest first.
+fn prune_label_args(t: &mut Trace, label: usize) -> Vec<usize> {
+    let mut dropped = Vec::new();
+    let last = t.ops.len() - 1;
+    let mut k = t.ops[label].args.len();
+    while k > 0 {
+        k -= 1;
+        let r = t.ops[label].args[k];
+        let used = t.ops[label + 1..].iter().enumerate().any(|(i, op)| {
+            let at_jump = label + 1 + i == last;
+            let in_args = op
+                .args
+                .iter()
+                .enumerate()
+                .any(|(p, a)| *a == r && !(at_jump && p == k));
+            in_args || op.fail_args.as_ref().is_some_and(|fa| fa.contains(&r))
+        });
+        if !used {
+            t.ops[label].args.remove(k);
+            t.ops[last].args.remove(k);
+            dropped.push(k);
+        }
+    }
+    dropped
 }
