@@ -35,7 +35,10 @@ use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
 use crate::refexec::Allocator;
 use crate::stats::AbortReason;
 use crate::warmstate::GreenKey;
-use majit_ir::{Const, Descr, FailDescr, Kind, Op, OpCode, OpRef, ResultKind, Trace, Value};
+use majit_ir::{
+    CallEffect, Const, Descr, EffectInfo, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef,
+    ResultKind, Trace, Value,
+};
 use std::sync::Arc;
 
 /// A traced value: its trace reference and its concrete value.
@@ -171,6 +174,7 @@ pub struct Tracer<'a> {
     /// Merge points passed without closing (a bridge that meets one again
     /// ends there with a `finish`).
     passed: Vec<GreenKey>,
+    heap: HeapCache,
 }
 
 enum Step {
@@ -220,6 +224,7 @@ impl<'a> Tracer<'a> {
             guards: Vec::new(),
             started: false,
             passed: Vec::new(),
+            heap: HeapCache::default(),
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         let insn = frame.code.decode(mp_pc);
@@ -249,6 +254,7 @@ impl<'a> Tracer<'a> {
             guards: Vec::new(),
             started: true,
             passed: Vec::new(),
+            heap: HeapCache::default(),
         };
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
@@ -549,7 +555,13 @@ impl<'a> Tracer<'a> {
                 let fd = field(&d);
                 let obj = self.get(insn.reg(0));
                 let v = eval::getfield(obj.v.as_ref().unwrap_or(0), fd)?;
-                result = Some(if obj.r.is_const() && fd.immutable {
+                let cached = self.heap.get(obj.r, fd).filter(|c| {
+                    debug_assert_eq!(c.v, v, "heap cache out of date for {}", fd.name);
+                    c.v == v
+                });
+                result = Some(if let Some(c) = cached {
+                    c
+                } else if obj.r.is_const() && fd.immutable {
                     self.konst(v)
                 } else {
                     let opcode = [
@@ -557,13 +569,16 @@ impl<'a> Tracer<'a> {
                         OpCode::GetfieldGcR,
                         OpCode::GetfieldGcF,
                     ][bank(fd.kind)];
-                    self.record(Op::new(opcode, &[obj.r]).with_descr(d.clone()), v)
+                    let b = self.record(Op::new(opcode, &[obj.r]).with_descr(d.clone()), v);
+                    self.heap.remember(obj.r, fd, b);
+                    b
                 });
             }
             JOp::SetfieldI | JOp::SetfieldR | JOp::SetfieldF => {
                 let d = self.descr(insn, 2);
                 let (obj, val) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
                 eval::setfield(obj.v.as_ref().unwrap_or(0), field(&d), val.v)?;
+                self.heap.store(obj.r, field(&d), val);
                 self.trace
                     .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
             }
@@ -680,7 +695,8 @@ impl<'a> Tracer<'a> {
         let args: Vec<TBox> = insn.list(2).iter().map(|&r| self.get(r)).collect();
         let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
         let v = eval::call(func.v.as_int().unwrap_or(0) as usize, &cd, &vals)?;
-        let elidable = cd.effect.effect == majit_ir::CallEffect::Elidable;
+        self.heap.call(&cd.effect);
+        let elidable = cd.effect.effect == CallEffect::Elidable;
         if elidable && func.r.is_const() && args.iter().all(|b| b.r.is_const()) {
             return Ok(insn.dst.map(|_| self.konst(v)));
         }
@@ -768,4 +784,34 @@ pub struct BridgeFrame {
     pub pc: usize,
     pub ret_dst: Option<RegOp>,
     pub regs: Vec<(RegOp, TBox)>,
+}
+
+/// The trace-time heap cache: the box last loaded from or stored to each
+/// (object, field). A hit records nothing. A store of field `f` drops every
+/// other entry of `f` (any two objects may alias: the cache proves nothing
+/// about distinctness); a residual call drops the fields it may write
+/// (all of them without declared effects); elidable calls write nothing.
+#[derive(Debug, Default)]
+struct HeapCache {
+    fields: std::collections::HashMap<(u32, String), TBox>,
+}
+
+impl HeapCache {
+    fn get(&self, obj: OpRef, f: &FieldDescr) -> Option<TBox> {
+        self.fields.get(&(obj.raw(), f.name.clone())).copied()
+    }
+    fn remember(&mut self, obj: OpRef, f: &FieldDescr, value: TBox) {
+        self.fields.insert((obj.raw(), f.name.clone()), value);
+    }
+    fn store(&mut self, obj: OpRef, f: &FieldDescr, value: TBox) {
+        self.fields.retain(|k, _| k.1 != f.name);
+        self.remember(obj, f, value);
+    }
+    fn call(&mut self, effect: &EffectInfo) {
+        match effect.effect {
+            CallEffect::Elidable => {}
+            CallEffect::Declared => self.fields.retain(|k, _| !effect.writes.contains(&k.1)),
+            CallEffect::Random => self.fields.clear(),
+        }
+    }
 }

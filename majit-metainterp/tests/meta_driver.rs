@@ -238,9 +238,18 @@ fn bad_state_is_an_error_not_a_panic() {
 
 #[test]
 fn the_optimizer_removes_the_boxed_allocations_it_can() {
-    let prog = &programs()[0].1; // sum: one IntBox per iteration
-    let (_, _, plain) = run_jit(prog, true, params(2, ""));
-    let (_, _, opt) = run_jit(prog, true, params(2, majit_metainterp::opt::DEFAULT_OPTS));
+    // ADDA's box dies when ODD replaces it: one of the two allocations
+    // per iteration is removed; ODD's box escapes through the jump.
+    let prog = program("alloc_then_branch");
+    let (_, _, plain) = run_jit_driver(&prog, true, params(2, ""));
+    let (_, _, opt) = run_jit_driver(&prog, true, params(2, majit_metainterp::opt::DEFAULT_OPTS));
+    let news = |jit: &JitDriver<RefExec>| {
+        majit_ir::text::print(&jit.loops()[0].trace)
+            .matches("new(")
+            .count()
+    };
+    assert_eq!((news(&plain), news(&opt)), (2, 1));
+    let (plain, opt) = (plain.stats(), opt.stats());
     assert_eq!(plain.ops_recorded, plain.ops_optimized, "{plain}");
     assert!(opt.ops_optimized < opt.ops_recorded, "{opt}");
     assert!(opt.time_optimizing > std::time::Duration::ZERO, "{opt}");
@@ -280,4 +289,28 @@ fn successful_compiles_are_never_counted_as_aborts() {
             );
         }
     }
+}
+
+#[test]
+fn the_trace_time_heap_cache_drops_repeated_loads() {
+    // Unoptimized, so only the tracer's cache can remove loads: the box
+    // stored by the previous handler is read back by the next one (and by
+    // the merge point's dispatch) without a new `getfield`.
+    let prog = program("sum");
+    let expected = run_oracle(&prog, true);
+    let (r, out, jit) = run_jit_driver(&prog, true, params(2, ""));
+    assert_eq!((r, out), expected);
+    let text = majit_ir::text::print(&jit.loops()[0].trace);
+    // ADDC loads acc once; DECC and JNZ reuse the box stored by ADDC.
+    assert_eq!(text.matches("getfield_gc_i").count(), 1, "{text}");
+    assert_eq!(text.matches("setfield_gc").count(), 1, "{text}");
+
+    // A residual call (PRINT, random effects) empties the cache: the next
+    // handler's dispatch loads the accumulator again.
+    let prog = program("print_loop");
+    let expected = run_oracle(&prog, true);
+    let (r, out, jit) = run_jit_driver(&prog, true, params(2, ""));
+    assert_eq!((r, out), expected);
+    let text = majit_ir::text::print(&jit.loops()[0].trace);
+    assert_eq!(text.matches("getfield_gc_i").count(), 2, "{text}");
 }
