@@ -262,3 +262,43 @@ fn a_layout_with_an_unknown_ref_field_is_an_error() {
     );
     assert!(err.to_string().contains("Pair.left"));
 }
+
+/// Random valid traces (majit-ir's generator, every op family) rewrite
+/// without error into traces the verifier accepts, with no high-level
+/// allocation left.
+#[test]
+fn random_traces_rewrite_into_valid_traces() {
+    use majit_ir::OpCode::{CallMallocNursery, CallMallocNurseryHeaderless, CondCallGcWb};
+    let ns = namespace();
+    let knobs = majit_ir::fuzzing::Knobs::all();
+    let mut seen = [0usize; 3];
+    for seed in 0..300 {
+        let trace = majit_ir::fuzzing::random_trace(seed, &knobs);
+        let out = rewrite(&trace, &RewriteConfig::default(), &|n| ns.descr(n).cloned())
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", print_with(&trace, &ns)));
+        verify(&out).unwrap_or_else(|e| {
+            panic!("seed {seed}: {e:?}\n{}", print_with(&out, &ns));
+        });
+        for op in &out.ops {
+            assert!(
+                !matches!(
+                    op.opcode,
+                    majit_ir::OpCode::New
+                        | majit_ir::OpCode::NewWithVtable
+                        | majit_ir::OpCode::NewArray
+                        | majit_ir::OpCode::NewArrayClear
+                ),
+                "seed {seed}: `{}` left in the output",
+                op.opcode
+            );
+            let family = [CallMallocNursery, CallMallocNurseryHeaderless, CondCallGcWb];
+            if let Some(k) = family.iter().position(|&f| f == op.opcode) {
+                seen[k] += 1;
+            }
+        }
+    }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "the generator exercised too little: {seen:?}"
+    );
+}
