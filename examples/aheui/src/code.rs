@@ -46,8 +46,6 @@ pub struct Cell {
     pub op: Op,
     /// Push constant or storage index.
     pub arg: u8,
-    /// Values the selected storage must hold, `op.needs()`.
-    pub needs: u8,
 }
 
 /// The two possible next states of a state.
@@ -191,7 +189,6 @@ impl CodeSpace {
                 cells.push(Cell {
                     op: s.op,
                     arg: s.arg,
-                    needs: s.op.needs() as u8,
                 });
                 vowels.push(s.vowel);
             }
@@ -201,7 +198,6 @@ impl CodeSpace {
         cells.push(Cell {
             op: Op::Stall,
             arg: 0,
-            needs: 0,
         });
         vowels.push(1); // ㅐ: keeps the momentum
         let mut next = vec![[stall; MOMENTA]; cells.len()];

@@ -8,15 +8,18 @@
 //! also takes `back`; ㅎ stops. The vowel, the move, wrap-around and blank
 //! cells are all folded into the step table by `code.rs`.
 //!
-//! The loop allocates nothing itself: only the nodes the program pushes,
-//! and the slow paths (big integers, I/O) allocate. Binary commands try
-//! the `i64` fast path of `int.rs` and fall to an exact slow path on a big
-//! operand or overflow.
+//! The loop allocates nothing itself: only the nodes the program pushes
+//! (ㅂ, ㅃ, ㅆ), and the slow paths (big integers, I/O) allocate. Binary
+//! commands on a stack try the `i64` fast path of `int.rs` and write the
+//! result over the second node in place (no allocation); a big operand,
+//! an overflow, a zero divisor or the queue take the exact slow path,
+//! which pops both and pushes the result. Each op checks its own need so
+//! the underflow branch is predicted per op.
 
 use crate::code::{cell_of, CodeSpace};
 use crate::decode::Op;
 use crate::error::{Error, Result};
-use crate::int::{fast, slow, BinOp, DivisionByZero, Int, BIG};
+use crate::int::{fast, slow, BinOp, DivisionByZero, BIG};
 use crate::io::{Input, NumberInputError, Output};
 use crate::storage::{StorageError, Storages};
 use std::io::{BufRead, Write};
@@ -121,41 +124,56 @@ impl<'a, R: BufRead, W: Write> Machine<'a, R, W> {
             };
             ticks += 1;
             let s = self.selected;
-            if self.storages.len(s) < cell.needs as usize {
-                state = step.back;
-                continue;
+            let len = self.storages.len(s);
+            // Each op checks its own need, so the underflow branch is
+            // predicted per op; too few values take `back`.
+            macro_rules! guarded {
+                ($op:expr, $body:expr) => {
+                    if len < $op.needs() {
+                        step.back
+                    } else {
+                        $body;
+                        step.go
+                    }
+                };
             }
-            match cell.op {
-                Op::Nop => {}
-                Op::Add => self.binary(BinOp::Add, state)?,
-                Op::Sub => self.binary(BinOp::Sub, state)?,
-                Op::Mul => self.binary(BinOp::Mul, state)?,
-                Op::Div => self.binary(BinOp::Div, state)?,
-                Op::Mod => self.binary(BinOp::Mod, state)?,
-                Op::Cmp => self.binary(BinOp::Cmp, state)?,
-                Op::Pop => self.discard(s),
-                Op::PrintNum => self.print_number(s)?,
-                Op::PrintChar => self.print_char(s)?,
-                Op::PushConst => self.storages.push_small(s, i64::from(cell.arg))?,
-                Op::ReadNum => self.read_number(state)?,
-                Op::ReadChar => self.read_char()?,
-                Op::Dup => self.storages.dup(s)?,
-                Op::Swap => self.storages.swap(s),
-                Op::Select => self.selected = cell.arg,
-                Op::Move => {
-                    let v = self.storages.pop(s);
-                    self.storages.push(cell.arg, v)?;
+            state = match cell.op {
+                Op::Nop => step.go,
+                Op::Add => guarded!(Op::Add, self.binary(BinOp::Add, state)?),
+                Op::Sub => guarded!(Op::Sub, self.binary(BinOp::Sub, state)?),
+                Op::Mul => guarded!(Op::Mul, self.binary(BinOp::Mul, state)?),
+                Op::Div => guarded!(Op::Div, self.binary(BinOp::Div, state)?),
+                Op::Mod => guarded!(Op::Mod, self.binary(BinOp::Mod, state)?),
+                Op::Cmp => guarded!(Op::Cmp, self.binary(BinOp::Cmp, state)?),
+                Op::Pop => guarded!(Op::Pop, self.discard(s)),
+                Op::PrintNum => guarded!(Op::PrintNum, self.print_number(s)?),
+                Op::PrintChar => guarded!(Op::PrintChar, self.print_char(s)?),
+                Op::PushConst => self
+                    .storages
+                    .push_small(s, i64::from(cell.arg))
+                    .map(|()| step.go)?,
+                Op::ReadNum => self.read_number(state).map(|()| step.go)?,
+                Op::ReadChar => self.read_char().map(|()| step.go)?,
+                Op::Dup => guarded!(Op::Dup, self.storages.dup(s)?),
+                Op::Swap => guarded!(Op::Swap, self.storages.swap(s)),
+                Op::Select => {
+                    self.selected = cell.arg;
+                    step.go
                 }
+                Op::Move => guarded!(Op::Move, {
+                    let v = self.storages.pop(s);
+                    self.storages.push(cell.arg, v)?
+                }),
                 Op::Branch => {
-                    if self.pop_is_zero(s) {
-                        state = step.back;
-                        continue;
+                    if len < Op::Branch.needs() || self.pop_is_zero(s) {
+                        step.back
+                    } else {
+                        step.go
                     }
                 }
                 Op::Halt => break self.halt(s),
                 Op::Stall => break Outcome::Stalled,
-            }
-            state = step.go;
+            };
         };
         // The stall sentinel is not a syllable.
         self.stats.instructions += ticks - u64::from(outcome == Outcome::Stalled);
@@ -166,34 +184,25 @@ impl<'a, R: BufRead, W: Write> Machine<'a, R, W> {
     #[inline(always)]
     fn binary(&mut self, op: BinOp, state: u32) -> Result<()> {
         let s = self.selected;
-        let a = self.storages.pop_raw(s);
-        let b = self.storages.pop_raw(s);
-        match fast(op, b, a) {
-            Some(r) => Ok(self.storages.push_result_small(s, r)?),
-            None => self.binary_slow(op, a, b, state),
+        if self.storages.combine_top_two(s, |b, a| fast(op, b, a)) {
+            return Ok(());
         }
+        self.binary_slow(op, state)
     }
 
-    /// The exact path: big operands, overflow, division by zero.
+    /// The exact path: big operands, overflow, division by zero, and
+    /// every binary command on the queue.
     #[cold]
-    fn binary_slow(&mut self, op: BinOp, a: i64, b: i64, state: u32) -> Result<()> {
+    fn binary_slow(&mut self, op: BinOp, state: u32) -> Result<()> {
         let s = self.selected;
         // Bigs leave the side list in pop order: a's first.
-        let a = self.resolve(s, a);
-        let b = self.resolve(s, b);
+        let a = self.storages.pop(s);
+        let b = self.storages.pop(s);
         match slow(op, &b, &a) {
             Ok(r) => Ok(self.storages.push_result(s, r)?),
             Err(DivisionByZero) => Err(Error::DivisionByZero {
                 at: self.code.positions[cell_of(state)],
             }),
-        }
-    }
-
-    fn resolve(&mut self, s: u8, raw: i64) -> Int {
-        if raw == BIG {
-            Int::Big(self.storages.take_big(s))
-        } else {
-            Int::Small(raw)
         }
     }
 

@@ -205,6 +205,42 @@ impl Storages {
         value
     }
 
+    /// The fast path of a binary command on a stack: if `f(b, a)` (a the
+    /// top value, b the one below) gives a result, the top node is
+    /// unlinked and the result written over b's value in place — the same
+    /// as popping both and pushing the result, without an allocation.
+    /// Returns false, leaving the storage untouched, when `f` declines or
+    /// `s` is the queue (whose result goes to the back).
+    ///
+    /// # Panics
+    /// If storage `s` holds fewer than two values.
+    #[inline(always)]
+    pub fn combine_top_two(&mut self, s: u8, f: impl FnOnce(i64, i64) -> Option<i64>) -> bool {
+        let i = s as usize;
+        assert!(
+            self.lens[i] >= 2,
+            "binary command on storage {s} with fewer than two values"
+        );
+        if s == QUEUE {
+            return false;
+        }
+        let top = self.slot(i);
+        // SAFETY: the storage holds at least two live nodes; values are
+        // not refs, so overwriting one needs no barrier.
+        unsafe {
+            let (a, second) = node_fields(top);
+            let (b, _) = node_fields(second);
+            let Some(r) = f(b, a) else {
+                return false;
+            };
+            debug_assert_ne!(r, BIG);
+            (second as *mut i64).write(r);
+            self.set_slot(i, second);
+        }
+        self.lens[i] -= 1;
+        true
+    }
+
     /// The big value of the marked node just popped from `s`.
     #[cold]
     pub fn take_big(&mut self, s: u8) -> BigInt {
@@ -268,14 +304,6 @@ impl Storages {
         Ok(())
     }
 
-    /// Pushes the small result of a binary command (not the marker; the
-    /// channel does not remember it).
-    #[inline(always)]
-    pub fn push_result_small(&mut self, s: u8, v: i64) -> Result<()> {
-        debug_assert_ne!(v, BIG);
-        self.push_node(s, v)
-    }
-
     /// Pushes the result of a binary command, of any size.
     pub fn push_result(&mut self, s: u8, value: Int) -> Result<()> {
         match value {
@@ -291,10 +319,11 @@ impl Storages {
     /// Pushes a small value by ㅂ (not the marker; the channel remembers it).
     #[inline(always)]
     pub fn push_small(&mut self, s: u8, v: i64) -> Result<()> {
+        debug_assert_ne!(v, BIG);
         if s == CHANNEL {
             self.channel_last = Int::Small(v);
         }
-        self.push_result_small(s, v)
+        self.push_node(s, v)
     }
 
     /// Pushes a value by ㅂ or ㅆ, of any size (the channel remembers it).
