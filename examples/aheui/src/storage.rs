@@ -427,6 +427,139 @@ mod tests {
         Int::from_big(text.parse().unwrap())
     }
 
+    /// A seeded xorshift64 generator.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// The storages as plain deques (stacks: back = top; queue: front =
+    /// front), plus the channel's last pushed value.
+    struct Model {
+        values: Vec<VecDeque<Int>>,
+        channel_last: Int,
+    }
+
+    impl Model {
+        fn pop(&mut self, s: u8) -> Int {
+            let v = &mut self.values[s as usize];
+            if s == QUEUE {
+                v.pop_front()
+            } else {
+                v.pop_back()
+            }
+            .unwrap()
+        }
+        fn push(&mut self, s: u8, x: Int) {
+            if s == CHANNEL {
+                self.channel_last = x.clone();
+            }
+            self.values[s as usize].push_back(x);
+        }
+    }
+
+    /// Random operations on random storages against the model, on a heap
+    /// that collects at every allocation and runs major collections often.
+    #[test]
+    fn random_operations_match_a_model_under_gc_stress() {
+        let config = GcConfig {
+            nursery_size: majit_gc::MIN_NURSERY_SIZE,
+            stress_every: Some(1),
+            major_threshold: 4096,
+            ..GcConfig::default()
+        };
+        let mut st = Storages::new(config).unwrap();
+        let mut model = Model {
+            values: (0..STORAGES).map(|_| VecDeque::new()).collect(),
+            channel_last: Int::Small(0),
+        };
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let hot = [0u8, 1, QUEUE, CHANNEL];
+        for _ in 0..20_000 {
+            let s = hot[rng.below(4) as usize];
+            let len = model.values[s as usize].len();
+            assert_eq!(st.len(s), len);
+            match rng.below(7) {
+                0 | 1 => {
+                    let x = match rng.below(4) {
+                        0 => big(&format!("{}00000000000000000000", rng.below(100))),
+                        _ => Int::Small(rng.below(1000) as i64 - 500),
+                    };
+                    st.push(s, x.clone()).unwrap();
+                    model.push(s, x);
+                }
+                2 if len > 0 => assert_eq!(st.pop(s), model.pop(s)),
+                3 if len > 0 => {
+                    st.dup(s).unwrap();
+                    let x = match s {
+                        CHANNEL => model.channel_last.clone(),
+                        QUEUE => model.values[s as usize][0].clone(),
+                        _ => model.values[s as usize][len - 1].clone(),
+                    };
+                    model.push(s, x.clone());
+                    if s == QUEUE {
+                        let moved = model.values[s as usize].pop_back().unwrap();
+                        model.values[s as usize].push_front(moved);
+                    }
+                }
+                4 if len > 1 => {
+                    st.swap(s);
+                    let v = &mut model.values[s as usize];
+                    let (i, j) = if s == QUEUE {
+                        (0, 1)
+                    } else {
+                        (len - 1, len - 2)
+                    };
+                    v.swap(i, j);
+                }
+                5 if len > 1 => {
+                    let combined = st
+                        .combine_top_two(s, |b, a| crate::int::fast(crate::int::BinOp::Add, b, a));
+                    let v = &model.values[s as usize];
+                    let expect = match (s, &v[len - 2], &v[len - 1]) {
+                        (QUEUE, _, _) => None,
+                        (_, Int::Small(b), Int::Small(a)) => {
+                            crate::int::fast(crate::int::BinOp::Add, *b, *a)
+                        }
+                        _ => None,
+                    };
+                    assert_eq!(combined, expect.is_some());
+                    if let Some(r) = expect {
+                        model.values[s as usize].truncate(len - 2);
+                        model.values[s as usize].push_back(Int::Small(r));
+                    }
+                }
+                6 if len > 0 => {
+                    let t = hot[rng.below(4) as usize];
+                    let x = st.pop(s);
+                    assert_eq!(x, model.pop(s));
+                    st.push(t, x.clone()).unwrap();
+                    model.push(t, x);
+                }
+                _ => {}
+            }
+        }
+        for s in hot {
+            while !model.values[s as usize].is_empty() {
+                assert_eq!(st.pop(s), model.pop(s));
+            }
+        }
+        let stats = st.gc_stats();
+        assert!(
+            stats.minor_collections > 1000 && stats.major_collections > 0,
+            "{stats:?}"
+        );
+    }
+
     #[test]
     fn stack_keeps_bigs_in_node_order() {
         let mut st = Storages::new(GcConfig::default()).unwrap();
