@@ -10,6 +10,29 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use majit_gc::{Gc, GcConfig, GcRef, Layout, TypeId};
 use std::hint::black_box;
+use std::time::Duration;
+
+/// CPU time consumed by the calling thread.
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer; the clock id is supported on
+    // Linux and macOS.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Runs `f` `iters` times and returns the CPU time it took.
+fn cpu_timed(iters: u64, mut f: impl FnMut()) -> Duration {
+    let start = thread_cpu_time();
+    for _ in 0..iters {
+        f();
+    }
+    thread_cpu_time() - start
+}
 
 /// Allocates `n` objects of `ty`, linking each to the previous one.
 fn push_many(gc: &mut Gc, ty: TypeId, value_offset: u32, next_offset: u32, n: usize) {
@@ -50,7 +73,11 @@ fn bench_alloc(c: &mut Criterion) {
         let ty = gc.register_layout(layout).unwrap();
         gc.push_root(GcRef::NULL);
         group.bench_function(name, |b| {
-            b.iter(|| push_many(&mut gc, ty, value_offset, next_offset, black_box(N)))
+            b.iter_custom(|iters| {
+                cpu_timed(iters, || {
+                    push_many(&mut gc, ty, value_offset, next_offset, black_box(N))
+                })
+            })
         });
     }
     group.finish();
@@ -77,7 +104,11 @@ fn bench_alloc_only(c: &mut Criterion) {
         let mut gc = Gc::new(GcConfig::default()).unwrap();
         let ty = gc.register_layout(layout).unwrap();
         group.bench_function(name, |b| {
-            b.iter(|| alloc_many(&mut gc, ty, value_offset, black_box(N)))
+            b.iter_custom(|iters| {
+                cpu_timed(iters, || {
+                    alloc_many(&mut gc, ty, value_offset, black_box(N))
+                })
+            })
         });
     }
     group.finish();
