@@ -79,27 +79,27 @@ fn check(opts: &str, range: std::ops::Range<u64>) -> usize {
 
 #[test]
 fn random_traces_default_pipeline() {
-    let exits = check("intbounds:rewrite:virtualize:heap:pure", 0..150);
-    assert!(exits > 30, "only {exits} guard exits exercised");
+    let exits = check("intbounds:rewrite:virtualize:heap:pure", 0..100);
+    assert!(exits > 20, "only {exits} guard exits exercised");
 }
 
 #[test]
 fn random_traces_single_passes() {
     for opts in ["intbounds", "rewrite", "virtualize", "heap", "pure"] {
-        check(opts, 1000..1025);
+        check(opts, 1000..1015);
     }
 }
 
 #[test]
 fn random_traces_with_unroll() {
     let opts = majit_metainterp::opt::DEFAULT_OPTS;
-    check(opts, 2000..2120);
-    let peeled = (2000..2120)
+    check(opts, 2000..2080);
+    let peeled = (2000..2080)
         .filter_map(|seed| {
             let t = with_fail_descrs(random_trace(seed, &knobs()));
             majit_metainterp::opt::optimize(&t, opts).ok()
         })
         .filter(|out| out.short_preamble.is_some())
         .count();
-    assert!(peeled >= 20, "only {peeled} loops were peeled");
+    assert!(peeled >= 12, "only {peeled} loops were peeled");
 }

@@ -174,3 +174,92 @@ fn unroll_disabled_leaves_the_loop_unpeeled() {
         1
     );
 }
+
+/// The primer's variant where the interpreter keeps the head in a red
+/// local: the head is a virtual `Node{int, NotVirtual}` in the label state
+/// and travels unboxed, so the peeled loop allocates nothing.
+const RED_HEAD: &str = "
+    [p0]
+    label(p0, descr=Loop)
+    i1 = getfield_gc_i(p0, descr=Node.value)
+    p2 = getfield_gc_r(p0, descr=Node.next)
+    i3 = int_sub(i1, 2)
+    p4 = new(descr=Node)
+    setfield_gc(p4, i3, descr=Node.value)
+    setfield_gc(p4, p2, descr=Node.next)
+    i5 = int_is_zero(i3)
+    guard_false(i5, descr=g0) [p4]
+    jump(p4, descr=Loop)";
+
+#[test]
+fn red_head_travels_unboxed_through_the_label() {
+    let out = assert_opt(
+        "intbounds:rewrite:virtualize:heap:pure:unroll",
+        RED_HEAD,
+        "
+        descr Loop.peeled = target()
+        [p0]
+        label(p0, descr=Loop)
+        i1 = getfield_gc_i(p0, descr=Node.value)
+        p2 = getfield_gc_r(p0, descr=Node.next)
+        i3 = int_sub(i1, 2)
+        i5 = int_is_zero(i3)
+        guard_false(i5) [i3, p2]
+        label(i3, p2, descr=Loop.peeled)
+        i6 = int_sub(i3, 2)
+        i7 = int_is_zero(i6)
+        guard_false(i7) [i6, p2]
+        jump(i6, p2, descr=Loop.peeled)",
+    );
+    assert_eq!(out.ledger.allocations().count(), 0, "{:?}", out.ledger);
+    let copy = out
+        .resume
+        .iter()
+        .find(|(id, _)| **id != 0)
+        .expect("peeled guard");
+    // frame register head = v0 = Node{i10, p4}
+    assert_eq!(copy.1.values, vec![Tagged::Virtual(0)]);
+    assert!(out.short_preamble.is_none());
+    let t = parse(RED_HEAD);
+    assert!(check_equivalent(&t, &out, 24) >= 3);
+}
+
+/// A loop that grows the stack ends in `Node{_, Node{_, NotVirtual}}`: the
+/// retry forces the inner node, so exactly the node that persists is
+/// allocated per iteration. (The counter reaches the label twice, as the
+/// head's value and as itself: the label keeps both.)
+#[test]
+fn growing_stack_allocates_exactly_the_persisting_node() {
+    let input = "
+        [p0, i1]
+        label(p0, i1, descr=Loop)
+        i2 = int_add(i1, 1)
+        p3 = new(descr=Node)
+        setfield_gc(p3, i2, descr=Node.value)
+        setfield_gc(p3, p0, descr=Node.next)
+        i4 = int_lt(i2, 5)
+        guard_true(i4, descr=g0) [p3, i2]
+        jump(p3, i2, descr=Loop)";
+    let out = assert_opt(
+        "intbounds:rewrite:virtualize:heap:pure:unroll",
+        input,
+        "
+        descr Loop.peeled = target()
+        [p0, i1]
+        label(p0, i1, descr=Loop)
+        i2 = int_add(i1, 1)
+        i4 = int_lt(i2, 5)
+        guard_true(i4) [i2, p0]
+        i5 = same_as_i(i2)
+        label(i2, p0, i5, descr=Loop.peeled)
+        i6 = int_add(i5, 1)
+        i7 = int_lt(i6, 5)
+        guard_true(i7) [i6, i2, p0]
+        p8 = new(descr=Node)
+        setfield_gc(p8, p0, descr=Node.next)
+        setfield_gc(p8, i2, descr=Node.value)
+        jump(i6, p8, i6, descr=Loop.peeled)",
+    );
+    let t = parse(input);
+    assert!(check_equivalent(&t, &out, 8) >= 4);
+}

@@ -75,6 +75,9 @@ pub(super) struct Pipeline {
     pub(super) originals: HashMap<u32, u32>,
     /// When non-zero, fed guards get `id + fail_id_offset` (unroll's copy).
     pub(super) fail_id_offset: u32,
+    /// What the input trace's inputs stand for, when not themselves (the
+    /// peeled loop: label arguments, or virtuals rebuilt from them).
+    pub(super) input_map: Vec<OpRef>,
 }
 
 impl Pipeline {
@@ -98,13 +101,17 @@ impl Pipeline {
             allocs_noted: HashSet::new(),
             originals: HashMap::new(),
             fail_id_offset: 0,
+            input_map: Vec::new(),
         }
     }
 
     /// The value ref an input-trace ref currently stands for.
     pub(super) fn rename(&mut self, trace: &Trace, r: OpRef) -> OpRef {
         match r.target() {
-            RefTarget::Input(_) => self.cx.resolve(r),
+            RefTarget::Input(i) => match self.input_map.get(i) {
+                Some(&to) => self.cx.resolve(to),
+                None => self.cx.resolve(r),
+            },
             RefTarget::Op(i) => self.cx.resolve(self.map[i]),
             RefTarget::Const(_) => {
                 let c = trace.get_const(r).expect("verified trace");

@@ -69,6 +69,7 @@ pub mod pure;
 pub mod rewrite;
 pub mod unroll;
 pub mod virtualize;
+mod vstate;
 
 pub use cx::{Cx, OptOp, PendingStore};
 pub use driver::optimize;

@@ -34,6 +34,7 @@
 
 use super::cx::{Cx, OptOp};
 use super::driver::Pipeline;
+use super::vstate::{self, VState};
 use super::{OptError, Optimized, Outcome, Pass};
 use crate::resume::Slot;
 use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, RefTarget, TargetDescr, Trace};
@@ -113,7 +114,10 @@ fn loop_target(trace: &Trace) -> Option<Descr> {
 }
 
 /// Optimizes a loop with peeling; `None` when the trace is not a loop of
-/// the supported shape or peeling had to give up.
+/// the supported shape or peeling had to give up. Jump arguments that are
+/// virtual at the end of the preamble travel unboxed; when the peeled
+/// loop's end does not fit their state, peeling is retried with that
+/// argument boxed.
 pub(super) fn optimize_loop(
     trace: &Trace,
     names: &[&'static str],
@@ -124,22 +128,84 @@ pub(super) fn optimize_loop(
     let peeled = Descr::from(TargetDescr {
         name: format!("{}.peeled", target.name),
     });
+    let mut unboxed = vec![true; trace.inputs.len()];
+    loop {
+        match peel(trace, names, &peeled, &unboxed)? {
+            Peel::Done(out) => return Ok(Some(*out)),
+            Peel::Retry(k) if unboxed[k] => unboxed[k] = false,
+            Peel::Retry(_) | Peel::GiveUp => return Ok(None),
+        }
+    }
+}
+
+/// The result of one peeling attempt.
+enum Peel {
+    Done(Box<Optimized>),
+    /// Jump argument `k` cannot travel unboxed.
+    Retry(usize),
+    GiveUp,
+}
+
+/// One peeling attempt; `unboxed[k]` allows jump argument `k` to travel
+/// unboxed when it is virtual.
+fn peel(
+    trace: &Trace,
+    names: &[&'static str],
+    peeled: &Descr,
+    unboxed: &[bool],
+) -> Result<Peel, OptError> {
     let last = trace.ops.len() - 1;
     let jump = &trace.ops[last];
 
     let mut pre = Pipeline::new(trace, names);
     pre.feed_trace(trace, &|k| k == last)?;
     let j: Vec<OpRef> = jump.args.iter().map(|a| pre.rename(trace, *a)).collect();
-    let (short, values) = select_short(&pre, &j);
-    let args: Vec<OpRef> = j.iter().chain(&values).copied().collect();
+    let mut seen = HashSet::new();
+    let states: Vec<Option<VState>> = j
+        .iter()
+        .zip(unboxed)
+        .map(|(r, u)| u.then(|| vstate::capture(&pre.cx, *r, &mut seen)).flatten())
+        .collect();
+    let mut leaves = Vec::new();
+    let mut flat = HashSet::new();
+    for (r, st) in j.iter().zip(&states) {
+        let fits = vstate::flatten(
+            &mut pre.cx,
+            *r,
+            st.as_ref().unwrap_or(&VState::Leaf),
+            &mut flat,
+            &mut leaves,
+        );
+        debug_assert!(fits, "a captured state fits its own value");
+    }
+    let (short, values) = select_short(&pre, &leaves);
+    let args: Vec<OpRef> = leaves.iter().chain(&values).copied().collect();
     pre.feed_extra(Op::new(OpCode::Jump, &args).with_descr(peeled.clone()))?;
+    if let Some(k) = escaped(&pre.cx, &j, &states) {
+        return Ok(Peel::Retry(k));
+    }
+    let leaf_kinds: Vec<Kind> = leaves
+        .iter()
+        .map(|r| pre.cx.kind(*r).unwrap_or(Kind::Int))
+        .collect();
     let pre_out = pre.finish();
 
-    let n = j.len();
-    let mut kinds = trace.inputs.clone();
+    let n = leaves.len();
+    let mut kinds = leaf_kinds;
     kinds.extend(short.iter().map(|s| s.kind));
     let mut body = Pipeline::with_inputs(&kinds, names);
     body.fail_id_offset = max_fail_id(trace) + 1;
+    let mut inputs = (0..n).map(OpRef::input);
+    body.input_map = states
+        .iter()
+        .map(|st| {
+            vstate::rebuild(
+                &mut body.cx,
+                st.as_ref().unwrap_or(&VState::Leaf),
+                &mut inputs,
+            )
+        })
+        .collect();
     for (k, s) in short.iter().enumerate() {
         let op = s.build(&mut body.cx, &|i| OpRef::input(i));
         body.import(&OptOp {
@@ -148,20 +214,43 @@ pub(super) fn optimize_loop(
         });
     }
     body.feed_trace(trace, &|k| k == 0 || k == last)?;
-    let mut next: Vec<OpRef> = jump.args.iter().map(|a| body.rename(trace, *a)).collect();
+    let j2: Vec<OpRef> = jump.args.iter().map(|a| body.rename(trace, *a)).collect();
+    let mut next = Vec::new();
+    let mut flat = HashSet::new();
+    for (k, (r, st)) in j2.iter().zip(&states).enumerate() {
+        let st = st.as_ref().unwrap_or(&VState::Leaf);
+        if !vstate::flatten(&mut body.cx, *r, st, &mut flat, &mut next) {
+            return Ok(Peel::Retry(k));
+        }
+    }
     for s in &short {
         let op = s.build(&mut body.cx, &|i| next[i]);
         let obj = op.args.first().copied();
         let (v, loaded) = body.feed_extra(op)?;
         if loaded && !obj.is_some_and(|o| body.cx.is_nonnull(o)) {
-            return Ok(None);
+            return Ok(Peel::GiveUp);
         }
         next.push(v);
     }
     body.feed_extra(Op::new(OpCode::Jump, &next).with_descr(peeled.clone()))?;
+    if let Some(k) = escaped(&body.cx, &j2, &states) {
+        return Ok(Peel::Retry(k));
+    }
     let body_out = body.finish();
-    let short_trace = short_preamble(&trace.inputs, &short, &peeled);
-    merge(pre_out, body_out, short_trace, peeled).map(Some)
+    let short_trace = states
+        .iter()
+        .all(Option::is_none)
+        .then(|| short_preamble(&trace.inputs, &short, peeled));
+    merge(pre_out, body_out, short_trace, peeled.clone()).map(|o| Peel::Done(Box::new(o)))
+}
+
+/// The first unboxed position whose virtual was forced anyway (it escaped
+/// at the jump some other way, e.g. through a delayed store).
+fn escaped(cx: &Cx, j: &[OpRef], states: &[Option<VState>]) -> Option<usize> {
+    j.iter().zip(states).position(|(r, st)| {
+        st.as_ref()
+            .is_some_and(|st| !vstate::still_virtual(cx, cx.resolve(*r), st))
+    })
 }
 
 /// Chooses the exported facts computable from the jump arguments `j`;
@@ -288,7 +377,7 @@ fn short_preamble(inputs: &[Kind], short: &[ShortOp], peeled: &Descr) -> Trace {
 fn merge(
     pre: Optimized,
     body: Optimized,
-    short: Trace,
+    short: Option<Trace>,
     peeled: Descr,
 ) -> Result<Optimized, OptError> {
     let mut t = pre.trace;
@@ -333,7 +422,7 @@ fn merge(
     }
     let mut short = short;
     for k in prune_label_args(&mut t, label_index) {
-        if let Some(j) = short.ops.last_mut() {
+        if let Some(j) = short.as_mut().and_then(|s| s.ops.last_mut()) {
             j.args.remove(k);
         }
     }
@@ -348,7 +437,7 @@ fn merge(
         trace: t,
         resume,
         ledger,
-        short_preamble: Some(short),
+        short_preamble: short,
     })
 }
 
