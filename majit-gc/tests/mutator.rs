@@ -129,18 +129,29 @@ impl World {
         }
     }
 
-    /// A reference store, through `Gc::write_ref` or as JIT code does it.
-    fn store_ref(&mut self, obj: GcRef, offset: u32, value: GcRef) {
+    /// A reference store, through `Gc::write_ref` or as JIT code does it:
+    /// the card test (any object) or, for headered objects, sometimes the
+    /// header test, then the barrier entry point and a raw store.
+    fn store_ref(&mut self, obj: GcRef, offset: u32, value: GcRef, headered: bool) {
         let Some(info) = self.jit.as_ref().filter(|_| self.rng.below(2) == 0) else {
             return self.gc.write_ref(obj, offset, value);
         };
-        let card = info
-            .card_table_biased
-            .wrapping_add(obj.addr() >> info.card_shift);
-        // SAFETY: the card table covers every heap address; the barrier is
-        // the published entry point, called on a live object.
+        let flag_byte = if headered && self.rng.below(2) == 0 {
+            (
+                obj.addr() + info.wb_flag_byte_offset as usize,
+                info.wb_flag_mask,
+            )
+        } else {
+            let card = info
+                .card_table_biased
+                .wrapping_add(obj.addr() >> info.card_shift);
+            (card, 0xff)
+        };
+        // SAFETY: the card table covers every heap address and a headered
+        // object's flag byte lies in its header; the barrier is the
+        // published entry point, called on a live object.
         unsafe {
-            if *(card as *const u8) != 0 {
+            if *(flag_byte.0 as *const u8) & flag_byte.1 != 0 {
                 let barrier: unsafe extern "C" fn(*mut GcHeap, usize) =
                     std::mem::transmute(info.write_barrier_fn as *const ());
                 barrier(info.heap as *mut GcHeap, obj.addr());
@@ -196,7 +207,11 @@ impl World {
                 };
                 let real_value = value.map_or(GcRef::NULL, |_| self.gc.root(src));
                 let off = obj.ref_offset(&self.types, k);
-                self.store_ref(real, off, real_value);
+                let headered = self
+                    .gc
+                    .layout(self.types[obj.ty].ty)
+                    .map_or(true, |l| !l.headerless);
+                self.store_ref(real, off, real_value, headered);
                 self.objs[id].refs[k] = value;
             }
             5 if !obj.words.is_empty() => {
@@ -321,7 +336,7 @@ fn random_mutator_under_stress() {
             major_threshold: 128 << 10,
             ..GcConfig::default()
         };
-        run(config, seed, 10_000);
+        run(config, seed, 8_000);
     }
 }
 
@@ -330,5 +345,5 @@ fn random_mutator_under_stress() {
 /// stress).
 #[test]
 fn random_mutator_with_environment_config() {
-    run(GcConfig::from_env().unwrap(), 99, 20_000);
+    run(GcConfig::from_env().unwrap(), 99, 15_000);
 }
