@@ -114,8 +114,8 @@ fn bridge_boxes(trace: &mut Trace, rd: Option<&GuardResume>, values: &[Value]) -
         .collect()
 }
 
-/// Traces and compiles a bridge from the guard that produced `df`, then
-/// continues from where the bridge trace left the interpreter.
+/// Traces and compiles a bridge from the guard that produced `df`; returns
+/// where the bridge trace left the interpreter.
 pub(crate) fn trace_bridge<B: Backend>(
     jit: &mut JitDriver<B>,
     df: &DeadFrame,
@@ -165,7 +165,7 @@ pub(crate) fn trace_bridge<B: Backend>(
                 }
                 Err(reason) => jit.stats.abort(reason),
             }
-            jit.continue_at(greens, reds)
+            Ok(Next::MergePoint(greens, reds))
         }
     }
 }

@@ -280,7 +280,10 @@ impl<B: Backend> JitDriver<B> {
             self.stats.loop_entries += 1;
             self.run_loop(li, reds.to_vec())?
         } else if self.warm.tick(&key, self.params.threshold) {
-            self.trace_loop(key, greens, reds)?
+            match self.trace_loop(key, greens, reds)? {
+                Next::MergePoint(g, r) => self.continue_at(g, r)?,
+                done => done,
+            }
         } else {
             return Ok(JitAction::Interpret);
         };
@@ -295,7 +298,9 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// From a merge-point state: run compiled code while there is some for
-    /// the current greens.
+    /// the current greens. Exits are handled inside [`Self::run_loop`]'s
+    /// loop, never by recursion, so any number of guard failures runs in
+    /// constant stack.
     pub(crate) fn continue_at(
         &mut self,
         greens: Vec<Value>,
@@ -357,14 +362,13 @@ impl<B: Backend> JitDriver<B> {
         }
     }
 
-    /// Runs the blackhole over `frames`; continues in compiled code if the
-    /// merge point it reaches has a loop.
+    /// Runs the blackhole over `frames` up to the next merge point.
     pub(crate) fn blackhole(&mut self, frames: Vec<BhFrame>) -> Result<Next, JitError> {
         self.stats.blackhole_runs += 1;
         let mut bh = Blackhole::new(&self.codes, &mut *self.alloc, frames);
         match bh.run()? {
             Outcome::Returned(v) => Ok(Next::Finished(v)),
-            Outcome::MergePoint { greens, reds } => self.continue_at(greens, reds),
+            Outcome::MergePoint { greens, reds } => Ok(Next::MergePoint(greens, reds)),
         }
     }
 
@@ -447,7 +451,7 @@ impl<B: Backend> JitDriver<B> {
                         self.warm.dont_trace(&key);
                     }
                 }
-                self.continue_at(greens, reds)
+                Ok(Next::MergePoint(greens, reds))
             }
         }
     }

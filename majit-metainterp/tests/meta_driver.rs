@@ -318,3 +318,24 @@ fn the_trace_time_heap_cache_drops_repeated_loads() {
     let text = majit_ir::text::print(&jit.loops()[0].trace);
     assert_eq!(text.matches("getfield_gc_i").count(), 2, "{text}");
 }
+
+#[test]
+fn many_guard_failures_run_in_constant_stack() {
+    // 20000 iterations, a guard failing every other one, no bridges:
+    // nothing in the exit path recurses per failure (a test thread has a
+    // small stack).
+    let prog = Program::new(&[
+        (LOADA, 1),
+        (LOADC, 20000),
+        (ODD, 7),
+        (DECC, 0),
+        (JNZ, 2),
+        (PRINT, 0),
+        (HALT, 0),
+    ]);
+    let expected = run_oracle(&prog, false);
+    let p = params(2, "").with_bridge_threshold(u32::MAX);
+    let (r, out, stats) = run_jit(&prog, false, p);
+    assert_eq!((r, out), expected);
+    assert!(stats.guard_failures >= 9000, "{stats}");
+}
