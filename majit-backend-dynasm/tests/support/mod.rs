@@ -11,11 +11,13 @@
 //! syntax by input kind: ints and floats as Rust literals (`nan`, `inf`),
 //! refs as `null` or a number; `buf` is the buffer's address (int or ref).
 //! Helpers are named by symbols: `@ii_i`, `@i_v`, `@ff_f`, `@ff_v`,
-//! `@many`, `@r_r`, `@force_i`, `@scribble`.
+//! `@many`, `@r_r`, `@force_i`, `@scribble`, `@c11`.
 
 #![allow(dead_code)]
 
 use majit_backend_dynasm::arch::Arch;
+use majit_backend_dynasm::regalloc::RandomPolicy;
+use majit_backend_dynasm::sched::RandomSched;
 use majit_backend_dynasm::NativeBackend;
 use majit_ir::fuzzing::{
     random_trace, test_namespace, Knobs, SplitMix64, CALL_DESCRS, CALL_TARGET_BASE,
@@ -85,6 +87,31 @@ pub extern "C" fn scribble(a: i64) -> i64 {
     a.wrapping_add(1)
 }
 
+/// Eleven arguments: nine ints (three go on the stack) and two floats.
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn c11(
+    a: i64,
+    b: i64,
+    c: i64,
+    d: i64,
+    e: i64,
+    f: i64,
+    g: i64,
+    h: i64,
+    i: i64,
+    x: f64,
+    y: f64,
+) -> i64 {
+    let ints = [a, b, c, d, e, f, g, h, i];
+    let mut acc = 0i64;
+    for (k, v) in ints.iter().enumerate() {
+        acc = acc
+            .wrapping_mul(31)
+            .wrapping_add(v.wrapping_mul(k as i64 + 1));
+    }
+    acc ^ (x * 4.0) as i64 ^ ((y * 8.0) as i64).wrapping_shl(3)
+}
+
 /// The helper for each `CALL_DESCRS` entry.
 pub fn helper(name: &str) -> usize {
     match name {
@@ -129,6 +156,7 @@ pub fn namespace(buf: &Buffer) -> Namespace {
         ("r_r", r_r as *const () as usize),
         ("force_i", force_i as *const () as usize),
         ("scribble", scribble as *const () as usize),
+        ("c11", c11 as *const () as usize),
     ] {
         ns.add_symbol(sym, Const::Int(f as i64));
     }
@@ -183,10 +211,13 @@ fn run_on(
 
 /// Runs `trace` on refexec, then (unless refexec hit its step limit) on
 /// the native backend, and compares. `Ok(false)`: skipped (step limit).
+/// With `strategies = Some(seed)` the native side schedules and allocates
+/// with seeded random strategies (and the checker runs).
 pub fn differential<A: Arch>(
     trace: &Trace,
     inputs: &[Value],
     buf: &mut Buffer,
+    strategies: Option<u64>,
 ) -> Result<bool, String> {
     let mut reference = RefExec::new();
     reference.set_step_limit(50_000);
@@ -195,6 +226,12 @@ pub fn differential<A: Arch>(
         return Ok(false);
     }
     let mut native = NativeBackend::<A>::new().map_err(|e| e.to_string())?;
+    if let Some(seed) = strategies {
+        native.set_strategies(
+            Box::new(RandomSched::new(seed)),
+            Box::new(RandomPolicy::new(seed)),
+        );
+    }
     let found = run_on(&mut native, trace, inputs, buf)?;
     let strip = |o: &Outcome| {
         let f = o.0.as_ref().map_err(|e| e.to_string())?;
@@ -256,7 +293,7 @@ pub fn run_suite<A: Arch>(dir: &Path) -> usize {
                 .zip(&trace.inputs)
                 .map(|(t, &k)| parse_value(t, k, &buf))
                 .collect();
-            match differential::<A>(&trace, &inputs, &mut buf) {
+            match differential::<A>(&trace, &inputs, &mut buf, None) {
                 Ok(true) => runs += 1,
                 Ok(false) => failures.push(format!(
                     "{}: `; run:{line}` hits the step limit",
@@ -289,7 +326,8 @@ pub fn random_inputs(trace: &Trace, seed: u64) -> Vec<Value> {
         .collect()
 }
 
-/// The differential fuzzer: `cases` random traces from `first_seed` on,
+/// The differential fuzzer: `cases` random traces from `first_seed` on
+/// (every third with random scheduling and allocation strategies),
 /// or only `MAJIT_FUZZ_SEED` when set; `MAJIT_FUZZ_CASES` overrides
 /// `cases`. Panics with the seed and trace text on a mismatch.
 pub fn fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
@@ -320,7 +358,8 @@ pub fn fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
         let mut trace = random_trace(seed, &knobs);
         bind_calls(&mut trace);
         let inputs = random_inputs(&trace, seed);
-        match differential::<A>(&trace, &inputs, &mut buf) {
+        let strategies = (seed % 3 == 1).then_some(seed);
+        match differential::<A>(&trace, &inputs, &mut buf, strategies) {
             Ok(true) => ran += 1,
             Ok(false) => {}
             Err(e) => panic!("MAJIT_FUZZ_SEED={seed}: {e}\n{}", print(&trace)),
