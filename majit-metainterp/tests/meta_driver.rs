@@ -250,7 +250,14 @@ fn the_optimizer_removes_the_boxed_allocations_it_can() {
         let body = &text[text.rfind("label(").unwrap()..];
         body.matches("new(").count()
     };
-    assert_eq!((news(&plain), news(&opt)), (2, 1));
+    // ODD's box escapes through the jump unless unroll carries it unboxed
+    // in the label's virtual state (it does: then the body allocates none).
+    let (plain_news, opt_news) = (news(&plain), news(&opt));
+    assert_eq!(plain_news, 2);
+    assert!(
+        opt_news <= 1,
+        "{opt_news} allocations left in the loop body"
+    );
     let trace = &opt.loops()[0].trace;
     let body = trace.ops.len() - trace.label_index().unwrap();
     let (plain, opt) = (plain.stats(), opt.stats());
@@ -338,4 +345,18 @@ fn many_guard_failures_run_in_constant_stack() {
     let (r, out, stats) = run_jit(&prog, false, p);
     assert_eq!((r, out), expected);
     assert!(stats.guard_failures >= 9000, "{stats}");
+}
+
+#[test]
+fn the_report_lists_stats_loops_and_bridges() {
+    let prog = program("odd_even");
+    let (_, _, jit) = run_jit_driver(&prog, false, params(3, "").with_bridge_threshold(5));
+    let report = jit.report();
+    assert!(report.contains("loops compiled:   1"), "{report}");
+    assert!(
+        report.contains("# loop 0 at greens [Int(2), Int("),
+        "{report}"
+    );
+    assert!(report.contains("# bridge from"), "{report}");
+    assert!(report.contains("jump("), "{report}");
 }
