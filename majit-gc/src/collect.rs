@@ -99,14 +99,18 @@ impl GcHeap {
     /// Frees old chunks first if the free address space might not hold
     /// every nursery object.
     fn ensure_promotion_reserve(&mut self) -> Result<()> {
-        let used: usize = self.regions.iter().map(|r| r.used()).sum();
-        let need = self
-            .regions
-            .iter()
-            .map(|r| r.used().div_ceil(CHUNK_SIZE))
-            .sum::<usize>()
-            + self.shapes.len()
-            + 8;
+        // Each region's bytes (a third more for slot rounding and chunk
+        // tails), plus one partly used chunk per class they may land in:
+        // the region's own class if headerless, the headered classes that
+        // registered types can reach otherwise.
+        // Stress mode runs this at every allocation: keep it a plain loop.
+        let mut used = 0;
+        let mut need = self.promotion_class_count;
+        for region in &self.regions {
+            let bytes = region.used();
+            used += bytes;
+            need += (bytes + bytes / 3) / CHUNK_SIZE + 2;
+        }
         if self.space.free_chunks() >= need {
             return Ok(());
         }

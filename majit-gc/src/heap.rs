@@ -13,11 +13,11 @@
 use crate::config::GcConfig;
 use crate::error::{GcError, Result};
 use crate::layout::{
-    align8, array_bytes, check_array_layout, check_layout, ArrayLayout, Layout, TypeId, TypeInfo,
+    array_bytes, check_array_layout, check_layout, ArrayLayout, Layout, TypeId, TypeInfo,
     ARRAY_LENGTH_OFFSET, FLAG_TRACK_YOUNG_PTRS,
 };
 use crate::nursery::{Region, RegionWords};
-use crate::oldspace::{OldSpace, MAX_SMALL};
+use crate::oldspace::{size_class, OldSpace, HEADERED_CLASSES, MAX_SMALL};
 use crate::roots::Roots;
 use crate::space::{ChunkUse, Space, CHUNK_SIZE};
 use crate::stats::GcStats;
@@ -70,6 +70,11 @@ pub struct GcHeap {
     pub(crate) next_major: usize,
     /// Largest headered object bump-allocated in the nursery.
     pub(crate) max_nursery_object: usize,
+    /// Headered size classes young objects can be promoted into (by key),
+    /// for the promotion reserve estimate.
+    pub(crate) promotion_classes: Vec<bool>,
+    /// Number of `true` entries of `promotion_classes`.
+    pub(crate) promotion_class_count: usize,
     /// Set when a collection failed halfway; every later allocation fails.
     pub(crate) poisoned: Option<GcError>,
     /// The error of the last failed `extern "C"` call.
@@ -82,6 +87,8 @@ impl GcHeap {
         let space = Space::new(config.max_heap)?;
         let mut heap = GcHeap {
             max_nursery_object: (config.nursery_size / 2).min(MAX_SMALL) & !7,
+            promotion_classes: vec![false; HEADERED_CLASSES],
+            promotion_class_count: 0,
             next_major: config.major_threshold,
             old: OldSpace::new(space.chunks.len()),
             regions: Vec::new(),
@@ -153,6 +160,10 @@ impl GcHeap {
             }
         } else {
             let nursery = size <= self.max_nursery_object;
+            if nursery {
+                self.promotion_classes[size_class(size).0] = true;
+                self.count_promotion_classes();
+            }
             FastAlloc {
                 words: if nursery {
                     self.regions[0].words
@@ -181,6 +192,10 @@ impl GcHeap {
     pub(crate) fn register_array(&mut self, layout: ArrayLayout) -> Result<TypeId> {
         check_array_layout(&layout)?;
         let ty = TypeId(self.types.len() as u32);
+        // Young arrays come in every size up to the largest nursery object.
+        let largest = size_class(self.max_nursery_object.max(16)).0;
+        self.promotion_classes[..=largest].fill(true);
+        self.count_promotion_classes();
         self.shapes.push(Shape {
             size: 0,
             refs_start: 0,
@@ -196,6 +211,10 @@ impl GcHeap {
         });
         self.types.push(TypeInfo::Array(layout));
         Ok(ty)
+    }
+
+    fn count_promotion_classes(&mut self) {
+        self.promotion_class_count = self.promotion_classes.iter().filter(|&&c| c).count();
     }
 
     pub(crate) fn type_info(&self, ty: TypeId) -> Result<&TypeInfo> {
@@ -348,7 +367,7 @@ impl GcHeap {
                 self.old.alloc_slot(&mut self.space, class)
             }
             None if size <= MAX_SMALL => {
-                let class = self.old.headered_class(align8(size));
+                let class = self.old.headered_class(size);
                 self.old.alloc_slot(&mut self.space, class)
             }
             None => self.old.alloc_large(&mut self.space, size),

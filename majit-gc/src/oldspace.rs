@@ -19,6 +19,27 @@ use crate::space::{ChunkUse, Space, CARD_SIZE, CHUNK_SIZE};
 
 /// Largest object kept in a slot chunk.
 pub const MAX_SMALL: usize = CHUNK_SIZE / 8;
+/// Headered sizes up to this get exact (8-byte granular) classes.
+const EXACT_CLASSES_UP_TO: usize = 512;
+/// Number of headered size classes.
+pub const HEADERED_CLASSES: usize = 112;
+
+/// The class key and slot size for a headered object of `size` bytes
+/// (`8 ≤ size ≤ MAX_SMALL`): exact up to 512 bytes, then eight classes per
+/// power of two, so a slot wastes at most 12.5% and the number of classes
+/// (each of which holds at least one chunk) stays small.
+pub(crate) fn size_class(size: usize) -> (usize, usize) {
+    debug_assert!((8..=MAX_SMALL).contains(&size));
+    if size <= EXACT_CLASSES_UP_TO {
+        let slot = (size + 7) & !7;
+        return (slot / 8 - 1, slot);
+    }
+    let k = usize::BITS - 1 - (size - 1).leading_zeros(); // 2^k < size ≤ 2^(k+1)
+    let step = 1usize << (k - 3);
+    let slot = (size + step - 1) & !(step - 1);
+    let j = (slot - (1 << k)) / step; // 1..=8
+    ((k as usize - 9) * 8 + j + 63, slot)
+}
 
 /// Metadata of one slot chunk.
 pub(crate) struct OldChunk {
@@ -84,12 +105,12 @@ impl OldSpace {
 
     /// The class for headered objects of `size` bytes (≤ MAX_SMALL).
     pub fn headered_class(&mut self, size: usize) -> u32 {
-        let key = size / 8;
+        let (key, slot_size) = size_class(size);
         if self.headered_class.len() <= key {
             self.headered_class.resize(key + 1, 0);
         }
         if self.headered_class[key] == 0 {
-            self.headered_class[key] = self.new_class(size, None) + 1;
+            self.headered_class[key] = self.new_class(slot_size, None) + 1;
         }
         self.headered_class[key] - 1
     }
@@ -296,5 +317,27 @@ impl OldSpace {
         c.free_head = free_head;
         c.bump = 0;
         c.bump_end = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_classes_are_dense_monotonic_and_tight() {
+        let mut last = (0, 0);
+        for size in 8..=MAX_SMALL {
+            let (key, slot) = size_class(size);
+            assert!(slot >= size && slot % 8 == 0, "size {size}: slot {slot}");
+            assert!(
+                slot - size <= size / 8 + 7,
+                "size {size}: slot {slot} wastes too much"
+            );
+            assert!(key < HEADERED_CLASSES, "size {size}: key {key}");
+            assert!(key == last.0 && slot == last.1 || key == last.0 + 1 || size == 8);
+            last = (key, slot);
+        }
+        assert_eq!(last.0, HEADERED_CLASSES - 1);
     }
 }
