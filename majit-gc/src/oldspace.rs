@@ -1,8 +1,9 @@
 //! The old space: non-moving, segregated by size class, mark-sweep.
 //!
 //! Small objects (up to [`MAX_SMALL`] bytes) live in chunks of equal-size
-//! slots. Headered objects share a class per rounded size; each headerless
-//! layout has classes of its own, so the chunk an old headerless object
+//! slots. Headered objects share classes by size (exact up to 512 bytes,
+//! then eight classes per power of two); each headerless layout has a class
+//! of its own, so the chunk an old headerless object
 //! lies in names its layout. Each chunk keeps two side bitmaps, "slot
 //! allocated" and "slot marked"; mark bits never live in objects, so
 //! marking reads no header of a headerless object and a free slot can
