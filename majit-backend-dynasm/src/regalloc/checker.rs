@@ -375,3 +375,282 @@ impl Checker<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! One hand-corrupted allocation per error kind, on a tiny machine.
+    use super::*;
+    use crate::arch::{Reg, RegInfo};
+    use crate::regalloc::{allocate, AllocInput, NativePolicy, OpAlloc};
+    use majit_ir::{Descr, TargetDescr};
+
+    const fn reg(name: &'static str, bank: Bank, hw: u8, allocatable: bool) -> RegInfo {
+        RegInfo {
+            name,
+            bank,
+            hw,
+            allocatable,
+            caller_saved: true,
+        }
+    }
+    static REGS: [RegInfo; 6] = [
+        reg("a", Bank::Int, 0, true),
+        reg("b", Bank::Int, 1, true),
+        reg("c", Bank::Int, 2, true),
+        reg("scratch", Bank::Int, 3, false),
+        reg("x", Bank::Float, 0, true),
+        reg("y", Bank::Float, 1, true),
+    ];
+    static CLOBBERS: [Reg; 2] = [0, 4];
+    static FILE: RegFile = RegFile {
+        regs: &REGS,
+        alloc_order: &[0, 1, 2, 4, 5],
+        int_args: &[0, 1],
+        float_args: &[4],
+        int_result: 0,
+        float_result: 4,
+        call_clobbers: &CLOBBERS,
+    };
+
+    fn constraints(op: &Op) -> OpConstraints {
+        match op.opcode {
+            OpCode::Label | OpCode::Jump | OpCode::Finish => OpConstraints::default(),
+            _ if op.opcode.is_call() => OpConstraints {
+                args_in_regs: false,
+                clobbers: &CLOBBERS,
+            },
+            _ => OpConstraints {
+                args_in_regs: true,
+                clobbers: &[],
+            },
+        }
+    }
+
+    fn alloc(t: &Trace) -> (Vec<usize>, Allocation) {
+        let order: Vec<usize> = (0..t.ops.len()).collect();
+        let no_labels = |_: &str| None;
+        let input = AllocInput {
+            trace: t,
+            order: &order,
+            regs: &FILE,
+            constraints: &constraints,
+            entry: (0..t.inputs.len() as u32).map(Loc::Slot).collect(),
+            external_label: &no_labels,
+        };
+        let a = allocate(&input, &mut NativePolicy).expect("allocates");
+        check(t, &order, &a, &FILE, &constraints).expect("the uncorrupted allocation checks");
+        (order, a)
+    }
+
+    /// `[i0, i1] i2 = int_add(i0, i1); guard_true(i2) [i0, i2]; finish(i2)`
+    fn straight() -> Trace {
+        let mut t = Trace::new(&[Kind::Int, Kind::Int]);
+        let s = t.push(Op::new(OpCode::IntAdd, &[t.input(0), t.input(1)]));
+        t.push(Op::new(OpCode::GuardTrue, &[s]).with_fail_args(&[t.input(0), s]));
+        t.push(Op::new(OpCode::Finish, &[s]));
+        t
+    }
+
+    /// `[i0, i1] label(i0, i1) i2 = int_add(i0, 1); jump(i1, i2)`
+    fn looping() -> Trace {
+        let mut t = Trace::new(&[Kind::Int, Kind::Int]);
+        let l: Descr = TargetDescr { name: "L".into() }.into();
+        let one = t.add_const(Const::Int(1));
+        t.push(Op::new(OpCode::Label, &[t.input(0), t.input(1)]).with_descr(l.clone()));
+        let s = t.push(Op::new(OpCode::IntAdd, &[t.input(0), one]));
+        t.push(Op::new(OpCode::Jump, &[t.input(1), s]).with_descr(l));
+        t
+    }
+
+    fn errors(t: &Trace, order: &[usize], a: &Allocation) -> Vec<CheckError> {
+        check(t, order, a, &FILE, &constraints)
+            .expect_err("the corruption is caught")
+            .0
+    }
+
+    fn free_int_reg(a: &OpAlloc) -> Loc {
+        let used: Vec<Loc> = a.args.iter().chain(&a.result).copied().collect();
+        [0, 1, 2]
+            .into_iter()
+            .map(Loc::Reg)
+            .find(|l| !used.contains(l))
+            .unwrap()
+    }
+
+    #[test]
+    fn missing_value() {
+        let t = straight();
+        let (order, mut a) = alloc(&t);
+        let wrong = free_int_reg(&a.ops[0]);
+        a.ops[0].args[1] = wrong;
+        let e = errors(&t, &order, &a);
+        assert!(
+            matches!(e[0], CheckError::MissingValue { op: Some(0), loc, .. } if loc == wrong),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn wrong_bank() {
+        let t = straight();
+        let (order, mut a) = alloc(&t);
+        a.ops[0].result = Some(Loc::Reg(4));
+        assert!(matches!(
+            errors(&t, &order, &a)[0],
+            CheckError::WrongBank {
+                op: Some(0),
+                kind: Kind::Int,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn not_allocatable() {
+        let t = straight();
+        let (order, mut a) = alloc(&t);
+        a.ops[0].result = Some(Loc::Reg(3));
+        let e = errors(&t, &order, &a);
+        assert!(
+            matches!(
+                e[0],
+                CheckError::NotAllocatable {
+                    op: Some(0),
+                    loc: Loc::Reg(3)
+                }
+            ),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn not_in_register() {
+        let t = straight();
+        let (order, mut a) = alloc(&t);
+        // i0 really is in slot 0 (its entry location), but int_add wants a register.
+        let loaded = a.ops[0].args[0];
+        a.ops[0].moves.retain(|m| m.to != loaded);
+        a.ops[0].args[0] = Loc::Slot(0);
+        let e = errors(&t, &order, &a);
+        assert_eq!(
+            e[0],
+            CheckError::NotInRegister {
+                op: 0,
+                operand: 0,
+                loc: Loc::Slot(0)
+            }
+        );
+    }
+
+    #[test]
+    fn bad_destination() {
+        let t = straight();
+        let (order, mut a) = alloc(&t);
+        a.ops[1].moves.push(Move {
+            from: Loc::Reg(0),
+            to: Loc::Const(Const::Int(3)),
+            kind: Kind::Int,
+        });
+        assert!(matches!(
+            errors(&t, &order, &a)[0],
+            CheckError::BadDestination { op: Some(1), .. }
+        ));
+    }
+
+    #[test]
+    fn fail_args_arity_and_location() {
+        let t = straight();
+        let (order, mut a) = alloc(&t);
+        let mut short = a.clone();
+        short.ops[1].fail_args.pop();
+        let e = errors(&t, &order, &short);
+        assert!(
+            matches!(
+                e[0],
+                CheckError::ArityMismatch {
+                    op: 1,
+                    what: "fail arg",
+                    expected: 2,
+                    found: 1
+                }
+            ),
+            "{e:?}"
+        );
+        a.ops[1].fail_args[0] = Loc::Slot(1);
+        let e = errors(&t, &order, &a);
+        assert!(
+            matches!(&e[0], CheckError::MissingValue { op: Some(1), operand, .. } if operand == "fail arg 0"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn order_mismatch() {
+        let t = straight();
+        let (order, mut a) = alloc(&t);
+        a.ops.swap(1, 2);
+        assert!(matches!(
+            errors(&t, &order, &a)[0],
+            CheckError::OrderMismatch {
+                position: 1,
+                expected: 1,
+                found: 2
+            }
+        ));
+    }
+
+    #[test]
+    fn duplicate_label_location_and_label_mismatch() {
+        let t = looping();
+        let (order, a) = alloc(&t);
+        let mut dup = a.clone();
+        dup.ops[0].args[1] = dup.ops[0].args[0];
+        let e = errors(&t, &order, &dup);
+        assert!(
+            e.iter()
+                .any(|x| matches!(x, CheckError::DuplicateLocation { op: 0, .. })),
+            "{e:?}"
+        );
+        let mut other = a.clone();
+        let elsewhere = Loc::Slot(7);
+        other.ops[2].target[0] = elsewhere;
+        let e = errors(&t, &order, &other);
+        assert!(e.iter().any(|x| matches!(x, CheckError::LabelMismatch { op: 2, index: 0, found, .. } if *found == elsewhere)), "{e:?}");
+    }
+
+    #[test]
+    fn a_value_left_in_a_clobbered_register() {
+        // i1 lives across a call in register a, which the call clobbers.
+        let mut t = Trace::new(&[Kind::Int]);
+        let f = t.add_const(Const::Int(0x1000));
+        let d: Descr = majit_ir::CallDescr {
+            name: "c".into(),
+            args: vec![],
+            result: majit_ir::ResultKind::Int,
+            effect: Default::default(),
+        }
+        .into();
+        let v = t.push(Op::new(OpCode::IntAdd, &[t.input(0), t.input(0)]));
+        let r = t.push(Op::new(OpCode::CallI, &[f]).with_descr(d));
+        let s = t.push(Op::new(OpCode::IntAdd, &[v, r]));
+        t.push(Op::new(OpCode::Finish, &[s]));
+        let (order, mut a) = alloc(&t);
+        a.ops[0].result = Some(Loc::Reg(0));
+        a.ops[1].moves.clear();
+        a.ops[1].result = Some(Loc::Reg(1));
+        a.ops[2].moves.clear();
+        a.ops[2].args = vec![Loc::Reg(0), Loc::Reg(1)];
+        let e = errors(&t, &order, &a);
+        assert!(
+            matches!(
+                e[0],
+                CheckError::MissingValue {
+                    op: Some(2),
+                    loc: Loc::Reg(0),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+}

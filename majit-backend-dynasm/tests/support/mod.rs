@@ -384,6 +384,114 @@ macro_rules! backend_suite {
             }
 
             #[test]
+            fn bridge_loops_back() {
+                use $crate::support::{scenario, Step, BRIDGE_BACK, BRIDGE_LOOP};
+                scenario::<ArchImpl>(&[
+                    Step::Loop(BRIDGE_LOOP),
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, 0",
+                    },
+                    Step::Bridge {
+                        code: 0,
+                        op_index: 3,
+                        text: BRIDGE_BACK,
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, 0",
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "50, 7",
+                    },
+                    Step::Bridge {
+                        code: 1,
+                        op_index: 2,
+                        text: "[i0, i1]\nfinish(i1, i0, descr=g9)",
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "95, 1",
+                    },
+                    Step::Free(1),
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, 0",
+                    },
+                    Step::Free(0),
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, 0",
+                    },
+                ]);
+            }
+
+            #[test]
+            fn bridge_needing_more_slots_than_its_loop() {
+                use $crate::support::{scenario, Step, BRIDGE_LOOP, HEAVY_BRIDGE};
+                scenario::<ArchImpl>(&[
+                    Step::Loop(BRIDGE_LOOP),
+                    Step::Bridge {
+                        code: 0,
+                        op_index: 3,
+                        text: HEAVY_BRIDGE,
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, 0",
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "-20, 3",
+                    },
+                ]);
+            }
+
+            #[test]
+            fn jumps_between_traces() {
+                use $crate::support::{scenario, Step};
+                let second = "[i0, f1]
+                    label(i0, f1, descr=Loop2)
+                    f2 = float_add(f1, 0.5)
+                    i3 = int_sub(i0, 1)
+                    i4 = int_gt(i3, 0)
+                    guard_true(i4, descr=g4) [i3, f2]
+                    jump(i3, f2, descr=Loop2)";
+                let first = "[i0, f1, p2]
+                    i3 = int_mul(i0, 2)
+                    guard_nonnull(p2, descr=g5) [i3, f1, p2]
+                    jump(i3, f1, descr=Loop2)";
+                scenario::<ArchImpl>(&[
+                    Step::Loop(second),
+                    Step::Loop(first),
+                    Step::Run {
+                        code: 1,
+                        inputs: "5, 1.25, 8",
+                    },
+                    Step::Run {
+                        code: 1,
+                        inputs: "5, 1.25, null",
+                    },
+                    Step::Bridge {
+                        code: 1,
+                        op_index: 1,
+                        text: "[i0, f1, p2]\ni3 = int_add(i0, 100)\njump(i3, f1, descr=Loop2)",
+                    },
+                    Step::Run {
+                        code: 1,
+                        inputs: "5, 1.25, null",
+                    },
+                ]);
+            }
+
+            #[test]
+            fn same_trace_same_bytes() {
+                let n = $crate::support::deterministic_bytes::<ArchImpl>(0..60);
+                assert_eq!(n, 60);
+            }
+
+            #[test]
             fn differential_fuzz() {
                 let ran = $crate::support::fuzz::<ArchImpl>(300, 1);
                 eprintln!("{ran} random traces agreed");
@@ -392,3 +500,243 @@ macro_rules! backend_suite {
         }
     };
 }
+
+/// Parses `text` (with `;` metadata lines) in the suite namespace.
+pub fn parse_text(text: &str, buf: &Buffer) -> Trace {
+    let body: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with(';'))
+        .collect();
+    parse_with(&body.join("\n"), &namespace(buf)).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// One step of a multi-trace scenario.
+pub enum Step<'a> {
+    /// Compile a loop.
+    Loop(&'a str),
+    /// Compile a bridge for the guard at op `op_index` of code number `code`.
+    Bridge {
+        code: u32,
+        op_index: u32,
+        text: &'a str,
+    },
+    /// Free code number `code`.
+    Free(u32),
+    /// Run code number `code` with these inputs (`; run:` syntax).
+    Run { code: u32, inputs: &'a str },
+}
+
+/// Plays `steps` on refexec and natively; every run must agree.
+pub fn scenario<A: Arch>(steps: &[Step]) {
+    let mut buf = Buffer::new();
+    let mut reference = RefExec::new();
+    reference.set_step_limit(1_000_000);
+    let mut native = NativeBackend::<A>::new().expect("backend");
+    let mut loops: Vec<Trace> = Vec::new();
+    for (n, step) in steps.iter().enumerate() {
+        match step {
+            Step::Loop(text) => {
+                let t = parse_text(text, &buf);
+                let a = reference.compile_loop(&t).expect("refexec compiles");
+                let b = native
+                    .compile_loop(&t)
+                    .unwrap_or_else(|e| panic!("step {n}: {e}"));
+                assert_eq!(a, b, "step {n}: code ids");
+                loops.push(t);
+            }
+            Step::Bridge {
+                code,
+                op_index,
+                text,
+            } => {
+                let t = parse_text(text, &buf);
+                let guard = majit_metainterp::ExitId {
+                    code: majit_metainterp::CodeId(*code),
+                    op_index: *op_index,
+                };
+                let a = reference
+                    .compile_bridge(guard, &t)
+                    .expect("refexec compiles the bridge");
+                let b = native
+                    .compile_bridge(guard, &t)
+                    .unwrap_or_else(|e| panic!("step {n}: {e}"));
+                assert_eq!(a, b, "step {n}: code ids");
+            }
+            Step::Free(code) => {
+                reference.free(majit_metainterp::CodeId(*code));
+                native.free(majit_metainterp::CodeId(*code));
+            }
+            Step::Run { code, inputs } => {
+                let id = majit_metainterp::CodeId(*code);
+                let kinds: Vec<Kind> = loops
+                    .get(*code as usize)
+                    .map(|t| t.inputs.clone())
+                    .unwrap_or_default();
+                let toks: Vec<&str> = if inputs.trim().is_empty() {
+                    vec![]
+                } else {
+                    inputs.split(',').collect()
+                };
+                let values: Vec<Value> = toks
+                    .iter()
+                    .zip(&kinds)
+                    .map(|(t, &k)| parse_value(t, k, &buf))
+                    .collect();
+                buf.reset();
+                let e = reference.execute(id, &values);
+                let e_mem = buf.snapshot();
+                buf.reset();
+                let f = native.execute(id, &values);
+                let f_mem = buf.snapshot();
+                let show = |r: &Result<DeadFrame, ExecError>| match r {
+                    Ok(d) => format!(
+                        "{:?} {:?} {:?}",
+                        d.exit,
+                        d.descr.as_ref().map(|x| x.name().to_string()),
+                        d.values
+                    ),
+                    Err(e) => format!("error {e}"),
+                };
+                assert_eq!(show(&f), show(&e), "step {n}: native vs refexec");
+                assert_eq!(f_mem, e_mem, "step {n}: memory");
+            }
+        }
+    }
+}
+
+/// Compiles every random trace of `seeds` on two fresh backends and
+/// checks the instruction bytes are identical.
+pub fn deterministic_bytes<A: Arch>(seeds: std::ops::Range<u64>) -> usize {
+    let mut compared = 0;
+    for seed in seeds {
+        let knobs = Knobs {
+            memory: false,
+            lowered: false,
+            loops: seed % 2 == 0,
+            ..Knobs::default()
+        };
+        let mut trace = random_trace(seed, &knobs);
+        bind_calls(&mut trace);
+        let mut a = NativeBackend::<A>::new().expect("backend");
+        let mut b = NativeBackend::<A>::new().expect("backend");
+        let (Ok(ca), Ok(cb)) = (a.compile_loop(&trace), b.compile_loop(&trace)) else {
+            panic!(
+                "MAJIT_FUZZ_SEED={seed}: does not compile\n{}",
+                print(&trace)
+            );
+        };
+        assert_eq!(
+            a.code_bytes(ca),
+            b.code_bytes(cb),
+            "seed {seed}: bytes differ\n{}",
+            print(&trace)
+        );
+        compared += 1;
+    }
+    compared
+}
+
+/// A loop whose guard `g1` (op 3) fails every third iteration; the bridge
+/// adds 1000 and jumps back.
+pub const BRIDGE_LOOP: &str = "
+[i0, i1]
+label(i0, i1, descr=Loop)
+i2 = int_add(i0, 1)
+i3 = int_mod(i2, 3)
+guard_true(i3, descr=g1) [i2, i1]
+i4 = int_add(i1, i2)
+i5 = int_lt(i2, 100)
+guard_true(i5, descr=g2) [i2, i4]
+jump(i2, i4, descr=Loop)";
+
+/// The bridge of [`BRIDGE_LOOP`]'s `g1`: loops back, leaves through `g3`.
+pub const BRIDGE_BACK: &str = "
+[i0, i1]
+i2 = int_add(i1, 1000)
+i3 = int_lt(i0, 100)
+guard_true(i3, descr=g3) [i0, i2]
+jump(i0, i2, descr=Loop)";
+
+/// A bridge for [`BRIDGE_LOOP`]'s `g1` with 40 values live at once: it
+/// needs more spill slots than the loop.
+pub const HEAVY_BRIDGE: &str = "
+[i0, i1]
+i2 = int_add(i1, 2)
+i3 = int_add(i2, 3)
+i4 = int_add(i3, 4)
+i5 = int_add(i4, 5)
+i6 = int_add(i5, 6)
+i7 = int_add(i6, 7)
+i8 = int_add(i7, 8)
+i9 = int_add(i8, 9)
+i10 = int_add(i9, 10)
+i11 = int_add(i10, 11)
+i12 = int_add(i11, 12)
+i13 = int_add(i12, 13)
+i14 = int_add(i13, 14)
+i15 = int_add(i14, 15)
+i16 = int_add(i15, 16)
+i17 = int_add(i16, 17)
+i18 = int_add(i17, 18)
+i19 = int_add(i18, 19)
+i20 = int_add(i19, 20)
+i21 = int_add(i20, 21)
+i22 = int_add(i21, 22)
+i23 = int_add(i22, 23)
+i24 = int_add(i23, 24)
+i25 = int_add(i24, 25)
+i26 = int_add(i25, 26)
+i27 = int_add(i26, 27)
+i28 = int_add(i27, 28)
+i29 = int_add(i28, 29)
+i30 = int_add(i29, 30)
+i31 = int_add(i30, 31)
+i32 = int_add(i31, 32)
+i33 = int_add(i32, 33)
+i34 = int_add(i33, 34)
+i35 = int_add(i34, 35)
+i36 = int_add(i35, 36)
+i37 = int_add(i36, 37)
+i38 = int_add(i37, 38)
+i39 = int_add(i38, 39)
+i_x39 = int_xor(i0, i39)
+i_x38 = int_xor(i_x39, i38)
+i_x37 = int_xor(i_x38, i37)
+i_x36 = int_xor(i_x37, i36)
+i_x35 = int_xor(i_x36, i35)
+i_x34 = int_xor(i_x35, i34)
+i_x33 = int_xor(i_x34, i33)
+i_x32 = int_xor(i_x33, i32)
+i_x31 = int_xor(i_x32, i31)
+i_x30 = int_xor(i_x31, i30)
+i_x29 = int_xor(i_x30, i29)
+i_x28 = int_xor(i_x29, i28)
+i_x27 = int_xor(i_x28, i27)
+i_x26 = int_xor(i_x27, i26)
+i_x25 = int_xor(i_x26, i25)
+i_x24 = int_xor(i_x25, i24)
+i_x23 = int_xor(i_x24, i23)
+i_x22 = int_xor(i_x23, i22)
+i_x21 = int_xor(i_x22, i21)
+i_x20 = int_xor(i_x21, i20)
+i_x19 = int_xor(i_x20, i19)
+i_x18 = int_xor(i_x19, i18)
+i_x17 = int_xor(i_x18, i17)
+i_x16 = int_xor(i_x17, i16)
+i_x15 = int_xor(i_x16, i15)
+i_x14 = int_xor(i_x15, i14)
+i_x13 = int_xor(i_x14, i13)
+i_x12 = int_xor(i_x13, i12)
+i_x11 = int_xor(i_x12, i11)
+i_x10 = int_xor(i_x11, i10)
+i_x9 = int_xor(i_x10, i9)
+i_x8 = int_xor(i_x9, i8)
+i_x7 = int_xor(i_x8, i7)
+i_x6 = int_xor(i_x7, i6)
+i_x5 = int_xor(i_x6, i5)
+i_x4 = int_xor(i_x5, i4)
+i_x3 = int_xor(i_x4, i3)
+i_x2 = int_xor(i_x3, i2)
+i_m = int_and(i_x2, 255)
+i_y = int_add(i1, i_m)
+jump(i0, i_y, descr=Loop)";
