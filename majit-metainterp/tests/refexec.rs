@@ -10,6 +10,7 @@ mod refexec {
     pub mod arith;
     pub mod calls;
     pub mod control;
+    pub mod gc;
     pub mod memory;
 }
 

@@ -11,6 +11,7 @@
 //! - `call.rs`: calls to `extern "C"` functions through one canonical
 //!   pointer type (and why that is exact on SysV x86-64 and AAPCS64).
 //! - `alloc.rs`: the [`Allocator`] hook and the test [`MallocAllocator`].
+//! - `gc.rs`: [`GcAllocator`], allocation on a majit-gc heap.
 //! - `signal.rs`: how helpers [`raise`] exceptions and [`force_frame`].
 //!
 //! Semantics are those of `backend.rs`. Beyond them:
@@ -48,12 +49,14 @@
 mod alloc;
 mod call;
 mod exec;
+mod gc;
 mod memory;
 mod prepare;
 mod signal;
 
 pub use alloc::{Allocator, MallocAllocator, OutOfMemory};
 pub use call::{call_extern, CallError, MAX_FLOAT_ARGS, MAX_INT_ARGS};
+pub use gc::GcAllocator;
 pub use memory::Access;
 pub use signal::{force_frame, raise};
 
