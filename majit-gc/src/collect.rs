@@ -105,7 +105,9 @@ impl GcHeap {
         // registered types can reach otherwise.
         // Stress mode runs this at every allocation: keep it a plain loop.
         let mut used = 0;
-        let mut need = self.promotion_class_count;
+        let mut need = self
+            .promotion_class_count
+            .min(self.regions[0].used() / 8 + 1);
         for region in &self.regions {
             let bytes = region.used();
             used += bytes;

@@ -123,3 +123,68 @@ fn arrays_of_many_sizes_do_not_scatter_over_chunks() {
         assert_eq!(gc.read_word(a, 8 + 8 * len as u32), len as u64);
     }
 }
+
+/// No major threshold and a 4 MiB heap: every full collection is forced
+/// by a minor collection that lacks chunks for its promotions, so it marks
+/// through a populated nursery (young objects reached from roots and from
+/// each other) before sweeping.
+#[test]
+fn full_collections_with_a_populated_nursery_keep_the_graph() {
+    let mut gc = Gc::new(GcConfig {
+        nursery_size: 4096,
+        stress_every: Some(3),
+        major_threshold: usize::MAX / 2,
+        max_heap: 4 << 20,
+    })
+    .unwrap();
+    let node = gc
+        .register_layout(Layout::headerless("Node", 16, &[8]))
+        .unwrap();
+    let cell = gc
+        .register_layout(Layout::headered("Cell", 24, &[8]))
+        .unwrap();
+    const SLOTS: usize = 64;
+    for _ in 0..SLOTS {
+        gc.push_root(GcRef::NULL);
+    }
+    // Each slot holds a Cell whose field is a list of 8 nodes; slots are
+    // replaced round-robin, so old lists turn into garbage.
+    for round in 0..40_000u64 {
+        let slot = (round as usize * 7) % SLOTS;
+        let c = gc.alloc(cell).unwrap();
+        gc.write_word(c, 16, round);
+        gc.set_root(slot, c);
+        for k in 0..8u64 {
+            let n = gc.alloc(node).unwrap();
+            gc.write_word(n, 0, round * 8 + k);
+            let c = gc.root(slot);
+            let head = gc.read_ref(c, 8);
+            gc.write_ref(n, 8, head);
+            gc.write_ref(c, 8, n);
+        }
+        if round % 16 == 15 {
+            check_cells(&gc, SLOTS);
+        }
+    }
+    let stats = gc.stats();
+    assert!(stats.major_collections > 0, "{stats:?}");
+    check_cells(&gc, SLOTS);
+}
+
+/// Every slot's cell holds its round and a list of 8 nodes with the values
+/// `round * 8 + 7` down to `round * 8`.
+fn check_cells(gc: &Gc, slots: usize) {
+    for slot in 0..slots {
+        let c = gc.root(slot);
+        if c.is_null() {
+            continue;
+        }
+        let round = gc.read_word(c, 16);
+        let mut n = gc.read_ref(c, 8);
+        for k in (0..8u64).rev() {
+            assert_eq!(gc.read_word(n, 0), round * 8 + k, "slot {slot}");
+            n = gc.read_ref(n, 8);
+        }
+        assert!(n.is_null());
+    }
+}

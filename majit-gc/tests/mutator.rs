@@ -290,6 +290,11 @@ fn run(config: GcConfig, seed: u64, steps: usize) {
     run_with(jit_config(seed), seed, steps, true);
 }
 
+/// Runs the mutator and returns the heap's final counters.
+fn run_stats(config: GcConfig, seed: u64, steps: usize) -> majit_gc::GcStats {
+    run_with(config, seed, steps, false)
+}
+
 fn jit_config(seed: u64) -> GcConfig {
     GcConfig {
         nursery_size: 1024 << (seed % 4),
@@ -299,7 +304,7 @@ fn jit_config(seed: u64) -> GcConfig {
     }
 }
 
-fn run_with(config: GcConfig, seed: u64, steps: usize, jit: bool) {
+fn run_with(config: GcConfig, seed: u64, steps: usize, jit: bool) -> majit_gc::GcStats {
     let mut world = World::new(config, seed);
     if jit {
         world.jit = Some(world.gc.jit_info());
@@ -313,6 +318,7 @@ fn run_with(config: GcConfig, seed: u64, steps: usize, jit: bool) {
     world.check();
     world.gc.collect_major().unwrap();
     world.check();
+    world.gc.stats()
 }
 
 #[test]
@@ -346,4 +352,21 @@ fn random_mutator_under_stress() {
 #[test]
 fn random_mutator_with_environment_config() {
     run(GcConfig::from_env().unwrap(), 99, 15_000);
+}
+
+/// A small heap and no major threshold: full collections happen only when
+/// a minor collection finds too few free chunks for its promotions, so it
+/// marks and sweeps with the nursery still full of objects first.
+#[test]
+fn random_mutator_on_a_nearly_full_heap() {
+    for seed in 21..=22 {
+        let config = GcConfig {
+            nursery_size: 1024,
+            stress_every: Some(1 + seed as u32 % 2),
+            major_threshold: usize::MAX / 2,
+            max_heap: 24 << 20,
+        };
+        let stats = run_stats(config, seed, 8_000);
+        assert!(stats.major_collections > 1, "{stats:?}");
+    }
 }
