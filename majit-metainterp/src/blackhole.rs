@@ -313,11 +313,11 @@ impl<'a> Blackhole<'a> {
                 let done = self.frames.pop().expect("a blackhole has a frame");
                 match self.frames.last_mut() {
                     None => return Ok(Some(v)),
-                    Some(caller) => {
-                        if let (Some(dst), Some(v)) = (done.ret_dst, v) {
-                            caller.set(dst, v);
-                        }
-                    }
+                    Some(caller) => match (done.ret_dst, v) {
+                        (Some(dst), Some(v)) if dst.kind == v.kind() => caller.set(dst, v),
+                        (None, _) => {}
+                        _ => return Err(bad_return(&done.code)),
+                    },
                 }
                 return Ok(None);
             }
@@ -329,6 +329,14 @@ impl<'a> Blackhole<'a> {
         top.pc = next;
         Ok(None)
     }
+}
+
+/// A callee returned a value its caller's call instruction cannot take.
+pub(crate) fn bad_return(callee: &JitCode) -> ConcreteError {
+    ConcreteError::BadJitCode(format!(
+        "{} returns a value of another kind than its caller expects",
+        callee.name
+    ))
 }
 
 pub(crate) fn field(d: &Descr) -> &majit_ir::FieldDescr {

@@ -457,6 +457,45 @@ impl<B: Backend> JitDriver<B> {
     }
 }
 
+impl<B: Backend> JitDriver<B> {
+    /// Everything compiled so far as text: the stats, then every loop and
+    /// bridge trace (after the optimizer).
+    pub fn report(&self) -> String {
+        let mut out = format!("# majit stats\n{}", self.stats);
+        for (i, l) in self.loops.iter().enumerate() {
+            let greens: Vec<String> = l.key.values().iter().map(|v| format!("{v:?}")).collect();
+            out += &format!("\n# loop {i} at greens [{}]\n", greens.join(", "));
+            out += &majit_ir::text::print(&l.trace);
+        }
+        for b in &self.bridges {
+            out += &format!("\n# bridge from {:?}\n", b.guard);
+            out += &majit_ir::text::print(&b.trace);
+        }
+        out
+    }
+}
+
+/// `MAJIT_STATS` (set, not `0`) prints the stats to stderr and
+/// `MAJIT_LOG=path` appends [`JitDriver::report`] to `path` when a driver
+/// is dropped.
+impl<B: Backend> Drop for JitDriver<B> {
+    fn drop(&mut self) {
+        if std::env::var("MAJIT_STATS").is_ok_and(|v| !v.is_empty() && v != "0") {
+            eprint!("{}", self.stats);
+        }
+        if let Ok(path) = std::env::var("MAJIT_LOG") {
+            use std::io::Write;
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path);
+            if let Err(e) = file.and_then(|mut f| f.write_all(self.report().as_bytes())) {
+                eprintln!("MAJIT_LOG={path}: {e}");
+            }
+        }
+    }
+}
+
 /// Blackhole frames from a guard's snapshot and the values of its
 /// original fail args.
 pub fn frames_from_snapshot(snap: &Snapshot, values: &[Value]) -> Vec<BhFrame> {

@@ -29,7 +29,7 @@
 //! at an instruction boundary, so the blackhole finishes the iteration and
 //! nothing is executed twice.
 
-use crate::blackhole::{array, callee_frame, field, BhFrame};
+use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame};
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
 use crate::refexec::Allocator;
@@ -673,8 +673,10 @@ impl<'a> Tracer<'a> {
                         self.abort(AbortReason::PortalReturned, v.map(|b| b.v)),
                     ));
                 }
-                if let (Some(dst), Some(b)) = (done.ret_dst, v) {
-                    self.set(dst, b);
+                match (done.ret_dst, v) {
+                    (Some(dst), Some(b)) if dst.kind == b.v.kind() => self.set(dst, b),
+                    (None, _) => {}
+                    _ => return Err(bad_return(&done.code)),
                 }
                 return Ok(Step::Next);
             }
