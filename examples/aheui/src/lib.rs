@@ -25,6 +25,8 @@
 //! assert_eq!(out, b"QQ");
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod code;
 pub mod decode;
