@@ -5,9 +5,11 @@
 //!
 //! Read first: this file (the contract and the [`Pass`] trait), then
 //! [`cx`] (the shared state, value ids and forcing), [`info`] (facts about
-//! values), [`driver`] (how ops flow through the passes), then the passes:
-//! [`intbounds`], [`rewrite`], [`virtualize`], [`heap`], [`pure`],
-//! [`unroll`].
+//! values), `driver.rs` (how ops flow through the passes) and `encode.rs`
+//! (resume data), then the passes: [`intbounds`], [`rewrite`],
+//! [`virtualize`], [`heap`], [`pure`], [`unroll`] (with `vstate.rs`, the
+//! virtual state of loop-carried virtuals). [`eval`] evaluates pure ops on
+//! constants; [`ledger`] records what could not be done.
 //!
 //! ## Pipeline
 //!
@@ -22,27 +24,50 @@
 //! Facts a guard establishes are applied in `committed`, after the guard's
 //! resume data was built.
 //!
+//! Hooks besides `feed`: `at_guard` (before a guard: heap emits delayed
+//! stores of real values and records pending fields), `flush` (before
+//! `label`, `jump`, `finish`: emit everything delayed), `committed`,
+//! `export` (facts unroll may carry into the peeled loop) and `finish`
+//! (end of trace; ledger entries). Passes add ledger entries through
+//! [`Cx::note`] while they run.
+//!
 //! ## Input contract
 //!
 //! A trace that verifies, in which every guard carries a [`FailDescr`]
 //! (unique `id`), and whose fail args are the interpreter-visible live
-//! values at that guard. An optional leading `label` and a final `jump` to
-//! it (same `TargetDescr`) mark a loop; `unroll` needs that shape.
+//! values at that guard. A loop is `[inputs] label(inputs, descr=L) ...
+//! jump(args, descr=L)` (label first, its arguments the inputs in order,
+//! no other label); `unroll` peels only that shape and optimizes anything
+//! else as straight code.
 //!
 //! ## Output contract ([`Optimized`])
 //!
 //! - `trace`: the optimized trace; it verifies. Guards keep their
 //!   `FailDescr`; their fail args are the distinct run-time values the
 //!   resume data needs (the "boxes").
-//! - `resume`: per guard, by `FailDescr::id`, a [`GuardResume`]: for each
+//! - `resume`: per guard, by `FailDescr::id`, a [`GuardResume`](crate::resume::GuardResume): for each
 //!   ORIGINAL fail arg where its value comes from now (`Box(i)` = slot `i`
 //!   of the new fail args, `Const`, or `Virtual(i)` into `virtuals`),
 //!   `virtuals` (layout plus tagged field values, possibly naming each other)
 //!   and `pending` fields (delayed stores of virtual values, applied only on
 //!   failure). [`crate::resume::rebuild`] turns a dead frame back into the
 //!   original fail-arg values.
+//!   `original` names the input guard a guard was copied from (unroll's
+//!   copies in the peeled loop get `id + offset` and a `.peeled` name).
 //! - `ledger`: what the passes could not do; at least one entry per
 //!   allocation left in the trace, with the reason it escaped.
+//! - `short_preamble`: set when unroll peeled a loop whose label carries no
+//!   unboxed virtual; see below.
+//!
+//! With `unroll`, a loop comes out as
+//! `[inputs] label(inputs, descr=L) <preamble> label(args', descr=L.peeled)
+//! <peeled body> jump(args'', descr=L.peeled)`: the preamble is one
+//! optimized iteration that falls into the peeled loop; `L` stays the
+//! entry for jumps from elsewhere with the original arguments; `args'` are
+//! the loop-carried values (virtuals unboxed into their fields) plus the
+//! values of facts the preamble proved (cached loads, pure results), and
+//! the short preamble recomputes those from the original arguments for a
+//! bridge that wants to enter `L.peeled`.
 //!
 //! ```
 //! use majit_ir::{Kind, Op, OpCode, Trace, Const};

@@ -1,7 +1,7 @@
 //! rewrite: constant folding, algebraic identities and guard cleanup.
 //!
 //! Each op is classified by its opcode and the shape of its two first
-//! arguments ([`Side`]: a known integer constant, the result of a known
+//! arguments (`Side`: a known integer constant, the result of a known
 //! opcode, or anything) and matched against the rules below, LuaJIT's fold
 //! key written as a `match`, with the algebra in a trailing comment. Guards
 //! on known values are removed; the facts a guard proves are applied in

@@ -41,7 +41,7 @@ use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, RefTarget, TargetDescr, Tr
 use std::collections::HashSet;
 
 /// The unroll pass's place in the pipeline: it passes ops through; the
-/// peeling itself is done by [`optimize_loop`], which runs the other passes
+/// peeling itself is done by `optimize_loop`, which runs the other passes
 /// twice.
 pub struct Unroll;
 
