@@ -35,8 +35,12 @@ use crate::error::{Error, Result};
 /// Marks a position that is not a syllable.
 const BLANK: u32 = u32::MAX;
 
-/// Most syllables a program may have (state indices must fit a `u32`).
-pub const MAX_SYLLABLES: usize = (1 << 29) - 2;
+/// Most syllables a program may have (the tables take about 100 bytes per
+/// syllable; state indices would fit up to 2^29).
+pub const MAX_SYLLABLES: usize = 1 << 24;
+/// Largest bounding box (rows × longest row) a program may span; building
+/// the tables visits every position of it.
+pub const MAX_AREA: usize = 1 << 28;
 
 /// One executable cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,6 +169,12 @@ impl CodeSpace {
     pub fn build(source: &str) -> Result<CodeSpace> {
         let rows: Vec<Vec<char>> = source.split('\n').map(|r| r.chars().collect()).collect();
         let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+        if rows.len().saturating_mul(width) > MAX_AREA {
+            return Err(Error::TooLarge(format!(
+                "{} rows × {width} columns is more than {MAX_AREA} cells",
+                rows.len()
+            )));
+        }
         let mut cells = Vec::new();
         let mut vowels = Vec::new();
         let mut positions = Vec::new();
@@ -177,9 +187,9 @@ impl CodeSpace {
                     continue;
                 };
                 if cells.len() == MAX_SYLLABLES {
-                    return Err(Error::TooLarge {
-                        limit: MAX_SYLLABLES,
-                    });
+                    return Err(Error::TooLarge(format!(
+                        "more than {MAX_SYLLABLES} syllables"
+                    )));
                 }
                 row_ids.push(cells.len() as u32);
                 positions.push(Position {
@@ -399,6 +409,17 @@ mod tests {
             let step = code.steps[state(0, m) as usize];
             assert_eq!(step.go, state(1, RIGHT));
             assert_eq!(step.back, state(1, LEFT));
+        }
+    }
+
+    #[test]
+    fn a_huge_bounding_box_is_rejected() {
+        let source = format!("{}\n{}", "x".repeat(1 << 15), "\n".repeat(1 << 14));
+        match CodeSpace::build(&source) {
+            Err(Error::TooLarge(msg)) => {
+                assert!(msg.contains("16386 rows × 32768 columns"), "{msg}")
+            }
+            other => panic!("{other:?}"),
         }
     }
 

@@ -43,11 +43,8 @@ pub enum Error {
         /// What the OS said.
         source: io::Error,
     },
-    /// The program has more syllables than state indices can address.
-    TooLarge {
-        /// The most syllables a program may have.
-        limit: usize,
-    },
+    /// The program exceeds the code space limits (`code::MAX_*`).
+    TooLarge(String),
     /// The program text is not UTF-8.
     NotUtf8 {
         /// The path as given.
@@ -78,7 +75,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Usage(_) => EXIT_USAGE,
-            Error::Env(_) | Error::NotUtf8 { .. } | Error::TooLarge { .. } => EXIT_DATA,
+            Error::Env(_) | Error::NotUtf8 { .. } | Error::TooLarge(_) => EXIT_DATA,
             Error::Open { .. } => EXIT_NO_INPUT,
             Error::DivisionByZero { .. } | Error::NumberInput { .. } | Error::Heap(_) => {
                 EXIT_RUNTIME
@@ -103,9 +100,7 @@ impl fmt::Display for Error {
             Error::NotUtf8 { path, offset } => {
                 write!(f, "program {path:?} is not valid UTF-8 (byte offset {offset})")
             }
-            Error::TooLarge { limit } => {
-                write!(f, "program has more than {limit} syllables")
-            }
+            Error::TooLarge(msg) => write!(f, "program too large: {msg}"),
             Error::DivisionByZero { at } => write!(f, "division by zero at {at}"),
             Error::NumberInput { at, cause } => match cause {
                 NumberInputError::Eof => {
