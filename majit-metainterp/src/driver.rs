@@ -185,6 +185,12 @@ impl<B: Backend> JitDriver<B> {
         backend: B,
         params: JitParams,
     ) -> Result<JitDriver<B>, JitError> {
+        if !codes.undefined().is_empty() {
+            return Err(JitError::BadState(format!(
+                "jitcode functions declared but never defined: {}",
+                codes.undefined().join(", ")
+            )));
+        }
         let code = codes
             .get(portal)
             .ok_or_else(|| JitError::BadState(format!("no portal function #{}", portal.0)))?

@@ -94,3 +94,40 @@ fn inline_calls_return_into_the_caller_register() {
 fn code_param(f: &BhFrame, i: usize) -> majit_metainterp::jitcode::RegOp {
     f.code.params[i]
 }
+
+#[test]
+fn declared_functions_can_call_each_other() {
+    use majit_ir::{Kind, OpCode};
+    use majit_metainterp::jitcode::{Arg, JitCodeBuilder};
+    // even(n) = n == 0 ? 1 : odd(n - 1); odd(n) = n == 0 ? 0 : even(n - 1)
+    let mut set = JitCodeSet::new();
+    let even = set.declare("even");
+    let odd = set.declare("odd");
+    assert_eq!(set.undefined(), vec!["even", "odd"]);
+    for (id, other, base) in [(even, odd, 1), (odd, even, 0)] {
+        let mut b = JitCodeBuilder::new(if id == even { "even" } else { "odd" });
+        let n = b.param(Kind::Int);
+        let t = b.reg(Kind::Int);
+        let rec = b.label();
+        b.goto_if_not(n.into(), rec);
+        b.op(OpCode::IntSub, &[n.into(), Arg::Int(1)], t);
+        b.inline_call(other, &[t.into()], Some(t));
+        b.ret(Some(t.into()));
+        b.bind(rec);
+        b.ret(Some(Arg::Int(base)));
+        set.define(id, b.finish().unwrap()).unwrap();
+    }
+    assert!(set.undefined().is_empty());
+    assert!(set.define(even, mix_jitcode()).is_err());
+    let mut alloc = MallocAllocator::default();
+    for n in 0..12 {
+        let code = set.get(even).unwrap().clone();
+        let mut f = BhFrame::new(code, 0);
+        f.set(code_param(&f, 0), Value::Int(n));
+        let out = Blackhole::new(&set, &mut alloc, vec![f]).run().unwrap();
+        assert_eq!(
+            out,
+            Outcome::Returned(Some(Value::Int((n % 2 == 0) as i64)))
+        );
+    }
+}

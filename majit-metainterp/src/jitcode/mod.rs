@@ -395,10 +395,11 @@ impl JitCode {
 }
 
 /// The jitcode functions of one interpreter; inline calls name callees by
-/// [`FuncId`].
+/// [`FuncId`]. A function can be declared before it is defined, so
+/// mutually recursive functions can name each other.
 #[derive(Clone, Debug, Default)]
 pub struct JitCodeSet {
-    codes: Vec<Arc<JitCode>>,
+    codes: Vec<(String, Option<Arc<JitCode>>)>,
 }
 
 impl JitCodeSet {
@@ -406,24 +407,48 @@ impl JitCodeSet {
     pub fn new() -> JitCodeSet {
         JitCodeSet::default()
     }
-    /// Adds a function and returns its id (ids are given in order, so
-    /// callees are added before their callers).
+    /// Adds a function and returns its id.
     pub fn add(&mut self, code: JitCode) -> FuncId {
-        self.codes.push(Arc::new(code));
+        self.codes.push((code.name.clone(), Some(Arc::new(code))));
         FuncId((self.codes.len() - 1) as u16)
     }
-    /// The function `id`, if it exists.
+    /// Reserves an id for the function `name`, to be given its code with
+    /// [`JitCodeSet::define`].
+    pub fn declare(&mut self, name: &str) -> FuncId {
+        self.codes.push((name.to_string(), None));
+        FuncId((self.codes.len() - 1) as u16)
+    }
+    /// Gives the declared function `id` its code.
+    pub fn define(&mut self, id: FuncId, code: JitCode) -> Result<(), String> {
+        match self.codes.get_mut(id.0 as usize) {
+            Some((_, slot @ None)) => {
+                *slot = Some(Arc::new(code));
+                Ok(())
+            }
+            Some((name, Some(_))) => Err(format!("function {name} is already defined")),
+            None => Err(format!("no function #{} was declared", id.0)),
+        }
+    }
+    /// Declared functions still without code.
+    pub fn undefined(&self) -> Vec<&str> {
+        self.codes
+            .iter()
+            .filter(|(_, c)| c.is_none())
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
+    /// The function `id`, if it exists and is defined.
     pub fn get(&self, id: FuncId) -> Option<&Arc<JitCode>> {
-        self.codes.get(id.0 as usize)
+        self.codes.get(id.0 as usize).and_then(|(_, c)| c.as_ref())
     }
     /// The id of the function named `name`.
     pub fn find(&self, name: &str) -> Option<FuncId> {
         self.codes
             .iter()
-            .position(|c| c.name == name)
+            .position(|(n, _)| n == name)
             .map(|i| FuncId(i as u16))
     }
-    /// The number of functions.
+    /// The number of functions (declared or defined).
     pub fn len(&self) -> usize {
         self.codes.len()
     }
