@@ -12,6 +12,7 @@ mod refexec {
     pub mod control;
     pub mod gc;
     pub mod memory;
+    pub mod random;
 }
 
 use majit_ir::fuzzing::test_namespace;

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 /// A heap whose type ids match the shared test namespace (ids are dense
 /// in registration order).
-fn heap(stress: bool) -> Rc<RefCell<Gc>> {
+pub fn heap(stress: bool) -> Rc<RefCell<Gc>> {
     let config = GcConfig {
         nursery_size: 4096,
         stress_every: stress.then_some(1),
