@@ -155,6 +155,19 @@ pub enum PoolWord {
     Own(usize),
 }
 
+/// Backend-wide facts an emitter may need besides the trace.
+#[derive(Clone, Debug, Default)]
+pub struct EmitEnv {
+    /// Address of the shared exit routine.
+    pub exit_routine: usize,
+    /// `(class word, type id)` of every layout the backend knows: the
+    /// vtable for layouts that have one, the type id itself otherwise
+    /// (what `guard_class` compares, see refexec's docs).
+    pub classes: Vec<(u64, u32)>,
+    /// The GC's JIT contract, when allocation ops are supported.
+    pub gc: Option<majit_gc::JitGcInfo>,
+}
+
 /// What the driver hands the emitter for one op.
 #[derive(Debug)]
 pub struct OpCx<'a> {
@@ -164,6 +177,9 @@ pub struct OpCx<'a> {
     /// The kind of each argument.
     pub kinds: &'a [Kind],
     pub result: Option<Loc>,
+    /// Ops that may collect: every location holding a value that lives
+    /// past the op, with its kind (refs there are GC roots).
+    pub live: &'a [(Loc, Kind)],
 }
 
 /// An architecture's code emitter. The driver (`driver.rs`) walks the
@@ -203,6 +219,12 @@ pub trait Arch {
     /// A fresh emitter for one trace. `exit_routine` is the address of the
     /// shared exit routine (from [`Arch::runtime`]).
     fn emitter(exit_routine: usize) -> Box<dyn Emitter>;
+    /// A fresh emitter that also sees the backend's class map and GC
+    /// contract (needed by `guard_class` and the allocation ops). The
+    /// default ignores them.
+    fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter> {
+        Self::emitter(env.exit_routine)
+    }
     /// The shared runtime code: `(bytes, entry offset, exit offset)`. The
     /// entry is `extern "C" fn(frame, code) -> frame`: it saves the
     /// callee-saved registers, puts `frame` in the frame register and jumps

@@ -9,7 +9,7 @@
 //! Exit numbers are assigned here, in schedule order, so a trace's exits
 //! are numbered the same way on every architecture.
 
-use crate::arch::{Arch, Assembled, JumpTarget, Loc, OpCx};
+use crate::arch::{Arch, Assembled, EmitEnv, JumpTarget, Loc, OpCx};
 use crate::guard::ExitRecord;
 use crate::regalloc::{self, checker, AllocInput, AllocPolicy, Allocation};
 use crate::sched::{self, SchedStrategy};
@@ -46,7 +46,7 @@ pub fn compile<A: Arch>(
     trace: &Trace,
     entry: Vec<Loc>,
     external: &dyn Fn(&str) -> Option<ExternalLabel>,
-    exit_routine: usize,
+    env: &EmitEnv,
     opts: CompileOptions,
 ) -> Result<Compiled, CompileError> {
     validate::<A>(trace, opts.has_gc)?;
@@ -66,7 +66,7 @@ pub fn compile<A: Arch>(
         checker::check(trace, &order, &allocation, A::regs(), &constraints)
             .map_err(|e| CompileError::Regalloc(e.to_string()))?;
     }
-    let assembled = emit::<A>(trace, &allocation, external, exit_routine)?;
+    let assembled = emit::<A>(trace, &allocation, external, env)?;
     Ok(Compiled {
         assembled,
         allocation,
@@ -123,9 +123,9 @@ fn emit<A: Arch>(
     trace: &Trace,
     alloc: &Allocation,
     external: &dyn Fn(&str) -> Option<ExternalLabel>,
-    exit_routine: usize,
+    env: &EmitEnv,
 ) -> Result<Assembled, CompileError> {
-    let mut e = A::emitter(exit_routine);
+    let mut e = A::emitter_with(env);
     for m in &alloc.prologue {
         e.emit_move(m.from, m.to, m.kind)?;
     }
@@ -142,6 +142,7 @@ fn emit<A: Arch>(
             args: &a.args,
             kinds: &kinds,
             result: a.result,
+            live: &a.live,
         };
         let exit_record = |n: &mut u32| {
             let refs = op.fail_args.as_deref().unwrap_or(&op.args);

@@ -5,10 +5,14 @@
 //! | word            | contents                                               |
 //! |-----------------|--------------------------------------------------------|
 //! | 0 `EXIT`        | exit token written by the exit stub (its own address)   |
-//! | 1 `GCMAP`       | pointer to the gcmap of the current collection point    |
-//! | 2 `DEPTH`       | number of spill slots this frame holds                  |
-//! | 3 ..            | one save slot per register of the `RegFile` (by index) |
-//! | 3 + R ..        | spill slots; loop inputs are placed in slots 0..n       |
+//! | 1 `ROOTS`       | the frame's own address: words 1–2 are majit-gc's      |
+//! |                 | `JitFrameRoots { base, gcmap }`                         |
+//! | 2 `GCMAP`       | the gcmap of the current collection point, or 0         |
+//! | 3 `DEPTH`       | number of spill slots this frame holds                  |
+//! | 4 ..            | one save slot per register of the `RegFile` (by index) |
+//! | 4 + R ..        | spill slots; loop inputs are placed in slots 0..n       |
+//!
+//! A gcmap bit `i` names frame word `i` (see `gcmap.rs`).
 //!
 //! The frame is allocated by [`Frame::new`] on the Rust side, sized for the
 //! deepest trace compiled so far (a bridge may need more slots than its
@@ -21,12 +25,20 @@ use majit_ir::{Kind, Value};
 
 /// Word index of the exit token.
 pub const EXIT: usize = 0;
+/// Word index of the `JitFrameRoots` (its `base` word).
+pub const ROOTS: usize = 1;
 /// Word index of the gcmap pointer.
-pub const GCMAP: usize = 1;
+pub const GCMAP: usize = 2;
 /// Word index of the frame depth.
-pub const DEPTH: usize = 2;
+pub const DEPTH: usize = 3;
 /// Number of header words.
-pub const HEADER: usize = 3;
+pub const HEADER: usize = 4;
+
+// Words ROOTS and GCMAP must be exactly majit-gc's frame descriptor.
+const _: () = {
+    assert!(std::mem::offset_of!(majit_gc::JitFrameRoots, base) == 0);
+    assert!(std::mem::offset_of!(majit_gc::JitFrameRoots, gcmap) == 8);
+};
 /// The largest number of spill slots a trace may use.
 pub const MAX_SLOTS: u32 = 1 << 16;
 
@@ -53,7 +65,14 @@ impl Frame {
         let nregs = regs.regs.len();
         let mut words = vec![0u64; HEADER + nregs + depth as usize];
         words[DEPTH] = depth as u64;
+        words[ROOTS] = words.as_ptr() as u64;
         Frame { words, nregs }
+    }
+
+    /// The frame's `JitFrameRoots`, for registering it with majit-gc.
+    pub fn roots_ptr(&mut self) -> *mut majit_gc::JitFrameRoots {
+        // SAFETY: ROOTS is inside the header, so the offset stays in bounds.
+        unsafe { self.words.as_mut_ptr().add(ROOTS).cast() }
     }
 
     /// The frame pointer handed to compiled code.

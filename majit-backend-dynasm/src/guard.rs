@@ -37,6 +37,8 @@ pub struct ExitRecord {
     pub stub_offset: usize,
     /// Index of the pool word the stub jumps through (guards only).
     pub patch_word: Option<usize>,
+    /// Not an op's exit: the allocation at `op_index` ran out of memory.
+    pub out_of_memory: bool,
 }
 
 impl ExitRecord {
@@ -55,6 +57,7 @@ impl ExitRecord {
             values,
             stub_offset: 0,
             patch_word: None,
+            out_of_memory: false,
         }
     }
 }

@@ -12,7 +12,7 @@
 //! [`native`] (the `Backend` implementation).
 //!
 //! Arch-neutral (this directory): [`codemem`] (W^X code blocks), [`frame`]
-//! (jitframe layout), [`guard`] (exit records and the exit protocol),
+//! (jitframe layout), [`gcmap`] (reference maps), [`guard`] (exit records and the exit protocol),
 //! [`bridge`] (attaching and freeing), [`sched`] (list scheduling with a
 //! strategy), [`regalloc`] (linear scan, policy, parallel moves, checker).
 //! Per architecture: `x86_64/` (`regs`, `emit`, `memory`, `call`, `guard`);
@@ -23,6 +23,7 @@ pub mod bridge;
 pub mod codemem;
 pub mod driver;
 pub mod frame;
+pub mod gcmap;
 pub mod guard;
 pub mod native;
 pub mod regalloc;

@@ -7,7 +7,7 @@
 //! the inputs in slots `0..n`, enters the code and turns the exit token the
 //! frame holds afterwards into a [`DeadFrame`].
 
-use crate::arch::{Arch, Loc};
+use crate::arch::{Arch, EmitEnv, Loc};
 use crate::codemem::CodeBlock;
 use crate::driver::{self, CompileOptions, Compiled, ExternalLabel};
 use crate::frame::{self, Frame};
@@ -50,7 +50,6 @@ pub(crate) struct TraceCode {
 pub struct NativeBackend<A: Arch> {
     _runtime: CodeBlock,
     entry: usize,
-    exit: usize,
     pub(crate) traces: BTreeMap<CodeId, TraceCode>,
     next_id: u32,
     /// Exit token (stub address) -> (trace, position in its exits).
@@ -58,6 +57,8 @@ pub struct NativeBackend<A: Arch> {
     labels: BTreeMap<String, (CodeId, ExternalLabel)>,
     max_slots: u32,
     check: bool,
+    /// Class words and GC contract handed to the emitters.
+    env: EmitEnv,
     sched: Box<dyn SchedStrategy>,
     policy: Box<dyn AllocPolicy>,
     _arch: PhantomData<A>,
@@ -74,17 +75,40 @@ impl<A: Arch> NativeBackend<A> {
         Ok(NativeBackend {
             _runtime: runtime,
             entry: base + entry,
-            exit: base + exit,
             traces: BTreeMap::new(),
             next_id: 0,
             tokens: BTreeMap::new(),
             labels: BTreeMap::new(),
             max_slots: 0,
             check: cfg!(debug_assertions) || std::env::var_os("MAJIT_CHECK_REGALLOC").is_some(),
+            env: EmitEnv {
+                exit_routine: base + exit,
+                ..EmitEnv::default()
+            },
             sched: Box::new(NativeSched),
             policy: Box::new(NativePolicy),
             _arch: PhantomData,
         })
+    }
+
+    /// A backend whose traces may allocate on the majit-gc heap described
+    /// by `gc` (inline nursery bumps, write barriers, frames as roots).
+    /// The caller keeps that heap alive as long as the backend runs code.
+    pub fn with_gc(gc: majit_gc::JitGcInfo) -> Result<Self, CompileError> {
+        let mut b = Self::new()?;
+        b.env.gc = Some(gc);
+        Ok(b)
+    }
+
+    /// Tells `guard_class` about a layout: its class word is its vtable,
+    /// or its type id when it has none (as in refexec). Layouts named by
+    /// the descrs of compiled traces are learnt automatically.
+    pub fn register_layout(&mut self, layout: &majit_ir::SizeDescr) {
+        let class = layout.vtable.unwrap_or(layout.type_id as u64);
+        let entry = (class, layout.type_id);
+        if !self.env.classes.contains(&entry) {
+            self.env.classes.push(entry);
+        }
     }
 
     /// Replaces the scheduling strategy and allocation policy. A user
@@ -112,18 +136,23 @@ impl<A: Arch> NativeBackend<A> {
         entry: Vec<Loc>,
         attached_to: Option<(CodeId, usize, usize)>,
     ) -> Result<CodeId, CompileError> {
+        for d in trace.descrs() {
+            if let Some(layout) = d.as_size() {
+                self.register_layout(layout);
+            }
+        }
         let labels = &self.labels;
         let external = |name: &str| labels.get(name).map(|l| l.1.clone());
         let compiled: Compiled = driver::compile::<A>(
             trace,
             entry,
             &external,
-            self.exit,
+            &self.env,
             CompileOptions {
                 sched: self.sched.as_mut(),
                 policy: self.policy.as_mut(),
                 check: self.check,
-                has_gc: false,
+                has_gc: self.env.gc.is_some(),
             },
         )?;
         let mut names = Vec::new();
@@ -187,6 +216,11 @@ impl<A: Arch> NativeBackend<A> {
             ))
         })?;
         let exit = &self.traces[&code].exits[k];
+        if exit.out_of_memory {
+            return Err(ExecError::OutOfMemory {
+                op_index: exit.op_index,
+            });
+        }
         Ok(DeadFrame {
             exit: ExitId {
                 code,
@@ -247,10 +281,24 @@ impl<A: Arch> Backend for NativeBackend<A> {
             frame.set_slot(i as u32, v);
         }
         let ptr = frame.as_mut_ptr();
+        let heap = self
+            .env
+            .gc
+            .as_ref()
+            .map(|g| g.heap as *mut majit_gc::GcHeap);
+        if let Some(heap) = heap {
+            // SAFETY: the heap outlives the backend (`with_gc`'s contract);
+            // the frame stays alive and in place until the matching pop.
+            unsafe { majit_gc::majit_gc_push_frame(heap, frame.roots_ptr()) };
+        }
         // SAFETY: `entry` is this backend's trampoline, `t.block` holds
         // compiled code of this backend, and the frame has `max_slots`
         // slots, the most any compiled trace uses.
         let back = unsafe { A::enter(self.entry, ptr, t.block.addr()) };
+        if let Some(heap) = heap {
+            // SAFETY: pops the frame pushed above.
+            unsafe { majit_gc::majit_gc_pop_frame(heap) };
+        }
         debug_assert_eq!(back, ptr);
         self.dead_frame(&frame)
     }

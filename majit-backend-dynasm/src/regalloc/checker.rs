@@ -13,6 +13,9 @@
 //! - an op's clobbered registers become empty;
 //! - a def removes its value from every location, then puts it in the
 //!   result register;
+//! - at a collection point (allocation, collecting call), a live ref
+//!   stays only in the locations the op lists as live: elsewhere the
+//!   collector does not update it;
 //! - a `label` keeps, for each argument, only its label location: that is
 //!   all a `jump` back re-establishes, so the linear pass through the label
 //!   is exactly the loop's fixpoint.
@@ -80,6 +83,9 @@ pub enum CheckError {
         expected: Loc,
         found: Loc,
     },
+    /// The allocation claims a live ref in a register is rooted across a
+    /// collecting call (the collector cannot update registers there).
+    UnrootedRef { op: usize, loc: Loc, value: OpRef },
 }
 
 impl fmt::Display for CheckError {
@@ -112,9 +118,17 @@ pub fn check(
     regs: &RegFile,
     constraints: &dyn Fn(&Op) -> OpConstraints,
 ) -> Result<(), CheckErrors> {
+    let mut last_use = BTreeMap::new();
+    for (k, &i) in order.iter().enumerate() {
+        let op = &trace.ops[i];
+        for &r in op.args.iter().chain(op.fail_args.iter().flatten()) {
+            last_use.insert(r, k);
+        }
+    }
     let mut c = Checker {
         trace,
         regs,
+        last_use,
         state: BTreeMap::new(),
         const_inputs: Vec::new(),
         errors: Vec::new(),
@@ -137,7 +151,7 @@ pub fn check(
             });
             break;
         }
-        c.op(i, a, alloc, constraints);
+        c.op(k, i, a, alloc, constraints);
     }
     if c.errors.is_empty() {
         Ok(())
@@ -149,6 +163,8 @@ pub fn check(
 struct Checker<'a> {
     trace: &'a Trace,
     regs: &'a RegFile,
+    /// Schedule position of each value's last use.
+    last_use: BTreeMap<OpRef, usize>,
     state: BTreeMap<Loc, Vec<Item>>,
     /// Inputs that entered as constants.
     const_inputs: Vec<(OpRef, Const)>,
@@ -265,6 +281,7 @@ impl Checker<'_> {
 
     fn op(
         &mut self,
+        k: usize,
         i: usize,
         a: &super::OpAlloc,
         alloc: &Allocation,
@@ -299,8 +316,38 @@ impl Checker<'_> {
         for &r in cons.clobbers {
             self.state.remove(&Loc::Reg(r));
         }
+        if super::needs_live(op) {
+            self.roots(k, i, op, &a.live);
+        }
         if let Some(kind) = op.opcode.result().kind() {
             self.def(i, OpRef::op(i), kind, a.result);
+        }
+    }
+
+    /// At a collection point the collector updates only the listed
+    /// locations: a live ref anywhere else is stale afterwards (removed
+    /// from the state, so a later use of it is a `MissingValue`), and a
+    /// collecting call cannot update a register at all.
+    fn roots(&mut self, k: usize, i: usize, op: &Op, live: &[(Loc, Kind)]) {
+        let in_slots = super::refs_to_slots(op);
+        let listed = |loc: Loc| live.iter().any(|&(l, kind)| l == loc && kind == Kind::Ref);
+        for (&loc, items) in self.state.iter_mut() {
+            let (last_use, trace) = (&self.last_use, self.trace);
+            let live_ref = |item: &Item| match *item {
+                Item::Value(v) => {
+                    last_use.get(&v).is_some_and(|&u| u > k) && trace.kind_of(v) == Some(Kind::Ref)
+                }
+                Item::Const(_) => false,
+            };
+            for item in items.iter().filter(|x| live_ref(x)) {
+                if let (Item::Value(value), true, Loc::Reg(_)) =
+                    (*item, in_slots && listed(loc), loc)
+                {
+                    self.errors
+                        .push(CheckError::UnrootedRef { op: i, loc, value });
+                }
+            }
+            items.retain(|x| !live_ref(x) || listed(loc));
         }
     }
 

@@ -58,6 +58,35 @@ pub struct OpAlloc {
     pub fail_args: Vec<Loc>,
     /// `jump` only: where the target label expects each argument.
     pub target: Vec<Loc>,
+    /// Ops with [`needs_live`]: every location of every value living past
+    /// the op, with its kind (after the op's moves).
+    pub live: Vec<(Loc, Kind)>,
+}
+
+/// Whether the emitter needs the live values of `op`: allocations (their
+/// slow path saves live registers and roots refs), write barriers (their
+/// slow path saves live caller-saved registers) and collecting calls.
+pub fn needs_live(op: &Op) -> bool {
+    use OpCode::*;
+    matches!(
+        op.opcode,
+        CallMallocNursery
+            | CallMallocNurseryHeaderless
+            | CallMallocNurseryVarsize
+            | CondCallGcWb
+            | CondCallGcWbArray
+    ) || refs_to_slots(op)
+}
+
+/// Whether `op` is a call that may collect: live refs must be in spill
+/// slots across it (the collector cannot see a callee's saved registers).
+pub fn refs_to_slots(op: &Op) -> bool {
+    op.opcode.is_call()
+        && op
+            .descr
+            .as_ref()
+            .and_then(|d| d.as_call())
+            .is_none_or(|c| c.effect.can_collect)
 }
 
 /// The allocator's output for one trace.
@@ -327,6 +356,9 @@ impl Allocator<'_> {
                     out.fail_args = self.locs(fa)?;
                 }
                 self.evict(p, cons.clobbers, &mut out.moves)?;
+                if refs_to_slots(op) {
+                    self.spill_live_refs(p, &mut out.moves)?;
+                }
             }
         }
         for &a in op.args.iter().chain(op.fail_args.iter().flatten()) {
@@ -345,6 +377,11 @@ impl Allocator<'_> {
             if self.live.last_use[v] <= p {
                 self.release(v);
             }
+        }
+        if needs_live(op) {
+            // After every move of the op, the result's spills included.
+            let def = self.t.inputs.len() + i;
+            out.live = self.live_locs(p, def);
         }
         Ok(out)
     }
@@ -416,6 +453,37 @@ impl Allocator<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Spills every ref living past `p` out of its register.
+    fn spill_live_refs(&mut self, p: u32, moves: &mut Vec<Move>) -> Result<(), CompileError> {
+        for r in 0..self.reg_val.len() as Reg {
+            if let Some(v) = self.reg_val[r as usize] {
+                if self.kind(v) == Kind::Ref && self.live.last_use[v] > p {
+                    self.spill_reg(r, moves)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every location of every value living past `p` (but `def`, the
+    /// op's own result), by value number.
+    fn live_locs(&self, p: u32, def: ValueId) -> Vec<(Loc, Kind)> {
+        let mut out = Vec::new();
+        for v in 0..self.val_reg.len() {
+            if self.live.last_use[v] <= p || v == def {
+                continue;
+            }
+            let kind = self.kind(v);
+            if let Some(r) = self.val_reg[v] {
+                out.push((Loc::Reg(r), kind));
+            }
+            if let Some(s) = self.val_slot[v] {
+                out.push((Loc::Slot(s), kind));
+            }
+        }
+        out
     }
 
     fn free_regs(&self, bank: Bank, exclude: &[Reg]) -> Vec<Reg> {

@@ -16,7 +16,7 @@
 
 use super::regs::{self, hw, is_xmm, R10, R11, XMM14, XMM15};
 use super::x64;
-use crate::arch::{Assembled, Emitter, JumpTarget, Loc, OpCx, PoolWord};
+use crate::arch::{Assembled, EmitEnv, Emitter, JumpTarget, Loc, OpCx, PoolWord};
 use crate::frame;
 use crate::guard::ExitRecord;
 use crate::regalloc::moves::{sequentialize, Move};
@@ -92,6 +92,8 @@ pub struct X64Emitter {
     /// The op whose comparison set the flags, and the condition its
     /// result means; cleared by every op that may change the flags.
     pub(super) flags: Option<(usize, Cond)>,
+    /// Class words and the GC contract.
+    pub(super) env: EmitEnv,
 }
 
 pub(super) fn fits_i32(v: i64) -> bool {
@@ -112,18 +114,19 @@ pub(super) fn slot_disp(n: u32) -> i32 {
 }
 
 impl X64Emitter {
-    /// A fresh emitter; `exit_routine` is the shared exit routine's address.
-    pub fn new(exit_routine: usize) -> Self {
+    /// A fresh emitter for the backend facts `env`.
+    pub fn new(env: EmitEnv) -> Self {
         let mut ops = VecAssembler::new(0);
         let exit_word = ops.new_dynamic_label();
         X64Emitter {
             ops,
-            pool: vec![(exit_word, PoolSource::Abs(exit_routine))],
+            pool: vec![(exit_word, PoolSource::Abs(env.exit_routine))],
             exit_word,
             labels: Vec::new(),
             stubs: Vec::new(),
             inline_exits: Vec::new(),
             flags: None,
+            env,
         }
     }
 
@@ -633,19 +636,11 @@ impl Emitter for X64Emitter {
             | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => {
                 self.call(cx, dst)?
             }
-            New
-            | NewWithVtable
-            | NewArray
-            | NewArrayClear
-            | CallMallocNursery
-            | CallMallocNurseryHeaderless
-            | CallMallocNurseryVarsize
-            | CondCallGcWb
-            | CondCallGcWbArray => {
-                return Err(super::unsupported(
-                    cx.op,
-                    "needs the GC rewrite and GC info",
-                ))
+            CallMallocNursery | CallMallocNurseryHeaderless => self.malloc_nursery(cx, dst)?,
+            CondCallGcWb | CondCallGcWbArray => self.write_barrier(cx)?,
+            CallMallocNurseryVarsize => self.malloc_varsize(cx, dst)?,
+            New | NewWithVtable | NewArray | NewArrayClear => {
+                return Err(super::unsupported(cx.op, "needs the GC rewrite"))
             }
             GuardTrue | GuardFalse | GuardValue | GuardClass | GuardNonnull | GuardIsnull
             | GuardNonnullClass | GuardNoException | GuardNotInvalidated | GuardNoOverflow

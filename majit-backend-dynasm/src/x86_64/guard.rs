@@ -91,12 +91,7 @@ impl X64Emitter {
                 }
                 self.jcc(Cond::Ne, stub);
             }
-            GuardClass | GuardNonnullClass => {
-                return Err(super::unsupported(
-                    cx.op,
-                    "the class word layout is not defined yet",
-                ))
-            }
+            GuardClass | GuardNonnullClass => self.guard_class(cx, stub)?,
             GuardNoOverflow | GuardOverflow => {
                 if !matches!(flags, Some((_, Cond::O))) {
                     return Err(CompileError::Invalid(format!(
@@ -118,6 +113,42 @@ impl X64Emitter {
             other => return Err(CompileError::Invalid(format!("{other} is not a guard"))),
         }
         self.stubs.push(Stub { label: stub, exit });
+        Ok(())
+    }
+
+    /// `guard_class(p, cls)`: the type id in the low half of `p`'s header
+    /// must be one whose class word is `cls` (see `EmitEnv::classes`).
+    fn guard_class(&mut self, cx: &OpCx, stub: DynamicLabel) -> Result<(), CompileError> {
+        let Loc::Const(c) = cx.args[1] else {
+            return Err(super::unsupported(cx.op, "class operand is not a constant"));
+        };
+        let class = const_bits(c) as u64;
+        let mut ids: Vec<u32> = self
+            .env
+            .classes
+            .iter()
+            .filter(|e| e.0 == class)
+            .map(|e| e.1)
+            .collect();
+        if ids.is_empty() {
+            ids.push(class as u32);
+        }
+        let p = hw(self.int_reg(cx.args[0], R11));
+        if cx.op.opcode == OpCode::GuardNonnullClass {
+            x64!(self.ops; test Rq(p), Rq(p));
+            self.jcc(Cond::E, stub);
+        }
+        x64!(self.ops; mov r10d, DWORD [Rq(p)]);
+        let ok = self.ops.new_dynamic_label();
+        for (k, &id) in ids.iter().enumerate() {
+            x64!(self.ops; cmp r10d, id as i32);
+            if k + 1 == ids.len() {
+                self.jcc(Cond::Ne, stub);
+            } else {
+                x64!(self.ops; je =>ok);
+            }
+        }
+        x64!(self.ops; =>ok);
         Ok(())
     }
 

@@ -6,6 +6,7 @@
 //! - [`call`]: SysV calls (argument parallel move, stack arguments).
 //! - [`guard`]: guards, exit stubs, the entry trampoline and exit routine.
 //! - [`memory`]: loads and stores.
+//! - [`nursery`]: inline nursery allocation and the write barrier.
 //!
 //! All assembly goes through the [`x64!`] macro, which sets `.arch x64` and
 //! names the reserved registers.
@@ -18,9 +19,10 @@ pub mod call;
 pub mod emit;
 pub mod guard;
 pub mod memory;
+pub mod nursery;
 pub mod regs;
 
-use crate::arch::{Arch, Emitter, OpConstraints, RegFile};
+use crate::arch::{Arch, EmitEnv, Emitter, OpConstraints, RegFile};
 use majit_ir::{Op, OpCode};
 use majit_metainterp::CompileError;
 
@@ -73,16 +75,25 @@ impl Arch for X86_64 {
     fn supports(opcode: OpCode, has_gc: bool) -> bool {
         use OpCode::*;
         match opcode {
-            New | NewWithVtable | NewArray | NewArrayClear | CallMallocNurseryVarsize => false,
-            CallMallocNursery | CallMallocNurseryHeaderless | CondCallGcWb | CondCallGcWbArray => {
-                has_gc
-            }
+            New | NewWithVtable | NewArray | NewArrayClear => false,
+            CallMallocNursery
+            | CallMallocNurseryHeaderless
+            | CallMallocNurseryVarsize
+            | CondCallGcWb
+            | CondCallGcWbArray => has_gc,
             _ => true,
         }
     }
 
     fn emitter(exit_routine: usize) -> Box<dyn Emitter> {
-        Box::new(emit::X64Emitter::new(exit_routine))
+        Self::emitter_with(&EmitEnv {
+            exit_routine,
+            ..EmitEnv::default()
+        })
+    }
+
+    fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter> {
+        Box::new(emit::X64Emitter::new(env.clone()))
     }
 
     fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {

@@ -52,6 +52,21 @@ pub extern "C" fn many(
     let floats = (x + 2.0 * y + 3.0 * z) as i64;
     ints.wrapping_add(refs).wrapping_add(floats)
 }
+/// `many` without the addresses (which differ between two heaps).
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn many_gc(
+    a: i64,
+    p: usize,
+    x: f64,
+    b: i64,
+    q: usize,
+    y: f64,
+    c: i64,
+    d: i64,
+    z: f64,
+) -> i64 {
+    many(a, (p != 0) as usize, x, b, (q != 0) as usize, y, c, d, z)
+}
 pub extern "C" fn r_r(p: usize) -> usize {
     p
 }
@@ -492,6 +507,13 @@ macro_rules! backend_suite {
             }
 
             #[test]
+            fn gc_stress_fuzz() {
+                let ran = $crate::support::gc_fuzz::<ArchImpl>(150, 1);
+                eprintln!("{ran} allocating traces agreed under GC stress");
+                assert!(ran > 50, "only {ran} allocating traces reached an exit");
+            }
+
+            #[test]
             fn differential_fuzz() {
                 let ran = $crate::support::fuzz::<ArchImpl>(300, 1);
                 eprintln!("{ran} random traces agreed");
@@ -740,3 +762,150 @@ i_x2 = int_xor(i_x3, i2)
 i_m = int_and(i_x2, 255)
 i_y = int_add(i1, i_m)
 jump(i0, i_y, descr=Loop)";
+
+/// A majit-gc heap in stress mode (a collection at every allocation)
+/// whose type ids match the shared test namespace.
+pub fn stress_heap() -> std::rc::Rc<std::cell::RefCell<majit_gc::Gc>> {
+    use majit_gc::{ArrayLayout, Gc, GcConfig, Layout, TypeId};
+    let mut gc = Gc::new(GcConfig {
+        nursery_size: 1024,
+        stress_every: Some(1),
+        ..GcConfig::default()
+    })
+    .expect("heap");
+    let array = |name: &str, item_size, refs| ArrayLayout {
+        name: name.into(),
+        item_size,
+        items_are_refs: refs,
+    };
+    let ids = [
+        gc.register_layout(Layout::headerless("Node", 16, &[8])),
+        gc.register_layout(Layout::headerless("Triple", 24, &[16])),
+        gc.register_layout(Layout::headered("Stack", 24, &[8])),
+        gc.register_array(array("IntArray", 8, false)),
+        gc.register_array(array("RefArray", 8, true)),
+        gc.register_array(array("FloatArray", 8, false)),
+        gc.register_array(array("ByteArray", 1, false)),
+        gc.register_layout(Layout::headered("Unused", 8, &[])),
+        gc.register_layout(Layout::headered("Box", 16, &[])),
+    ];
+    for (i, id) in ids.into_iter().enumerate() {
+        assert_eq!(id.expect("layout"), TypeId(i as u32 + 1));
+    }
+    std::rc::Rc::new(std::cell::RefCell::new(gc))
+}
+
+/// Lowers `trace`'s allocations and barriers with majit-gc's rewrite.
+pub fn gc_rewrite(trace: &Trace, info: &majit_gc::JitGcInfo) -> Trace {
+    let mut ns = test_namespace();
+    ns.add_descr(majit_gc::rewrite::header_descr());
+    let lookup = |name: &str| ns.descr(name).cloned();
+    let config = majit_gc::rewrite::RewriteConfig::from_jit_info(info);
+    majit_gc::rewrite::rewrite(trace, &config, &lookup)
+        .unwrap_or_else(|e| panic!("rewrite: {e}\n{}", print(trace)))
+}
+
+/// An exit, its descr name and its values with refs reduced to null or not.
+type GcOutcome = (u32, Option<String>, Vec<Option<u64>>);
+
+/// A dead frame with refs reduced to null or not (addresses differ
+/// between two heaps).
+fn gc_outcome(
+    r: Result<DeadFrame, ExecError>,
+) -> Result<GcOutcome, String> {
+    let d = r.map_err(|e| e.to_string())?;
+    let values = d
+        .values
+        .iter()
+        .map(|v| match v {
+            Value::Ref(p) => Some(u64::MAX - (*p != 0) as u64),
+            other => Some(other.to_bits()),
+        })
+        .collect();
+    Ok((
+        d.exit.op_index,
+        d.descr.map(|x| x.name().to_string()),
+        values,
+    ))
+}
+
+/// Runs rewritten `trace` on refexec (with a `GcAllocator`) and natively,
+/// each on its own stress heap. `Ok(false)`: refexec hit its step limit.
+pub fn gc_differential<A: Arch>(trace: &Trace, inputs: &[Value]) -> Result<bool, String> {
+    use majit_metainterp::refexec::GcAllocator;
+    let heap_a = stress_heap();
+    let heap_b = stress_heap();
+    let lowered = gc_rewrite(trace, &heap_a.borrow().jit_info());
+    let mut reference = RefExec::with_allocator(Box::new(GcAllocator::new(heap_a.clone())));
+    reference.set_step_limit(20_000);
+    let code = reference
+        .compile_loop(&lowered)
+        .map_err(|e| format!("refexec: {e}"))?;
+    let expected = reference.execute(code, inputs);
+    if matches!(expected, Err(ExecError::StepLimit)) {
+        return Ok(false);
+    }
+    let info = heap_b.borrow().jit_info();
+    let mut native = NativeBackend::<A>::with_gc(info).map_err(|e| e.to_string())?;
+    let code = native
+        .compile_loop(&lowered)
+        .map_err(|e| format!("native: {e}\n{}", print(&lowered)))?;
+    let found = native.execute(code, inputs);
+    let (e, f) = (gc_outcome(expected), gc_outcome(found));
+    if e != f {
+        return Err(format!(
+            "inputs {inputs:?}\nrefexec: {e:?}\nnative:  {f:?}\n{}",
+            print(&lowered)
+        ));
+    }
+    drop(native);
+    Ok(true)
+}
+
+/// Random allocating traces (majit-ir's generator with memory on),
+/// rewritten by majit-gc, under the GC stress setting.
+pub fn gc_fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
+    let (first, cases) = match std::env::var("MAJIT_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        Some(seed) => (seed, 1),
+        None => {
+            let n = std::env::var("MAJIT_FUZZ_CASES")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(cases);
+            (first_seed, n)
+        }
+    };
+    let mut ran = 0;
+    for seed in first..first + cases {
+        let knobs = Knobs {
+            memory: true,
+            lowered: false,
+            loops: seed % 2 == 0,
+            max_ops: 10 + (seed % 50) as usize,
+            ..Knobs::default()
+        };
+        let mut trace = random_trace(seed, &knobs);
+        bind_calls(&mut trace);
+        let (bound, neutral) = (
+            helper("Call.many") as i64,
+            many_gc as *const () as usize as i64,
+        );
+        for i in 0..trace.ops.len() {
+            if trace.ops[i].opcode.is_call()
+                && trace.get_const(trace.ops[i].args[0]) == Some(Const::Int(bound))
+            {
+                trace.ops[i].args[0] = trace.add_const(Const::Int(neutral));
+            }
+        }
+        let inputs = random_inputs(&trace, seed);
+        match gc_differential::<A>(&trace, &inputs) {
+            Ok(true) => ran += 1,
+            Ok(false) => {}
+            Err(e) => panic!("MAJIT_FUZZ_SEED={seed}: {e}\noriginal:\n{}", print(&trace)),
+        }
+    }
+    ran
+}
