@@ -256,3 +256,31 @@ fn default_pipeline_on_a_straight_trace() {
         finish(i5)",
     );
 }
+
+#[test]
+fn the_ledger_reports_kept_overflow_checks_and_unpeeled_traces() {
+    let out = assert_opt(
+        majit_metainterp::opt::DEFAULT_OPTS,
+        "
+        [i0]
+        i1 = int_add_ovf(i0, 1)
+        guard_no_overflow() [i0]
+        finish(i1)",
+        "
+        [i0]
+        i1 = int_add_ovf(i0, 1)
+        guard_no_overflow() [i0]
+        finish(i1)",
+    );
+    let text: Vec<String> = out.ledger.entries.iter().map(|e| e.to_string()).collect();
+    assert!(
+        text.iter()
+            .any(|e| e.contains("[unroll]") && e.contains("not peeled")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|e| e.contains("[intbounds] op 0") && e.contains("int_add_ovf")),
+        "{text:?}"
+    );
+}

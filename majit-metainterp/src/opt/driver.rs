@@ -29,12 +29,18 @@ use std::collections::{HashMap, HashSet};
 pub fn optimize(trace: &Trace, enable_opts: &str) -> Result<Optimized, OptError> {
     let names = parse_opts(enable_opts)?;
     check_fail_descrs(trace)?;
+    let mut not_peeled = None;
     if names.contains(&"unroll") {
-        if let Some(out) = unroll::optimize_loop(trace, &names)? {
-            return Ok(out);
+        match unroll::optimize_loop(trace, &names)? {
+            Ok(out) => return Ok(out),
+            Err(why) => not_peeled = Some(why),
         }
     }
     let mut p = Pipeline::new(trace, &names);
+    if let Some(why) = not_peeled {
+        let detail = format!("loop not peeled: {why}");
+        p.cx.ledger.note("unroll", LedgerKind::Missed, None, detail);
+    }
     p.feed_trace(trace, &|_| false)?;
     Ok(p.finish())
 }

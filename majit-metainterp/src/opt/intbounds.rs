@@ -18,6 +18,7 @@
 
 use super::cx::{Cx, OptOp};
 use super::info::IntBound;
+use super::ledger::LedgerKind;
 use super::rewrite::opt_guard_bool;
 use super::{Outcome, Pass};
 use majit_ir::{Const, Descr, OpCode, OpRef};
@@ -233,6 +234,9 @@ impl IntBounds {
                     _ => sat(i64::saturating_mul),
                 };
                 self.last_ovf = Some((op.res, r));
+                let origin = cx.origin(op.res);
+                let why = format!("`{code}` kept: operands {a:?} and {b:?} may overflow");
+                cx.note(LedgerKind::Missed, origin, why);
             }
         }
         Outcome::Emit(op)

@@ -113,17 +113,18 @@ fn loop_target(trace: &Trace) -> Option<Descr> {
     ok.then(|| first.descr.clone()).flatten()
 }
 
-/// Optimizes a loop with peeling; `None` when the trace is not a loop of
-/// the supported shape or peeling had to give up. Jump arguments that are
+/// Optimizes a loop with peeling; `Err(reason)` when the trace is not a
+/// loop of the supported shape or peeling had to give up. Jump arguments that are
 /// virtual at the end of the preamble travel unboxed; when the peeled
 /// loop's end does not fit their state, peeling is retried with that
 /// argument boxed.
 pub(super) fn optimize_loop(
     trace: &Trace,
     names: &[&'static str],
-) -> Result<Option<Optimized>, OptError> {
+) -> Result<Result<Optimized, String>, OptError> {
     let Some(Descr::Target(target)) = loop_target(trace) else {
-        return Ok(None);
+        let why = "not a loop of the shape label(inputs) ... jump (see opt docs)";
+        return Ok(Err(why.into()));
     };
     let peeled = Descr::from(TargetDescr {
         name: format!("{}.peeled", target.name),
@@ -131,9 +132,12 @@ pub(super) fn optimize_loop(
     let mut unboxed = vec![true; trace.inputs.len()];
     loop {
         match peel(trace, names, &peeled, &unboxed)? {
-            Peel::Done(out) => return Ok(Some(*out)),
+            Peel::Done(out) => return Ok(Ok(*out)),
             Peel::Retry(k) if unboxed[k] => unboxed[k] = false,
-            Peel::Retry(_) | Peel::GiveUp => return Ok(None),
+            Peel::Retry(k) => {
+                return Ok(Err(format!("jump argument {k} fits no label state")));
+            }
+            Peel::GiveUp(why) => return Ok(Err(why)),
         }
     }
 }
@@ -143,7 +147,7 @@ enum Peel {
     Done(Box<Optimized>),
     /// Jump argument `k` cannot travel unboxed.
     Retry(usize),
-    GiveUp,
+    GiveUp(String),
 }
 
 /// One peeling attempt; `unboxed[k]` allows jump argument `k` to travel
@@ -228,7 +232,11 @@ fn peel(
         let obj = op.args.first().copied();
         let (v, loaded) = body.feed_extra(op)?;
         if loaded && !obj.is_some_and(|o| body.cx.is_nonnull(o)) {
-            return Ok(Peel::GiveUp);
+            let why = format!(
+                "short preamble op `{}` needs a load the loop cannot prove safe",
+                s.opcode
+            );
+            return Ok(Peel::GiveUp(why));
         }
         next.push(v);
     }
