@@ -10,7 +10,7 @@
 //! | 64 | usage: unknown flag, missing or bad flag value, no FILE |
 //! | 65 | data: the program is not valid UTF-8 or too large; a bad `MAJIT_*` variable |
 //! | 66 | input: the program file cannot be opened or read (missing, a directory) |
-//! | 70 | runtime: division/remainder by zero, unreadable number input, heap exhausted |
+//! | 70 | runtime: division/remainder by zero, an integer past 2^20 bits, unreadable number input, heap exhausted |
 //! | 74 | I/O: writing stdout or reading stdin failed (e.g. a closed pipe) |
 
 use crate::code::Position;
@@ -57,6 +57,11 @@ pub enum Error {
         /// The cell that divided.
         at: Position,
     },
+    /// A result beyond `int::MAX_BITS`.
+    IntegerTooLarge {
+        /// The cell that computed it.
+        at: Position,
+    },
     /// ㅂ+ㅇ found no number on stdin.
     NumberInput {
         /// The cell that read.
@@ -77,9 +82,10 @@ impl Error {
             Error::Usage(_) => EXIT_USAGE,
             Error::Env(_) | Error::NotUtf8 { .. } | Error::TooLarge(_) => EXIT_DATA,
             Error::Open { .. } => EXIT_NO_INPUT,
-            Error::DivisionByZero { .. } | Error::NumberInput { .. } | Error::Heap(_) => {
-                EXIT_RUNTIME
-            }
+            Error::DivisionByZero { .. }
+            | Error::IntegerTooLarge { .. }
+            | Error::NumberInput { .. }
+            | Error::Heap(_) => EXIT_RUNTIME,
             Error::Io(_) => EXIT_IO,
         }
     }
@@ -102,6 +108,11 @@ impl fmt::Display for Error {
             }
             Error::TooLarge(msg) => write!(f, "program too large: {msg}"),
             Error::DivisionByZero { at } => write!(f, "division by zero at {at}"),
+            Error::IntegerTooLarge { at } => write!(
+                f,
+                "integer result at {at} exceeds {} bits",
+                crate::int::MAX_BITS
+            ),
             Error::NumberInput { at, cause } => match cause {
                 NumberInputError::Eof => {
                     write!(f, "number input at {at}: end of input, expected a number")
@@ -109,6 +120,11 @@ impl fmt::Display for Error {
                 NumberInputError::NotADigit(b) => write!(
                     f,
                     "number input at {at}: expected an optional '-' and digits, found byte 0x{b:02x}"
+                ),
+                NumberInputError::TooLong => write!(
+                    f,
+                    "number input at {at}: more than {} digits",
+                    crate::io::MAX_DIGITS
                 ),
                 NumberInputError::Io(e) => write!(f, "number input at {at}: {e}"),
             },

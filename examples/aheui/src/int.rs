@@ -50,9 +50,19 @@ pub enum BinOp {
     Cmp,
 }
 
-/// Division or remainder by zero (the only failing arithmetic).
+/// Largest magnitude of a value, in bits (about 315,000 decimal digits):
+/// past it arithmetic fails rather than exhausting memory and time (big
+/// multiplication, decimal conversion).
+pub const MAX_BITS: u64 = 1 << 20;
+
+/// Why exact arithmetic failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DivisionByZero;
+pub enum ArithError {
+    /// ÷ or mod by zero.
+    DivisionByZero,
+    /// The result would exceed [`MAX_BITS`].
+    TooLarge,
+}
 
 impl Int {
     /// The exact value as a big integer.
@@ -147,25 +157,35 @@ pub fn fast(op: BinOp, b: i64, a: i64) -> Option<i64> {
     }
 }
 
-/// The exact path: `b OP a` on any values. Fails only for ÷/mod by zero.
-pub fn slow(op: BinOp, b: &Int, a: &Int) -> Result<Int, DivisionByZero> {
+/// The exact path: `b OP a` on any values. Fails for ÷/mod by zero and for
+/// results beyond [`MAX_BITS`].
+pub fn slow(op: BinOp, b: &Int, a: &Int) -> Result<Int, ArithError> {
     if let (Int::Small(bs), Int::Small(as_)) = (b, a) {
         if let Some(r) = fast(op, *bs, *as_) {
             return Ok(Int::Small(r));
         }
     }
     if matches!(op, BinOp::Div | BinOp::Mod) && a.is_zero() {
-        return Err(DivisionByZero);
+        return Err(ArithError::DivisionByZero);
     }
     let (b, a) = (b.to_big(), a.to_big());
-    Ok(match op {
-        BinOp::Add => Int::from_big(b + a),
-        BinOp::Sub => Int::from_big(b - a),
-        BinOp::Mul => Int::from_big(b * a),
-        BinOp::Div => Int::from_big(b.div_floor(&a)),
-        BinOp::Mod => Int::from_big(b.mod_floor(&a)),
-        BinOp::Cmp => Int::Small(i64::from(b >= a)),
-    })
+    // Sums and differences grow by at most one bit; check a product before
+    // computing it.
+    if op == BinOp::Mul && b.bits() + a.bits() > MAX_BITS + 1 {
+        return Err(ArithError::TooLarge);
+    }
+    let result = match op {
+        BinOp::Add => b + a,
+        BinOp::Sub => b - a,
+        BinOp::Mul => b * a,
+        BinOp::Div => b.div_floor(&a),
+        BinOp::Mod => b.mod_floor(&a),
+        BinOp::Cmp => return Ok(Int::Small(i64::from(b >= a))),
+    };
+    if result.bits() > MAX_BITS {
+        return Err(ArithError::TooLarge);
+    }
+    Ok(Int::from_big(result))
 }
 
 /// Parses an optionally negative decimal numeral (digits only, already
@@ -212,7 +232,7 @@ mod tests {
                     let exact = slow(op, &big(&b.to_string()), &big(&a.to_string()));
                     match fast(op, b, a) {
                         Some(r) => assert_eq!(exact, Ok(Int::Small(r)), "{op:?} {b} {a}"),
-                        None => assert!(a == 0 && exact == Err(DivisionByZero)),
+                        None => assert!(a == 0 && exact == Err(ArithError::DivisionByZero)),
                     }
                 }
             }
@@ -240,8 +260,28 @@ mod tests {
             "-12297829382473034411"
         );
         assert_eq!(slow(BinOp::Mod, &b, &Int::Small(3)).unwrap(), Int::Small(1));
-        assert_eq!(slow(BinOp::Div, &b, &Int::Small(0)), Err(DivisionByZero));
+        assert_eq!(
+            slow(BinOp::Div, &b, &Int::Small(0)),
+            Err(ArithError::DivisionByZero)
+        );
         assert_eq!(slow(BinOp::Cmp, &b, &Int::Small(0)).unwrap(), Int::Small(0));
+    }
+
+    #[test]
+    fn values_past_the_size_limit_fail() {
+        let mut x = Int::Small(3);
+        let mut squarings = 0;
+        let err = loop {
+            match slow(BinOp::Mul, &x, &x) {
+                Ok(y) => x = y,
+                Err(e) => break e,
+            }
+            squarings += 1;
+        };
+        assert_eq!(err, ArithError::TooLarge);
+        assert!(squarings > 15 && squarings < 25, "{squarings}");
+        let Int::Big(b) = &x else { panic!() };
+        assert!(b.bits() <= MAX_BITS);
     }
 
     #[test]

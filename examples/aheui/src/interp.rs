@@ -19,7 +19,7 @@
 use crate::code::{cell_of, CodeSpace};
 use crate::decode::Op;
 use crate::error::{Error, Result};
-use crate::int::{fast, slow, BinOp, DivisionByZero, BIG};
+use crate::int::{fast, slow, ArithError, BinOp, BIG};
 use crate::io::{Input, NumberInputError, Output};
 use crate::storage::{StorageError, Storages};
 use std::io::{BufRead, Write};
@@ -198,11 +198,11 @@ impl<'a, R: BufRead, W: Write> Machine<'a, R, W> {
         // Bigs leave the side list in pop order: a's first.
         let a = self.storages.pop(s);
         let b = self.storages.pop(s);
+        let at = self.code.positions[cell_of(state)];
         match slow(op, &b, &a) {
             Ok(r) => Ok(self.storages.push_result(s, r)?),
-            Err(DivisionByZero) => Err(Error::DivisionByZero {
-                at: self.code.positions[cell_of(state)],
-            }),
+            Err(ArithError::DivisionByZero) => Err(Error::DivisionByZero { at }),
+            Err(ArithError::TooLarge) => Err(Error::IntegerTooLarge { at }),
         }
     }
 

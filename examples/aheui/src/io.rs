@@ -8,8 +8,9 @@
 //! Defined behaviour where the language leaves it open:
 //! * Number input: an optional `-`, then one or more ASCII digits, then one
 //!   space, tab or LF is consumed if present. No leading whitespace, no `+`.
-//!   Anything else (including EOF) is [`NumberInputError`] — the reference
-//!   interpreter aborts there too; the interpreter reports it and exits.
+//!   Anything else (including EOF), or more than [`MAX_DIGITS`] digits, is
+//!   a [`NumberInputError`] — the reference interpreter aborts there too;
+//!   the interpreter reports it and exits.
 //! * Character input: one UTF-8 sequence → its code point. EOF → −1. A
 //!   malformed sequence → −1, consuming its maximal invalid prefix (an
 //!   invalid lead byte alone, or a valid lead with the continuation bytes
@@ -25,9 +26,14 @@ pub enum NumberInputError {
     Eof,
     /// A byte that cannot start (or continue after `-`) a number.
     NotADigit(u8),
+    /// More than [`MAX_DIGITS`] digits.
+    TooLong,
     /// Reading stdin failed.
     Io(io::Error),
 }
+
+/// Most digits a number read from stdin may have (below `int::MAX_BITS`).
+pub const MAX_DIGITS: usize = 100_000;
 
 /// The program's stdin.
 pub struct Input<R: BufRead> {
@@ -73,6 +79,9 @@ impl<R: BufRead> Input<R> {
         while let Some(byte) = self.peek().map_err(NumberInputError::Io)? {
             if !byte.is_ascii_digit() {
                 break;
+            }
+            if text.len() > MAX_DIGITS {
+                return Err(NumberInputError::TooLong);
             }
             self.consume();
             text.push(byte as char);
@@ -231,6 +240,15 @@ mod tests {
             "99999999999999999999"
         );
         assert!(matches!(input.read_number(), Err(NumberInputError::Eof)));
+    }
+
+    #[test]
+    fn numbers_longer_than_the_limit_are_rejected() {
+        let ok = "9".repeat(1000);
+        assert!(Input::new(ok.as_bytes()).read_number().is_ok());
+        let long = "9".repeat(MAX_DIGITS + 2);
+        let r = Input::new(long.as_bytes()).read_number();
+        assert!(matches!(r, Err(NumberInputError::TooLong)));
     }
 
     #[test]
