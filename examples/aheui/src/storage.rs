@@ -48,6 +48,16 @@ pub const NEXT_OFFSET: u32 = 8;
 /// Size of a node.
 pub const NODE_SIZE: u32 = 16;
 
+/// Most bytes the big values of all storages may hold together; past it
+/// a push of a big value fails like an exhausted heap (big values live
+/// outside the GC heap, whose own limit is `MAJIT_MAX_HEAP`).
+pub const MAX_BIG_BYTES: usize = 1 << 30;
+
+/// Approximate memory of one big value in a side list.
+fn big_size(b: &BigInt) -> usize {
+    (b.bits() / 8) as usize + 32
+}
+
 /// Root slot of the queue's tail (slots `0..28` are the heads).
 const TAIL: usize = STORAGES;
 /// Number of root slots.
@@ -89,6 +99,10 @@ pub struct Storages {
     top: *const usize,
     lens: [usize; STORAGES],
     bigs: Vec<VecDeque<BigInt>>,
+    /// Approximate bytes held by all side lists, and their limit
+    /// ([`MAX_BIG_BYTES`]).
+    big_bytes: usize,
+    big_budget: usize,
     channel_last: Int,
 }
 
@@ -140,6 +154,8 @@ impl Storages {
             top: region.top_addr as *const usize,
             lens: [0; STORAGES],
             bigs: (0..STORAGES).map(|_| VecDeque::new()).collect(),
+            big_bytes: 0,
+            big_budget: MAX_BIG_BYTES,
             channel_last: Int::Small(0),
         })
     }
@@ -250,7 +266,21 @@ impl Storages {
         } else {
             bigs.pop_back()
         };
-        b.unwrap_or_default()
+        let b = b.unwrap_or_default();
+        self.big_bytes -= big_size(&b).min(self.big_bytes);
+        b
+    }
+
+    /// Accounts for one more big value, or fails past [`MAX_BIG_BYTES`].
+    fn charge(&mut self, b: &BigInt) -> Result<()> {
+        self.big_bytes += big_size(b);
+        if self.big_bytes > self.big_budget {
+            return Err(StorageError(format!(
+                "big integers in the storages exceed {} bytes",
+                self.big_budget
+            )));
+        }
+        Ok(())
     }
 
     /// Pops a value of any size. Requires `len(s) >= 1`.
@@ -309,6 +339,7 @@ impl Storages {
         match value {
             Int::Small(v) => self.push_node(s, v),
             Int::Big(b) => {
+                self.charge(&b)?;
                 self.push_node(s, BIG)?;
                 self.bigs[s as usize].push_back(b);
                 Ok(())
@@ -347,19 +378,23 @@ impl Storages {
         assert!(self.lens[i] > 0, "dup of empty storage {s}");
         // SAFETY: a non-empty storage's slot holds a live node.
         let (v, _) = unsafe { node_fields(self.slot(i)) };
-        // Stack and queue alike put the copy in front of the head.
-        self.push_front(i, v)?;
         if v == BIG {
-            let bigs = &mut self.bigs[i];
-            if s == QUEUE {
-                let b = bigs.front().cloned().unwrap_or_default();
-                bigs.push_front(b);
+            let bigs = &self.bigs[i];
+            let copy = if s == QUEUE {
+                bigs.front()
             } else {
-                let b = bigs.back().cloned().unwrap_or_default();
-                bigs.push_back(b);
+                bigs.back()
+            };
+            let copy = copy.cloned().unwrap_or_default();
+            self.charge(&copy)?;
+            if s == QUEUE {
+                self.bigs[i].push_front(copy);
+            } else {
+                self.bigs[i].push_back(copy);
             }
         }
-        Ok(())
+        // Stack and queue alike put the copy in front of the head.
+        self.push_front(i, v)
     }
 
     /// ㅍ: exchange the top two (stack) or front two (queue) values, in
@@ -558,6 +593,24 @@ mod tests {
             stats.minor_collections > 1000 && stats.major_collections > 0,
             "{stats:?}"
         );
+    }
+
+    #[test]
+    fn big_values_have_a_memory_budget() {
+        let mut st = Storages::new(GcConfig::default()).unwrap();
+        st.big_budget = 900;
+        let b = big("1".repeat(300).as_str()); // ~1000 bits, ~157 bytes
+        for _ in 0..5 {
+            st.push(0, b.clone()).unwrap();
+        }
+        let err = st.dup(0).unwrap_err();
+        assert!(err.0.contains("exceed 900 bytes"), "{err:?}");
+        // Popping releases the budget.
+        for _ in 0..5 {
+            st.pop(0);
+        }
+        st.push(QUEUE, b.clone()).unwrap();
+        st.dup(QUEUE).unwrap();
     }
 
     #[test]
