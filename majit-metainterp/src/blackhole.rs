@@ -147,19 +147,26 @@ impl<'a> Blackhole<'a> {
     /// Runs until the outermost frame reaches a merge point or returns.
     pub fn run(&mut self) -> Result<Outcome, ConcreteError> {
         loop {
-            let depth = self.frames.len();
-            let frame = self.frames.last().expect("a blackhole has a frame");
-            let insn = frame.code.decode(frame.pc);
-            if insn.op == JOp::MergePoint && depth == 1 {
-                let f = &self.frames[0];
-                let greens = insn.list(0).iter().map(|&r| f.get(r)).collect();
-                let reds = insn.list(1).iter().map(|&r| f.get(r)).collect();
-                return Ok(Outcome::MergePoint { greens, reds });
-            }
-            if let Some(done) = self.step(&insn)? {
-                return Ok(Outcome::Returned(done));
+            if let Some(out) = self.step()? {
+                return Ok(out);
             }
         }
+    }
+
+    /// Executes one instruction; `Some` when the run is over (the next
+    /// instruction of the outermost frame is the merge point, which is not
+    /// executed, or the outermost frame returned).
+    pub fn step(&mut self) -> Result<Option<Outcome>, ConcreteError> {
+        let depth = self.frames.len();
+        let frame = self.frames.last().expect("a blackhole has a frame");
+        let insn = frame.code.decode(frame.pc);
+        if insn.op == JOp::MergePoint && depth == 1 {
+            let f = &self.frames[0];
+            let greens = insn.list(0).iter().map(|&r| f.get(r)).collect();
+            let reds = insn.list(1).iter().map(|&r| f.get(r)).collect();
+            return Ok(Some(Outcome::MergePoint { greens, reds }));
+        }
+        Ok(self.exec(&insn)?.map(Outcome::Returned))
     }
 
     fn top(&mut self) -> &mut BhFrame {
@@ -196,7 +203,7 @@ impl<'a> Blackhole<'a> {
 
     /// Executes one instruction of the top frame. `Some(result)` when the
     /// outermost frame returned.
-    fn step(&mut self, insn: &Insn) -> Result<Option<Option<Value>>, ConcreteError> {
+    fn exec(&mut self, insn: &Insn) -> Result<Option<Option<Value>>, ConcreteError> {
         let f = self.frames.last().expect("a blackhole has a frame");
         let mut next = insn.next;
         let mut result: Option<Value> = None;

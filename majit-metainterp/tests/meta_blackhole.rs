@@ -131,3 +131,77 @@ fn declared_functions_can_call_each_other() {
         );
     }
 }
+
+/// Sets every register outside the frame's resume live set to garbage.
+fn prune(frames: &mut [BhFrame]) {
+    use majit_ir::Kind;
+    use majit_metainterp::jitcode::RegOp;
+    for k in 0..frames.len() {
+        let callee_dst = frames.get(k + 1).and_then(|c| c.ret_dst);
+        let f = &mut frames[k];
+        let live = majit_metainterp::tracer::frame_live_set(&f.code, f.pc, callee_dst);
+        for kind in [Kind::Int, Kind::Ref, Kind::Float] {
+            for i in 0..f.code.regs_of(kind) {
+                if !live.bank(kind).contains(&(i as u8)) {
+                    let garbage = match kind {
+                        Kind::Int => Value::Int(0x5a5a_5a5a_5a5a),
+                        Kind::Ref => Value::Ref(0x10),
+                        Kind::Float => Value::Float(f64::NAN),
+                    };
+                    f.set(
+                        RegOp {
+                            kind,
+                            index: i as u8,
+                        },
+                        garbage,
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn live_registers_suffice_at_every_marker() {
+    // At every `-live-` marker reached while running each program, a run
+    // from only the live registers (the rest garbage) must reach the next
+    // merge point with the same state and output as a run from all of them.
+    use majit_metainterp::jitcode::JOp;
+    let (set, portal) = interp_jitcode(false);
+    let code = set.get(portal).unwrap().clone();
+    let mp = code.merge_point_pc().unwrap();
+    let mp_insn = code.decode(mp);
+    let (g, r) = (mp_insn.list(0).to_vec(), mp_insn.list(1).to_vec());
+    let mut probes = 0;
+    for (name, prog) in programs() {
+        let mut frame = BhFrame::new(code.clone(), mp_insn.next);
+        frame.set(g[0], Value::Int(0));
+        frame.set(g[1], Value::Int(prog.addr()));
+        frame.set(r[0], Value::Int(0));
+        frame.set(r[1], Value::Int(0));
+        let (mut alloc, mut probe_alloc) = (MallocAllocator::default(), MallocAllocator::default());
+        let mut bh = Blackhole::new(&set, &mut alloc, vec![frame]);
+        for _ in 0..4000 {
+            let top = bh.frames.last().unwrap();
+            if top.code.decode(top.pc).op == JOp::Live {
+                let full = bh.frames.clone();
+                let mut pruned = full.clone();
+                prune(&mut pruned);
+                take_output();
+                let a = Blackhole::new(&set, &mut probe_alloc, full).run().unwrap();
+                let out_a = take_output();
+                let b = Blackhole::new(&set, &mut probe_alloc, pruned)
+                    .run()
+                    .unwrap();
+                assert_eq!((a, out_a), (b, take_output()), "{name} at {}", top.pc);
+                probes += 1;
+            }
+            match bh.step().unwrap() {
+                None => {}
+                Some(Outcome::MergePoint { .. }) => bh.frames[0].pc = mp_insn.next,
+                Some(Outcome::Returned(_)) => break,
+            }
+        }
+    }
+    assert!(probes > 500, "{probes} markers probed");
+}
