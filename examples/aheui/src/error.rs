@@ -128,7 +128,7 @@ impl fmt::Display for Error {
                 ),
                 NumberInputError::Io(e) => write!(f, "number input at {at}: {e}"),
             },
-            Error::Heap(msg) => write!(f, "out of memory: {msg}"),
+            Error::Heap(msg) => write!(f, "{msg}"),
             Error::Io(e) => write!(f, "I/O error: {e}"),
         }
     }

@@ -109,11 +109,20 @@ impl<'a, R: BufRead, W: Write> Machine<'a, R, W> {
     }
 
     fn dispatch(&mut self) -> Result<Outcome> {
+        let mut ticks: u64 = 0;
+        let result = self.dispatch_counting(&mut ticks);
+        // The stall sentinel is not a syllable.
+        self.stats.instructions += ticks - u64::from(matches!(result, Ok(Outcome::Stalled)));
+        result
+    }
+
+    /// The loop; `ticks` counts the cells executed, also when it fails.
+    #[inline(always)]
+    fn dispatch_counting(&mut self, ticks: &mut u64) -> Result<Outcome> {
         let cells = &self.code.cells[..];
         let steps = &self.code.steps[..];
         let mut state = self.code.start;
-        let mut ticks: u64 = 0;
-        let outcome = loop {
+        loop {
             // SAFETY: `start` and every `go`/`back` are < steps.len() ==
             // cells.len() * 8 (the invariant of `CodeSpace::build`).
             let (cell, step) = unsafe {
@@ -122,7 +131,7 @@ impl<'a, R: BufRead, W: Write> Machine<'a, R, W> {
                     steps.get_unchecked(state as usize),
                 )
             };
-            ticks += 1;
+            *ticks += 1;
             let s = self.selected;
             let len = self.storages.len(s);
             // Each op checks its own need, so the underflow branch is
@@ -171,13 +180,10 @@ impl<'a, R: BufRead, W: Write> Machine<'a, R, W> {
                         step.go
                     }
                 }
-                Op::Halt => break self.halt(s),
-                Op::Stall => break Outcome::Stalled,
+                Op::Halt => return Ok(self.halt(s)),
+                Op::Stall => return Ok(Outcome::Stalled),
             };
-        };
-        // The stall sentinel is not a syllable.
-        self.stats.instructions += ticks - u64::from(outcome == Outcome::Stalled);
-        Ok(outcome)
+        }
     }
 
     /// A binary command on the selected storage (two values present).

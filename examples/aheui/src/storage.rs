@@ -276,7 +276,7 @@ impl Storages {
         self.big_bytes += big_size(b);
         if self.big_bytes > self.big_budget {
             return Err(StorageError(format!(
-                "big integers in the storages exceed {} bytes",
+                "out of memory: big integers in the storages exceed {} bytes",
                 self.big_budget
             )));
         }

@@ -134,6 +134,21 @@ fn bad_gc_environment_exits_65() {
 }
 
 #[test]
+fn an_exhausted_heap_exits_70() {
+    // 분 pushes 2 and moves down onto itself: it pushes forever.
+    let file = scratch("push_forever.aheui", "분\n".as_bytes());
+    let env = [("MAJIT_NURSERY_SIZE", "64k"), ("MAJIT_MAX_HEAP", "8m")];
+    let r = run(&["--stats", &file], b"", &env, LIMIT);
+    assert_eq!(r.status, Some(70), "{}", r.stderr);
+    assert!(r.stderr.contains("aheui: out of memory"), "{}", r.stderr);
+    assert!(
+        !r.stderr.contains("instructions executed: 0"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
 fn program_from_stdin() {
     // push 3, push 2, add, print, halt; the program consumes all of stdin.
     let r = run(&["-"], "받박다망희\n".as_bytes(), &[], LIMIT);
