@@ -83,19 +83,21 @@ pub const fn cell_of(state: u32) -> usize {
     (state >> 3) as usize
 }
 
-/// A program ready to run.
+/// A program ready to run. The fields are private so the invariants of
+/// the module doc (which the interpreter's unchecked indexing relies on)
+/// can only come from [`CodeSpace::build`].
 #[derive(Debug)]
 pub struct CodeSpace {
     /// The syllables, then the stall sentinel as the last entry.
-    pub cells: Vec<Cell>,
+    cells: Vec<Cell>,
     /// The moves of each state (`cells.len() * 8` entries).
-    pub steps: Vec<Step>,
+    steps: Vec<Step>,
     /// Source position of each syllable (same order as `cells`, without the
     /// sentinel).
-    pub positions: Vec<Position>,
+    positions: Vec<Position>,
     /// The first state: the first syllable reached moving down from the
     /// top-left cell (the sentinel if none is).
-    pub start: u32,
+    start: u32,
 }
 
 /// One line of the grid seen in traversal order.
@@ -164,7 +166,7 @@ impl CodeSpace {
     /// use aheui::decode::Op;
     /// let code = CodeSpace::build("#!x\n희").unwrap();
     /// // The first row has no syllable: the cursor moves down onto 희.
-    /// assert_eq!(code.cells[cell_of(code.start)].op, Op::Halt);
+    /// assert_eq!(code.cells()[cell_of(code.start())].op, Op::Halt);
     /// ```
     pub fn build(source: &str) -> Result<CodeSpace> {
         let rows: Vec<Vec<char>> = source.split('\n').map(|r| r.chars().collect()).collect();
@@ -239,6 +241,29 @@ impl CodeSpace {
     /// Number of syllable cells (the sentinel excluded).
     pub fn syllables(&self) -> usize {
         self.positions.len()
+    }
+
+    /// The syllables, then the stall sentinel as the last entry.
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// The moves of each state (`cells().len() * 8` entries); every `go`
+    /// and `back` is a valid state.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// Source position of each syllable (same order as [`CodeSpace::cells`],
+    /// without the sentinel).
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
+
+    /// The first state: the first syllable reached moving down from the
+    /// top-left cell (the sentinel if none is).
+    pub fn start(&self) -> u32 {
+        self.start
     }
 }
 

@@ -119,9 +119,9 @@ impl<'a, R: BufRead, W: Write> Machine<'a, R, W> {
     /// The loop; `ticks` counts the cells executed, also when it fails.
     #[inline(always)]
     fn dispatch_counting(&mut self, ticks: &mut u64) -> Result<Outcome> {
-        let cells = &self.code.cells[..];
-        let steps = &self.code.steps[..];
-        let mut state = self.code.start;
+        let cells = self.code.cells();
+        let steps = self.code.steps();
+        let mut state = self.code.start();
         loop {
             // SAFETY: `start` and every `go`/`back` are < steps.len() ==
             // cells.len() * 8 (the invariant of `CodeSpace::build`).
@@ -204,7 +204,7 @@ impl<'a, R: BufRead, W: Write> Machine<'a, R, W> {
         // Bigs leave the side list in pop order: a's first.
         let a = self.storages.pop(s);
         let b = self.storages.pop(s);
-        let at = self.code.positions[cell_of(state)];
+        let at = self.code.positions()[cell_of(state)];
         match slow(op, &b, &a) {
             Ok(r) => Ok(self.storages.push_result(s, r)?),
             Err(ArithError::DivisionByZero) => Err(Error::DivisionByZero { at }),
@@ -246,7 +246,7 @@ impl<'a, R: BufRead, W: Write> Machine<'a, R, W> {
             Ok(v) => Ok(self.storages.push(self.selected, v)?),
             Err(NumberInputError::Io(e)) => Err(Error::Io(e)),
             Err(cause) => Err(Error::NumberInput {
-                at: self.code.positions[cell_of(state)],
+                at: self.code.positions()[cell_of(state)],
                 cause,
             }),
         }
