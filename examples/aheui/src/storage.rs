@@ -1,11 +1,14 @@
 //! The 28 storages (LANGUAGE.md §6): 26 stacks, the queue ㅇ and the
 //! channel ㅎ, as linked lists of GC nodes. This is the only file that
-//! touches the GC.
+//! touches the GC heap.
 //!
 //! A node is a 16-byte headerless majit-gc object `{value: i64 at 0, next:
 //! ref at 8}`. A stack is its head node (top first). The queue is a head
 //! (front) and a tail (back) node: push links a new node after the tail,
-//! pop unlinks the head, ㅃ links a copy in front of the head.
+//! pop unlinks the head, ㅃ links a copy in front of the head. ㅍ swaps two
+//! values in place, and a binary command on a stack whose `i64` fast path
+//! holds unlinks the top node and overwrites the second node's value
+//! ([`Storages::combine_top_two`]): no allocation.
 //!
 //! GC contract, done the way JIT code will do it:
 //! * Roots: the 28 heads and the queue's tail sit in a [`RootBlock`]
@@ -28,7 +31,8 @@
 //! front of the deque is the front-most big. Every operation that moves a
 //! marked node moves its big the same way (pop ↔ pop, dup clones, swap of
 //! two marked nodes swaps the two bigs; a swap with one marked node does
-//! not change the order of bigs).
+//! not change the order of bigs). Big values live outside the GC heap,
+//! within their own budget ([`MAX_BIG_BYTES`]).
 //!
 //! The channel ㅎ is a stack that remembers the last value pushed to it by
 //! ㅂ, ㅆ or ㅃ, and its ㅃ pushes that value (the reference interpreter's
