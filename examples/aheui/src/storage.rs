@@ -11,7 +11,7 @@
 //! ([`Storages::combine_top_two`]): no allocation.
 //!
 //! GC contract, done the way JIT code will do it:
-//! * Roots: the 28 heads and the queue's tail sit in a [`RootBlock`]
+//! * Roots: the 28 heads and the queue's tail sit in a `RootBlock`
 //!   registered with the heap as a root frame (a gcmap marking every
 //!   slot), so a collection updates them in place; every head is read from
 //!   its slot after an allocation, never kept across one.
