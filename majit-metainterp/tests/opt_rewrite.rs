@@ -284,3 +284,25 @@ fn the_ledger_reports_kept_overflow_checks_and_unpeeled_traces() {
         "{text:?}"
     );
 }
+
+#[test]
+fn guards_get_their_cheaper_forms() {
+    assert_opt(
+        "rewrite",
+        "
+        [i0, p1]
+        i2 = int_lt(i0, 4)
+        guard_value(i2, 1) [i0]
+        guard_nonnull(p1) [i0]
+        guard_nonnull_class(p1, 0x5700) [i0]
+        guard_class(p1, 0x5700) [i0]
+        finish()",
+        "
+        [i0, p1]
+        i2 = int_lt(i0, 4)
+        guard_true(i2) [i0]
+        guard_nonnull(p1) [i0]
+        guard_class(p1, 0x5700) [i0]
+        finish()",
+    );
+}

@@ -27,6 +27,18 @@ use std::collections::{HashMap, HashSet};
 /// Optimizes `trace` with the passes named in `enable_opts` (see the
 /// [module docs](super) for the contract).
 pub fn optimize(trace: &Trace, enable_opts: &str) -> Result<Optimized, OptError> {
+    let out = optimize_unchecked(trace, enable_opts)?;
+    if cfg!(debug_assertions) {
+        if let Err(e) = majit_ir::verify(&out.trace) {
+            return Err(OptError::Internal(format!(
+                "the optimized trace does not verify: {e}"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+fn optimize_unchecked(trace: &Trace, enable_opts: &str) -> Result<Optimized, OptError> {
     let names = parse_opts(enable_opts)?;
     check_fail_descrs(trace)?;
     let mut not_peeled = None;

@@ -196,6 +196,9 @@ pub enum OptError {
     /// The input breaks the contract, e.g. a guard without a unique
     /// `FailDescr` (a bug in whoever built the trace).
     BadInput(String),
+    /// The optimizer broke an invariant, e.g. its output does not verify
+    /// (checked in debug builds; majit's developers act).
+    Internal(String),
 }
 
 impl fmt::Display for OptError {
@@ -212,6 +215,7 @@ impl fmt::Display for OptError {
                 reason,
             } => write!(f, "trace invalid at op {op_index} ({pass}): {reason}"),
             OptError::BadInput(m) => write!(f, "bad optimizer input: {m}"),
+            OptError::Internal(m) => write!(f, "optimizer bug: {m}"),
         }
     }
 }

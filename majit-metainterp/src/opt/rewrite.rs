@@ -317,6 +317,17 @@ fn opt_guard_value(cx: &mut Cx, op: OptOp) -> Outcome {
         (None, Some(Const::Int(v))) if !cx.bound(x).contains(v) => Outcome::Invalid(format!(
             "guard_value against {v}, outside the value's bounds"
         )),
+        (None, Some(Const::Int(v @ (0 | 1)))) if is_bool(cx, x) => {
+            // guard_value(b, 1) => guard_true(b) for b in 0..=1
+            let mut op = op;
+            op.op.opcode = if v == 1 {
+                OpCode::GuardTrue
+            } else {
+                OpCode::GuardFalse
+            };
+            op.op.args.truncate(1);
+            Outcome::Emit(op)
+        }
         _ => Outcome::Emit(op),
     }
 }
@@ -343,6 +354,12 @@ fn opt_guard_class(cx: &mut Cx, op: OptOp) -> Outcome {
     match (cx.info(x).class, cls) {
         (Some(have), Some(want)) if have == want => Outcome::Drop,
         (Some(_), Some(_)) => Outcome::Invalid("guard_class against another known class".into()),
+        _ if op.op.opcode == OpCode::GuardNonnullClass && cx.is_nonnull(x) => {
+            // guard_nonnull_class(p, c) => guard_class(p, c) for p non-null
+            let mut op = op;
+            op.op.opcode = OpCode::GuardClass;
+            Outcome::Emit(op)
+        }
         _ => Outcome::Emit(op),
     }
 }
