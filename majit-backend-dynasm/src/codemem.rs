@@ -89,6 +89,9 @@ impl CodeBlock {
         }
         protect(ptr, len, libc::PROT_READ | libc::PROT_EXEC)?;
         dynasmrt::cache_control::synchronize_icache(block.code());
+        // The code runs on this thread: an instruction barrier here makes
+        // it see the synchronised instruction stream (a no-op on x86_64).
+        dynasmrt::cache_control::prepare_for_execution(block.code());
         Ok(block)
     }
 
@@ -128,6 +131,7 @@ impl CodeBlock {
         // SAFETY: the page is readable again.
         let word = unsafe { std::slice::from_raw_parts(self.ptr.add(at), 8) };
         dynasmrt::cache_control::synchronize_icache(word);
+        dynasmrt::cache_control::prepare_for_execution(word);
         Ok(())
     }
 }
