@@ -18,6 +18,8 @@
 //! Per architecture: `x86_64/` (`regs`, `emit`, `memory`, `call`, `guard`);
 //! an `aarch64/` directory mirrors it and implements [`arch::Arch`].
 
+#[cfg(target_arch = "aarch64")]
+pub mod aarch64;
 pub mod arch;
 pub mod bridge;
 pub mod codemem;
@@ -36,3 +38,6 @@ pub use native::NativeBackend;
 /// The backend for the machine this runs on.
 #[cfg(target_arch = "x86_64")]
 pub type HostBackend = NativeBackend<x86_64::X86_64>;
+/// The backend for the machine this runs on.
+#[cfg(target_arch = "aarch64")]
+pub type HostBackend = NativeBackend<aarch64::Aarch64>;

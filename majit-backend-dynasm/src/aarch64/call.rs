@@ -1,0 +1,118 @@
+//! AAPCS64 calls from compiled code.
+//!
+//! Sequence: reserve an outgoing area (one 8-byte slot per stack argument
+//! plus one for a non-constant function address, rounded to 16 bytes so
+//! `sp` stays aligned); store the function address and the stack
+//! arguments (these read argument locations before any register changes,
+//! through `x17`); move register arguments into `x0`…`x7`/`d0`…`d7` as one
+//! parallel move; load the target into `x16` and `blr` (which overwrites
+//! `x30`, never allocatable); release the area; copy `x0`/`d0` into the
+//! result register. The allocator has already moved values living across
+//! the call out of caller-saved registers (the call's clobber set).
+
+use super::a64;
+use super::emit::{const_bits, A64Emitter};
+use super::regs::{hw, is_float, D0, REG_FILE, X16, X17};
+use crate::arch::{Bank, Loc, OpCx};
+use crate::regalloc::moves::Move;
+use dynasmrt::DynasmApi;
+use majit_ir::ResultKind;
+use majit_metainterp::CompileError;
+
+/// The largest outgoing area (`sub sp, sp, #imm12`).
+const MAX_AREA: usize = 4080;
+
+impl A64Emitter {
+    /// Emits a `call_*` op; `dst` is the result register (if any).
+    pub(super) fn call(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
+        let descr = cx
+            .op
+            .descr
+            .as_ref()
+            .and_then(|d| d.as_call())
+            .ok_or_else(|| {
+                CompileError::Invalid(format!(
+                    "{} at op {} needs a call descr",
+                    cx.op.opcode, cx.index
+                ))
+            })?;
+        if descr.args.len() + 1 != cx.args.len() {
+            return Err(CompileError::Invalid(format!(
+                "call at op {} passes {} arguments, {} declares {}",
+                cx.index,
+                cx.args.len() - 1,
+                descr.name,
+                descr.args.len()
+            )));
+        }
+        let (mut ni, mut nf) = (0, 0);
+        let mut reg_moves = Vec::new();
+        let mut stack = Vec::new();
+        for (&loc, &kind) in cx.args[1..].iter().zip(&descr.args) {
+            let dest = match Bank::of(kind) {
+                Bank::Int => {
+                    ni += 1;
+                    REG_FILE.int_args.get(ni - 1)
+                }
+                Bank::Float => {
+                    nf += 1;
+                    REG_FILE.float_args.get(nf - 1)
+                }
+            };
+            match dest {
+                Some(&r) => reg_moves.push(Move {
+                    from: loc,
+                    to: Loc::Reg(r),
+                    kind,
+                }),
+                None => stack.push(loc),
+            }
+        }
+        let fn_at = 8 * stack.len() as u32;
+        let area = (8 * stack.len() + 8).next_multiple_of(16);
+        if area > MAX_AREA {
+            return Err(CompileError::ImplLimit(format!(
+                "call at op {} passes {} arguments on the stack",
+                cx.index,
+                stack.len()
+            )));
+        }
+        let area = area as u32;
+        a64!(self.ops; sub sp, sp, area);
+        let const_fn = match cx.args[0] {
+            Loc::Const(c) => Some(const_bits(c)),
+            other => {
+                let r = hw(self.int_reg(other, X17));
+                a64!(self.ops; str X(r), [sp, fn_at]);
+                None
+            }
+        };
+        for (k, &loc) in stack.iter().enumerate() {
+            let at = 8 * k as u32;
+            match loc {
+                Loc::Reg(r) if is_float(r) => a64!(self.ops; str D(hw(r)), [sp, at]),
+                Loc::Reg(r) => a64!(self.ops; str X(hw(r)), [sp, at]),
+                other => {
+                    // A slot or the bits of a constant of either kind.
+                    self.load_int(X17, other);
+                    a64!(self.ops; str tmp2, [sp, at]);
+                }
+            }
+        }
+        self.parallel_move(&reg_moves)?;
+        match const_fn {
+            Some(addr) => self.mov_imm(X16, addr),
+            None => a64!(self.ops; ldr tmp, [sp, fn_at]),
+        }
+        a64!(self.ops
+            ; blr tmp
+            ; add sp, sp, area
+        );
+        match cx.op.opcode.result() {
+            ResultKind::Int | ResultKind::Ref => self.load_int(dst, Loc::Reg(REG_FILE.int_result)),
+            ResultKind::Float => self.load_float(dst, Loc::Reg(D0)),
+            ResultKind::Void => {}
+        }
+        Ok(())
+    }
+}
