@@ -1,5 +1,303 @@
-//! # majit-macros: the front door
+//! # majit-macros: `#[jit_interp]`
 //!
-//! Will own `#[jit_interp]`, `jit_merge_point!` and `can_enter_jit!`: the
-//! annotated dispatch function is emitted unchanged as the plain
-//! interpreter, and each handler is lowered to jitcode at compile time.
+//! Turns a plain Rust interpreter into a tracing JIT. The attribute goes
+//! on the interpreter's function; its dispatch loop starts with
+//! `jit_merge_point!()` and every back edge of the *user* program calls
+//! `can_enter_jit!()` right before it `continue`s. The macro emits:
+//!
+//! - `NAME`: the function unchanged (the two markers removed): the plain
+//!   interpreter, with no JIT overhead.
+//! - `NAME_jitcode()`: builds the portal jitcode (the dispatch loop body
+//!   lowered through `JitCodeBuilder`) for `JitDriver::new`.
+//! - `NAME_jit(&mut driver, args...) -> Result<R, JitError>`: the same
+//!   interpreter, where `can_enter_jit!()` hands the greens and reds to
+//!   `JitDriver::can_enter_jit` (which may trace, run compiled loops and
+//!   deoptimize) and reloads them afterwards.
+//!
+//! See `docs/macros.md` for the supported subset and the design. The user
+//! crate depends on `majit-ir` and `majit-metainterp` (the generated code
+//! names them).
+//!
+//! Files: `attr.rs` parses the attribute, `ty.rs` the types, `lower.rs`
+//! lowers the loop body, `regs.rs` allocates registers, `emit.rs` writes
+//! the plain function, the JIT entry and the shims.
+
+mod attr;
+mod emit;
+mod lower;
+mod regs;
+mod ty;
+
+use proc_macro::TokenStream;
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Stmt};
+
+/// Makes an interpreter function a tracing JIT.
+///
+/// ```ignore
+/// use majit_macros::jit_interp;
+///
+/// const HALT: i64 = 0; const DEC: i64 = 1; const JNZ: i64 = 2;
+///
+/// #[jit_interp(greens = [pc, code], reds = [acc])]
+/// fn run(code: &[i64], acc: i64) -> i64 {
+///     let mut pc: usize = 0;
+///     let mut acc: i64 = acc;
+///     loop {
+///         jit_merge_point!();
+///         let op = code[pc];
+///         match op {
+///             HALT => return acc,
+///             DEC => { acc -= 1; pc += 1; }
+///             _ => {
+///                 // JNZ target
+///                 if acc != 0 {
+///                     pc = code[pc + 1] as usize;
+///                     can_enter_jit!();
+///                     continue;
+///                 }
+///                 pc += 2;
+///             }
+///         }
+///     }
+/// }
+///
+/// // Without the JIT:
+/// let plain = run(&[DEC, JNZ, 0, HALT], 100);
+/// // With it:
+/// let (codes, portal) = run_jitcode().unwrap();
+/// let params = majit_metainterp::params::JitParams::default().with_threshold(2);
+/// let mut driver = majit_metainterp::driver::JitDriver::new(
+///     codes, portal, majit_metainterp::refexec::RefExec::new(), params).unwrap();
+/// assert_eq!(run_jit(&mut driver, &[DEC, JNZ, 0, HALT], 100).unwrap(), plain);
+/// assert!(driver.stats().loop_entries >= 1);
+/// ```
+///
+/// Arguments: `greens = [..]` (locals or parameters identifying the
+/// position in the user program; constants inside a trace), `reds = [..]`
+/// (every other local the loop carries across iterations), and optionally
+/// `helpers = [residual fn name(a: i64) -> i64, elidable fn ..]`: the
+/// functions handlers may call and how the JIT treats each call.
+/// Greens and reds need a type: an integer, `bool`, or a slice of them.
+#[proc_macro_attribute]
+pub fn jit_interp(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let attr = syn::parse_macro_input!(attr as attr::Attr);
+    let func = syn::parse_macro_input!(item as syn::ItemFn);
+    match expand(attr, func) {
+        Ok(t) => t.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// A local or parameter declared outside the dispatch loop.
+struct Outer {
+    name: String,
+    ty: Option<syn::Type>,
+    mutable: bool,
+}
+
+fn pat_binding(p: &syn::Pat) -> Option<(String, Option<syn::Type>, bool)> {
+    match p {
+        syn::Pat::Ident(i) => Some((i.ident.to_string(), None, i.mutability.is_some())),
+        syn::Pat::Type(t) => {
+            let (n, _, m) = pat_binding(&t.pat)?;
+            Some((n, Some((*t.ty).clone()), m))
+        }
+        _ => None,
+    }
+}
+
+/// The parameters and the `let`s before the dispatch loop.
+fn outer_vars(func: &syn::ItemFn, before: &[Stmt]) -> syn::Result<Vec<Outer>> {
+    let mut out = Vec::new();
+    for input in &func.sig.inputs {
+        let syn::FnArg::Typed(pt) = input else {
+            return Err(syn::Error::new(
+                input.span(),
+                "#[jit_interp] goes on a free function, not a method",
+            ));
+        };
+        if let syn::Pat::Ident(i) = &*pt.pat {
+            out.push(Outer {
+                name: i.ident.to_string(),
+                ty: Some((*pt.ty).clone()),
+                mutable: i.mutability.is_some(),
+            });
+        }
+    }
+    for s in before {
+        if let Stmt::Local(l) = s {
+            if let Some((name, ty, mutable)) = pat_binding(&l.pat) {
+                out.retain(|o| o.name != name);
+                out.push(Outer { name, ty, mutable });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The index of the dispatch loop among the body's statements.
+fn find_loop(func: &syn::ItemFn) -> syn::Result<usize> {
+    for (i, s) in func.block.stmts.iter().enumerate() {
+        if let Stmt::Expr(Expr::Loop(l), _) = s {
+            if l.body
+                .stmts
+                .first()
+                .is_some_and(|s| emit::is_macro_stmt(s, "jit_merge_point"))
+            {
+                return Ok(i);
+            }
+        }
+    }
+    Err(syn::Error::new(
+        func.sig.ident.span(),
+        "#[jit_interp] needs a dispatch loop at the top level of the function: a `loop { \
+         jit_merge_point!(); ... }`",
+    ))
+}
+
+fn state_vars(attr: &attr::Attr, outer: &[Outer]) -> syn::Result<Vec<lower::StateVar>> {
+    let mut out: Vec<lower::StateVar> = Vec::new();
+    let all = attr.greens.iter().map(|g| (g, true));
+    for (id, green) in all.chain(attr.reds.iter().map(|r| (r, false))) {
+        let name = id.to_string();
+        if out.iter().any(|s| s.name == *id) {
+            return Err(syn::Error::new(
+                id.span(),
+                format!("`{name}` is declared twice in greens/reds"),
+            ));
+        }
+        let Some(o) = outer.iter().find(|o| o.name == name) else {
+            return Err(syn::Error::new(
+                id.span(),
+                format!(
+                    "`{name}` is not a local or parameter of the interpreter function: greens \
+                     and reds are the variables (declared before the dispatch loop) that the \
+                     loop carries"
+                ),
+            ));
+        };
+        let Some(ty) = &o.ty else {
+            return Err(syn::Error::new(
+                id.span(),
+                format!("give `{name}` a type annotation where it is declared"),
+            ));
+        };
+        let rust_ty = ty.clone();
+        let ty = ty::Ty::parse(ty)?;
+        if ty == ty::Ty::Unit {
+            return Err(syn::Error::new(id.span(), "greens and reds cannot be `()`"));
+        }
+        out.push(lower::StateVar {
+            name: id.clone(),
+            ty,
+            rust_ty,
+            green,
+        });
+    }
+    Ok(out)
+}
+
+fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
+    if !func.sig.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            func.sig.generics.span(),
+            "#[jit_interp] functions cannot be generic",
+        ));
+    }
+    let at = find_loop(&func)?;
+    let stmts = &func.block.stmts;
+    let Stmt::Expr(Expr::Loop(dispatch), semi) = &stmts[at] else {
+        unreachable!("find_loop returns a loop")
+    };
+    let outer = outer_vars(&func, &stmts[..at])?;
+    let state = state_vars(&attr, &outer)?;
+    let ret = match &func.sig.output {
+        syn::ReturnType::Default => ty::Ty::Unit,
+        syn::ReturnType::Type(_, t) => match ty::Ty::parse(t)? {
+            t @ (ty::Ty::Scalar(_) | ty::Ty::Unit) => t,
+            _ => {
+                return Err(syn::Error::new(
+                    t.span(),
+                    "the interpreter must return an integer, a bool or `()`",
+                ))
+            }
+        },
+    };
+    let outer_names: Vec<String> = outer.iter().map(|o| o.name.clone()).collect();
+    let ctx = lower::Ctx {
+        state: &state,
+        helpers: &attr.helpers,
+        outer: &outer_names,
+        ret,
+        loop_label: dispatch.label.as_ref().map(|l| l.name.ident.to_string()),
+        break_ok: at + 1 == stmts.len() && semi.is_none(),
+    };
+    let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
+    if lowered.int_regs > 256 || lowered.ref_regs > 256 {
+        return Err(syn::Error::new(
+            func.sig.ident.span(),
+            "the dispatch loop needs more than 256 registers of a bank: move handlers into \
+             helpers",
+        ));
+    }
+
+    let mut plain = func.clone();
+    emit::StripMarkers.visit_block_mut(&mut plain.block);
+
+    let jit = jit_entry(&func, at, &state, &outer, ret);
+    let name = func.sig.ident.to_string();
+    let shims = emit::shims(&name, &attr.helpers, &state);
+    let jitcode = emit::jitcode_fn(&func.vis, &func.sig.ident, &lowered, shims);
+    Ok(quote!(#plain #jit #jitcode))
+}
+
+/// `NAME_jit`: the interpreter with the driver glue.
+fn jit_entry(
+    func: &syn::ItemFn,
+    at: usize,
+    state: &[lower::StateVar],
+    outer: &[Outer],
+    ret: ty::Ty,
+) -> proc_macro2::TokenStream {
+    let mut f = func.clone();
+    let label: syn::Lifetime = match &mut f.block.stmts[at] {
+        Stmt::Expr(Expr::Loop(l), _) => l
+            .label
+            .get_or_insert_with(|| syn::parse_quote!('__majit_dispatch:))
+            .name
+            .clone(),
+        _ => unreachable!("find_loop returns a loop"),
+    };
+    let mutable: Vec<String> = outer
+        .iter()
+        .filter(|o| o.mutable)
+        .map(|o| o.name.clone())
+        .collect();
+    let r = match &func.sig.output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, t) => quote!(#t),
+    };
+    let glue = emit::glue(state, &mutable, (ret, r.clone()), &label);
+    emit::JitBody { glue }.visit_block_mut(&mut f.block);
+    f.sig.ident = format_ident!("{}_jit", func.sig.ident);
+    f.sig.generics = syn::parse_quote!(<__B: ::majit_metainterp::Backend>);
+    f.sig.inputs.insert(
+        0,
+        syn::parse_quote!(__majit_driver: &mut ::majit_metainterp::driver::JitDriver<__B>),
+    );
+    f.sig.output = syn::parse_quote!(
+        -> ::core::result::Result<#r, ::majit_metainterp::driver::JitError>
+    );
+    let stmts = &f.block.stmts;
+    f.block = syn::parse_quote!({ ::core::result::Result::Ok({ #(#stmts)* }) });
+    let doc = format!(
+        "`{}` with the JIT (generated by `#[jit_interp]`): the driver traces and runs \
+         compiled loops at every `can_enter_jit!()`.",
+        func.sig.ident
+    );
+    f.attrs.retain(|a| !a.path().is_ident("doc"));
+    quote!(#[doc = #doc] #[allow(unreachable_code)] #f)
+}

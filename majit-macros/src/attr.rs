@@ -1,0 +1,149 @@
+//! Parsing of the `#[jit_interp(...)]` arguments.
+//!
+//! Grammar (every key at most once, `helpers` optional):
+//! `greens = [ident, ...], reds = [ident, ...],
+//!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...]`
+//! where `policy` is `residual` or `elidable`. Names are checked against
+//! the function later (the attribute alone cannot know its locals).
+
+use crate::ty::{Scalar, Ty};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{bracketed, parenthesized, Ident, Token};
+
+/// How a helper call is traced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Recorded as a call; its effects are unknown to the JIT.
+    Residual,
+    /// Pure: folded when every argument is constant.
+    Elidable,
+}
+
+/// One declared helper.
+pub struct Helper {
+    pub policy: Policy,
+    pub name: Ident,
+    pub args: Vec<Scalar>,
+    /// `None`: returns `()`.
+    pub ret: Option<Scalar>,
+}
+
+/// The parsed attribute.
+pub struct Attr {
+    pub greens: Vec<Ident>,
+    pub reds: Vec<Ident>,
+    pub helpers: Vec<Helper>,
+}
+
+fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
+    let content;
+    bracketed!(content in input);
+    let list = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+    Ok(list.into_iter().collect())
+}
+
+fn scalar(ty: &syn::Type) -> syn::Result<Scalar> {
+    match Ty::parse(ty)? {
+        Ty::Scalar(s) => Ok(s),
+        _ => Err(syn::Error::new_spanned(
+            ty,
+            "helper arguments and results must be integers or `bool`",
+        )),
+    }
+}
+
+impl Parse for Helper {
+    fn parse(input: ParseStream) -> syn::Result<Helper> {
+        let policy_id: Ident = input.parse()?;
+        let policy = match policy_id.to_string().as_str() {
+            "residual" => Policy::Residual,
+            "elidable" => Policy::Elidable,
+            other => {
+                return Err(syn::Error::new(
+                    policy_id.span(),
+                    format!(
+                        "unknown helper policy `{other}`: use `residual` (the call is \
+                         recorded) or `elidable` (pure, folded on constants)"
+                    ),
+                ))
+            }
+        };
+        input.parse::<Token![fn]>()?;
+        let name: Ident = input.parse()?;
+        let content;
+        parenthesized!(content in input);
+        let mut args = Vec::new();
+        while !content.is_empty() {
+            content.parse::<Ident>()?;
+            content.parse::<Token![:]>()?;
+            args.push(scalar(&content.parse::<syn::Type>()?)?);
+            if content.is_empty() {
+                break;
+            }
+            content.parse::<Token![,]>()?;
+        }
+        let ret = if input.peek(Token![->]) {
+            input.parse::<Token![->]>()?;
+            let ty: syn::Type = input.parse()?;
+            match Ty::parse(&ty)? {
+                Ty::Unit => None,
+                _ => Some(scalar(&ty)?),
+            }
+        } else {
+            None
+        };
+        Ok(Helper {
+            policy,
+            name,
+            args,
+            ret,
+        })
+    }
+}
+
+impl Parse for Attr {
+    fn parse(input: ParseStream) -> syn::Result<Attr> {
+        let (mut greens, mut reds, mut helpers) = (None, None, None);
+        while !input.is_empty() {
+            let key: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let dup = |k: &Ident| syn::Error::new(k.span(), format!("`{k}` is given twice"));
+            match key.to_string().as_str() {
+                "greens" if greens.is_none() => greens = Some(ident_list(input)?),
+                "reds" if reds.is_none() => reds = Some(ident_list(input)?),
+                "helpers" if helpers.is_none() => {
+                    let content;
+                    bracketed!(content in input);
+                    let list = Punctuated::<Helper, Token![,]>::parse_terminated(&content)?;
+                    helpers = Some(list.into_iter().collect());
+                }
+                "greens" | "reds" | "helpers" => return Err(dup(&key)),
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!(
+                            "unknown #[jit_interp] key `{other}`: expected `greens`, `reds` \
+                             or `helpers`"
+                        ),
+                    ))
+                }
+            }
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+        }
+        let greens = greens.ok_or_else(|| {
+            input.error("#[jit_interp] needs `greens = [...]` (the position in the user program)")
+        })?;
+        let reds = reds.ok_or_else(|| {
+            input.error("#[jit_interp] needs `reds = [...]` (the rest of the loop state)")
+        })?;
+        Ok(Attr {
+            greens,
+            reds,
+            helpers: helpers.unwrap_or_default(),
+        })
+    }
+}

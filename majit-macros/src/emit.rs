@@ -1,0 +1,227 @@
+//! What `#[jit_interp]` emits besides the lowered jitcode: the plain
+//! function, the JIT entry point and the `extern "C"` shims.
+//!
+//! The plain function is the user's, with the `jit_merge_point!()` and
+//! `can_enter_jit!()` statements removed. The JIT entry `NAME_jit` is the
+//! same body taking a `JitDriver` first and returning
+//! `Result<R, JitError>`: every `return x` becomes `return Ok(x)`, and each
+//! `can_enter_jit!()` becomes a call of `JitDriver::can_enter_jit` with the
+//! greens and reds as `Value` arrays; on `Continue` the mutable greens and
+//! reds are reloaded and the dispatch loop continues, on `Finished` the
+//! function returns the portal's result. The jitcode builder
+//! `NAME_jitcode` holds the shims the jitcode calls.
+
+use crate::attr::Helper;
+use crate::lower::{Lowered, StateVar};
+use crate::ty::{Scalar, Ty};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Stmt};
+
+/// Whether `s` is the statement `name!(...)`.
+pub fn is_macro_stmt(s: &Stmt, name: &str) -> bool {
+    match s {
+        Stmt::Macro(m) => m.mac.path.is_ident(name),
+        Stmt::Expr(Expr::Macro(m), _) => m.mac.path.is_ident(name),
+        _ => false,
+    }
+}
+
+/// Removes the marker macros (the plain interpreter).
+pub struct StripMarkers;
+
+impl VisitMut for StripMarkers {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        b.stmts
+            .retain(|s| !is_macro_stmt(s, "jit_merge_point") && !is_macro_stmt(s, "can_enter_jit"));
+        syn::visit_mut::visit_block_mut(self, b);
+    }
+}
+
+/// Rewrites the body for the JIT entry point.
+pub struct JitBody {
+    /// `can_enter_jit!()` replaced by this block.
+    pub glue: TokenStream,
+}
+
+impl VisitMut for JitBody {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        // Children first, so the glue's own `return`s stay as written.
+        syn::visit_mut::visit_block_mut(self, b);
+        b.stmts.retain(|s| !is_macro_stmt(s, "jit_merge_point"));
+        for s in &mut b.stmts {
+            if is_macro_stmt(s, "can_enter_jit") {
+                let glue = &self.glue;
+                *s = syn::parse_quote!(#glue);
+            }
+        }
+    }
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Closure(_) => {}
+            Expr::Return(r) => {
+                if let Some(v) = &mut r.expr {
+                    self.visit_expr_mut(v);
+                }
+                let v = r.expr.take().map_or(quote!(()), |v| quote!(#v));
+                r.expr = Some(Box::new(syn::parse_quote!(::core::result::Result::Ok(#v))));
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The `can_enter_jit!()` glue for the JIT entry point.
+pub fn glue(
+    state: &[StateVar],
+    mutable: &[String],
+    ret: (Ty, TokenStream),
+    label: &syn::Lifetime,
+) -> TokenStream {
+    let (ret, ret_rust) = ret;
+    let (mut g, mut r, mut reload) = (Vec::new(), Vec::new(), Vec::new());
+    for sv in state {
+        let name = &sv.name;
+        let list = if sv.green { &mut g } else { &mut r };
+        let at = list.len();
+        list.extend(sv.ty.to_values(&quote!(#name)));
+        if matches!(sv.ty, Ty::Scalar(_)) && mutable.contains(&name.to_string()) {
+            let arr = if sv.green {
+                quote!(__majit_g)
+            } else {
+                quote!(__majit_r)
+            };
+            let rt = &sv.rust_ty;
+            let v = sv.ty.value_to_rust(&quote!(#arr[#at]), &quote!(#rt));
+            reload.push(quote!(#name = #v;));
+        }
+    }
+    let (ng, nr) = (g.len(), r.len());
+    let finished = match ret {
+        Ty::Scalar(_) => {
+            let v = ret.value_to_rust(&quote!(v), &ret_rust);
+            quote!(match __majit_v {
+                ::core::option::Option::Some(v) => ::core::result::Result::Ok(#v),
+                ::core::option::Option::None => ::core::result::Result::Err(
+                    ::majit_metainterp::driver::JitError::BadState(
+                        "the portal finished without a value".into())),
+            })
+        }
+        _ => quote!(::core::result::Result::Ok(())),
+    };
+    quote! {
+        {
+            let mut __majit_g: [::majit_ir::Value; #ng] = [#(#g),*];
+            let mut __majit_r: [::majit_ir::Value; #nr] = [#(#r),*];
+            match __majit_driver.can_enter_jit(&mut __majit_g, &mut __majit_r) {
+                ::core::result::Result::Err(e) => return ::core::result::Result::Err(e),
+                ::core::result::Result::Ok(::majit_metainterp::driver::JitAction::Interpret) => {}
+                ::core::result::Result::Ok(::majit_metainterp::driver::JitAction::Continue) => {
+                    #(#reload)*
+                    continue #label;
+                }
+                ::core::result::Result::Ok(
+                    ::majit_metainterp::driver::JitAction::Finished(__majit_v)) => {
+                    return #finished;
+                }
+            }
+        }
+    }
+}
+
+fn scalar_rust(s: Scalar) -> TokenStream {
+    match s {
+        Scalar::Int(t) => t.rust(),
+        Scalar::Bool => quote!(u8),
+    }
+}
+
+/// The `extern "C"` functions the jitcode calls: one per helper, one load
+/// per frozen green slice, and the bounds-check failure.
+pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStream {
+    let mut out = Vec::new();
+    for h in helpers {
+        let (name, shim) = (&h.name, format_ident!("__majit_shim_{}", h.name));
+        let params: Vec<_> = (0..h.args.len()).map(|i| format_ident!("a{}", i)).collect();
+        let conv = params.iter().zip(&h.args).map(|(p, a)| match a {
+            Scalar::Bool => quote!(#p != 0),
+            Scalar::Int(t) => {
+                let t = t.rust();
+                quote!(#p as #t)
+            }
+        });
+        let body = match h.ret {
+            Some(_) => quote!(#name(#(#conv),*) as i64),
+            None => quote!(#name(#(#conv),*);),
+        };
+        let ret = h.ret.map(|_| quote!(-> i64));
+        out.push(quote! {
+            #[allow(dead_code)]
+            extern "C" fn #shim(#(#params: i64),*) #ret { #body }
+        });
+    }
+    for sv in state {
+        if let (
+            true,
+            Ty::Slice {
+                elem,
+                mutable: false,
+            },
+        ) = (sv.green, sv.ty)
+        {
+            let shim = format_ident!("__majit_load_{}", sv.name);
+            let t = scalar_rust(elem);
+            out.push(quote! {
+                #[allow(dead_code)]
+                extern "C" fn #shim(p: usize, i: i64) -> i64 {
+                    // SAFETY: the jitcode calls this only after its bounds
+                    // check, with the data pointer of the live green slice.
+                    unsafe { *(p as *const #t).add(i as usize) as i64 }
+                }
+            });
+        }
+    }
+    let msg = format!("index out of bounds in the jitcode of `{fn_name}`");
+    out.push(quote! {
+        extern "C" fn __majit_oob() { panic!(#msg) }
+    });
+    quote!(#(#out)*)
+}
+
+/// The `NAME_jitcode` function.
+pub fn jitcode_fn(
+    vis: &syn::Visibility,
+    name: &syn::Ident,
+    lowered: &Lowered,
+    shims: TokenStream,
+) -> TokenStream {
+    let f = format_ident!("{}_jitcode", name);
+    let fname = name.to_string();
+    let (ni, nr, nl) = (lowered.int_regs, lowered.ref_regs, lowered.labels as usize);
+    let code = &lowered.code;
+    let doc = format!(
+        "The jitcode of `{fname}` (generated by `#[jit_interp]`): a set with one portal \
+         function, for `JitDriver::new`."
+    );
+    quote! {
+        #[doc = #doc]
+        #vis fn #f() -> ::core::result::Result<
+            (::majit_metainterp::jitcode::JitCodeSet, ::majit_metainterp::jitcode::FuncId),
+            ::majit_metainterp::jitcode::BuildError,
+        > {
+            #shims
+            let mut b = ::majit_metainterp::jitcode::JitCodeBuilder::new(#fname);
+            for _ in 0..#ni { b.reg(::majit_ir::Kind::Int); }
+            for _ in 0..#nr { b.reg(::majit_ir::Kind::Ref); }
+            let __l: ::std::vec::Vec<::majit_metainterp::jitcode::Label> =
+                (0..#nl).map(|_| b.label()).collect();
+            #(#code)*
+            let code = b.finish()?;
+            let mut set = ::majit_metainterp::jitcode::JitCodeSet::new();
+            let portal = set.add(code);
+            ::core::result::Result::Ok((set, portal))
+        }
+    }
+}

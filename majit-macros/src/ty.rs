@@ -1,0 +1,177 @@
+//! The types the lowering understands, and how each crosses between Rust
+//! and jitcode.
+//!
+//! Every scalar lives in the int bank: integers keep their Rust value
+//! sign- or zero-extended to 64 bits (so narrow types are re-normalised
+//! after arithmetic that can leave their range), `bool` is 0 or 1. A
+//! slice is two registers: its data pointer (ref bank) and its length
+//! (int bank). Anything else is rejected where it is written.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+
+/// A Rust integer type: width and signedness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntTy {
+    pub bits: u8,
+    pub signed: bool,
+}
+
+/// A scalar: an integer or a bool (both int bank).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    Int(IntTy),
+    Bool,
+}
+
+/// The type of a lowered value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Scalar(Scalar),
+    /// `&[T]` / `&mut [T]` of a scalar.
+    Slice {
+        elem: Scalar,
+        mutable: bool,
+    },
+    Unit,
+}
+
+pub const I64: IntTy = IntTy {
+    bits: 64,
+    signed: true,
+};
+pub const USIZE: IntTy = IntTy {
+    bits: 64,
+    signed: false,
+};
+
+impl IntTy {
+    /// The integer type named `name` (`i64`, `usize`, ...).
+    pub fn from_name(name: &str) -> Option<IntTy> {
+        let (signed, bits) = match name {
+            "i8" => (true, 8),
+            "i16" => (true, 16),
+            "i32" => (true, 32),
+            "i64" | "isize" => (true, 64),
+            "u8" => (false, 8),
+            "u16" => (false, 16),
+            "u32" => (false, 32),
+            "u64" | "usize" => (false, 64),
+            _ => return None,
+        };
+        Some(IntTy { bits, signed })
+    }
+
+    /// The Rust type (the 64-bit ones as `i64`/`u64`).
+    pub fn rust(self) -> TokenStream {
+        match (self.signed, self.bits) {
+            (true, 8) => quote!(i8),
+            (true, 16) => quote!(i16),
+            (true, 32) => quote!(i32),
+            (true, _) => quote!(i64),
+            (false, 8) => quote!(u8),
+            (false, 16) => quote!(u16),
+            (false, 32) => quote!(u32),
+            (false, _) => quote!(u64),
+        }
+    }
+}
+
+impl Scalar {
+    /// Width in bytes as an array item.
+    pub fn item_size(self) -> u8 {
+        match self {
+            Scalar::Int(t) => t.bits / 8,
+            Scalar::Bool => 1,
+        }
+    }
+    pub fn signed(self) -> bool {
+        matches!(self, Scalar::Int(IntTy { signed: true, .. }))
+    }
+    /// A short name for descriptors (`u8`, `i64`, `bool`).
+    pub fn name(self) -> String {
+        match self {
+            Scalar::Int(t) => t.rust().to_string(),
+            Scalar::Bool => "bool".into(),
+        }
+    }
+}
+
+impl Ty {
+    pub fn int(t: IntTy) -> Ty {
+        Ty::Scalar(Scalar::Int(t))
+    }
+    pub const BOOL: Ty = Ty::Scalar(Scalar::Bool);
+
+    /// The integer type, if this is one.
+    pub fn as_int(self) -> Option<IntTy> {
+        match self {
+            Ty::Scalar(Scalar::Int(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Parses a Rust type the JIT supports.
+    pub fn parse(ty: &syn::Type) -> syn::Result<Ty> {
+        let unsupported = || {
+            syn::Error::new(
+                ty.span(),
+                "this type is not supported by #[jit_interp]: use an integer type, `bool`, \
+                 or a slice `&[T]` / `&mut [T]` of them",
+            )
+        };
+        match ty {
+            syn::Type::Paren(p) => Ty::parse(&p.elem),
+            syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let id = p.path.get_ident().ok_or_else(unsupported)?.to_string();
+                scalar_named(&id).map(Ty::Scalar).ok_or_else(unsupported)
+            }
+            syn::Type::Reference(r) => match &*r.elem {
+                syn::Type::Slice(s) => match Ty::parse(&s.elem)? {
+                    Ty::Scalar(elem) => Ok(Ty::Slice {
+                        elem,
+                        mutable: r.mutability.is_some(),
+                    }),
+                    _ => Err(unsupported()),
+                },
+                _ => Err(unsupported()),
+            },
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// Tokens turning the Rust value `x` (an expression of this type)
+    /// into `Value`s, in register order.
+    pub fn to_values(self, x: &TokenStream) -> Vec<TokenStream> {
+        let v = quote!(::majit_ir::Value);
+        match self {
+            Ty::Scalar(_) => vec![quote!(#v::Int((#x) as i64))],
+            Ty::Slice { .. } => vec![
+                quote!(#v::Ref((#x).as_ptr() as usize)),
+                quote!(#v::Int((#x).len() as i64)),
+            ],
+            Ty::Unit => vec![],
+        }
+    }
+
+    /// Tokens turning the `Value` `v` back into a Rust value of this
+    /// (scalar) type, spelled `rust` (the driver guarantees the kind).
+    pub fn value_to_rust(self, v: &TokenStream, rust: &TokenStream) -> TokenStream {
+        let raw = quote!((#v).as_int().unwrap_or(0));
+        match self {
+            Ty::Scalar(Scalar::Bool) => quote!(#raw != 0),
+            Ty::Scalar(Scalar::Int(_)) => quote!(#raw as #rust),
+            _ => quote!(()),
+        }
+    }
+}
+
+/// `bool` or an integer type name.
+pub fn scalar_named(name: &str) -> Option<Scalar> {
+    if name == "bool" {
+        return Some(Scalar::Bool);
+    }
+    IntTy::from_name(name).map(Scalar::Int)
+}
