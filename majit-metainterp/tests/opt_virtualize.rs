@@ -289,3 +289,23 @@ fn guard_failure_rebuilds_virtuals_and_pending_fields() {
     assert_eq!(rd.pending.len(), 1);
     assert_eq!(rd.values[2], Tagged::Box(1));
 }
+
+#[test]
+fn a_forced_object_keeps_its_known_class() {
+    assert_opt(
+        "rewrite:virtualize",
+        "
+        [i0]
+        p1 = new_with_vtable(descr=Stack)
+        setfield_gc(p1, i0, descr=Stack.len)
+        p2 = call_r(@id_ref, p1, descr=Call.r_r)
+        guard_class(p1, 0x5700) [i0]
+        finish(p2)",
+        "
+        [i0]
+        p1 = new_with_vtable(descr=Stack)
+        setfield_gc(p1, i0, descr=Stack.len)
+        p2 = call_r(@id_ref, p1, descr=Call.r_r)
+        finish(p2)",
+    );
+}

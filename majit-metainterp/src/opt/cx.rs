@@ -233,11 +233,16 @@ impl Cx {
         match self.const_of(r) {
             Some(Const::Ref(a)) => a != 0,
             Some(_) => false,
-            None => {
-                let i = self.info(r);
-                i.nonnull || i.virt.is_some()
-            }
+            None => self
+                .infos
+                .get(&self.resolve(r))
+                .is_some_and(|i| i.nonnull || i.virt.is_some()),
         }
+    }
+
+    /// The class word of `r`, when a guard or allocation proved it.
+    pub fn class_of(&self, r: OpRef) -> Option<i64> {
+        self.infos.get(&self.resolve(r)).and_then(|i| i.class)
     }
 
     /// Whether `r` is a virtual object.

@@ -351,7 +351,7 @@ fn opt_guard_class(cx: &mut Cx, op: OptOp) -> Outcome {
     if op.op.opcode == OpCode::GuardNonnullClass && cx.const_of(x) == Some(Const::Ref(0)) {
         return Outcome::Invalid("guard_nonnull_class of null".into());
     }
-    match (cx.info(x).class, cls) {
+    match (cx.class_of(x), cls) {
         (Some(have), Some(want)) if have == want => Outcome::Drop,
         (Some(_), Some(_)) => Outcome::Invalid("guard_class against another known class".into()),
         _ if op.op.opcode == OpCode::GuardNonnullClass && cx.is_nonnull(x) => {

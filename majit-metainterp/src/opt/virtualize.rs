@@ -82,9 +82,14 @@ fn zero(cx: &mut Cx, code: OpCode) -> majit_ir::OpRef {
 
 impl Virtualize {
     fn make_virtual(cx: &mut Cx, op: &OptOp, layout: Layout) -> Outcome {
+        let class = match &layout {
+            Layout::Struct { size, vtable: true } => size.vtable.map(|v| v as i64),
+            _ => None,
+        };
         let info = cx.info_mut(op.res);
         info.nonnull = true;
         info.fresh = true;
+        info.class = class;
         info.layout = Some(layout.clone());
         info.virt = Some(Virtual::new(layout));
         Outcome::Drop
