@@ -25,6 +25,8 @@ pub struct Helper {
     pub policy: Policy,
     pub name: Ident,
     pub args: Vec<Scalar>,
+    /// The argument types as written (the shim casts to them).
+    pub arg_tys: Vec<syn::Type>,
     /// `None`: returns `()`.
     pub ret: Option<Scalar>,
 }
@@ -73,11 +75,13 @@ impl Parse for Helper {
         let name: Ident = input.parse()?;
         let content;
         parenthesized!(content in input);
-        let mut args = Vec::new();
+        let (mut args, mut arg_tys) = (Vec::new(), Vec::new());
         while !content.is_empty() {
             content.parse::<Ident>()?;
             content.parse::<Token![:]>()?;
-            args.push(scalar(&content.parse::<syn::Type>()?)?);
+            let ty = content.parse::<syn::Type>()?;
+            args.push(scalar(&ty)?);
+            arg_tys.push(ty);
             if content.is_empty() {
                 break;
             }
@@ -97,6 +101,7 @@ impl Parse for Helper {
             policy,
             name,
             args,
+            arg_tys,
             ret,
         })
     }

@@ -145,13 +145,14 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
     for h in helpers {
         let (name, shim) = (&h.name, format_ident!("__majit_shim_{}", h.name));
         let params: Vec<_> = (0..h.args.len()).map(|i| format_ident!("a{}", i)).collect();
-        let conv = params.iter().zip(&h.args).map(|(p, a)| match a {
-            Scalar::Bool => quote!(#p != 0),
-            Scalar::Int(t) => {
-                let t = t.rust();
-                quote!(#p as #t)
-            }
-        });
+        let conv = params
+            .iter()
+            .zip(&h.args)
+            .zip(&h.arg_tys)
+            .map(|((p, a), t)| match a {
+                Scalar::Bool => quote!(#p != 0),
+                Scalar::Int(_) => quote!(#p as #t),
+            });
         let body = match h.ret {
             Some(_) => quote!(#name(#(#conv),*) as i64),
             None => quote!(#name(#(#conv),*);),
