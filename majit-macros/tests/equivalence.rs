@@ -78,8 +78,8 @@ fn step(code: &[i64], arr: &mut [i64], start: usize, a0: i64, b0: i64, fuel0: i6
                 }
             }
             5 => {
-                a = a / 7;
-                b = b % 7;
+                a /= 7;
+                b %= 7;
             }
             6 => {
                 a = (a << 3) ^ (b >> 2);
@@ -106,7 +106,7 @@ fn step(code: &[i64], arr: &mut [i64], start: usize, a0: i64, b0: i64, fuel0: i6
                     b = b.wrapping_add(1);
                 }
                 if b > 0 && probe(b) {
-                    a = a ^ 1;
+                    a ^= 1;
                 }
             }
             11 => {
