@@ -263,3 +263,63 @@ fn growing_stack_allocates_exactly_the_persisting_node() {
     let t = parse(input);
     assert!(check_equivalent(&t, &out, 8) >= 4);
 }
+
+/// The preamble proves `i1 <= 99`; the peeled loop assumes it of its label
+/// argument (and re-proves it at its end), so its overflow check goes.
+#[test]
+fn label_bounds_remove_the_overflow_check_in_the_loop() {
+    let input = "
+        [i0]
+        label(i0, descr=Loop)
+        i1 = int_add_ovf(i0, 1)
+        guard_no_overflow(descr=g0) [i0]
+        i2 = int_lt(i1, 100)
+        guard_true(i2, descr=g1) [i1]
+        jump(i1, descr=Loop)";
+    let out = assert_opt(
+        majit_metainterp::opt::DEFAULT_OPTS,
+        input,
+        "
+        descr Loop.peeled = target()
+        [i0]
+        label(i0, descr=Loop)
+        i1 = int_add_ovf(i0, 1)
+        guard_no_overflow() [i0]
+        i2 = int_lt(i1, 100)
+        guard_true(i2) [i1]
+        label(i1, descr=Loop.peeled)
+        i3 = int_add(i1, 1)
+        i4 = int_lt(i3, 100)
+        guard_true(i4) [i3]
+        jump(i3, descr=Loop.peeled)",
+    );
+    assert!(check_equivalent(&parse(input), &out, 8) >= 8);
+}
+
+/// The preamble proves the counter is 6 at the back edge, which makes the
+/// loop's `guard_value(i, 5)` always fail under that fact: the fact is
+/// dropped (the loop legitimately runs its body at most once) and the
+/// peeled loop keeps the guard.
+#[test]
+fn label_facts_the_loop_contradicts_are_dropped() {
+    let input = "
+        [i0]
+        label(i0, descr=Loop)
+        guard_value(i0, 5, descr=g0) [i0]
+        i1 = int_add(i0, 1)
+        jump(i1, descr=Loop)";
+    let out = assert_opt(
+        majit_metainterp::opt::DEFAULT_OPTS,
+        input,
+        "
+        descr Loop.peeled = target()
+        [i0]
+        label(i0, descr=Loop)
+        guard_value(i0, 5) [i0]
+        i2 = same_as_i(6)
+        label(i2, descr=Loop.peeled)
+        guard_value(i2, 5) [i2]
+        jump(6, descr=Loop.peeled)",
+    );
+    check_equivalent(&parse(input), &out, 40);
+}

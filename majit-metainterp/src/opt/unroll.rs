@@ -25,15 +25,27 @@
 //! label's original arguments; ops; a jump to `L.peeled`) for bridges that
 //! enter the peeled loop.
 //!
-//! Limits (a correct simple version): virtuals are forced at both jumps
-//! (they do not travel unboxed in the label), and only cached fields and
-//! pure results are carried, not bounds, classes or non-nullness. A short
-//! load that the loop's end cannot answer from its caches is only emitted
-//! when its object is known non-null there; otherwise unroll gives up and
-//! the trace is optimized without peeling.
+//! Label state: a jump argument that is virtual at the end of the preamble
+//! travels unboxed (`vstate.rs`): its leaves are label arguments and the
+//! peeled loop rebuilds it as a virtual; if the loop's end does not fit
+//! that shape, or the virtual escapes at the jump anyway, peeling is
+//! retried with that argument boxed. Facts the preamble proved about label
+//! arguments (bounds, non-nullness, class) are assumed at the start of the
+//! peeled loop and checked at its end; if one does not hold there (or the
+//! loop becomes invalid under them), peeling is retried without facts.
+//!
+//! Limits: only cached fields and pure results enter the short preamble
+//! (not array items); the short preamble is only returned when no virtual
+//! travels unboxed (a bridge holding a real object cannot enter a label
+//! that expects its fields); a short load the loop's end cannot answer
+//! from its caches is only emitted when its object is known non-null
+//! there, otherwise the trace is optimized without peeling (the ledger
+//! says why); there is no fallback "jump to the preamble" when the loop's
+//! end does not fit: the retries end with boxed arguments and no facts.
 
 use super::cx::{Cx, OptOp};
 use super::driver::Pipeline;
+use super::info::IntBound;
 use super::vstate::{self, VState};
 use super::{OptError, Optimized, Outcome, Pass};
 use crate::resume::Slot;
@@ -130,9 +142,12 @@ pub(super) fn optimize_loop(
         name: format!("{}.peeled", target.name),
     });
     let mut unboxed = vec![true; trace.inputs.len()];
+    let mut with_facts = true;
     loop {
-        match peel(trace, names, &peeled, &unboxed)? {
+        match peel(trace, names, &peeled, &unboxed, with_facts)? {
             Peel::Done(out) => return Ok(Ok(*out)),
+            Peel::FactsBroken if with_facts => with_facts = false,
+            Peel::FactsBroken => return Ok(Err("label facts do not hold".into())),
             Peel::Retry(k) if unboxed[k] => unboxed[k] = false,
             Peel::Retry(k) => {
                 return Ok(Err(format!("jump argument {k} fits no label state")));
@@ -147,16 +162,21 @@ enum Peel {
     Done(Box<Optimized>),
     /// Jump argument `k` cannot travel unboxed.
     Retry(usize),
+    /// A fact assumed about a label argument does not hold at the loop's
+    /// end.
+    FactsBroken,
     GiveUp(String),
 }
 
 /// One peeling attempt; `unboxed[k]` allows jump argument `k` to travel
-/// unboxed when it is virtual.
+/// unboxed when it is virtual; `with_facts` carries the preamble's facts
+/// about label arguments (bounds, non-nullness, class) into the loop.
 fn peel(
     trace: &Trace,
     names: &[&'static str],
     peeled: &Descr,
     unboxed: &[bool],
+    with_facts: bool,
 ) -> Result<Peel, OptError> {
     let last = trace.ops.len() - 1;
     let jump = &trace.ops[last];
@@ -192,6 +212,10 @@ fn peel(
         .iter()
         .map(|r| pre.cx.kind(*r).unwrap_or(Kind::Int))
         .collect();
+    let facts: Vec<Fact> = match with_facts {
+        true => leaves.iter().map(|r| Fact::of(&pre.cx, *r)).collect(),
+        false => vec![Fact::default(); leaves.len()],
+    };
     let pre_out = pre.finish();
 
     let n = leaves.len();
@@ -210,6 +234,9 @@ fn peel(
             )
         })
         .collect();
+    for (i, f) in facts.iter().enumerate() {
+        f.assume(&mut body.cx, OpRef::input(i));
+    }
     for (k, s) in short.iter().enumerate() {
         let op = s.build(&mut body.cx, &|i| OpRef::input(i));
         body.import(&OptOp {
@@ -217,7 +244,18 @@ fn peel(
             res: OpRef::input(n + k),
         });
     }
-    body.feed_trace(trace, &|k| k == 0 || k == last)?;
+    // A guard that always fails in the loop is legitimate (the loop then
+    // runs once): it only means the loop cannot be peeled this way.
+    let invalid = |e: OptError| match e {
+        OptError::Invalid { .. } if with_facts => Ok(Peel::FactsBroken),
+        OptError::Invalid { reason, .. } => {
+            Ok(Peel::GiveUp(format!("peeled loop invalid: {reason}")))
+        }
+        other => Err(other),
+    };
+    if let Err(e) = body.feed_trace(trace, &|k| k == 0 || k == last) {
+        return invalid(e);
+    }
     let j2: Vec<OpRef> = jump.args.iter().map(|a| body.rename(trace, *a)).collect();
     let mut next = Vec::new();
     let mut flat = HashSet::new();
@@ -227,10 +265,16 @@ fn peel(
             return Ok(Peel::Retry(k));
         }
     }
+    if !facts.iter().zip(&next).all(|(f, r)| f.holds(&body.cx, *r)) {
+        return Ok(Peel::FactsBroken);
+    }
     for s in &short {
         let op = s.build(&mut body.cx, &|i| next[i]);
         let obj = op.args.first().copied();
-        let (v, loaded) = body.feed_extra(op)?;
+        let (v, loaded) = match body.feed_extra(op) {
+            Ok(x) => x,
+            Err(e) => return invalid(e),
+        };
         if loaded && !obj.is_some_and(|o| body.cx.is_nonnull(o)) {
             let why = format!(
                 "short preamble op `{}` needs a load the loop cannot prove safe",
@@ -240,7 +284,9 @@ fn peel(
         }
         next.push(v);
     }
-    body.feed_extra(Op::new(OpCode::Jump, &next).with_descr(peeled.clone()))?;
+    if let Err(e) = body.feed_extra(Op::new(OpCode::Jump, &next).with_descr(peeled.clone())) {
+        return invalid(e);
+    }
     if let Some(k) = escaped(&body.cx, &j2, &states) {
         return Ok(Peel::Retry(k));
     }
@@ -250,6 +296,46 @@ fn peel(
         .all(Option::is_none)
         .then(|| short_preamble(&trace.inputs, &short, peeled));
     merge(pre_out, body_out, short_trace, peeled.clone()).map(|o| Peel::Done(Box::new(o)))
+}
+
+/// What the preamble proved about a label argument, assumed at the start
+/// of the peeled loop and checked at its end.
+#[derive(Clone, Debug, Default)]
+struct Fact {
+    bound: Option<IntBound>,
+    nonnull: bool,
+    class: Option<i64>,
+}
+
+impl Fact {
+    fn of(cx: &Cx, r: OpRef) -> Fact {
+        let bound = match cx.kind(r) {
+            Some(Kind::Int) => Some(cx.bound(r)).filter(|b| !b.is_full()),
+            _ => None,
+        };
+        let is_ref = cx.kind(r) == Some(Kind::Ref);
+        Fact {
+            bound,
+            nonnull: is_ref && cx.is_nonnull(r),
+            class: cx.class_of(r),
+        }
+    }
+
+    fn assume(&self, cx: &mut Cx, r: OpRef) {
+        if let Some(b) = self.bound {
+            cx.narrow(r, b);
+        }
+        let info = cx.info_mut(r);
+        info.nonnull |= self.nonnull;
+        info.class = info.class.or(self.class);
+    }
+
+    /// Whether the value `r` passed to the next iteration has the fact.
+    fn holds(&self, cx: &Cx, r: OpRef) -> bool {
+        self.bound.is_none_or(|b| cx.bound(r).within(b))
+            && (!self.nonnull || cx.is_nonnull(r))
+            && (self.class.is_none() || cx.class_of(r) == self.class)
+    }
 }
 
 /// The first unboxed position whose virtual was forced anyway (it escaped
