@@ -114,17 +114,18 @@ fn bridge_boxes(trace: &mut Trace, rd: Option<&GuardResume>, values: &[Value]) -
         .collect()
 }
 
-/// Traces and compiles a bridge from the guard that produced `df`; returns
+/// Traces and compiles a bridge from the guard that produced `df` (its
+/// original fail args are `values`, already rebuilt); returns
 /// where the bridge trace left the interpreter.
 pub(crate) fn trace_bridge<B: Backend>(
     jit: &mut JitDriver<B>,
     df: &DeadFrame,
     info: &GuardInfo,
+    values: &[Value],
 ) -> Result<Next, JitError> {
-    let values = original_fail_args(jit, df, info)?;
     let kinds: Vec<Kind> = df.values.iter().map(|v| v.kind()).collect();
     let mut trace = Trace::new(&kinds);
-    let boxes = bridge_boxes(&mut trace, info.resume.as_ref(), &values);
+    let boxes = bridge_boxes(&mut trace, info.resume.as_ref(), values);
     let snap = &info.snapshot;
     let mut frames = Vec::new();
     for (k, sf) in snap.frames.iter().enumerate() {
@@ -221,6 +222,7 @@ fn register_guards<B: Backend>(
             snapshot,
             resume,
             failures: 0,
+            value_failures: BTreeMap::new(),
             bridged: false,
         };
         jit.exits.insert(id, Exit::Guard(info));

@@ -124,6 +124,9 @@ pub struct GuardInfo {
     pub resume: Option<crate::resume::GuardResume>,
     /// Failures so far.
     pub failures: u32,
+    /// For a `guard_value`: failures per failing value (bit pattern); a
+    /// bridge is traced for a value that is hot by itself.
+    pub value_failures: BTreeMap<u64, u32>,
     /// A bridge was traced from this guard (successfully or not).
     pub bridged: bool,
 }
@@ -354,18 +357,38 @@ impl<B: Backend> JitDriver<B> {
             Exit::Finish(greens) => Ok(Next::MergePoint(greens.clone(), df.values)),
             Exit::Guard(info) => {
                 self.stats.guard_failures += 1;
-                info.failures += 1;
-                if info.failures > self.params.bridge_threshold && !info.bridged {
-                    info.bridged = true;
-                    let info = info.clone();
-                    return bridge::trace_bridge(self, &df, &info);
-                }
                 let info = info.clone();
                 let values = bridge::original_fail_args(self, &df, &info)?;
+                if self.count_failure(id, &info, &values) {
+                    return bridge::trace_bridge(self, &df, &info, &values);
+                }
                 let frames = frames_from_snapshot(&info.snapshot, &values);
                 self.blackhole(frames)
             }
         }
+    }
+
+    /// Counts a failure of guard `id` (per value for a `guard_value`);
+    /// true when a bridge should be traced now (once per guard).
+    fn count_failure(&mut self, id: u32, info: &GuardInfo, values: &[Value]) -> bool {
+        let threshold = self.params.bridge_threshold;
+        let Some(Exit::Guard(g)) = self.exits.get_mut(&id) else {
+            return false;
+        };
+        g.failures += 1;
+        let count = match info.snapshot.tested.and_then(|i| values.get(i as usize)) {
+            Some(v) => {
+                let n = g.value_failures.entry(v.to_bits()).or_default();
+                *n += 1;
+                *n
+            }
+            None => g.failures,
+        };
+        if count > threshold && !g.bridged {
+            g.bridged = true;
+            return true;
+        }
+        false
     }
 
     /// Runs the blackhole over `frames` up to the next merge point.

@@ -82,6 +82,9 @@ pub struct SnapFrame {
 #[derive(Clone, Debug)]
 pub struct Snapshot {
     pub frames: Vec<SnapFrame>,
+    /// For a `guard_value`: the fail-arg slot holding the tested value, so
+    /// failures can be counted per value.
+    pub tested: Option<u32>,
 }
 
 /// The registers a resumed frame needs: the live set of its marker; for a
@@ -379,7 +382,13 @@ impl<'a> Tracer<'a> {
                 values,
             });
         }
-        (Snapshot { frames }, fail_args)
+        (
+            Snapshot {
+                frames,
+                tested: None,
+            },
+            fail_args,
+        )
     }
 
     fn fail_descr(&mut self) -> (u32, Descr) {
@@ -397,7 +406,13 @@ impl<'a> Tracer<'a> {
 
     /// Records a guard with a snapshot of the current state.
     fn guard(&mut self, opcode: OpCode, args: &[OpRef]) {
-        let (snap, fail_args) = self.snapshot();
+        let (mut snap, fail_args) = self.snapshot();
+        if opcode == OpCode::GuardValue {
+            snap.tested = fail_args
+                .iter()
+                .position(|&a| a == args[0])
+                .map(|i| i as u32);
+        }
         let (id, descr) = self.fail_descr();
         let op = Op::new(opcode, args)
             .with_descr(descr)

@@ -360,3 +360,24 @@ fn the_report_lists_stats_loops_and_bridges() {
     assert!(report.contains("# bridge from"), "{report}");
     assert!(report.contains("jump("), "{report}");
 }
+
+#[test]
+fn guard_value_failures_are_counted_per_value() {
+    // `cnt` is promoted and differs in every iteration: the loop's
+    // guard_value fails ~100 times, but never twice with one value, so no
+    // value is hot enough for a bridge.
+    let prog = Program::new(&[
+        (LOADA, 0),
+        (LOADC, 100),
+        (PROMC, 0),
+        (DECC, 0),
+        (JNZ, 2),
+        (PRINT, 0),
+        (HALT, 0),
+    ]);
+    let expected = run_oracle(&prog, false);
+    let (r, out, stats) = run_jit(&prog, false, params(2, "").with_bridge_threshold(1));
+    assert_eq!((r, out), expected);
+    assert!(stats.guard_failures > 50, "{stats}");
+    assert_eq!(stats.bridges_compiled, 0, "{stats}");
+}

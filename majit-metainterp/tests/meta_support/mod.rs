@@ -34,6 +34,8 @@ pub const MIX: i64 = 10;
 pub const JMP: i64 = 11;
 /// `acc += cnt >> 6`, with `cnt >> 6` promoted to a constant.
 pub const PROMOTE: i64 = 12;
+/// `acc += cnt`, with `cnt` promoted (a new value every iteration).
+pub const PROMC: i64 = 13;
 
 thread_local! {
     static OUTPUT: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
@@ -203,6 +205,7 @@ pub fn run_plain(prog: &Program, boxed: bool, back_edge: &mut BackEdge<'_>) -> i
             }),
             MIX => Some(mix(a, st.cnt)),
             PROMOTE => Some(a.wrapping_add(st.cnt >> 6)),
+            PROMC => Some(a.wrapping_add(st.cnt)),
             JNZ | JMP => {
                 if op == JMP || st.cnt != 0 {
                     st.pc = arg;
@@ -303,7 +306,7 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
     let print = call_descr("emit", &[Kind::Int], ResultKind::Void, CallEffect::Random);
     let layout: Descr = int_box_layout().into();
     let value: Descr = int_box_value().into();
-    let labels: Vec<_> = (0..13).map(|_| b.label()).collect();
+    let labels: Vec<_> = (0..14).map(|_| b.label()).collect();
     let (top, set_acc, halt) = (b.label(), b.label(), b.label());
 
     b.bind(top);
@@ -327,7 +330,7 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
     } else {
         b.copy(r.acc.into(), a);
     }
-    let cases: Vec<(i64, _)> = (0..13).map(|k| (k, labels[k as usize])).collect();
+    let cases: Vec<(i64, _)> = (0..14).map(|k| (k, labels[k as usize])).collect();
     b.switch(op.into(), &cases);
     b.goto(halt);
 
@@ -388,6 +391,12 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
 
     b.bind(labels[PROMOTE as usize]);
     b.op(OpCode::IntRshift, &[r.cnt.into(), Arg::Int(6)], t);
+    b.promote(t.into());
+    b.op(OpCode::IntAdd, &[a.into(), t.into()], t);
+    b.goto(set_acc);
+
+    b.bind(labels[PROMC as usize]);
+    b.copy(r.cnt.into(), t);
     b.promote(t.into());
     b.op(OpCode::IntAdd, &[a.into(), t.into()], t);
     b.goto(set_acc);
