@@ -700,4 +700,63 @@ mod tests {
             "{e:?}"
         );
     }
+
+    #[test]
+    fn a_ref_in_a_register_across_a_collecting_call() {
+        let mut t = Trace::new(&[Kind::Ref]);
+        let f = t.add_const(Const::Int(0x1000));
+        let d: Descr = majit_ir::CallDescr {
+            name: "c".into(),
+            args: vec![],
+            result: majit_ir::ResultKind::Int,
+            effect: majit_ir::EffectInfo {
+                can_collect: true,
+                ..Default::default()
+            },
+        }
+        .into();
+        let r = t.push(Op::new(OpCode::CallI, &[f]).with_descr(d));
+        let p = t.push(Op::new(OpCode::SameAsR, &[t.input(0)]));
+        t.push(Op::new(OpCode::Finish, &[p, r]));
+        let (order, a) = alloc(&t);
+        // Keep p0 in register b across the call and claim it is rooted.
+        let mut bad = a.clone();
+        bad.prologue = vec![Move {
+            from: Loc::Slot(0),
+            to: Loc::Reg(1),
+            kind: Kind::Ref,
+        }];
+        bad.ops[0].moves.clear();
+        bad.ops[0].result = Some(Loc::Reg(2));
+        bad.ops[0].live = vec![(Loc::Reg(1), Kind::Ref)];
+        bad.ops[1].moves.clear();
+        bad.ops[1].args = vec![Loc::Reg(1)];
+        bad.ops[2].moves.clear();
+        let e = errors(&t, &order, &bad);
+        assert!(
+            matches!(
+                e[0],
+                CheckError::UnrootedRef {
+                    op: 0,
+                    loc: Loc::Reg(1),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        // Not listed at all: the copy is stale after the call, so its use is missing.
+        bad.ops[0].live.clear();
+        let e = errors(&t, &order, &bad);
+        assert!(
+            matches!(
+                e[0],
+                CheckError::MissingValue {
+                    op: Some(1),
+                    loc: Loc::Reg(1),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
 }

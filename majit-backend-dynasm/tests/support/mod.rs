@@ -507,6 +507,28 @@ macro_rules! backend_suite {
             }
 
             #[test]
+            fn refs_in_registers_survive_collections() {
+                let t = $crate::support::parse_text(
+                    $crate::support::GC_PRESSURE,
+                    &$crate::support::Buffer::new(),
+                );
+                for inputs in [[1i64, 0], [-5000, 1]] {
+                    let values = [
+                        majit_ir::Value::Int(inputs[0]),
+                        majit_ir::Value::Float(inputs[1] as f64),
+                        majit_ir::Value::Ref(0),
+                    ];
+                    let outcome =
+                        $crate::support::gc_differential::<ArchImpl>(&t, &values).unwrap();
+                    assert_eq!(
+                        outcome.and_then(|o| o.1).as_deref(),
+                        Some("g3"),
+                        "left the loop through g3"
+                    );
+                }
+            }
+
+            #[test]
             fn gc_stress_fuzz() {
                 let ran = $crate::support::gc_fuzz::<ArchImpl>(150, 1);
                 eprintln!("{ran} allocating traces agreed under GC stress");
@@ -806,13 +828,11 @@ pub fn gc_rewrite(trace: &Trace, info: &majit_gc::JitGcInfo) -> Trace {
 }
 
 /// An exit, its descr name and its values with refs reduced to null or not.
-type GcOutcome = (u32, Option<String>, Vec<Option<u64>>);
+pub type GcOutcome = (u32, Option<String>, Vec<Option<u64>>);
 
 /// A dead frame with refs reduced to null or not (addresses differ
 /// between two heaps).
-fn gc_outcome(
-    r: Result<DeadFrame, ExecError>,
-) -> Result<GcOutcome, String> {
+fn gc_outcome(r: Result<DeadFrame, ExecError>) -> Result<GcOutcome, String> {
     let d = r.map_err(|e| e.to_string())?;
     let values = d
         .values
@@ -830,23 +850,37 @@ fn gc_outcome(
 }
 
 /// Runs rewritten `trace` on refexec (with a `GcAllocator`) and natively,
-/// each on its own stress heap. `Ok(false)`: refexec hit its step limit.
-pub fn gc_differential<A: Arch>(trace: &Trace, inputs: &[Value]) -> Result<bool, String> {
+/// each on its own stress heap; returns the common outcome (`None`:
+/// refexec hit its step limit).
+pub fn gc_differential<A: Arch>(
+    trace: &Trace,
+    inputs: &[Value],
+) -> Result<Option<GcOutcome>, String> {
     use majit_metainterp::refexec::GcAllocator;
     let heap_a = stress_heap();
     let heap_b = stress_heap();
     let lowered = gc_rewrite(trace, &heap_a.borrow().jit_info());
     let mut reference = RefExec::with_allocator(Box::new(GcAllocator::new(heap_a.clone())));
     reference.set_step_limit(20_000);
+    let layouts: Vec<majit_ir::SizeDescr> = test_namespace()
+        .descrs()
+        .filter_map(|d| d.as_size().map(|s| (**s).clone()))
+        .collect();
+    for l in &layouts {
+        reference.register_layout(l);
+    }
     let code = reference
         .compile_loop(&lowered)
         .map_err(|e| format!("refexec: {e}"))?;
     let expected = reference.execute(code, inputs);
     if matches!(expected, Err(ExecError::StepLimit)) {
-        return Ok(false);
+        return Ok(None);
     }
     let info = heap_b.borrow().jit_info();
     let mut native = NativeBackend::<A>::with_gc(info).map_err(|e| e.to_string())?;
+    for l in &layouts {
+        native.register_layout(l);
+    }
     let code = native
         .compile_loop(&lowered)
         .map_err(|e| format!("native: {e}\n{}", print(&lowered)))?;
@@ -859,7 +893,7 @@ pub fn gc_differential<A: Arch>(trace: &Trace, inputs: &[Value]) -> Result<bool,
         ));
     }
     drop(native);
-    Ok(true)
+    Ok(e.ok())
 }
 
 /// Random allocating traces (majit-ir's generator with memory on),
@@ -902,10 +936,157 @@ pub fn gc_fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
         }
         let inputs = random_inputs(&trace, seed);
         match gc_differential::<A>(&trace, &inputs) {
-            Ok(true) => ran += 1,
-            Ok(false) => {}
+            Ok(Some(_)) => ran += 1,
+            Ok(None) => {}
             Err(e) => panic!("MAJIT_FUZZ_SEED={seed}: {e}\noriginal:\n{}", print(&trace)),
         }
     }
     ran
 }
+
+/// Twelve fresh nodes, twelve ints and twelve floats live across every
+/// allocation (and a guard_class on a headered object), in a loop.
+pub const GC_PRESSURE: &str = "
+[i0, f0, p0]
+label(i0, f0, p0, descr=Loop)
+p1 = new(descr=Node)
+i1 = int_add(i0, 1)
+setfield_gc(p1, i1, descr=Node.value)
+setfield_gc(p1, p0, descr=Node.next)
+f1 = float_add(f0, 1.25)
+p2 = new(descr=Node)
+i2 = int_add(i1, 2)
+setfield_gc(p2, i2, descr=Node.value)
+setfield_gc(p2, p1, descr=Node.next)
+f2 = float_add(f1, 2.25)
+p3 = new(descr=Node)
+i3 = int_add(i2, 3)
+setfield_gc(p3, i3, descr=Node.value)
+setfield_gc(p3, p2, descr=Node.next)
+f3 = float_add(f2, 3.25)
+p4 = new(descr=Node)
+i4 = int_add(i3, 4)
+setfield_gc(p4, i4, descr=Node.value)
+setfield_gc(p4, p3, descr=Node.next)
+f4 = float_add(f3, 4.25)
+p5 = new(descr=Node)
+i5 = int_add(i4, 5)
+setfield_gc(p5, i5, descr=Node.value)
+setfield_gc(p5, p4, descr=Node.next)
+f5 = float_add(f4, 5.25)
+p6 = new(descr=Node)
+i6 = int_add(i5, 6)
+setfield_gc(p6, i6, descr=Node.value)
+setfield_gc(p6, p5, descr=Node.next)
+f6 = float_add(f5, 6.25)
+p7 = new(descr=Node)
+i7 = int_add(i6, 7)
+setfield_gc(p7, i7, descr=Node.value)
+setfield_gc(p7, p6, descr=Node.next)
+f7 = float_add(f6, 7.25)
+p8 = new(descr=Node)
+i8 = int_add(i7, 8)
+setfield_gc(p8, i8, descr=Node.value)
+setfield_gc(p8, p7, descr=Node.next)
+f8 = float_add(f7, 8.25)
+p9 = new(descr=Node)
+i9 = int_add(i8, 9)
+setfield_gc(p9, i9, descr=Node.value)
+setfield_gc(p9, p8, descr=Node.next)
+f9 = float_add(f8, 9.25)
+p10 = new(descr=Node)
+i10 = int_add(i9, 10)
+setfield_gc(p10, i10, descr=Node.value)
+setfield_gc(p10, p9, descr=Node.next)
+f10 = float_add(f9, 10.25)
+p11 = new(descr=Node)
+i11 = int_add(i10, 11)
+setfield_gc(p11, i11, descr=Node.value)
+setfield_gc(p11, p10, descr=Node.next)
+f11 = float_add(f10, 11.25)
+p12 = new(descr=Node)
+i12 = int_add(i11, 12)
+setfield_gc(p12, i12, descr=Node.value)
+setfield_gc(p12, p11, descr=Node.next)
+f12 = float_add(f11, 12.25)
+p99 = new_with_vtable(descr=Stack)
+setfield_gc(p99, p12, descr=Stack.head)
+setfield_gc(p99, i12, descr=Stack.len)
+guard_class(p99, 0x5700, descr=g1) [i0]
+i_j1 = getfield_gc_i(p1, descr=Node.value)
+i_a1 = int_add(i0, i_j1)
+p_q1 = getfield_gc_r(p1, descr=Node.next)
+i_e1 = ptr_eq(p_q1, p0)
+guard_true(i_e1, descr=g2) [i_e1]
+i_j2 = getfield_gc_i(p2, descr=Node.value)
+i_a2 = int_add(i_a1, i_j2)
+p_q2 = getfield_gc_r(p2, descr=Node.next)
+i_e2 = ptr_eq(p_q2, p1)
+guard_true(i_e2, descr=g2) [i_e2]
+i_j3 = getfield_gc_i(p3, descr=Node.value)
+i_a3 = int_add(i_a2, i_j3)
+p_q3 = getfield_gc_r(p3, descr=Node.next)
+i_e3 = ptr_eq(p_q3, p2)
+guard_true(i_e3, descr=g2) [i_e3]
+i_j4 = getfield_gc_i(p4, descr=Node.value)
+i_a4 = int_add(i_a3, i_j4)
+p_q4 = getfield_gc_r(p4, descr=Node.next)
+i_e4 = ptr_eq(p_q4, p3)
+guard_true(i_e4, descr=g2) [i_e4]
+i_j5 = getfield_gc_i(p5, descr=Node.value)
+i_a5 = int_add(i_a4, i_j5)
+p_q5 = getfield_gc_r(p5, descr=Node.next)
+i_e5 = ptr_eq(p_q5, p4)
+guard_true(i_e5, descr=g2) [i_e5]
+i_j6 = getfield_gc_i(p6, descr=Node.value)
+i_a6 = int_add(i_a5, i_j6)
+p_q6 = getfield_gc_r(p6, descr=Node.next)
+i_e6 = ptr_eq(p_q6, p5)
+guard_true(i_e6, descr=g2) [i_e6]
+i_j7 = getfield_gc_i(p7, descr=Node.value)
+i_a7 = int_add(i_a6, i_j7)
+p_q7 = getfield_gc_r(p7, descr=Node.next)
+i_e7 = ptr_eq(p_q7, p6)
+guard_true(i_e7, descr=g2) [i_e7]
+i_j8 = getfield_gc_i(p8, descr=Node.value)
+i_a8 = int_add(i_a7, i_j8)
+p_q8 = getfield_gc_r(p8, descr=Node.next)
+i_e8 = ptr_eq(p_q8, p7)
+guard_true(i_e8, descr=g2) [i_e8]
+i_j9 = getfield_gc_i(p9, descr=Node.value)
+i_a9 = int_add(i_a8, i_j9)
+p_q9 = getfield_gc_r(p9, descr=Node.next)
+i_e9 = ptr_eq(p_q9, p8)
+guard_true(i_e9, descr=g2) [i_e9]
+i_j10 = getfield_gc_i(p10, descr=Node.value)
+i_a10 = int_add(i_a9, i_j10)
+p_q10 = getfield_gc_r(p10, descr=Node.next)
+i_e10 = ptr_eq(p_q10, p9)
+guard_true(i_e10, descr=g2) [i_e10]
+i_j11 = getfield_gc_i(p11, descr=Node.value)
+i_a11 = int_add(i_a10, i_j11)
+p_q11 = getfield_gc_r(p11, descr=Node.next)
+i_e11 = ptr_eq(p_q11, p10)
+guard_true(i_e11, descr=g2) [i_e11]
+i_j12 = getfield_gc_i(p12, descr=Node.value)
+i_a12 = int_add(i_a11, i_j12)
+p_q12 = getfield_gc_r(p12, descr=Node.next)
+i_e12 = ptr_eq(p_q12, p11)
+guard_true(i_e12, descr=g2) [i_e12]
+f_s1 = float_add(f0, f1)
+f_s2 = float_add(f_s1, f2)
+f_s3 = float_add(f_s2, f3)
+f_s4 = float_add(f_s3, f4)
+f_s5 = float_add(f_s4, f5)
+f_s6 = float_add(f_s5, f6)
+f_s7 = float_add(f_s6, f7)
+f_s8 = float_add(f_s7, f8)
+f_s9 = float_add(f_s8, f9)
+f_s10 = float_add(f_s9, f10)
+f_s11 = float_add(f_s10, f11)
+f_s12 = float_add(f_s11, f12)
+p_h = getfield_gc_r(p99, descr=Stack.head)
+i_hv = getfield_gc_i(p_h, descr=Node.value)
+i_c = int_lt(i_a12, 100000)
+guard_true(i_c, descr=g3) [i_a12, f_s12, i_hv, p99]
+jump(i_a12, f_s12, p_h, descr=Loop)";
