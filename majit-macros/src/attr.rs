@@ -1,9 +1,11 @@
 //! Parsing of the `#[jit_interp(...)]` arguments.
 //!
-//! Grammar (every key at most once, `helpers` optional):
+//! Grammar (every key at most once, `helpers` and `structs` optional):
 //! `greens = [ident, ...], reds = [ident, ...],
-//!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...]`
-//! where `policy` is `residual` or `elidable`. Names are checked against
+//!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
+//!  structs = [Name { field: Ty, ... }, ...]`
+//! where `policy` is `residual` or `elidable` and a struct field is an
+//! integer, `bool` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
 
 use crate::ty::{Scalar, Ty};
@@ -31,11 +33,37 @@ pub struct Helper {
     pub ret: Option<Scalar>,
 }
 
+/// One declared GC struct: `Name { field: Type, ... }`.
+pub struct StructDecl {
+    pub name: Ident,
+    pub fields: Vec<(Ident, syn::Type)>,
+}
+
+impl Parse for StructDecl {
+    fn parse(input: ParseStream) -> syn::Result<StructDecl> {
+        let name: Ident = input.parse()?;
+        let content;
+        syn::braced!(content in input);
+        let mut fields = Vec::new();
+        while !content.is_empty() {
+            let f: Ident = content.parse()?;
+            content.parse::<Token![:]>()?;
+            fields.push((f, content.parse::<syn::Type>()?));
+            if content.is_empty() {
+                break;
+            }
+            content.parse::<Token![,]>()?;
+        }
+        Ok(StructDecl { name, fields })
+    }
+}
+
 /// The parsed attribute.
 pub struct Attr {
     pub greens: Vec<Ident>,
     pub reds: Vec<Ident>,
     pub helpers: Vec<Helper>,
+    pub structs: Vec<StructDecl>,
 }
 
 fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
@@ -109,7 +137,7 @@ impl Parse for Helper {
 
 impl Parse for Attr {
     fn parse(input: ParseStream) -> syn::Result<Attr> {
-        let (mut greens, mut reds, mut helpers) = (None, None, None);
+        let (mut greens, mut reds, mut helpers, mut structs) = (None, None, None, None);
         while !input.is_empty() {
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -123,13 +151,19 @@ impl Parse for Attr {
                     let list = Punctuated::<Helper, Token![,]>::parse_terminated(&content)?;
                     helpers = Some(list.into_iter().collect());
                 }
-                "greens" | "reds" | "helpers" => return Err(dup(&key)),
+                "structs" if structs.is_none() => {
+                    let content;
+                    bracketed!(content in input);
+                    let list = Punctuated::<StructDecl, Token![,]>::parse_terminated(&content)?;
+                    structs = Some(list.into_iter().collect());
+                }
+                "greens" | "reds" | "helpers" | "structs" => return Err(dup(&key)),
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown #[jit_interp] key `{other}`: expected `greens`, `reds` \
-                             or `helpers`"
+                            "unknown #[jit_interp] key `{other}`: expected `greens`, `reds`, \
+                             `helpers` or `structs`"
                         ),
                     ))
                 }
@@ -149,6 +183,7 @@ impl Parse for Attr {
             greens,
             reds,
             helpers: helpers.unwrap_or_default(),
+            structs: structs.unwrap_or_default(),
         })
     }
 }

@@ -11,8 +11,8 @@
 //! function returns the portal's result. The jitcode builder
 //! `NAME_jitcode` holds the shims the jitcode calls.
 
-use crate::attr::Helper;
-use crate::lower::{Lowered, StateVar};
+use crate::attr::{Helper, StructDecl};
+use crate::lower::{Lowered, StateVar, StructDef};
 use crate::ty::{Scalar, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -223,6 +223,99 @@ pub fn jitcode_fn(
             let mut set = ::majit_metainterp::jitcode::JitCodeSet::new();
             let portal = set.add(code);
             ::core::result::Result::Ok((set, portal))
+        }
+    }
+}
+
+/// The handle type of a declared GC struct: a copyable pointer to a
+/// headerless object of 8-byte slots, with `new`, `null`, `is_null`,
+/// getters and setters. The plain interpreter allocates with the global
+/// allocator (objects are never freed: there is no collector on this
+/// path yet); jitcode allocates through the driver's allocator.
+pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> TokenStream {
+    let name = &decl.name;
+    let size = 8 * def.fields.len();
+    let null_msg = format!("null {} dereferenced", def.name);
+    let mut params = Vec::new();
+    let mut inits = Vec::new();
+    let mut accessors = Vec::new();
+    for (i, ((fname, rty), (_, ty))) in decl.fields.iter().zip(&def.fields).enumerate() {
+        let set = format_ident!("set_{}", fname);
+        let (read, write) = match ty {
+            Ty::Scalar(Scalar::Bool) => (quote!(bits != 0), quote!(v as u64)),
+            Ty::Gc(_) => (
+                quote!(#rty::from_raw(bits as usize)),
+                quote!(v.to_raw() as u64),
+            ),
+            _ => (quote!(bits as i64 as #rty), quote!(v as i64 as u64)),
+        };
+        params.push(quote!(#fname: #rty));
+        inits.push(quote!(obj.#set(#fname);));
+        let doc_get = format!("Reads `{}.{fname}`.", def.name);
+        let doc_set = format!("Writes `{}.{fname}`.", def.name);
+        accessors.push(quote! {
+            #[doc = #doc_get]
+            pub fn #fname(self) -> #rty {
+                // SAFETY: `slot` checked the handle is not null; it points
+                // to a live object of this layout (never freed).
+                let bits = unsafe { self.slot(#i).read() };
+                #read
+            }
+            #[doc = #doc_set]
+            pub fn #set(self, v: #rty) {
+                // SAFETY: as in the getter.
+                unsafe { self.slot(#i).write(#write) }
+            }
+        });
+    }
+    let doc = format!(
+        "A handle of the GC struct `{}` declared in `#[jit_interp]`: a headerless object of \
+         {size} bytes, one 8-byte slot per field.",
+        def.name
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #vis struct #name(*mut u64);
+
+        impl #name {
+            /// The object size in bytes.
+            pub const SIZE: usize = #size;
+            /// The null handle.
+            pub fn null() -> #name {
+                #name(::core::ptr::null_mut())
+            }
+            /// Whether this is the null handle.
+            pub fn is_null(self) -> bool {
+                self.0.is_null()
+            }
+            /// Allocates an object with these field values.
+            #[allow(clippy::too_many_arguments)]
+            pub fn new(#(#params),*) -> #name {
+                let layout = ::std::alloc::Layout::from_size_align(#size.max(8), 16)
+                    .expect("a small power-of-two-aligned layout");
+                // SAFETY: the layout has a non-zero size.
+                let p = unsafe { ::std::alloc::alloc_zeroed(layout) } as *mut u64;
+                if p.is_null() {
+                    ::std::alloc::handle_alloc_error(layout);
+                }
+                let obj = #name(p);
+                #(#inits)*
+                obj
+            }
+            /// The address (as the JIT sees it).
+            pub fn to_raw(self) -> usize {
+                self.0 as usize
+            }
+            /// A handle from an address the JIT produced.
+            pub fn from_raw(p: usize) -> #name {
+                #name(p as *mut u64)
+            }
+            fn slot(self, i: usize) -> *mut u64 {
+                assert!(!self.0.is_null(), #null_msg);
+                self.0.wrapping_add(i)
+            }
+            #(#accessors)*
         }
     }
 }

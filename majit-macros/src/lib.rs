@@ -158,7 +158,35 @@ fn find_loop(func: &syn::ItemFn) -> syn::Result<usize> {
     ))
 }
 
-fn state_vars(attr: &attr::Attr, outer: &[Outer]) -> syn::Result<Vec<lower::StateVar>> {
+/// Resolves the declared GC structs' field types.
+fn struct_defs(attr: &attr::Attr) -> syn::Result<Vec<lower::StructDef>> {
+    let names: Vec<String> = attr.structs.iter().map(|s| s.name.to_string()).collect();
+    let mut out = Vec::new();
+    for decl in &attr.structs {
+        let mut fields = Vec::new();
+        for (f, t) in &decl.fields {
+            let ty = ty::Ty::parse_with(t, &names)?;
+            if !matches!(ty, ty::Ty::Scalar(_) | ty::Ty::Gc(_)) {
+                return Err(syn::Error::new(
+                    t.span(),
+                    "a GC struct field is an integer, `bool` or a declared struct",
+                ));
+            }
+            fields.push((f.to_string(), ty));
+        }
+        out.push(lower::StructDef {
+            name: decl.name.to_string(),
+            fields,
+        });
+    }
+    Ok(out)
+}
+
+fn state_vars(
+    attr: &attr::Attr,
+    outer: &[Outer],
+    structs: &[String],
+) -> syn::Result<Vec<lower::StateVar>> {
     let mut out: Vec<lower::StateVar> = Vec::new();
     let all = attr.greens.iter().map(|g| (g, true));
     for (id, green) in all.chain(attr.reds.iter().map(|r| (r, false))) {
@@ -186,7 +214,7 @@ fn state_vars(attr: &attr::Attr, outer: &[Outer]) -> syn::Result<Vec<lower::Stat
             ));
         };
         let rust_ty = ty.clone();
-        let ty = ty::Ty::parse(ty)?;
+        let ty = ty::Ty::parse_with(ty, structs)?;
         if ty == ty::Ty::Unit {
             return Err(syn::Error::new(id.span(), "greens and reds cannot be `()`"));
         }
@@ -213,7 +241,9 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
         unreachable!("find_loop returns a loop")
     };
     let outer = outer_vars(&func, &stmts[..at])?;
-    let state = state_vars(&attr, &outer)?;
+    let structs = struct_defs(&attr)?;
+    let names: Vec<String> = structs.iter().map(|s| s.name.clone()).collect();
+    let state = state_vars(&attr, &outer, &names)?;
     let ret = match &func.sig.output {
         syn::ReturnType::Default => ty::Ty::Unit,
         syn::ReturnType::Type(_, t) => match ty::Ty::parse(t)? {
@@ -230,6 +260,7 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
     let ctx = lower::Ctx {
         state: &state,
         helpers: &attr.helpers,
+        structs: &structs,
         outer: &outer_names,
         ret,
         loop_label: dispatch.label.as_ref().map(|l| l.name.ident.to_string()),
@@ -251,7 +282,11 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
     let name = func.sig.ident.to_string();
     let shims = emit::shims(&name, &attr.helpers, &state);
     let jitcode = emit::jitcode_fn(&func.vis, &func.sig.ident, &lowered, shims);
-    Ok(quote!(#plain #jit #jitcode))
+    let types = structs
+        .iter()
+        .zip(&attr.structs)
+        .map(|(d, decl)| emit::gc_struct(&func.vis, d, decl));
+    Ok(quote!(#(#types)* #plain #jit #jitcode))
 }
 
 /// `NAME_jit`: the interpreter with the driver glue.

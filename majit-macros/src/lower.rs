@@ -34,6 +34,8 @@ fn err<T>(span: Span, msg: impl std::fmt::Display) -> Res<T> {
 enum Opnd {
     Reg(R),
     Int(i64),
+    /// The null reference.
+    Null,
     /// A const path, cast to `i64` when the jitcode is built.
     Const(TokenStream),
 }
@@ -46,6 +48,7 @@ impl Opnd {
                 quote!(::majit_metainterp::jitcode::Arg::Reg(#r))
             }
             Opnd::Int(v) => quote!(::majit_metainterp::jitcode::Arg::Int(#v)),
+            Opnd::Null => quote!(::majit_metainterp::jitcode::Arg::Ref(0)),
             Opnd::Const(t) => quote!(::majit_metainterp::jitcode::Arg::Int((#t) as i64)),
         }
     }
@@ -77,8 +80,8 @@ impl Val {
     }
     fn opnd(&self, span: Span) -> Res<Opnd> {
         match (&self.op, self.ty) {
-            (Some(o), Ty::Scalar(_)) => Ok(o.clone()),
-            _ => err(span, "expected an integer or bool value here"),
+            (Some(o), Ty::Scalar(_) | Ty::Gc(_)) => Ok(o.clone()),
+            _ => err(span, "expected an integer, bool or GC struct value here"),
         }
     }
 }
@@ -95,6 +98,55 @@ struct Var {
     frozen: bool,
 }
 
+/// The register bank of a value of type `ty`.
+fn bank(ty: Ty) -> Bank {
+    match ty {
+        Ty::Gc(_) => Bank::Ref,
+        _ => Bank::Int,
+    }
+}
+
+/// A declared GC struct: headerless, one 8-byte slot per field in order.
+pub struct StructDef {
+    pub name: String,
+    pub fields: Vec<(String, Ty)>,
+}
+
+impl StructDef {
+    /// The `SizeDescr` expression.
+    pub fn size_descr(&self) -> TokenStream {
+        let name = &self.name;
+        let size = 8 * self.fields.len() as u32;
+        let fields = self.fields.iter().map(|(f, _)| format!("{name}.{f}"));
+        quote! {
+            ::majit_ir::Descr::from(::majit_ir::SizeDescr {
+                name: #name.into(), size: #size, type_id: 0, headerless: true, vtable: None,
+                fields: vec![#(#fields.into()),*],
+            })
+        }
+    }
+
+    /// The `FieldDescr` expression of field `i`.
+    pub fn field_descr(&self, i: usize) -> TokenStream {
+        let (owner, (f, ty)) = (&self.name, &self.fields[i]);
+        let name = format!("{owner}.{f}");
+        let offset = 8 * i as u32;
+        let (kind, signed) = match ty {
+            Ty::Gc(_) => (quote!(::majit_ir::Kind::Ref), false),
+            t => (
+                quote!(::majit_ir::Kind::Int),
+                t.as_int().is_none_or(|t| t.signed),
+            ),
+        };
+        quote! {
+            ::majit_ir::Descr::from(::majit_ir::FieldDescr {
+                name: #name.into(), owner: #owner.into(), offset: #offset, size: 8,
+                signed: #signed, kind: #kind, immutable: false,
+            })
+        }
+    }
+}
+
 /// A green or red: name, type and whether it is a green.
 pub struct StateVar {
     pub name: syn::Ident,
@@ -108,6 +160,7 @@ pub struct StateVar {
 pub struct Ctx<'a> {
     pub state: &'a [StateVar],
     pub helpers: &'a [Helper],
+    pub structs: &'a [StructDef],
     /// Locals and parameters outside the loop (for diagnostics).
     pub outer: &'a [String],
     pub ret: Ty,
@@ -134,6 +187,7 @@ enum Place {
 /// of the enclosing statement) that every arm with a value writes.
 struct Join {
     res: R,
+    res_ref: R,
     ty: Option<Ty>,
     end: u32,
     flows: bool,
@@ -178,7 +232,7 @@ pub fn lower(ctx: &Ctx, body: &[Stmt]) -> Res<Lowered> {
     // Bounds-check failures: the same panic as the plain interpreter
     // (an `extern "C"` shim cannot unwind, so the process aborts).
     let oob = l.label_t(l.oob);
-    let descr = call_descr("index out of bounds", &[], None, Policy::Residual);
+    let descr = call_descr("index_out_of_bounds", &[], None, Policy::Residual);
     l.code.push(quote! {
         b.bind(#oob);
         b.call(#descr, ::majit_metainterp::jitcode::Arg::Int(__majit_oob as usize as i64), &[], None);
@@ -274,7 +328,7 @@ impl<'a> Lowerer<'a> {
         for sv in self.ctx.state {
             let (reg, len) = match sv.ty {
                 Ty::Slice { .. } => (self.regs.var(Bank::Ref), Some(self.regs.var(Bank::Int))),
-                _ => (self.regs.var(Bank::Int), None),
+                t => (self.regs.var(bank(t)), None),
             };
             let list = if sv.green {
                 &mut self.greens
@@ -294,6 +348,114 @@ impl<'a> Lowerer<'a> {
             });
         }
         Ok(())
+    }
+
+    fn struct_names(&self) -> Vec<String> {
+        self.ctx.structs.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// `S::new(fields...)` and `S::null()` of a declared struct.
+    fn struct_call(&mut self, c: &syn::ExprCall, sp: Span) -> Res<Option<Option<Val>>> {
+        let Expr::Path(p) = &*c.func else {
+            return Ok(None);
+        };
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let [sname, ctor] = segs.as_slice() else {
+            return Ok(None);
+        };
+        let Some(si) = self.ctx.structs.iter().position(|s| s.name == *sname) else {
+            return Ok(None);
+        };
+        let ty = Ty::Gc(si as u8);
+        match ctor.as_str() {
+            "null" if c.args.is_empty() => Ok(Some(Some(Val::scalar(ty, Opnd::Null)))),
+            "new" => {
+                let nf = self.ctx.structs[si].fields.len();
+                if c.args.len() != nf {
+                    return err(sp, format!("`{sname}::new` takes {nf} arguments (its fields)"));
+                }
+                let mut vals = Vec::new();
+                for (i, a) in c.args.iter().enumerate() {
+                    let fty = self.ctx.structs[si].fields[i].1;
+                    let Some(v) = self.expr(a, Some(fty))? else {
+                        return Ok(Some(None));
+                    };
+                    if v.ty != fty {
+                        return err(a.span(), "the value does not have the field's type");
+                    }
+                    vals.push(v.opnd(a.span())?);
+                }
+                let dst = self.regs.temp(Bank::Ref);
+                let (size, d) = (self.ctx.structs[si].size_descr(), dst.tokens());
+                self.code.push(quote!(b.new_object(#size, #d);));
+                for (i, v) in vals.iter().enumerate() {
+                    let (fd, a) = (self.ctx.structs[si].field_descr(i), v.arg());
+                    let obj = Opnd::Reg(dst).arg();
+                    self.code.push(quote!(b.setfield(#obj, #a, #fd);));
+                }
+                Ok(Some(Some(Val::scalar(ty, Opnd::Reg(dst)))))
+            }
+            other => err(
+                sp,
+                format!("`{sname}::{other}` is not lowered: GC structs have `new(fields..)` and `null()`"),
+            ),
+        }
+    }
+
+    /// `x.field()`, `x.set_field(v)` and `x.is_null()` on a GC handle.
+    fn gc_method(&mut self, m: &syn::ExprMethodCall, recv: &Val, si: u8) -> Res<Option<Val>> {
+        let sp = m.span();
+        let name = m.method.to_string();
+        let obj = recv.opnd(sp)?;
+        if name == "is_null" && m.args.is_empty() {
+            return Ok(Some(Val::scalar(
+                Ty::BOOL,
+                self.pure_t("PtrEq", &[obj, Opnd::Null]),
+            )));
+        }
+        let sd = &self.ctx.structs[si as usize];
+        let (field, set) = match name.strip_prefix("set_") {
+            Some(f) if m.args.len() == 1 => (f.to_string(), true),
+            _ if m.args.is_empty() => (name.clone(), false),
+            _ => (String::new(), false),
+        };
+        let Some(fi) = sd.fields.iter().position(|(f, _)| *f == field) else {
+            return err(
+                m.method.span(),
+                format!(
+                    "undeclared field: `{}` has no field `{name}` (declared: {}); its methods \
+                     are `field()`, `set_field(v)` and `is_null()`",
+                    sd.name,
+                    sd.fields
+                        .iter()
+                        .map(|(f, _)| f.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        };
+        let (fty, fd) = (sd.fields[fi].1, sd.field_descr(fi));
+        let o = obj.arg();
+        if set {
+            let Some(v) = self.expr(&m.args[0], Some(fty))? else {
+                return Ok(None);
+            };
+            if v.ty != fty {
+                return err(m.args[0].span(), "the value does not have the field's type");
+            }
+            let a = v.opnd(sp)?.arg();
+            self.code.push(quote!(b.setfield(#o, #a, #fd);));
+            return Ok(Some(Val::unit()));
+        }
+        let dst = self.regs.temp(bank(fty));
+        let d = dst.tokens();
+        self.code.push(quote!(b.getfield(#o, #fd, #d);));
+        Ok(Some(Val::scalar(fty, Opnd::Reg(dst))))
     }
 
     fn lookup(&self, name: &str) -> Option<Var> {
@@ -333,7 +495,7 @@ impl<'a> Lowerer<'a> {
                 op: Some(Opnd::Reg(r)),
                 len: None,
             }) if scope.iter().any(|var| var.reg == r) => {
-                let t = self.regs.temp(Bank::Int);
+                let t = self.regs.temp(bank(ty));
                 self.copy(&Opnd::Reg(r), t);
                 Some(Val::scalar(ty, Opnd::Reg(t)))
             }
@@ -362,9 +524,10 @@ impl<'a> Lowerer<'a> {
         let (ident, declared) = match &local.pat {
             Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (&p.ident, None),
             Pat::Type(pt) => match &*pt.pat {
-                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
-                    (&p.ident, Some(Ty::parse(&pt.ty)?))
-                }
+                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (
+                    &p.ident,
+                    Some(Ty::parse_with(&pt.ty, &self.struct_names())?),
+                ),
                 other => return err(other.span(), "only `let name` bindings are supported"),
             },
             other => return err(other.span(), "only `let name` bindings are supported"),
@@ -382,13 +545,14 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         };
         let ty = declared.unwrap_or(v.ty);
-        if !matches!(ty, Ty::Scalar(_)) || v.ty != ty {
+        if !matches!(ty, Ty::Scalar(_) | Ty::Gc(_)) || v.ty != ty {
             return err(
                 init.expr.span(),
-                "a `let` in a handler must hold an integer or bool of the declared type",
+                "a `let` in a handler must hold an integer, bool or GC struct of the declared \
+                 type",
             );
         }
-        let reg = self.regs.var(Bank::Int);
+        let reg = self.regs.var(bank(ty));
         self.copy(&v.opnd(init.expr.span())?, reg);
         self.scopes.last_mut().expect("a scope").push(Var {
             name: ident.to_string(),
@@ -533,6 +697,13 @@ impl<'a> Lowerer<'a> {
     fn lit(&mut self, l: &syn::Lit, want: Option<Ty>) -> Res<Val> {
         match l {
             syn::Lit::Bool(b) => Ok(Val::scalar(Ty::BOOL, Opnd::Int(b.value as i64))),
+            syn::Lit::Byte(b) => Ok(Val::scalar(
+                Ty::int(IntTy {
+                    bits: 8,
+                    signed: false,
+                }),
+                Opnd::Int(b.value() as i64),
+            )),
             syn::Lit::Int(i) => {
                 let ty = if i.suffix().is_empty() {
                     match want.and_then(Ty::as_int) {
@@ -646,6 +817,14 @@ impl<'a> Lowerer<'a> {
         let (a, b) = (l.opnd(sp)?, r.opnd(sp)?);
         let t = match l.ty {
             Ty::Scalar(Scalar::Int(t)) => t,
+            Ty::Gc(_) => {
+                let name = match op {
+                    Arith::Eq => "PtrEq",
+                    Arith::Ne => "PtrNe",
+                    _ => return err(sp, "GC struct handles can only be compared with == and !="),
+                };
+                return Ok(Val::scalar(Ty::BOOL, self.pure_t(name, &[a, b])));
+            }
             Ty::Scalar(Scalar::Bool) => {
                 let name = match op {
                     Arith::BitAnd => "IntAnd",
@@ -838,7 +1017,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn array_descr(elem: Scalar) -> TokenStream {
-        let name = format!("[{}]", elem.name());
+        let name = format!("items_{}", elem.name());
         let (size, signed) = (elem.item_size(), elem.signed());
         quote! {
             ::majit_ir::Descr::from(::majit_ir::ArrayDescr {
@@ -859,7 +1038,7 @@ impl<'a> Lowerer<'a> {
             // pointer and index are constants (they are, in a trace).
             let shim = format_ident!("__majit_load_{}", arr.name);
             let descr = call_descr(
-                &format!("load {}", arr.name),
+                &format!("load_{}", arr.name),
                 &[Bank::Ref, Bank::Int],
                 Some(()),
                 Policy::Elidable,
@@ -880,7 +1059,7 @@ impl<'a> Lowerer<'a> {
             Expr::Path(p) if p.path.get_ident().is_some() => {
                 let id = p.path.get_ident().expect("checked");
                 match self.lookup(&id.to_string()) {
-                    Some(v) if matches!(v.ty, Ty::Scalar(_)) => Ok(Place::Var(v)),
+                    Some(v) if matches!(v.ty, Ty::Scalar(_) | Ty::Gc(_)) => Ok(Place::Var(v)),
                     Some(_) => err(id.span(), "slices cannot be reassigned in a handler"),
                     None => {
                         self.path(p, None)?;
@@ -947,6 +1126,9 @@ impl<'a> Lowerer<'a> {
         let Some(recv) = self.expr(&m.receiver, want)? else {
             return Ok(None);
         };
+        if let Ty::Gc(si) = recv.ty {
+            return self.gc_method(m, &recv, si);
+        }
         let args: Vec<&Expr> = m.args.iter().collect();
         match (name.as_str(), recv.ty, args.as_slice()) {
             ("len", Ty::Slice { .. }, []) => Ok(Some(Val::scalar(
@@ -1004,6 +1186,9 @@ impl<'a> Lowerer<'a> {
 
     fn call(&mut self, c: &syn::ExprCall) -> Res<Option<Val>> {
         let sp = c.span();
+        if let Some(v) = self.struct_call(c, sp)? {
+            return Ok(v);
+        }
         let name = match &*c.func {
             Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
             _ => None,
@@ -1072,9 +1257,10 @@ impl<'a> Lowerer<'a> {
         }
         j.ty = Some(v.ty);
         j.flows = true;
-        if let Ty::Scalar(_) = v.ty {
-            let o = v.opnd(sp)?;
-            self.copy(&o, j.res);
+        match v.ty {
+            Ty::Scalar(_) => self.copy(&v.opnd(sp)?, j.res),
+            Ty::Gc(_) => self.copy(&v.opnd(sp)?, j.res_ref),
+            _ => {}
         }
         self.goto(j.end);
         Ok(())
@@ -1087,6 +1273,7 @@ impl<'a> Lowerer<'a> {
         }
         Some(match j.ty {
             Some(t @ Ty::Scalar(_)) => Val::scalar(t, Opnd::Reg(j.res)),
+            Some(t @ Ty::Gc(_)) => Val::scalar(t, Opnd::Reg(j.res_ref)),
             _ => Val::unit(),
         })
     }
@@ -1094,6 +1281,7 @@ impl<'a> Lowerer<'a> {
     fn new_join(&mut self) -> Join {
         Join {
             res: self.regs.temp(Bank::Int),
+            res_ref: self.regs.temp(Bank::Ref),
             ty: None,
             end: self.label(),
             flows: false,
@@ -1302,7 +1490,11 @@ impl<'a> Lowerer<'a> {
                     let v = b.value as i64;
                     cases.push((quote!(#v), l));
                 }
-                other => return err(other.span(), "only integer and bool literals"),
+                syn::Lit::Byte(b) => {
+                    let v = b.value() as i64;
+                    cases.push((quote!(#v), l));
+                }
+                other => return err(other.span(), "only integer, byte and bool literals"),
             },
             Pat::Path(p) => cases.push((quote!(#p), l)),
             Pat::Ident(p)

@@ -34,6 +34,8 @@ pub enum Ty {
         elem: Scalar,
         mutable: bool,
     },
+    /// A handle of the declared GC struct with this index (ref bank).
+    Gc(u8),
     Unit,
 }
 
@@ -112,20 +114,29 @@ impl Ty {
         }
     }
 
-    /// Parses a Rust type the JIT supports.
+    /// Parses a Rust type the JIT supports (no GC structs).
     pub fn parse(ty: &syn::Type) -> syn::Result<Ty> {
+        Ty::parse_with(ty, &[])
+    }
+
+    /// Parses a Rust type the JIT supports; `structs` are the names of
+    /// the declared GC structs.
+    pub fn parse_with(ty: &syn::Type, structs: &[String]) -> syn::Result<Ty> {
         let unsupported = || {
             syn::Error::new(
                 ty.span(),
                 "this type is not supported by #[jit_interp]: use an integer type, `bool`, \
-                 or a slice `&[T]` / `&mut [T]` of them",
+                 a slice `&[T]` / `&mut [T]` of them, or a struct declared in `structs`",
             )
         };
         match ty {
-            syn::Type::Paren(p) => Ty::parse(&p.elem),
+            syn::Type::Paren(p) => Ty::parse_with(&p.elem, structs),
             syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
             syn::Type::Path(p) if p.qself.is_none() => {
                 let id = p.path.get_ident().ok_or_else(unsupported)?.to_string();
+                if let Some(i) = structs.iter().position(|s| *s == id) {
+                    return Ok(Ty::Gc(i as u8));
+                }
                 scalar_named(&id).map(Ty::Scalar).ok_or_else(unsupported)
             }
             syn::Type::Reference(r) => match &*r.elem {
@@ -147,7 +158,12 @@ impl Ty {
     pub fn to_values(self, x: &TokenStream) -> Vec<TokenStream> {
         let v = quote!(::majit_ir::Value);
         match self {
+            Ty::Slice { mutable: true, .. } => vec![
+                quote!(#v::Ref((#x).as_mut_ptr() as usize)),
+                quote!(#v::Int((#x).len() as i64)),
+            ],
             Ty::Scalar(_) => vec![quote!(#v::Int((#x) as i64))],
+            Ty::Gc(_) => vec![quote!(#v::Ref((#x).to_raw()))],
             Ty::Slice { .. } => vec![
                 quote!(#v::Ref((#x).as_ptr() as usize)),
                 quote!(#v::Int((#x).len() as i64)),
@@ -163,6 +179,7 @@ impl Ty {
         match self {
             Ty::Scalar(Scalar::Bool) => quote!(#raw != 0),
             Ty::Scalar(Scalar::Int(_)) => quote!(#raw as #rust),
+            Ty::Gc(_) => quote!(#rust::from_raw((#v).as_ref().unwrap_or(0))),
             _ => quote!(()),
         }
     }

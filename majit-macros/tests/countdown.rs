@@ -94,7 +94,7 @@ fn dispatch_folds_away_in_the_trace() {
     let report = jit.report();
     assert_eq!(jit.loops().len(), 1, "{report}");
     let trace = majit_ir::text::print(&jit.loops()[0].trace);
-    assert!(!trace.contains("load code"), "{trace}");
+    assert!(!trace.contains("load_code"), "{trace}");
     assert!(!trace.contains("guard_value"), "{trace}");
     assert!(trace.contains("descr=emit"), "{trace}");
 }

@@ -1,0 +1,71 @@
+//! Every program gives the same output with the JIT (RefExec, several
+//! thresholds) as without it, and the JIT's stats show compiled loops
+//! that were entered.
+
+use majit_metainterp::params::JitParams;
+
+/// A program printing `text`, one counting loop per byte.
+fn text_program(text: &str) -> String {
+    let mut p = String::new();
+    for c in text.bytes() {
+        p += ">[-]<";
+        p += &"+".repeat((c / 8) as usize);
+        p += "[>++++++++<-]>";
+        p += &"+".repeat((c % 8) as usize);
+        p += ".<";
+    }
+    p
+}
+
+fn programs() -> Vec<(&'static str, String, &'static [u8])> {
+    vec![
+        ("text", text_program("Hello, majit!\n"), b""),
+        ("echo", ",[.,]".into(), b"echo me"),
+        ("reverse", ">,[>,]<[.<]".into(), b"stressed"),
+        ("nested", "+++++[>+++++[>+++++<-]<-]>>.".into(), b""),
+        // `-` wraps cell 0 to 255; the loop moves it to cell 1; 190
+        // decrements leave 65 ('A').
+        ("wrapping", format!("-[>+<-]>{}.", "-".repeat(190)), b""),
+        (
+            "deep",
+            "++++[>++++[>++++[>++++<-]<-]<-]>>>[<<<+>>>-]<<<++++++++++++++++.".into(),
+            b"",
+        ),
+    ]
+}
+
+fn params(threshold: u32) -> JitParams {
+    JitParams::default().with_threshold(threshold)
+}
+
+#[test]
+fn jit_output_equals_plain_output() {
+    for (name, src, input) in programs() {
+        let prog = bf::compile(&src).unwrap();
+        let (plain, none) = bf::execute(&prog, input, None).unwrap();
+        assert!(none.is_none());
+        assert!(!plain.is_empty(), "{name} prints something");
+        for threshold in [1, 2, 7] {
+            let (out, stats) = bf::execute(&prog, input, Some(params(threshold))).unwrap();
+            let stats = stats.unwrap();
+            assert_eq!(out, plain, "{name} threshold {threshold}\n{stats}");
+            if name != "echo" && name != "reverse" {
+                assert!(stats.loops_compiled >= 1, "{name}\n{stats}");
+                assert!(stats.loop_entries >= 1, "{name}\n{stats}");
+            }
+        }
+    }
+}
+
+#[test]
+fn text_program_prints_its_text() {
+    let prog = bf::compile(&text_program("Hello, majit!\n")).unwrap();
+    let (out, _) = bf::execute(&prog, b"", Some(params(2))).unwrap();
+    assert_eq!(out, b"Hello, majit!\n");
+}
+
+#[test]
+fn unmatched_brackets_are_errors() {
+    assert_eq!(bf::compile("+[").unwrap_err().at, 1);
+    assert_eq!(bf::compile("+]").unwrap_err().at, 1);
+}
