@@ -464,6 +464,45 @@ macro_rules! backend_suite {
             }
 
             #[test]
+            fn bridge_inputs_from_constants_duplicates_floats_and_refs() {
+                use $crate::support::{scenario, Step};
+                let looped = "[i0, f1, p2]
+                    label(i0, f1, p2, descr=Loop)
+                    i3 = int_add(i0, 1)
+                    f4 = float_mul(f1, 1.5)
+                    i5 = int_lt(i3, 20)
+                    guard_true(i5, descr=g1) [i3, 7, i3, f4, 2.5, p2, null, f4]
+                    jump(i3, f4, p2, descr=Loop)";
+                let bridge = "[i0, i1, i2, f3, f4, p5, p6, f7]
+                    i8 = int_add(i0, i1)
+                    i9 = int_mul(i8, i2)
+                    f10 = float_add(f3, f4)
+                    f11 = float_sub(f10, f7)
+                    i12 = ptr_eq(p5, p6)
+                    finish(i9, f11, i12, p5, descr=g9)";
+                scenario::<ArchImpl>(&[
+                    Step::Loop(looped),
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, 1.0, buf",
+                    },
+                    Step::Bridge {
+                        code: 0,
+                        op_index: 4,
+                        text: bridge,
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, 1.0, buf",
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "5, -2.0, null",
+                    },
+                ]);
+            }
+
+            #[test]
             fn jumps_between_traces() {
                 use $crate::support::{scenario, Step};
                 let second = "[i0, f1]
