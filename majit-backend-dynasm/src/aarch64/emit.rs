@@ -22,7 +22,7 @@
 
 use super::a64;
 use super::regs::{self, hw, is_float, D30, D31, X16, X17};
-use crate::arch::{Assembled, Bank, Emitter, JumpTarget, Loc, OpCx, PoolWord};
+use crate::arch::{Assembled, Bank, EmitEnv, Emitter, JumpTarget, Loc, OpCx, PoolWord};
 use crate::frame;
 use crate::guard::ExitRecord;
 use crate::regalloc::moves::{sequentialize, Move};
@@ -110,6 +110,8 @@ pub struct A64Emitter {
     /// The flags the previous op left; cleared by every op that may
     /// change them.
     pub(super) flags: Option<Flags>,
+    /// Class words and the GC contract.
+    pub(super) env: EmitEnv,
 }
 
 /// The 64 bits a constant stands for.
@@ -138,18 +140,19 @@ pub(super) fn slot_disp(n: u32) -> i64 {
 }
 
 impl A64Emitter {
-    /// A fresh emitter; `exit_routine` is the shared exit routine's address.
-    pub fn new(exit_routine: usize) -> Self {
+    /// A fresh emitter for the backend facts `env`.
+    pub fn new(env: EmitEnv) -> Self {
         let mut ops = VecAssembler::new(0);
         let exit_word = ops.new_dynamic_label();
         A64Emitter {
             ops,
-            pool: vec![(exit_word, PoolSource::Abs(exit_routine))],
+            pool: vec![(exit_word, PoolSource::Abs(env.exit_routine))],
             exit_word,
             labels: Vec::new(),
             stubs: Vec::new(),
             inline_exits: Vec::new(),
             flags: None,
+            env,
         }
     }
 
@@ -222,6 +225,15 @@ impl A64Emitter {
         } else {
             self.mov_imm(X16, off);
             a64!(self.ops; ldr D(d), [frame, tmp]);
+        }
+    }
+
+    /// Register `r` of either bank := the word at `x29 + off`.
+    pub(super) fn frame_ldr(&mut self, r: u8, off: i64) {
+        if is_float(r) {
+            self.frame_ldr_d(r, off);
+        } else {
+            self.frame_ldr_x(r, off);
         }
     }
 
@@ -707,19 +719,11 @@ impl Emitter for A64Emitter {
             | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => {
                 self.call(cx, dst)?
             }
-            New
-            | NewWithVtable
-            | NewArray
-            | NewArrayClear
-            | CallMallocNursery
-            | CallMallocNurseryHeaderless
-            | CallMallocNurseryVarsize
-            | CondCallGcWb
-            | CondCallGcWbArray => {
-                return Err(super::unsupported(
-                    cx.op,
-                    "needs the GC rewrite and GC info",
-                ))
+            CallMallocNursery | CallMallocNurseryHeaderless => self.malloc_nursery(cx, dst)?,
+            CondCallGcWb | CondCallGcWbArray => self.write_barrier(cx)?,
+            CallMallocNurseryVarsize => self.malloc_varsize(cx, dst)?,
+            New | NewWithVtable | NewArray | NewArrayClear => {
+                return Err(super::unsupported(cx.op, "needs the GC rewrite"))
             }
             GuardTrue | GuardFalse | GuardValue | GuardClass | GuardNonnull | GuardIsnull
             | GuardNonnullClass | GuardNoException | GuardNotInvalidated | GuardNoOverflow

@@ -106,12 +106,7 @@ impl A64Emitter {
                 }
                 self.b_cond(Cond::Ne, stub);
             }
-            GuardClass | GuardNonnullClass => {
-                return Err(super::unsupported(
-                    cx.op,
-                    "the class word layout is not defined yet",
-                ))
-            }
+            GuardClass | GuardNonnullClass => self.guard_class(cx, stub)?,
             GuardNoOverflow | GuardOverflow => {
                 let Some(Flags {
                     cond,
@@ -136,6 +131,42 @@ impl A64Emitter {
             other => return Err(CompileError::Invalid(format!("{other} is not a guard"))),
         }
         self.stubs.push(Stub { label: stub, exit });
+        Ok(())
+    }
+
+    /// `guard_class(p, cls)`: the type id in the low half of `p`'s header
+    /// must be one whose class word is `cls` (see `EmitEnv::classes`).
+    fn guard_class(&mut self, cx: &OpCx, stub: DynamicLabel) -> Result<(), CompileError> {
+        let Loc::Const(c) = cx.args[1] else {
+            return Err(super::unsupported(cx.op, "class operand is not a constant"));
+        };
+        let class = const_bits(c) as u64;
+        let mut ids: Vec<u32> = self
+            .env
+            .classes
+            .iter()
+            .filter(|e| e.0 == class)
+            .map(|e| e.1)
+            .collect();
+        if ids.is_empty() {
+            ids.push(class as u32);
+        }
+        let p = hw(self.int_reg(cx.args[0], X16));
+        if cx.op.opcode == OpCode::GuardNonnullClass {
+            a64!(self.ops; cbz X(p), =>stub);
+        }
+        a64!(self.ops; ldr w17, [X(p)]);
+        let ok = self.ops.new_dynamic_label();
+        for (k, &id) in ids.iter().enumerate() {
+            self.mov_imm(X16, id as i64);
+            a64!(self.ops; cmp w17, w16);
+            if k + 1 == ids.len() {
+                self.b_cond(Cond::Ne, stub);
+            } else {
+                a64!(self.ops; b.eq =>ok);
+            }
+        }
+        a64!(self.ops; =>ok);
         Ok(())
     }
 

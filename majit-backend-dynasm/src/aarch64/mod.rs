@@ -7,6 +7,7 @@
 //! - [`guard`]: guards, exit stubs, the entry trampoline and exit routine.
 //! - [`memory`]: loads and stores, with out-of-range offsets computed in
 //!   a scratch register.
+//! - [`nursery`]: inline nursery allocation and the write barrier.
 //!
 //! All assembly goes through the [`a64!`] macro, which sets
 //! `.arch aarch64` and names the reserved registers. Every op's arguments
@@ -14,7 +15,9 @@
 //! inline sequences use only `x16`, `x17`, `d30` and `d31`, which the
 //! allocator never hands out, so no op needs a clobber set: division is
 //! `sdiv`/`msub` (whose results for a zero divisor and `MIN / -1` are the
-//! defined ones) and variable shifts take any count register.
+//! defined ones) and variable shifts take any count register. The GC
+//! slow paths (`nursery.rs`) save and reload the live registers they
+//! could clobber themselves.
 //!
 //! Branch ranges: `b.cond`, `cbz`, `adr` and literal loads reach ±1 MB, so
 //! guard stubs and the pool sit at the end of their own trace; a trace
@@ -31,9 +34,10 @@ pub mod call;
 pub mod emit;
 pub mod guard;
 pub mod memory;
+pub mod nursery;
 pub mod regs;
 
-use crate::arch::{Arch, Emitter, OpConstraints, RegFile};
+use crate::arch::{Arch, EmitEnv, Emitter, OpConstraints, RegFile};
 use majit_ir::{Op, OpCode};
 use majit_metainterp::CompileError;
 
@@ -81,22 +85,26 @@ impl Arch for Aarch64 {
 
     fn supports(opcode: OpCode, has_gc: bool) -> bool {
         use OpCode::*;
-        let _ = has_gc;
-        !matches!(
-            opcode,
-            New | NewWithVtable
-                | NewArray
-                | NewArrayClear
-                | CallMallocNurseryVarsize
-                | CallMallocNursery
-                | CallMallocNurseryHeaderless
-                | CondCallGcWb
-                | CondCallGcWbArray
-        )
+        match opcode {
+            New | NewWithVtable | NewArray | NewArrayClear => false,
+            CallMallocNursery
+            | CallMallocNurseryHeaderless
+            | CallMallocNurseryVarsize
+            | CondCallGcWb
+            | CondCallGcWbArray => has_gc,
+            _ => true,
+        }
     }
 
     fn emitter(exit_routine: usize) -> Box<dyn Emitter> {
-        Box::new(emit::A64Emitter::new(exit_routine))
+        Self::emitter_with(&EmitEnv {
+            exit_routine,
+            ..EmitEnv::default()
+        })
+    }
+
+    fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter> {
+        Box::new(emit::A64Emitter::new(env.clone()))
     }
 
     fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
