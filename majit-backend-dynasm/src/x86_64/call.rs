@@ -7,14 +7,16 @@
 //! arguments into `rdi`…`r9`/`xmm0`…`xmm7` as one parallel move; call;
 //! release the area; copy `rax`/`xmm0` into the result register. The
 //! allocator has already moved values living across the call out of
-//! caller-saved registers (the call's clobber set).
+//! caller-saved registers (the call's clobber set) and, for calls that
+//! may collect, every live ref into its spill slot; with a GC such a call
+//! points the frame's `GCMAP` word at the site's gcmap while it runs.
 
-use super::emit::X64Emitter;
+use super::emit::{PoolSource, X64Emitter};
 use super::regs::{hw, R10, R11, RAX, REG_FILE, XMM0};
 use super::x64;
 use crate::arch::{Bank, Loc, OpCx};
 use crate::regalloc::moves::Move;
-use dynasmrt::DynasmApi;
+use dynasmrt::{DynasmApi, DynasmLabelApi};
 use majit_ir::ResultKind;
 use majit_metainterp::CompileError;
 
@@ -66,6 +68,19 @@ impl X64Emitter {
         }
         let fn_at = (8 * stack.len()) as i32;
         let area = (8 * stack.len() + 8).next_multiple_of(16) as i32;
+        // A collecting call with a GC: the frame is registered, so point
+        // its GCMAP word at this site's map (the allocator left live refs
+        // in slots only) for the duration of the call.
+        let rooted = self.env.gc.is_some() && cx.live.iter().any(|l| l.1 == majit_ir::Kind::Ref);
+        let gcmap_at = (crate::frame::GCMAP * 8) as i32;
+        if rooted {
+            let map = crate::gcmap::build(&REG_FILE, cx.live);
+            let first = self.pool_word(PoolSource::Abs(map[0] as usize)).0;
+            for &w in &map[1..] {
+                self.pool_word(PoolSource::Abs(w as usize));
+            }
+            x64!(self.ops; lea r10, [=>first]; mov QWORD [rbp + gcmap_at], r10);
+        }
         x64!(self.ops; sub rsp, area);
         let const_fn = match cx.args[0] {
             Loc::Const(c) => Some(super::emit::const_bits(c)),
@@ -97,6 +112,9 @@ impl X64Emitter {
             None => x64!(self.ops; call QWORD [rsp + fn_at]),
         }
         x64!(self.ops; add rsp, area);
+        if rooted {
+            x64!(self.ops; mov QWORD [rbp + gcmap_at], 0);
+        }
         match cx.op.opcode.result() {
             ResultKind::Int | ResultKind::Ref => self.load_int(dst, Loc::Reg(RAX)),
             ResultKind::Float => self.load_float(dst, Loc::Reg(XMM0)),

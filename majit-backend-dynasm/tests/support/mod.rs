@@ -127,6 +127,24 @@ pub extern "C" fn c11(
     acc ^ (x * 4.0) as i64 ^ ((y * 8.0) as i64).wrapping_shl(3)
 }
 
+thread_local! {
+    /// The heap `@collect` collects (set by `gc_differential` per executor).
+    pub static CURRENT_HEAP: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A helper that runs a minor collection of [`CURRENT_HEAP`] (moving every
+/// young object its caller holds) and returns `a + 1`.
+pub extern "C" fn collect(a: i64) -> i64 {
+    let heap = CURRENT_HEAP.with(|h| h.get()) as *mut majit_gc::GcHeap;
+    if !heap.is_null() {
+        // SAFETY: the heap is alive while a run on it is in progress; the
+        // caller's frame is registered with it.
+        let ok = unsafe { majit_gc::majit_gc_collect(heap, std::ptr::null_mut()) };
+        assert_eq!(ok, 1, "collection failed");
+    }
+    a.wrapping_add(1)
+}
+
 /// The helper for each `CALL_DESCRS` entry.
 pub fn helper(name: &str) -> usize {
     match name {
@@ -172,6 +190,7 @@ pub fn namespace(buf: &Buffer) -> Namespace {
         ("force_i", force_i as *const () as usize),
         ("scribble", scribble as *const () as usize),
         ("c11", c11 as *const () as usize),
+        ("collect", collect as *const () as usize),
     ] {
         ns.add_symbol(sym, Const::Int(f as i64));
     }
@@ -568,6 +587,35 @@ macro_rules! backend_suite {
             }
 
             #[test]
+            fn refs_survive_a_collection_inside_a_call() {
+                let text =
+                    "descr Call.collect = call(args=[int], result=int, effect=random, can_collect)
+                    [i0, p0]
+                    p1 = new(descr=Node)
+                    setfield_gc(p1, i0, descr=Node.value)
+                    setfield_gc(p1, p0, descr=Node.next)
+                    p2 = new_with_vtable(descr=Stack)
+                    setfield_gc(p2, p1, descr=Stack.head)
+                    setfield_gc(p2, 5, descr=Stack.len)
+                    i3 = call_i(@collect, i0, descr=Call.collect)
+                    i4 = call_i(@collect, i3, descr=Call.collect)
+                    p5 = getfield_gc_r(p2, descr=Stack.head)
+                    i6 = getfield_gc_i(p5, descr=Node.value)
+                    i7 = getfield_gc_i(p1, descr=Node.value)
+                    i8 = ptr_eq(p5, p1)
+                    guard_true(i8, descr=g1) [i6, i7]
+                    guard_class(p2, 0x5700, descr=g2) [i6]
+                    finish(i4, i6, i7, p1, p2, descr=g3)";
+                let t = $crate::support::parse_text(text, &$crate::support::Buffer::new());
+                let values = [majit_ir::Value::Int(41), majit_ir::Value::Ref(0)];
+                let outcome = $crate::support::gc_differential::<ArchImpl>(&t, &values)
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(outcome.1.as_deref(), Some("g3"));
+                assert_eq!(outcome.2[..3], [Some(43), Some(41), Some(41)]);
+            }
+
+            #[test]
             fn gc_stress_fuzz() {
                 let ran = $crate::support::gc_fuzz::<ArchImpl>(150, 1);
                 eprintln!("{ran} allocating traces agreed under GC stress");
@@ -923,7 +971,9 @@ pub fn gc_differential<A: Arch>(
     let code = native
         .compile_loop(&lowered)
         .map_err(|e| format!("native: {e}\n{}", print(&lowered)))?;
+    CURRENT_HEAP.with(|h| h.set(heap_b.borrow().heap_ptr() as usize));
     let found = native.execute(code, inputs);
+    CURRENT_HEAP.with(|h| h.set(0));
     let (e, f) = (gc_outcome(expected), gc_outcome(found));
     if e != f {
         return Err(format!(
