@@ -562,6 +562,8 @@ macro_rules! backend_suite {
             fn same_trace_same_bytes() {
                 let n = $crate::support::deterministic_bytes::<ArchImpl>(0..60);
                 assert_eq!(n, 60);
+                let n = $crate::support::deterministic_gc_bytes::<ArchImpl>(0..30);
+                assert_eq!(n, 30);
             }
 
             #[test]
@@ -761,6 +763,39 @@ pub fn deterministic_bytes<A: Arch>(seeds: std::ops::Range<u64>) -> usize {
             b.code_bytes(cb),
             "seed {seed}: bytes differ\n{}",
             print(&trace)
+        );
+        compared += 1;
+    }
+    compared
+}
+
+/// Compiles rewritten allocating traces on two backends over two
+/// different heaps: the instruction bytes must not differ (every address
+/// of the GC contract is read from the pool).
+pub fn deterministic_gc_bytes<A: Arch>(seeds: std::ops::Range<u64>) -> usize {
+    let mut compared = 0;
+    for seed in seeds {
+        let knobs = Knobs {
+            memory: true,
+            lowered: false,
+            loops: seed % 2 == 0,
+            ..Knobs::default()
+        };
+        let mut trace = random_trace(seed, &knobs);
+        bind_calls(&mut trace);
+        let (heap_a, heap_b) = (stress_heap(), stress_heap());
+        let lowered = gc_rewrite(&trace, &heap_a.borrow().jit_info());
+        let mut a = NativeBackend::<A>::with_gc(heap_a.borrow().jit_info()).expect("backend");
+        let mut b = NativeBackend::<A>::with_gc(heap_b.borrow().jit_info()).expect("backend");
+        let (ca, cb) = (
+            a.compile_loop(&lowered).expect("compiles"),
+            b.compile_loop(&lowered).expect("compiles"),
+        );
+        assert_eq!(
+            a.code_bytes(ca),
+            b.code_bytes(cb),
+            "seed {seed}: bytes differ\n{}",
+            print(&lowered)
         );
         compared += 1;
     }
