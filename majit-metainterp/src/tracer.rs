@@ -178,6 +178,11 @@ pub struct Tracer<'a> {
     /// ends there with a `finish`).
     passed: Vec<GreenKey>,
     heap: HeapCache,
+    /// A bridge re-executes the branch whose guard failed; its outcome is
+    /// known (the bridge only runs when that guard fails), so the first
+    /// instruction, if a boolean branch or overflow check, records no
+    /// guard.
+    known_outcome: bool,
 }
 
 enum Step {
@@ -228,6 +233,7 @@ impl<'a> Tracer<'a> {
             started: false,
             passed: Vec::new(),
             heap: HeapCache::default(),
+            known_outcome: false,
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         let insn = frame.code.decode(mp_pc);
@@ -258,6 +264,7 @@ impl<'a> Tracer<'a> {
             started: true,
             passed: Vec::new(),
             heap: HeapCache::default(),
+            known_outcome: true,
         };
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
@@ -471,6 +478,10 @@ impl<'a> Tracer<'a> {
     }
 
     fn step(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
+        let known = self.known_outcome && insn.op != JOp::Live;
+        if known {
+            self.known_outcome = false;
+        }
         let mut next = insn.next;
         let mut result: Option<TBox> = None;
         match insn.op {
@@ -500,6 +511,13 @@ impl<'a> Tracer<'a> {
                 let (v, overflow) = eval::ovf(insn.ir_op(), x, y);
                 result = Some(if a.r.is_const() && b.r.is_const() {
                     self.konst(Value::Int(v))
+                } else if known {
+                    let wrapping = match insn.ir_op() {
+                        OpCode::IntAddOvf => OpCode::IntAdd,
+                        OpCode::IntSubOvf => OpCode::IntSub,
+                        _ => OpCode::IntMul,
+                    };
+                    self.record(Op::new(wrapping, &[a.r, b.r]), Value::Int(v))
                 } else {
                     let r = self.trace.push(Op::new(insn.ir_op(), &[a.r, b.r]));
                     let g = if overflow {
@@ -522,7 +540,7 @@ impl<'a> Tracer<'a> {
             JOp::GotoIfNot => {
                 let c = self.get(insn.reg(0));
                 let truth = c.v.as_int().unwrap_or(0) != 0;
-                if !c.r.is_const() {
+                if !c.r.is_const() && !known {
                     let g = if truth {
                         OpCode::GuardTrue
                     } else {
@@ -537,7 +555,7 @@ impl<'a> Tracer<'a> {
             JOp::GotoIfNull => {
                 let p = self.get(insn.reg(0));
                 let null = p.v.as_ref().unwrap_or(0) == 0;
-                if !p.r.is_const() {
+                if !p.r.is_const() && !known {
                     let g = if null {
                         OpCode::GuardIsnull
                     } else {

@@ -149,6 +149,17 @@ fn hot_failing_guards_get_bridges_that_are_entered() {
         assert_eq!((r, out), expected, "{stats}");
         assert!(stats.bridges_compiled >= 1, "{stats}");
         assert_eq!(jit.bridges().len() as u64, stats.bridges_compiled);
+        for b in jit.bridges() {
+            // The failed branch's outcome is known in its bridge: no guard
+            // re-tests it.
+            let first = b.trace.ops[0].opcode;
+            let guards = [majit_ir::OpCode::GuardTrue, majit_ir::OpCode::GuardFalse];
+            assert!(
+                !guards.contains(&first),
+                "{}",
+                majit_ir::text::print(&b.trace)
+            );
+        }
         // Without the bridge the guard would fail ~200 times; with it, the
         // failures stop once the bridge is attached (it is entered).
         assert!(stats.guard_failures < 20, "{stats}");
