@@ -15,6 +15,8 @@
 //! - [`text`]: the trace text format ([`print()`], [`parse`], [`parse_with`],
 //!   [`Namespace`]); every test writes traces this way.
 //! - [`verify`](mod@verify): the rules every trace obeys, checked after each pass.
+//! - [`eval`]: the executable semantics of value ops (division by zero,
+//!   shifts, casts), shared by every evaluator.
 //! - `fuzzing` (feature `fuzzing`): the shared test namespace, a generator
 //!   of valid random traces, a text mutator and round-trip checks.
 //!
@@ -22,6 +24,7 @@
 
 pub mod descr;
 pub mod error;
+pub mod eval;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 pub mod op;
