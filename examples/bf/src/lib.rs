@@ -23,6 +23,7 @@ use majit_metainterp::driver::{JitDriver, JitError};
 use majit_metainterp::params::JitParams;
 use majit_metainterp::refexec::RefExec;
 use majit_metainterp::stats::Stats;
+use majit_metainterp::Backend;
 use std::cell::RefCell;
 use std::fmt;
 
@@ -169,13 +170,32 @@ pub fn run(code: &[i64], tape: &mut [u8]) -> usize {
     }
 }
 
-/// Runs `prog` on `input`; with `params` through the JIT (RefExec
-/// backend), else the plain interpreter. Returns the output and, with
-/// the JIT, its stats.
+/// Which backend compiles the JIT's traces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// The metainterp's reference executor (an interpreter of traces).
+    RefExec,
+    /// `majit-backend-dynasm`'s native backend (x86_64 only).
+    Native,
+}
+
+/// Runs `prog` on `input`; with `params` through the JIT (on `backend`),
+/// else the plain interpreter. Returns the output and, with the JIT, its
+/// stats.
 pub fn execute(
     prog: &Program,
     input: &[u8],
     params: Option<JitParams>,
+) -> Result<(Vec<u8>, Option<Stats>), JitError> {
+    execute_on(prog, input, params, BackendChoice::RefExec)
+}
+
+/// [`execute`] on a chosen backend.
+pub fn execute_on(
+    prog: &Program,
+    input: &[u8],
+    params: Option<JitParams>,
+    backend: BackendChoice,
 ) -> Result<(Vec<u8>, Option<Stats>), JitError> {
     IO.with(|io| *io.borrow_mut() = (input.to_vec(), 0, Vec::new()));
     let mut tape = vec![0u8; TAPE];
@@ -184,14 +204,38 @@ pub fn execute(
             run(&prog.code, &mut tape);
             None
         }
-        Some(params) => {
-            let (codes, portal) =
-                run_jitcode().map_err(|e| JitError::BadState(format!("bf jitcode: {e}")))?;
-            let mut driver = JitDriver::new(codes, portal, RefExec::new(), params)?;
-            run_jit(&mut driver, &prog.code, &mut tape)?;
-            Some(driver.stats().clone())
-        }
+        Some(params) => Some(match backend {
+            BackendChoice::RefExec => with_jit(prog, &mut tape, RefExec::new(), params)?,
+            BackendChoice::Native => native(prog, &mut tape, params)?,
+        }),
     };
     let out = IO.with(|io| std::mem::take(&mut io.borrow_mut().2));
     Ok((out, stats))
+}
+
+#[cfg(target_arch = "x86_64")]
+fn native(prog: &Program, tape: &mut [u8], params: JitParams) -> Result<Stats, JitError> {
+    let backend = majit_backend_dynasm::HostBackend::new()
+        .map_err(|e| JitError::BadState(format!("native backend: {e}")))?;
+    with_jit(prog, tape, backend, params)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn native(_: &Program, _: &mut [u8], _: JitParams) -> Result<Stats, JitError> {
+    Err(JitError::BadState(
+        "the native backend is x86_64-only for now".into(),
+    ))
+}
+
+fn with_jit<B: Backend>(
+    prog: &Program,
+    tape: &mut [u8],
+    backend: B,
+    params: JitParams,
+) -> Result<Stats, JitError> {
+    let (codes, portal) =
+        run_jitcode().map_err(|e| JitError::BadState(format!("bf jitcode: {e}")))?;
+    let mut driver = JitDriver::new(codes, portal, backend, params)?;
+    run_jit(&mut driver, &prog.code, tape)?;
+    Ok(driver.stats().clone())
 }

@@ -1,6 +1,8 @@
-//! `bf [--no-jit] [--stats] [--threshold N] FILE`: runs a Brainfuck
-//! program (input from stdin), printing its output; `--stats` prints the
-//! JIT's counters and the wall time to stderr.
+//! `bf [--no-jit] [--native] [--stats] [--threshold N] FILE`: runs a
+//! Brainfuck program (input from stdin), printing its output. The JIT
+//! compiles with RefExec unless `--native` picks majit-backend-dynasm
+//! (x86_64); `--stats` prints the JIT's counters and the wall time to
+//! stderr.
 
 use majit_metainterp::params::JitParams;
 use std::io::{Read, Write};
@@ -8,17 +10,19 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: bf [--no-jit] [--stats] [--threshold N] FILE");
+    eprintln!("usage: bf [--no-jit] [--native] [--stats] [--threshold N] FILE");
     ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
     let (mut jit, mut stats, mut threshold, mut file) = (true, false, None, None);
+    let mut backend = bf::BackendChoice::RefExec;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--no-jit" => jit = false,
             "--stats" => stats = true,
+            "--native" => backend = bf::BackendChoice::Native,
             "--threshold" => match args.next().and_then(|n| n.parse::<u32>().ok()) {
                 Some(n) if n >= 1 => threshold = Some(n),
                 _ => {
@@ -62,7 +66,7 @@ fn main() -> ExitCode {
         None => params,
     });
     let start = Instant::now();
-    match bf::execute(&prog, &input, params) {
+    match bf::execute_on(&prog, &input, params, backend) {
         Ok((out, st)) => {
             let _ = std::io::stdout().write_all(&out);
             if stats {

@@ -69,3 +69,35 @@ fn unmatched_brackets_are_errors() {
     assert_eq!(bf::compile("+[").unwrap_err().at, 1);
     assert_eq!(bf::compile("+]").unwrap_err().at, 1);
 }
+
+/// The same programs through majit-backend-dynasm's native backend.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn native_backend_output_equals_plain_output() {
+    for (name, src, input) in programs() {
+        let prog = bf::compile(&src).unwrap();
+        let (plain, _) = bf::execute(&prog, input, None).unwrap();
+        let (out, stats) =
+            bf::execute_on(&prog, input, Some(params(2)), bf::BackendChoice::Native).unwrap();
+        let stats = stats.unwrap();
+        assert_eq!(out, plain, "{name}\n{stats}");
+        if name != "echo" && name != "reverse" {
+            assert!(stats.loop_entries >= 1, "{name}\n{stats}");
+        }
+    }
+}
+
+/// The benchmark program (8 million inner steps: native only, RefExec
+/// takes seconds in a debug build).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn nested_benchmark_program_runs_the_same_with_the_jit() {
+    let src = include_str!("../programs/nested.bf");
+    let prog = bf::compile(src).unwrap();
+    let (plain, _) = bf::execute(&prog, b"", None).unwrap();
+    assert_eq!(plain, b"AJ");
+    let native = bf::BackendChoice::Native;
+    let (out, stats) = bf::execute_on(&prog, b"", Some(params(2)), native).unwrap();
+    assert_eq!(out, plain);
+    assert!(stats.unwrap().loops_compiled >= 3);
+}
