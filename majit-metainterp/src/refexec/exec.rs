@@ -19,7 +19,7 @@ use super::memory::Access;
 use super::prepare::{Code, Extra, Step};
 use super::signal;
 use crate::backend::{CodeId, DeadFrame, ExecError, ExitId};
-use majit_ir::{Kind, OpCode, Value};
+use majit_ir::{eval, Kind, OpCode, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
@@ -178,29 +178,38 @@ impl<'a> Machine<'a> {
     fn step(&mut self, s: &Step) -> Result<Flow, ExecError> {
         use OpCode::*;
         match s.opcode {
-            // -- integer arithmetic --
+            // -- value ops: majit_ir::eval is their one definition --
             IntAdd | IntSub | IntMul | IntFloorDiv | IntMod | IntAnd | IntOr | IntXor
-            | IntLshift | IntRshift | UintRshift => self.exec_int_binary(s),
-            IntNeg | IntInvert | IntIsZero | IntIsTrue => self.exec_int_unary(s),
+            | IntLshift | IntRshift | UintRshift | IntLt | IntLe | IntEq | IntNe | IntGt
+            | IntGe | UintLt | UintLe | UintGt | UintGe => self.exec_int_binary(s),
             IntAddOvf | IntSubOvf | IntMulOvf => self.exec_int_ovf(s),
-            IntLt | IntLe | IntEq | IntNe | IntGt | IntGe | UintLt | UintLe | UintGt | UintGe => {
-                self.exec_int_compare(s)
-            }
-            // -- floats --
-            FloatAdd | FloatSub | FloatMul | FloatTrueDiv | FloatNeg | FloatAbs => {
-                self.exec_float_arith(s)
-            }
-            FloatLt | FloatLe | FloatEq | FloatNe | FloatGt | FloatGe => self.exec_float_compare(s),
-            CastFloatToInt
+            IntNeg
+            | IntInvert
+            | IntIsZero
+            | IntIsTrue
+            | FloatAdd
+            | FloatSub
+            | FloatMul
+            | FloatTrueDiv
+            | FloatNeg
+            | FloatAbs
+            | FloatLt
+            | FloatLe
+            | FloatEq
+            | FloatNe
+            | FloatGt
+            | FloatGe
+            | CastFloatToInt
             | CastIntToFloat
             | ConvertFloatBytesToLonglong
-            | ConvertLonglongBytesToFloat => self.exec_cast(s),
-            // -- pointers and copies --
-            PtrEq => self.set(s, u64::from(self.arg(s, 0) == self.arg(s, 1))),
-            PtrNe => self.set(s, u64::from(self.arg(s, 0) != self.arg(s, 1))),
-            CastPtrToInt | CastIntToPtr | SameAsI | SameAsR | SameAsF => {
-                self.set(s, self.arg(s, 0))
-            }
+            | ConvertLonglongBytesToFloat
+            | PtrEq
+            | PtrNe
+            | CastPtrToInt
+            | CastIntToPtr
+            | SameAsI
+            | SameAsR
+            | SameAsF => self.exec_value_op(s),
             // -- guards --
             GuardTrue | GuardFalse | GuardValue | GuardNonnull | GuardIsnull | GuardNoException
             | GuardNotInvalidated | GuardNoOverflow | GuardOverflow | GuardNotForced => {
@@ -258,10 +267,6 @@ impl<'a> Machine<'a> {
         self.arg(s, i) as i64
     }
 
-    fn float(&self, s: &Step, i: usize) -> f64 {
-        f64::from_bits(self.arg(s, i))
-    }
-
     /// Writes the current op's result.
     fn set(&mut self, s: &Step, bits: u64) -> Result<Flow, ExecError> {
         debug_assert!(std::ptr::eq(s, &self.code.steps[self.pc]));
@@ -282,106 +287,39 @@ impl<'a> Machine<'a> {
         }
     }
 
-    // -- integer arithmetic (defined semantics: see backend.rs) --
+    // -- value ops (semantics: majit_ir::eval) --
 
+    /// Two-operand integer arithmetic and comparisons, kept apart from
+    /// [`Self::exec_value_op`] because they are the hottest ops of loops.
     fn exec_int_binary(&mut self, s: &Step) -> Result<Flow, ExecError> {
-        let (x, y) = (self.int(s, 0), self.int(s, 1));
-        let shift = (y & 63) as u32;
-        let r = match s.opcode {
-            OpCode::IntAdd => x.wrapping_add(y),
-            OpCode::IntSub => x.wrapping_sub(y),
-            OpCode::IntMul => x.wrapping_mul(y),
-            OpCode::IntFloorDiv if y == 0 => 0,
-            OpCode::IntFloorDiv => x.wrapping_div(y), // MIN / -1 wraps to MIN
-            OpCode::IntMod if y == 0 => x,
-            OpCode::IntMod => x.wrapping_rem(y), // MIN % -1 == 0
-            OpCode::IntAnd => x & y,
-            OpCode::IntOr => x | y,
-            OpCode::IntXor => x ^ y,
-            OpCode::IntLshift => x << shift,
-            OpCode::IntRshift => x >> shift,
-            _ => ((x as u64) >> shift) as i64, // uint_rshift
-        };
-        self.set_int(s, r)
-    }
-
-    fn exec_int_unary(&mut self, s: &Step) -> Result<Flow, ExecError> {
-        let x = self.int(s, 0);
-        let r = match s.opcode {
-            OpCode::IntNeg => x.wrapping_neg(),
-            OpCode::IntInvert => !x,
-            OpCode::IntIsZero => i64::from(x == 0),
-            _ => i64::from(x != 0), // int_is_true
-        };
+        let r = eval::eval_int_binary(s.opcode, self.int(s, 0), self.int(s, 1))
+            .expect("dispatched only for integer binary ops");
         self.set_int(s, r)
     }
 
     fn exec_int_ovf(&mut self, s: &Step) -> Result<Flow, ExecError> {
-        let (x, y) = (self.int(s, 0), self.int(s, 1));
-        let (r, overflow) = match s.opcode {
-            OpCode::IntAddOvf => x.overflowing_add(y),
-            OpCode::IntSubOvf => x.overflowing_sub(y),
-            _ => x.overflowing_mul(y), // int_mul_ovf
-        };
+        let (r, overflow) = eval::eval_ovf(s.opcode, self.int(s, 0), self.int(s, 1))
+            .expect("dispatched only for int_*_ovf");
         self.overflow = overflow;
         self.set_int(s, r)
     }
 
-    fn exec_int_compare(&mut self, s: &Step) -> Result<Flow, ExecError> {
-        let (x, y) = (self.int(s, 0), self.int(s, 1));
-        let (ux, uy) = (x as u64, y as u64);
-        let r = match s.opcode {
-            OpCode::IntLt => x < y,
-            OpCode::IntLe => x <= y,
-            OpCode::IntEq => x == y,
-            OpCode::IntNe => x != y,
-            OpCode::IntGt => x > y,
-            OpCode::IntGe => x >= y,
-            OpCode::UintLt => ux < uy,
-            OpCode::UintLe => ux <= uy,
-            OpCode::UintGt => ux > uy,
-            _ => ux >= uy, // uint_ge
-        };
-        self.set(s, u64::from(r))
-    }
-
-    // -- floats (IEEE-754 double; comparisons with NaN are false but `ne`) --
-
-    fn exec_float_arith(&mut self, s: &Step) -> Result<Flow, ExecError> {
-        let x = self.float(s, 0);
-        let r = match s.opcode {
-            OpCode::FloatNeg => -x,
-            OpCode::FloatAbs => x.abs(),
-            OpCode::FloatAdd => x + self.float(s, 1),
-            OpCode::FloatSub => x - self.float(s, 1),
-            OpCode::FloatMul => x * self.float(s, 1),
-            _ => x / self.float(s, 1), // float_truediv
-        };
+    /// Any other value op: its arguments read with the kinds of its
+    /// signature (the verifier checked them).
+    fn exec_value_op(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let mut args = [Value::Int(0); 2];
+        let sig = s.opcode.info().args.as_bytes();
+        for (i, &k) in sig.iter().enumerate() {
+            let kind = match k {
+                b'f' => Kind::Float,
+                b'r' => Kind::Ref,
+                _ => Kind::Int,
+            };
+            args[i] = Value::from_bits(kind, self.arg(s, i));
+        }
+        let r = eval::eval_pure(s.opcode, &args[..sig.len()])
+            .expect("dispatched only for value ops with verified kinds");
         self.set(s, r.to_bits())
-    }
-
-    fn exec_float_compare(&mut self, s: &Step) -> Result<Flow, ExecError> {
-        let (x, y) = (self.float(s, 0), self.float(s, 1));
-        let r = match s.opcode {
-            OpCode::FloatLt => x < y,
-            OpCode::FloatLe => x <= y,
-            OpCode::FloatEq => x == y,
-            OpCode::FloatNe => x != y,
-            OpCode::FloatGt => x > y,
-            _ => x >= y, // float_ge
-        };
-        self.set(s, u64::from(r))
-    }
-
-    fn exec_cast(&mut self, s: &Step) -> Result<Flow, ExecError> {
-        let bits = self.arg(s, 0);
-        let r = match s.opcode {
-            // Truncates toward zero, saturates, NaN gives 0 (Rust's `as`).
-            OpCode::CastFloatToInt => f64::from_bits(bits) as i64 as u64,
-            OpCode::CastIntToFloat => (bits as i64 as f64).to_bits(),
-            _ => bits, // the two bit-pattern conversions
-        };
-        self.set(s, r)
     }
 
     // -- guards --
