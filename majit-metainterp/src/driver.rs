@@ -53,6 +53,17 @@ pub enum JitAction {
     Finished(Option<Value>),
 }
 
+/// An interpreter state that knows its greens and reds, for
+/// [`JitDriver::back_edge`] (an alternative to passing value arrays).
+pub trait JitState {
+    /// The greens, in the merge point's declaration order.
+    fn greens(&self) -> Vec<Value>;
+    /// The reds, in the merge point's declaration order.
+    fn reds(&self) -> Vec<Value>;
+    /// Takes the state the JIT left at a merge point.
+    fn restore(&mut self, greens: &[Value], reds: &[Value]);
+}
+
 /// A failure the driver cannot recover from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum JitError {
@@ -304,6 +315,17 @@ impl<B: Backend> JitDriver<B> {
                 JitAction::Continue
             }
         })
+    }
+
+    /// [`JitDriver::can_enter_jit`] on a [`JitState`]: on
+    /// [`JitAction::Continue`] the state is restored from the JIT's.
+    pub fn back_edge<S: JitState>(&mut self, state: &mut S) -> Result<JitAction, JitError> {
+        let (mut greens, mut reds) = (state.greens(), state.reds());
+        let action = self.can_enter_jit(&mut greens, &mut reds)?;
+        if action == JitAction::Continue {
+            state.restore(&greens, &reds);
+        }
+        Ok(action)
     }
 
     /// From a merge-point state: run compiled code while there is some for

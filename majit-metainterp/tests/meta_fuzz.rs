@@ -6,7 +6,7 @@
 mod meta_support;
 
 use majit_ir::Value;
-use majit_metainterp::driver::{JitAction, JitDriver};
+use majit_metainterp::driver::{JitAction, JitDriver, JitState};
 use majit_metainterp::params::JitParams;
 use majit_metainterp::refexec::RefExec;
 use meta_support::*;
@@ -54,25 +54,41 @@ fn random_program(rng: &mut Rng) -> Vec<(i64, i64)> {
     code
 }
 
+/// The register machine's state as a [`JitState`].
+struct Machine<'a> {
+    st: &'a mut State,
+    prog: i64,
+}
+
+impl JitState for Machine<'_> {
+    fn greens(&self) -> Vec<Value> {
+        vec![Value::Int(self.st.pc), Value::Int(self.prog)]
+    }
+    fn reds(&self) -> Vec<Value> {
+        vec![self.st.acc, Value::Int(self.st.cnt)]
+    }
+    fn restore(&mut self, greens: &[Value], reds: &[Value]) {
+        self.st.pc = greens[0].as_int().unwrap();
+        self.st.acc = reds[0];
+        self.st.cnt = reds[1].as_int().unwrap();
+    }
+}
+
 fn run(prog: &Program, boxed: bool, params: JitParams) -> (i64, Vec<i64>) {
     let (set, portal) = interp_jitcode(boxed);
     let mut jit = JitDriver::new(set, portal, RefExec::new(), params).unwrap();
     take_output();
     let r = run_plain(prog, boxed, &mut |st| {
-        let mut g = [Value::Int(st.pc), Value::Int(prog.addr())];
-        let mut r = [st.acc, Value::Int(st.cnt)];
-        match jit.can_enter_jit(&mut g, &mut r).unwrap() {
-            JitAction::Interpret => false,
-            JitAction::Continue => {
-                st.pc = g[0].as_int().unwrap();
-                st.acc = r[0];
-                st.cnt = r[1].as_int().unwrap();
-                false
-            }
+        let mut m = Machine {
+            st,
+            prog: prog.addr(),
+        };
+        match jit.back_edge(&mut m).unwrap() {
             JitAction::Finished(v) => {
-                st.acc = v.unwrap();
+                m.st.acc = v.unwrap();
                 true
             }
+            _ => false,
         }
     });
     (r, take_output())
