@@ -618,6 +618,11 @@ macro_rules! backend_suite {
             }
 
             #[test]
+            fn bad_input_is_an_error() {
+                $crate::support::bad_input_errors::<ArchImpl>();
+            }
+
+            #[test]
             fn gc_stress_fuzz() {
                 let ran = $crate::support::gc_fuzz::<ArchImpl>(150, 1);
                 eprintln!("{ran} allocating traces agreed under GC stress");
@@ -767,6 +772,87 @@ pub fn deterministic_bytes<A: Arch>(seeds: std::ops::Range<u64>) -> usize {
         compared += 1;
     }
     compared
+}
+
+/// A policy that returns a register nobody offered, or panics.
+pub struct BadPolicy {
+    pub panic: bool,
+}
+
+impl majit_backend_dynasm::regalloc::AllocPolicy for BadPolicy {
+    fn pick_reg(&mut self, _: &majit_backend_dynasm::regalloc::policy::RegChoice) -> u8 {
+        assert!(!self.panic, "a user policy panicked");
+        u8::MAX
+    }
+    fn pick_spill(&mut self, _: &majit_backend_dynasm::regalloc::policy::SpillChoice) -> u8 {
+        u8::MAX
+    }
+}
+
+/// Errors a caller can provoke come back as errors, never as panics.
+pub fn bad_input_errors<A: Arch>() {
+    use majit_backend_dynasm::sched::NativeSched;
+    use majit_metainterp::{CodeId, CompileError, ExitId};
+    let buf = Buffer::new();
+    let t = parse_text(
+        "[i0]\ni1 = int_add(i0, 1)\nguard_true(i1, descr=g1) [i1]\nfinish(i1)",
+        &buf,
+    );
+    for panic in [false, true] {
+        let mut b = NativeBackend::<A>::new().expect("backend");
+        b.set_strategies(Box::new(NativeSched), Box::new(BadPolicy { panic }));
+        let e = b
+            .compile_loop(&t)
+            .expect_err("an illegal choice is rejected");
+        assert!(matches!(e, CompileError::Strategy { .. }), "{e:?}");
+    }
+    let mut b = NativeBackend::<A>::new().expect("backend");
+    let code = b.compile_loop(&t).expect("compiles");
+    assert!(matches!(
+        b.execute(code, &[Value::Float(1.0)]),
+        Err(ExecError::BadInputs(_))
+    ));
+    assert!(matches!(
+        b.execute(CodeId(99), &[]),
+        Err(ExecError::UnknownCode(_))
+    ));
+    let nowhere = ExitId { code, op_index: 0 };
+    assert!(matches!(
+        b.compile_bridge(nowhere, &t),
+        Err(CompileError::UnknownTarget(_))
+    ));
+    let finish = ExitId { code, op_index: 2 };
+    assert!(matches!(
+        b.compile_bridge(finish, &t),
+        Err(CompileError::UnknownTarget(_))
+    ));
+    let guard = ExitId { code, op_index: 1 };
+    let floats = parse_text("[f0]\nfinish(f0)", &buf);
+    assert!(
+        matches!(
+            b.compile_bridge(guard, &floats),
+            Err(CompileError::Invalid(_))
+        ),
+        "input kinds differ"
+    );
+    let unknown = parse_text("[i0]\njump(i0, descr=Loop2)", &buf);
+    assert!(matches!(
+        b.compile_loop(&unknown),
+        Err(CompileError::UnknownTarget(_))
+    ));
+    let high_level = parse_text("[]\np0 = new(descr=Node)\nfinish(p0)", &buf);
+    assert!(matches!(
+        b.compile_loop(&high_level),
+        Err(CompileError::Unsupported { .. })
+    ));
+    let lowered = parse_text("[]\np0 = call_malloc_nursery(16)\nfinish(p0)", &buf);
+    assert!(
+        matches!(
+            b.compile_loop(&lowered),
+            Err(CompileError::Unsupported { .. })
+        ),
+        "no GC configured"
+    );
 }
 
 /// Compiles rewritten allocating traces on two backends over two
