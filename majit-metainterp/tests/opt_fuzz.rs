@@ -41,6 +41,11 @@ fn with_fail_descrs(mut t: Trace) -> Trace {
     t
 }
 
+/// Whether one seed is being replayed (coverage totals do not apply).
+fn replaying() -> bool {
+    std::env::var("MAJIT_FUZZ_SEED").is_ok()
+}
+
 fn seeds(default: std::ops::Range<u64>) -> Vec<u64> {
     match std::env::var("MAJIT_FUZZ_SEED") {
         Ok(s) => vec![s.parse().expect("MAJIT_FUZZ_SEED is a number")],
@@ -80,7 +85,10 @@ fn check(opts: &str, range: std::ops::Range<u64>) -> usize {
 #[test]
 fn random_traces_default_pipeline() {
     let exits = check("intbounds:rewrite:virtualize:heap:pure", 0..100);
-    assert!(exits > 20, "only {exits} guard exits exercised");
+    assert!(
+        replaying() || exits > 20,
+        "only {exits} guard exits exercised"
+    );
 }
 
 #[test]
@@ -101,5 +109,8 @@ fn random_traces_with_unroll() {
         })
         .filter(|out| out.short_preamble.is_some())
         .count();
-    assert!(peeled >= 12, "only {peeled} loops were peeled");
+    assert!(
+        replaying() || peeled >= 12,
+        "only {peeled} loops were peeled"
+    );
 }

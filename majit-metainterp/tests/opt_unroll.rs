@@ -323,3 +323,45 @@ fn label_facts_the_loop_contradicts_are_dropped() {
     );
     check_equivalent(&parse(input), &out, 40);
 }
+
+/// Found by `opt_alloc_fuzz` (seed 333): at the peeled loop's jump two
+/// virtuals are forced; heap, storing the first one's fields, flushed a
+/// delayed store naming the second before its allocation was emitted.
+/// Forcing now emits every allocation before any field store.
+#[test]
+fn forced_jump_arguments_are_allocated_before_delayed_stores_name_them() {
+    let input = "
+        [p0, p1, i2, i3]
+        label(p0, p1, i2, i3, descr=Loop)
+        i4 = getfield_gc_i(p0, descr=Stack.len)
+        i5 = int_ne(1, i3)
+        guard_false(i5, descr=g1) [p0, i3, i2, p1]
+        p6 = getfield_gc_r(p0, descr=Stack.head)
+        i7 = getfield_gc_i(p6, descr=Node.value)
+        setfield_gc(p0, p6, descr=Stack.head)
+        i8 = int_add(i2, i2)
+        setfield_gc(p6, i2, descr=Node.value)
+        p9 = new(descr=Node)
+        setfield_gc(p9, 5, descr=Node.value)
+        setfield_gc(p9, p6, descr=Node.next)
+        setfield_gc(p6, p9, descr=Node.next)
+        i10 = ptr_eq(p1, p6)
+        p11 = new(descr=Node)
+        setfield_gc(p11, i3, descr=Node.value)
+        setfield_gc(p11, p1, descr=Node.next)
+        setfield_gc(p0, p6, descr=Stack.head)
+        p12 = new(descr=Node)
+        setfield_gc(p12, -2, descr=Node.value)
+        setfield_gc(p12, p9, descr=Node.next)
+        p13 = new(descr=Node)
+        setfield_gc(p13, i10, descr=Node.value)
+        setfield_gc(p13, p12, descr=Node.next)
+        i14 = int_sub(i3, 1)
+        i15 = int_gt(i14, -3)
+        guard_true(i15, descr=g2) [p0, p11, i7]
+        jump(p0, p11, i7, i14, descr=Loop)";
+    let t = parse(input);
+    let out = optimize_checked(majit_metainterp::opt::DEFAULT_OPTS, &t);
+    assert!(out.short_preamble.is_none(), "p11 travels unboxed");
+    check_equivalent(&t, &out, 8);
+}

@@ -123,8 +123,8 @@ fn cyclic_virtuals_are_forced_once_each() {
         [i0]
         p1 = new(descr=Node)
         p2 = new(descr=Node)
-        setfield_gc(p2, p1, descr=Node.next)
         setfield_gc(p1, p2, descr=Node.next)
+        setfield_gc(p2, p1, descr=Node.next)
         finish(p1)",
     );
 }

@@ -17,9 +17,9 @@
 //! flight, and the ledger.
 //!
 //! Forcing lives here because any pass may need a real pointer: [`Cx::force`]
-//! emits the allocation, marks the value non-virtual *before* recursing
-//! into its fields (cycles terminate), then emits one store per set field,
-//! forcing nested virtuals first.
+//! marks each reachable virtual non-virtual as it emits its allocation
+//! (before visiting its fields, so cycles terminate), then emits one store
+//! per set field once every allocation is out.
 
 use super::info::{Info, IntBound, Virtual};
 use super::ledger::{Ledger, LedgerKind};
@@ -327,13 +327,56 @@ impl Cx {
     /// Makes `r` a real object if it is virtual: emits its allocation and
     /// its field stores (see the module docs). `why` goes to the ledger.
     pub fn force(&mut self, r: OpRef, why: &str) {
-        let r = self.resolve(r);
-        let Some(v) = self.infos.get_mut(&r).and_then(|i| i.virt.take()) else {
-            return;
-        };
-        let origin = self.origin(r);
-        self.note(LedgerKind::Escaped, origin, why.to_string());
-        let alloc = match &v.layout {
+        self.force_all(&[r], why);
+    }
+
+    /// Forces the virtuals among `roots` and every virtual they reach:
+    /// first all allocations, then all field stores. Allocating everything
+    /// first matters beyond cycles: a downstream pass handling one of the
+    /// stores may emit a delayed store of another forced object, which
+    /// must already be allocated in the output.
+    pub fn force_all(&mut self, roots: &[OpRef], why: &str) {
+        let mut forced = Vec::new();
+        let mut todo: Vec<(OpRef, String)> = roots
+            .iter()
+            .rev()
+            .map(|r| (self.resolve(*r), why.to_string()))
+            .collect();
+        while let Some((r, reason)) = todo.pop() {
+            let Some(v) = self.infos.get_mut(&r).and_then(|i| i.virt.take()) else {
+                continue;
+            };
+            let origin = self.origin(r);
+            self.note(LedgerKind::Escaped, origin, reason);
+            let alloc = self.allocation(&v.layout);
+            self.emit(OptOp { op: alloc, res: r });
+            let inner = format!("reachable from an escaping object ({why})");
+            for (_, value) in v.fields.iter().rev() {
+                todo.push((self.resolve(*value), inner.clone()));
+            }
+            forced.push((r, v));
+        }
+        for (r, v) in forced {
+            for (slot, value) in v.fields {
+                let value = self.resolve(value);
+                let store = match slot {
+                    Slot::Field(f) => {
+                        Op::new(OpCode::SetfieldGc, &[r, value]).with_descr(Descr::Field(f))
+                    }
+                    Slot::Item(a, i) => {
+                        let index = self.konst(Const::Int(i64::from(i)));
+                        Op::new(OpCode::SetarrayitemGc, &[r, index, value])
+                            .with_descr(Descr::Array(a))
+                    }
+                };
+                self.emit_new(store);
+            }
+        }
+    }
+
+    /// The op that allocates an object of `layout`.
+    fn allocation(&mut self, layout: &Layout) -> Op {
+        match layout {
             Layout::Struct { size, vtable } => {
                 let code = if *vtable {
                     OpCode::NewWithVtable
@@ -346,29 +389,13 @@ impl Cx {
                 let len = self.konst(Const::Int(i64::from(*len)));
                 Op::new(OpCode::NewArrayClear, &[len]).with_descr(Descr::Array(descr.clone()))
             }
-        };
-        self.emit(OptOp { op: alloc, res: r });
-        let inner = format!("reachable from an escaping object ({why})");
-        for (slot, value) in v.fields {
-            let value = self.resolve(value);
-            self.force(value, &inner);
-            let store = match slot {
-                Slot::Field(f) => {
-                    Op::new(OpCode::SetfieldGc, &[r, value]).with_descr(Descr::Field(f))
-                }
-                Slot::Item(a, i) => {
-                    let index = self.konst(Const::Int(i64::from(i)));
-                    Op::new(OpCode::SetarrayitemGc, &[r, index, value]).with_descr(Descr::Array(a))
-                }
-            };
-            self.emit_new(store);
         }
     }
 
-    /// Forces every virtual argument of `op` (an op that lets them escape).
+    /// Forces every virtual argument of `op` (an op that lets them escape),
+    /// all allocations first.
     pub fn force_args(&mut self, op: &Op, why: &str) {
-        for &a in &op.args {
-            self.force(a, why);
-        }
+        let args: Vec<OpRef> = op.args.to_vec();
+        self.force_all(&args, why);
     }
 }

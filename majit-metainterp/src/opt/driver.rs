@@ -30,9 +30,9 @@ pub fn optimize(trace: &Trace, enable_opts: &str) -> Result<Optimized, OptError>
     let out = optimize_unchecked(trace, enable_opts)?;
     if cfg!(debug_assertions) {
         if let Err(e) = majit_ir::verify(&out.trace) {
-            return Err(OptError::Internal(format!(
-                "the optimized trace does not verify: {e}"
-            )));
+            let text = majit_ir::print(&out.trace);
+            let m = format!("the optimized trace does not verify: {e}\n{text}");
+            return Err(OptError::Internal(m));
         }
     }
     Ok(out)
