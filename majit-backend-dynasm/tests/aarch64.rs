@@ -1,7 +1,310 @@
 //! The shared backend suite and differential fuzzer on aarch64 (under
-//! qemu-user on x86_64 hosts: `scripts/test-aarch64.sh`).
+//! qemu-user on x86_64 hosts: `scripts/test-aarch64.sh`), plus the
+//! aarch64-specific cases: every allocatable register live across a call
+//! that scribbles over every caller-saved register and across an
+//! allocation slow path, immediates and memory offsets beyond the
+//! instruction encodings, frame slots beyond the scaled 12-bit offset
+//! range, and a guard patched after it already exited. Every case runs on
+//! refexec too, which is the oracle.
 #![cfg(target_arch = "aarch64")]
 
 mod support;
 
 backend_suite!(aarch64);
+
+use majit_backend_dynasm::aarch64::Aarch64;
+use majit_backend_dynasm::NativeBackend;
+use majit_ir::{parse_with, Const, Trace, Value};
+use majit_metainterp::refexec::RefExec;
+use majit_metainterp::{Backend, CodeId, DeadFrame, ExitId};
+use std::fmt::Write;
+use support::{differential, namespace, Buffer};
+
+/// Overwrites every AAPCS64 caller-saved register a JIT may allocate
+/// (`x0`–`x17`, `v0`–`v7`, `v16`–`v31`) before returning `a + 1`.
+extern "C" fn scribble_all(a: i64) -> i64 {
+    // SAFETY: only caller-saved registers are written, and all of them
+    // are declared clobbered.
+    unsafe {
+        std::arch::asm!(
+            "mov x0, #-1", "mov x1, #-1", "mov x2, #-1", "mov x3, #-1", "mov x4, #-1",
+            "mov x5, #-1", "mov x6, #-1", "mov x7, #-1", "mov x8, #-1", "mov x9, #-1",
+            "mov x10, #-1", "mov x11, #-1", "mov x12, #-1", "mov x13, #-1", "mov x14, #-1",
+            "mov x15, #-1", "mov x16, #-1", "mov x17, #-1",
+            "movi v0.2d, #-1", "movi v1.2d, #-1", "movi v2.2d, #-1", "movi v3.2d, #-1",
+            "movi v4.2d, #-1", "movi v5.2d, #-1", "movi v6.2d, #-1", "movi v7.2d, #-1",
+            "movi v16.2d, #-1", "movi v17.2d, #-1", "movi v18.2d, #-1", "movi v19.2d, #-1",
+            "movi v20.2d, #-1", "movi v21.2d, #-1", "movi v22.2d, #-1", "movi v23.2d, #-1",
+            "movi v24.2d, #-1", "movi v25.2d, #-1", "movi v26.2d, #-1", "movi v27.2d, #-1",
+            "movi v28.2d, #-1", "movi v29.2d, #-1", "movi v30.2d, #-1", "movi v31.2d, #-1",
+            out("x0") _, out("x1") _, out("x2") _, out("x3") _, out("x4") _, out("x5") _,
+            out("x6") _, out("x7") _, out("x8") _, out("x9") _, out("x10") _, out("x11") _,
+            out("x12") _, out("x13") _, out("x14") _, out("x15") _, out("x16") _, out("x17") _,
+            out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
+            out("v6") _, out("v7") _, out("v16") _, out("v17") _, out("v18") _, out("v19") _,
+            out("v20") _, out("v21") _, out("v22") _, out("v23") _, out("v24") _,
+            out("v25") _, out("v26") _, out("v27") _, out("v28") _, out("v29") _,
+            out("v30") _, out("v31") _,
+        );
+    }
+    a.wrapping_add(1)
+}
+
+/// Parses `text` in the suite namespace plus `@scribble_all`.
+fn parse(text: &str, buf: &Buffer) -> Trace {
+    let mut ns = namespace(buf);
+    ns.add_symbol("scribble_all", Const::Int(scribble_all as *const () as i64));
+    parse_with(text, &ns).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// Runs `text` with each input vector on refexec and natively.
+fn agree(text: &str, runs: &[Vec<Value>]) {
+    let mut buf = Buffer::new();
+    let trace = parse(text, &buf);
+    for inputs in runs {
+        match differential::<Aarch64>(&trace, inputs, &mut buf, None) {
+            Ok(true) => {}
+            Ok(false) => panic!("refexec hit its step limit on {inputs:?}"),
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+/// `n` ints and `m` floats derived from `i0`/`f0`, all used again after
+/// `mid` (trace text run between the definitions and the uses).
+fn pressure_text(header: &str, inputs: &str, n: usize, m: usize, mid: &str) -> String {
+    let mut t = format!("{header}[{inputs}]\n");
+    for k in 1..=n {
+        writeln!(t, "i{k} = int_add(i0, {})", k * 7919).unwrap();
+    }
+    for k in 1..=m {
+        writeln!(t, "f{k} = float_add(f0, {k}.5)").unwrap();
+    }
+    t.push_str(mid);
+    let mut sum = String::from("i0");
+    for k in 1..=n {
+        writeln!(t, "i_s{k} = int_xor({sum}, i{k})").unwrap();
+        sum = format!("i_s{k}");
+    }
+    let mut fsum = String::from("f0");
+    for k in 1..=m {
+        writeln!(t, "f_g{k} = float_add({fsum}, f{k})").unwrap();
+        fsum = format!("f_g{k}");
+    }
+    let all: Vec<String> = (1..=n)
+        .map(|k| format!("i{k}"))
+        .chain((1..=m).map(|k| format!("f{k}")))
+        .collect();
+    writeln!(t, "finish({sum}, {fsum}, {})", all.join(", ")).unwrap();
+    t
+}
+
+#[test]
+fn every_register_live_across_a_scribbling_call() {
+    // 26 allocatable ints and 30 floats: more than the callee-saved
+    // registers, so values also move to slots; the callee destroys every
+    // caller-saved register.
+    let mid = "i_r1 = call_i(@scribble_all, i3, descr=Call.scr)\n\
+               i_s0 = int_add(i_r1, i1)\n";
+    let text = pressure_text(
+        "descr Call.scr = call(args=[int], result=int, effect=random)\n",
+        "i0, f0",
+        26,
+        30,
+        mid,
+    );
+    let text = text.replace("finish(", "finish(i_s0, ");
+    agree(
+        &text,
+        &[
+            vec![Value::Int(5), Value::Float(0.25)],
+            vec![Value::Int(-1 << 40), Value::Float(-3.5e9)],
+        ],
+    );
+}
+
+#[test]
+fn every_register_live_across_an_allocation_slow_path() {
+    // Under a stress heap every allocation takes the slow path and
+    // collects, moving the nodes that registers and slots point to.
+    let mid = "p1 = new(descr=Node)\n\
+               setfield_gc(p1, i1, descr=Node.value)\n\
+               setfield_gc(p1, p0, descr=Node.next)\n\
+               p2 = new(descr=Node)\n\
+               setfield_gc(p2, i2, descr=Node.value)\n\
+               setfield_gc(p2, p1, descr=Node.next)\n\
+               p3 = new(descr=Node)\n\
+               setfield_gc(p3, i3, descr=Node.value)\n\
+               setfield_gc(p3, p2, descr=Node.next)\n\
+               i_v1 = getfield_gc_i(p1, descr=Node.value)\n\
+               p_q2 = getfield_gc_r(p3, descr=Node.next)\n\
+               i_v2 = getfield_gc_i(p_q2, descr=Node.value)\n\
+               p_q1 = getfield_gc_r(p_q2, descr=Node.next)\n\
+               i_v3 = getfield_gc_i(p_q1, descr=Node.value)\n";
+    let text = pressure_text("", "i0, f0, p0", 26, 30, mid);
+    let text = text.replace("finish(", "finish(i_v1, i_v2, i_v3, p3, ");
+    let trace = support::parse_text(&text, &Buffer::new());
+    for (i, f) in [(3i64, 0.5f64), (-77, 1e10)] {
+        let inputs = [Value::Int(i), Value::Float(f), Value::Ref(0)];
+        let r = support::gc_differential::<Aarch64>(&trace, &inputs);
+        assert!(matches!(r, Ok(Some(_))), "{r:?}");
+    }
+}
+
+#[test]
+fn immediates_beyond_every_encoding() {
+    let text = "[i0, f0]
+i1 = int_add(i0, 81985529216486895)
+i2 = int_xor(i1, -81985529216486896)
+i3 = int_mul(i2, -4097)
+i4 = int_sub(i3, 4096)
+i5 = int_add(i4, -4095)
+i6 = int_and(i5, 281470681808895)
+i7 = int_or(i6, -9223372036854775808)
+i8 = uint_rshift(i7, 65)
+i9 = int_eq(i8, 4294967296)
+i10 = int_lt(i7, -4097)
+i11 = int_ge(i7, 4095)
+i12 = int_floordiv(i7, -1)
+i13 = int_mod(i7, 0)
+i14 = int_floordiv(-9223372036854775808, -1)
+i15 = int_mod(-9223372036854775808, -1)
+i16 = int_sub(i0, -9223372036854775808)
+i17 = int_le(i0, -9223372036854775808)
+i18 = uint_gt(i0, -2)
+f1 = float_mul(f0, 123456.789)
+f2 = float_add(f1, -0.0)
+i19 = cast_float_to_int(f2)
+f3 = float_mul(f0, 1e300)
+i20 = cast_float_to_int(f3)
+i21 = int_add_ovf(i0, 9223372036854775807)
+guard_no_overflow() [i0, i21]
+i22 = int_mul_ovf(i0, 4294967296)
+guard_no_overflow() [i0, i22]
+finish(i1, i2, i3, i4, i5, i6, i7, i8, i9, i10, i11, i12, i13, i14, i15, i16, i17, i18, i19, i20, i21, i22, f2)
+";
+    let runs: Vec<Vec<Value>> = [
+        (0, 1.0),
+        (-5, -2.5),
+        (1, f64::NAN),
+        (-3, 7e-300),
+        (1 << 33, 1e9),
+    ]
+    .iter()
+    .map(|&(i, f)| vec![Value::Int(i), Value::Float(f)])
+    .collect();
+    agree(text, &runs);
+}
+
+#[test]
+fn memory_offsets_beyond_every_encoding() {
+    // Constant indices and bases far from the buffer fold into
+    // displacements no load or store can encode; unaligned ones miss the
+    // scaled forms.
+    let text = "[i0, f0]
+i1 = int_sub(@buf, 1000000)
+setarrayitem_raw(i1, 125001, i0, descr=RawI64)
+setarrayitem_raw(i1, 500007, i0, descr=RawI16)
+setarrayitem_raw(i1, 1000041, i0, descr=RawI8)
+setarrayitem_raw(i1, 125006, f0, descr=RawF64)
+setarrayitem_raw(i1, 125007, -81985529216486896, descr=RawI64)
+setarrayitem_raw(i1, 125008, 2.5, descr=RawF64)
+i2 = getarrayitem_raw_i(i1, 125001, descr=RawI64)
+i3 = getarrayitem_raw_i(i1, 500007, descr=RawI16)
+i4 = getarrayitem_raw_i(i1, 1000041, descr=RawU8)
+f1 = getarrayitem_raw_f(i1, 125006, descr=RawF64)
+i5 = int_add(i0, 1000021)
+i6 = getarrayitem_raw_i(i1, i5, descr=RawI8)
+i7 = int_add(@buf, 40)
+i8 = raw_load_i(i7, 24, descr=RawI64)
+i9 = int_sub(i7, 1000000)
+raw_store(i9, 1000104, i0, descr=RawI32)
+i10 = raw_load_i(i9, 1000104, descr=RawU32)
+i11 = int_add(i0, 1000104)
+f2 = raw_load_f(i9, i11, descr=RawF64)
+finish(i2, i3, i4, i6, i8, i10, f1, f2)
+";
+    agree(
+        text,
+        &[
+            vec![Value::Int(0), Value::Float(1.5)],
+            vec![Value::Int(-8), Value::Float(-0.0)],
+        ],
+    );
+}
+
+#[test]
+fn frame_slots_beyond_the_scaled_offset_range() {
+    // Inputs arrive in slots 0..n: the used ones sit more than 32760 bytes
+    // from x29, so their loads take the register-offset forms, and the
+    // unused ones' slots are reused first by spills, so the stores do too.
+    let pad = 4096;
+    let names: Vec<String> = (0..pad).map(|k| format!("i_in{k}")).collect();
+    let inputs = format!("{}, i0, f_in0, f0", names.join(", "));
+    let text = pressure_text("", &inputs, 40, 40, "");
+    let mut buf = Buffer::new();
+    let trace = parse(&text, &buf);
+    let mut values: Vec<Value> = (0..pad).map(|k| Value::Int(3 * k as i64)).collect();
+    values.extend([Value::Int(11), Value::Float(2.0), Value::Float(0.75)]);
+    assert_eq!(
+        differential::<Aarch64>(&trace, &values, &mut buf, None),
+        Ok(true)
+    );
+}
+
+const LOOP: &str = "[i0, i1]
+label(i0, i1, descr=Loop)
+i2 = int_add(i0, 1)
+i3 = int_lt(i2, i1)
+guard_true(i3) [i2, i1]
+jump(i2, i1, descr=Loop)
+";
+
+const BRIDGE: &str = "[i0, i1]
+i2 = int_mul(i0, 1000)
+i3 = int_add(i2, i1)
+finish(i3, i1)
+";
+
+/// What one step of the patching scenario observed: the exit op, whether
+/// it was in the bridge, and the values.
+type Seen = (u32, bool, Vec<Value>);
+
+/// Runs the loop until its guard fails, attaches a bridge to that guard,
+/// runs again (through the patched stub), frees the bridge and runs once
+/// more (the stub's patch word restored).
+fn patch_after_exit(b: &mut dyn Backend, loop_t: &Trace, bridge_t: &Trace) -> Vec<Seen> {
+    let mut seen = Vec::new();
+    let code = b.compile_loop(loop_t).expect("loop compiles");
+    let inputs = [Value::Int(0), Value::Int(25)];
+    let observe = |d: DeadFrame, bridge: Option<CodeId>| -> Seen {
+        (d.exit.op_index, Some(d.exit.code) == bridge, d.values)
+    };
+    let first = b.execute(code, &inputs).expect("runs");
+    let guard: ExitId = first.exit;
+    seen.push(observe(first, None));
+    let bridge = b.compile_bridge(guard, bridge_t).expect("bridge compiles");
+    for _ in 0..3 {
+        seen.push(observe(
+            b.execute(code, &inputs).expect("runs"),
+            Some(bridge),
+        ));
+    }
+    b.free(bridge);
+    seen.push(observe(
+        b.execute(code, &inputs).expect("runs"),
+        Some(bridge),
+    ));
+    seen
+}
+
+#[test]
+fn a_guard_patched_after_it_exited() {
+    let buf = Buffer::new();
+    let (loop_t, bridge_t) = (parse(LOOP, &buf), parse(BRIDGE, &buf));
+    let expected = patch_after_exit(&mut RefExec::new(), &loop_t, &bridge_t);
+    let mut native = NativeBackend::<Aarch64>::new().expect("backend");
+    let found = patch_after_exit(&mut native, &loop_t, &bridge_t);
+    assert_eq!(found, expected);
+    assert!(found[1].1 && !found[4].1, "the bridge ran, then no longer");
+}

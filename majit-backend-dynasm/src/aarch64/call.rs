@@ -8,15 +8,19 @@
 //! parallel move; load the target into `x16` and `blr` (which overwrites
 //! `x30`, never allocatable); release the area; copy `x0`/`d0` into the
 //! result register. The allocator has already moved values living across
-//! the call out of caller-saved registers (the call's clobber set).
+//! the call out of caller-saved registers (the call's clobber set) and,
+//! for calls that may collect, every live ref into its spill slot; with a
+//! GC such a call points the frame's `GCMAP` word at the site's gcmap
+//! while it runs.
 
 use super::a64;
-use super::emit::{const_bits, A64Emitter};
+use super::emit::{const_bits, A64Emitter, PoolSource};
 use super::regs::{hw, is_float, D0, REG_FILE, X16, X17};
 use crate::arch::{Bank, Loc, OpCx};
 use crate::regalloc::moves::Move;
-use dynasmrt::DynasmApi;
-use majit_ir::ResultKind;
+use crate::{frame, gcmap};
+use dynasmrt::{DynasmApi, DynasmLabelApi};
+use majit_ir::{Kind, ResultKind};
 use majit_metainterp::CompileError;
 
 /// The largest outgoing area (`sub sp, sp, #imm12`).
@@ -78,6 +82,19 @@ impl A64Emitter {
             )));
         }
         let area = area as u32;
+        let rooted = self.env.gc.is_some() && cx.live.iter().any(|l| l.1 == Kind::Ref);
+        let gcmap_at = (frame::GCMAP * 8) as u32;
+        if rooted {
+            let map = gcmap::build(&REG_FILE, cx.live);
+            let first = self.pool_word(PoolSource::Abs(map[0] as usize)).0;
+            for &w in &map[1..] {
+                self.pool_word(PoolSource::Abs(w as usize));
+            }
+            a64!(self.ops
+                ; adr tmp, =>first
+                ; str tmp, [frame, gcmap_at]
+            );
+        }
         a64!(self.ops; sub sp, sp, area);
         let const_fn = match cx.args[0] {
             Loc::Const(c) => Some(const_bits(c)),
@@ -108,6 +125,9 @@ impl A64Emitter {
             ; blr tmp
             ; add sp, sp, area
         );
+        if rooted {
+            a64!(self.ops; str xzr, [frame, gcmap_at]);
+        }
         match cx.op.opcode.result() {
             ResultKind::Int | ResultKind::Ref => self.load_int(dst, Loc::Reg(REG_FILE.int_result)),
             ResultKind::Float => self.load_float(dst, Loc::Reg(D0)),
