@@ -87,7 +87,7 @@ pub fn glue(
         let list = if sv.green { &mut g } else { &mut r };
         let at = list.len();
         list.extend(sv.ty.to_values(&quote!(#name)));
-        if matches!(sv.ty, Ty::Scalar(_)) && mutable.contains(&name.to_string()) {
+        if matches!(sv.ty, Ty::Scalar(_) | Ty::Gc(_)) && mutable.contains(&name.to_string()) {
             let arr = if sv.green {
                 quote!(__majit_g)
             } else {
