@@ -483,60 +483,114 @@ impl<'a> Tracer<'a> {
             self.known_outcome = false;
         }
         let mut next = insn.next;
-        let mut result: Option<TBox> = None;
-        match insn.op {
-            JOp::Live => self.top().live_pc = insn.pc,
-            JOp::CanEnterJit => {}
-            JOp::Pure => {
-                let args: Vec<TBox> = insn.operands[1..]
-                    .iter()
-                    .filter_map(|o| match o {
-                        Operand::Reg(r) => Some(*r),
-                        _ => None,
-                    })
-                    .map(|r| self.get(r))
-                    .collect();
-                let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
-                let v = eval::pure(insn.ir_op(), &vals);
-                result = Some(if args.iter().all(|b| b.r.is_const()) {
-                    self.konst(v)
-                } else {
-                    let refs: Vec<OpRef> = args.iter().map(|b| b.r).collect();
-                    self.record(Op::new(insn.ir_op(), &refs), v)
-                });
+        let result = match insn.op {
+            JOp::Live => {
+                self.top().live_pc = insn.pc;
+                None
             }
+            JOp::CanEnterJit => None,
+            JOp::Goto => {
+                next = insn.label(0);
+                None
+            }
+            JOp::GotoIfNot | JOp::GotoIfNull | JOp::Switch | JOp::PromoteI | JOp::PromoteR => {
+                if let Some(target) = self.branch(insn, known) {
+                    next = target;
+                }
+                None
+            }
+            JOp::Pure => Some(self.pure(insn)),
             JOp::Ovf => {
-                let (a, b) = (self.get(insn.reg(2)), self.get(insn.reg(3)));
-                let (x, y) = (a.v.as_int().unwrap_or(0), b.v.as_int().unwrap_or(0));
-                let (v, overflow) = eval::ovf(insn.ir_op(), x, y);
-                result = Some(if a.r.is_const() && b.r.is_const() {
-                    self.konst(Value::Int(v))
-                } else if known {
-                    let wrapping = match insn.ir_op() {
-                        OpCode::IntAddOvf => OpCode::IntAdd,
-                        OpCode::IntSubOvf => OpCode::IntSub,
-                        _ => OpCode::IntMul,
-                    };
-                    self.record(Op::new(wrapping, &[a.r, b.r]), Value::Int(v))
-                } else {
-                    let r = self.trace.push(Op::new(insn.ir_op(), &[a.r, b.r]));
-                    let g = if overflow {
-                        OpCode::GuardOverflow
-                    } else {
-                        OpCode::GuardNoOverflow
-                    };
-                    self.guard(g, &[]);
-                    TBox {
-                        r,
-                        v: Value::Int(v),
-                    }
-                });
+                let (b, overflow) = self.ovf(insn, known);
                 if overflow {
                     next = insn.label(1);
                 }
+                Some(b)
             }
-            JOp::CopyI | JOp::CopyR | JOp::CopyF => result = Some(self.get(insn.reg(0))),
-            JOp::Goto => next = insn.label(0),
+            JOp::CopyI | JOp::CopyR | JOp::CopyF => Some(self.get(insn.reg(0))),
+            JOp::GetfieldI | JOp::GetfieldR | JOp::GetfieldF => Some(self.getfield(insn)?),
+            JOp::GetarrayitemI | JOp::GetarrayitemR | JOp::GetarrayitemF => {
+                Some(self.getarrayitem(insn)?)
+            }
+            JOp::SetfieldI | JOp::SetfieldR | JOp::SetfieldF => {
+                self.setfield(insn)?;
+                None
+            }
+            JOp::SetarrayitemI | JOp::SetarrayitemR | JOp::SetarrayitemF => {
+                self.setarrayitem(insn)?;
+                None
+            }
+            JOp::Arraylen | JOp::New | JOp::NewArray => Some(self.alloc_or_len(insn)?),
+            JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => self.call(insn)?,
+            JOp::InlineCallI | JOp::InlineCallR | JOp::InlineCallF | JOp::InlineCallV => {
+                return self.enter(insn);
+            }
+            JOp::ReturnI | JOp::ReturnR | JOp::ReturnF | JOp::ReturnV => return self.leave(insn),
+            JOp::MergePoint => return self.merge_point(insn),
+        };
+        if let (Some(dst), Some(b)) = (insn.dst, result) {
+            self.set(dst, b);
+        }
+        self.top().pc = next;
+        Ok(Step::Next)
+    }
+
+    /// `pure`: folded when every operand is constant, else recorded.
+    fn pure(&mut self, insn: &Insn) -> TBox {
+        let args: Vec<TBox> = insn.operands[1..]
+            .iter()
+            .filter_map(|o| match o {
+                Operand::Reg(r) => Some(*r),
+                _ => None,
+            })
+            .map(|r| self.get(r))
+            .collect();
+        let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
+        let v = eval::pure(insn.ir_op(), &vals);
+        if args.iter().all(|b| b.r.is_const()) {
+            self.konst(v)
+        } else {
+            let refs: Vec<OpRef> = args.iter().map(|b| b.r).collect();
+            self.record(Op::new(insn.ir_op(), &refs), v)
+        }
+    }
+
+    /// `ovf`: the op plus `guard_no_overflow`/`guard_overflow` (or the
+    /// wrapping op when the outcome is known); also whether it overflowed.
+    fn ovf(&mut self, insn: &Insn, known: bool) -> (TBox, bool) {
+        let (a, b) = (self.get(insn.reg(2)), self.get(insn.reg(3)));
+        let (x, y) = (a.v.as_int().unwrap_or(0), b.v.as_int().unwrap_or(0));
+        let (v, overflow) = eval::ovf(insn.ir_op(), x, y);
+        let b = if a.r.is_const() && b.r.is_const() {
+            self.konst(Value::Int(v))
+        } else if known {
+            let wrapping = match insn.ir_op() {
+                OpCode::IntAddOvf => OpCode::IntAdd,
+                OpCode::IntSubOvf => OpCode::IntSub,
+                _ => OpCode::IntMul,
+            };
+            self.record(Op::new(wrapping, &[a.r, b.r]), Value::Int(v))
+        } else {
+            let r = self.trace.push(Op::new(insn.ir_op(), &[a.r, b.r]));
+            let g = if overflow {
+                OpCode::GuardOverflow
+            } else {
+                OpCode::GuardNoOverflow
+            };
+            self.guard(g, &[]);
+            TBox {
+                r,
+                v: Value::Int(v),
+            }
+        };
+        (b, overflow)
+    }
+
+    /// Branches, switches and promotes: guards on non-constant values;
+    /// returns the jump target when the branch is taken.
+    fn branch(&mut self, insn: &Insn, known: bool) -> Option<usize> {
+        let mut next = None;
+        match insn.op {
             JOp::GotoIfNot => {
                 let c = self.get(insn.reg(0));
                 let truth = c.v.as_int().unwrap_or(0) != 0;
@@ -549,7 +603,7 @@ impl<'a> Tracer<'a> {
                     self.guard(g, &[c.r]);
                 }
                 if !truth {
-                    next = insn.label(1);
+                    next = Some(insn.label(1));
                 }
             }
             JOp::GotoIfNull => {
@@ -564,7 +618,7 @@ impl<'a> Tracer<'a> {
                     self.guard(g, &[p.r]);
                 }
                 if null {
-                    next = insn.label(1);
+                    next = Some(insn.label(1));
                 }
             }
             JOp::Switch => {
@@ -575,150 +629,157 @@ impl<'a> Tracer<'a> {
                     let code = self.top().code.clone();
                     if let Some(&(_, l)) = code.switches[s as usize].cases.iter().find(|c| c.0 == v)
                     {
-                        next = l as usize;
+                        next = Some(l as usize);
                     }
                 }
             }
-            JOp::PromoteI | JOp::PromoteR => {
+            _ => {
                 let b = self.get(insn.reg(0));
                 self.promote(b);
             }
-            JOp::GetfieldI | JOp::GetfieldR | JOp::GetfieldF => {
-                let d = self.descr(insn, 1);
-                let fd = field(&d);
-                let obj = self.get(insn.reg(0));
-                let v = eval::getfield(obj.v.as_ref().unwrap_or(0), fd)?;
-                let cached = self.heap.get(obj.r, fd).filter(|c| {
-                    debug_assert_eq!(c.v, v, "heap cache out of date for {}", fd.name);
-                    c.v == v
-                });
-                result = Some(if let Some(c) = cached {
-                    c
-                } else if obj.r.is_const() && fd.immutable {
-                    self.konst(v)
-                } else {
-                    let opcode = [
-                        OpCode::GetfieldGcI,
-                        OpCode::GetfieldGcR,
-                        OpCode::GetfieldGcF,
-                    ][bank(fd.kind)];
-                    let b = self.record(Op::new(opcode, &[obj.r]).with_descr(d.clone()), v);
-                    self.heap.remember(obj.r, fd, b);
-                    b
-                });
-            }
-            JOp::SetfieldI | JOp::SetfieldR | JOp::SetfieldF => {
-                let d = self.descr(insn, 2);
-                let (obj, val) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
-                eval::setfield(obj.v.as_ref().unwrap_or(0), field(&d), val.v)?;
-                self.heap.store(obj.r, field(&d), val);
-                self.trace
-                    .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
-            }
-            JOp::GetarrayitemI | JOp::GetarrayitemR | JOp::GetarrayitemF => {
-                let d = self.descr(insn, 2);
-                let ad = array(&d);
-                let (arr, idx) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
-                let v = eval::getarrayitem(
-                    arr.v.as_ref().unwrap_or(0),
-                    idx.v.as_int().unwrap_or(0),
-                    ad,
-                )?;
-                let opcode = [
-                    OpCode::GetarrayitemGcI,
-                    OpCode::GetarrayitemGcR,
-                    OpCode::GetarrayitemGcF,
-                ][bank(ad.kind)];
-                result =
-                    Some(self.record(Op::new(opcode, &[arr.r, idx.r]).with_descr(d.clone()), v));
-            }
-            JOp::SetarrayitemI | JOp::SetarrayitemR | JOp::SetarrayitemF => {
-                let d = self.descr(insn, 3);
-                let (arr, idx, val) = (
-                    self.get(insn.reg(0)),
-                    self.get(insn.reg(1)),
-                    self.get(insn.reg(2)),
-                );
-                eval::setarrayitem(
-                    arr.v.as_ref().unwrap_or(0),
-                    idx.v.as_int().unwrap_or(0),
-                    array(&d),
-                    val.v,
-                )?;
-                self.trace
-                    .push(Op::new(OpCode::SetarrayitemGc, &[arr.r, idx.r, val.r]).with_descr(d));
-            }
+        }
+        next
+    }
+
+    /// `getfield_gc_*`, through the heap cache.
+    fn getfield(&mut self, insn: &Insn) -> Result<TBox, ConcreteError> {
+        let d = self.descr(insn, 1);
+        let fd = field(&d);
+        let obj = self.get(insn.reg(0));
+        let v = eval::getfield(obj.v.as_ref().unwrap_or(0), fd)?;
+        let cached = self.heap.get(obj.r, fd).filter(|c| {
+            debug_assert_eq!(c.v, v, "heap cache out of date for {}", fd.name);
+            c.v == v
+        });
+        Ok(if let Some(c) = cached {
+            c
+        } else if obj.r.is_const() && fd.immutable {
+            self.konst(v)
+        } else {
+            let opcode = [
+                OpCode::GetfieldGcI,
+                OpCode::GetfieldGcR,
+                OpCode::GetfieldGcF,
+            ][bank(fd.kind)];
+            let b = self.record(Op::new(opcode, &[obj.r]).with_descr(d.clone()), v);
+            self.heap.remember(obj.r, fd, b);
+            b
+        })
+    }
+
+    /// `setfield_gc`.
+    fn setfield(&mut self, insn: &Insn) -> Result<(), ConcreteError> {
+        let d = self.descr(insn, 2);
+        let (obj, val) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
+        eval::setfield(obj.v.as_ref().unwrap_or(0), field(&d), val.v)?;
+        self.heap.store(obj.r, field(&d), val);
+        self.trace
+            .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
+        Ok(())
+    }
+
+    /// `getarrayitem_gc_*`.
+    fn getarrayitem(&mut self, insn: &Insn) -> Result<TBox, ConcreteError> {
+        let d = self.descr(insn, 2);
+        let ad = array(&d);
+        let (arr, idx) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
+        let v = eval::getarrayitem(arr.v.as_ref().unwrap_or(0), idx.v.as_int().unwrap_or(0), ad)?;
+        let opcode = [
+            OpCode::GetarrayitemGcI,
+            OpCode::GetarrayitemGcR,
+            OpCode::GetarrayitemGcF,
+        ][bank(ad.kind)];
+        Ok(self.record(Op::new(opcode, &[arr.r, idx.r]).with_descr(d.clone()), v))
+    }
+
+    /// `setarrayitem_gc`.
+    fn setarrayitem(&mut self, insn: &Insn) -> Result<(), ConcreteError> {
+        let d = self.descr(insn, 3);
+        let (arr, idx, val) = (
+            self.get(insn.reg(0)),
+            self.get(insn.reg(1)),
+            self.get(insn.reg(2)),
+        );
+        eval::setarrayitem(
+            arr.v.as_ref().unwrap_or(0),
+            idx.v.as_int().unwrap_or(0),
+            array(&d),
+            val.v,
+        )?;
+        self.trace
+            .push(Op::new(OpCode::SetarrayitemGc, &[arr.r, idx.r, val.r]).with_descr(d));
+        Ok(())
+    }
+
+    /// `arraylen_gc`, `new`, `new_array`.
+    fn alloc_or_len(&mut self, insn: &Insn) -> Result<TBox, ConcreteError> {
+        Ok(match insn.op {
             JOp::Arraylen => {
                 let d = self.descr(insn, 1);
                 let arr = self.get(insn.reg(0));
                 let n = eval::arraylen(arr.v.as_ref().unwrap_or(0), array(&d))?;
-                result = Some(self.record(
+                self.record(
                     Op::new(OpCode::ArraylenGc, &[arr.r]).with_descr(d.clone()),
                     Value::Int(n),
-                ));
+                )
             }
             JOp::New => {
                 let d = self.descr(insn, 0);
                 let layout = d.as_size().expect("builder checked a size descr").clone();
                 let p = self.allocate(|a, roots| a.new_object(&layout, roots))?;
-                result = Some(self.record(Op::new(OpCode::New, &[]).with_descr(d), Value::Ref(p)));
+                self.record(Op::new(OpCode::New, &[]).with_descr(d), Value::Ref(p))
             }
-            JOp::NewArray => {
+            _ => {
                 let d = self.descr(insn, 1);
                 let len = self.get(insn.reg(0));
                 let ad = array(&d).clone();
                 let n = len.v.as_int().unwrap_or(0).max(0) as usize;
                 let p = self.allocate(|a, roots| a.new_array(&ad, n, roots))?;
-                result = Some(self.record(
+                self.record(
                     Op::new(OpCode::NewArray, &[len.r]).with_descr(d),
                     Value::Ref(p),
-                ));
+                )
             }
-            JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => {
-                result = self.call(insn)?;
-            }
-            JOp::InlineCallI | JOp::InlineCallR | JOp::InlineCallF | JOp::InlineCallV => {
-                let Operand::Callee(callee) = insn.operands[0] else {
-                    return Err(ConcreteError::BadJitCode(
-                        "inline call without callee".into(),
-                    ));
-                };
-                let args: Vec<TBox> = insn.list(1).iter().map(|&r| self.get(r)).collect();
-                let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
-                let proto = callee_frame(self.env.codes, callee, &vals)?;
-                let mut f = self.blank_frame(proto.code.clone(), 0);
-                for (p, b) in proto.code.params.iter().zip(&args) {
-                    f.regs[bank(p.kind)][p.index as usize] = *b;
-                }
-                f.ret_dst = insn.dst;
-                self.top().pc = insn.next;
-                self.frames.push(f);
-                return Ok(Step::Next);
-            }
-            JOp::ReturnI | JOp::ReturnR | JOp::ReturnF | JOp::ReturnV => {
-                let v = match insn.operands.first() {
-                    Some(Operand::Reg(r)) => Some(self.get(*r)),
-                    _ => None,
-                };
-                let done = self.frames.pop().expect("the tracer has a frame");
-                if self.frames.is_empty() {
-                    return Ok(Step::End(
-                        self.abort(AbortReason::PortalReturned, v.map(|b| b.v)),
-                    ));
-                }
-                match (done.ret_dst, v) {
-                    (Some(dst), Some(b)) if dst.kind == b.v.kind() => self.set(dst, b),
-                    (None, _) => {}
-                    _ => return Err(bad_return(&done.code)),
-                }
-                return Ok(Step::Next);
-            }
-            JOp::MergePoint => return self.merge_point(insn),
+        })
+    }
+
+    /// An inline call: a new frame for the callee.
+    fn enter(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
+        let Operand::Callee(callee) = insn.operands[0] else {
+            return Err(ConcreteError::BadJitCode(
+                "inline call without callee".into(),
+            ));
+        };
+        let args: Vec<TBox> = insn.list(1).iter().map(|&r| self.get(r)).collect();
+        let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
+        let proto = callee_frame(self.env.codes, callee, &vals)?;
+        let mut f = self.blank_frame(proto.code.clone(), 0);
+        for (p, b) in proto.code.params.iter().zip(&args) {
+            f.regs[bank(p.kind)][p.index as usize] = *b;
         }
-        if let (Some(dst), Some(b)) = (insn.dst, result) {
-            self.set(dst, b);
+        f.ret_dst = insn.dst;
+        self.top().pc = insn.next;
+        self.frames.push(f);
+        Ok(Step::Next)
+    }
+
+    /// A return: into the caller's result register, or the portal ended.
+    fn leave(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
+        let v = match insn.operands.first() {
+            Some(Operand::Reg(r)) => Some(self.get(*r)),
+            _ => None,
+        };
+        let done = self.frames.pop().expect("the tracer has a frame");
+        if self.frames.is_empty() {
+            return Ok(Step::End(
+                self.abort(AbortReason::PortalReturned, v.map(|b| b.v)),
+            ));
         }
-        self.top().pc = next;
+        match (done.ret_dst, v) {
+            (Some(dst), Some(b)) if dst.kind == b.v.kind() => self.set(dst, b),
+            (None, _) => {}
+            _ => return Err(bad_return(&done.code)),
+        }
         Ok(Step::Next)
     }
 
