@@ -839,3 +839,67 @@ impl Emitter for A64Emitter {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Encodings: (emitter call, bytes, disassembly) triples. The
+    //! disassembly (checked with `aarch64-linux-gnu-objdump` when the
+    //! triple was written) documents what the little-endian words mean.
+    use super::*;
+
+    fn hex(f: impl FnOnce(&mut A64Emitter)) -> String {
+        let mut e = A64Emitter::new(EmitEnv::default());
+        f(&mut e);
+        e.ops.commit().expect("assembles");
+        let bytes = e.ops.take().expect("bytes");
+        bytes
+            .chunks(4)
+            .map(|w| format!("{:08x}", u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn encodings() {
+        let cases: Vec<(&str, String, &str)> = vec![
+            ("mov_imm small", hex(|e| e.mov_imm(0, 5)), "d28000a0"), // mov x0, #5
+            ("mov_imm -1", hex(|e| e.mov_imm(1, -1)), "92800001"),   // movn x1, #0
+            (
+                "mov_imm two halves",
+                hex(|e| e.mov_imm(2, 0x1234_0000_5678)),
+                "d28acf02 f2c24682", // mov x2, #0x5678; movk x2, #0x1234, lsl #32
+            ),
+            ("mov_imm MIN", hex(|e| e.mov_imm(3, i64::MIN)), "d2f00003"), // movz x3, #0x8000, lsl #48
+            (
+                "mov_imm mostly ones",
+                hex(|e| e.mov_imm(4, 0xffff_ffff_0000_ffff_u64 as i64)),
+                "92bfffe4", // movn x4, #0xffff, lsl #16
+            ),
+            ("near frame word", hex(|e| e.frame_ldr(5, 544)), "f94113a5"), // ldr x5, [x29, #544]
+            (
+                "far frame word",
+                hex(|e| e.frame_ldr(6, 40544)),
+                "d293cc06 f8666ba6", // mov x6, #0x9e60; ldr x6, [x29, x6]
+            ),
+            (
+                "far float store",
+                hex(|e| e.frame_str(33, 40544)),
+                "d293cc10 fc306ba1", // mov x16, #0x9e60; str d1, [x29, x16]
+            ),
+            (
+                "compare with an immediate",
+                hex(|e| e.int_cmp(Loc::Reg(0), Loc::Const(Const::Int(7)))),
+                "f1001c1f", // cmp x0, #7
+            ),
+            (
+                "compare with a negative immediate",
+                hex(|e| e.int_cmp(Loc::Reg(0), Loc::Const(Const::Int(-7)))),
+                "b1001c1f", // cmn x0, #7
+            ),
+            ("cset", hex(|e| e.cset(Cond::Lt, 1)), "9a9fa7e1"), // cset x1, lt
+        ];
+        for (what, found, expected) in cases {
+            assert_eq!(found, expected, "{what}");
+        }
+    }
+}
