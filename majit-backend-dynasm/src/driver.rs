@@ -31,6 +31,8 @@ pub struct CompileOptions<'a> {
     pub check: bool,
     /// GC support is configured (allocation ops are allowed).
     pub has_gc: bool,
+    /// A bridge of a `guard_no_exception`: clear the pending exception first.
+    pub clear_exception: bool,
 }
 
 /// The result of compiling one trace.
@@ -66,7 +68,7 @@ pub fn compile<A: Arch>(
         checker::check(trace, &order, &allocation, A::regs(), &constraints)
             .map_err(|e| CompileError::Regalloc(e.to_string()))?;
     }
-    let assembled = emit::<A>(trace, &allocation, external, env)?;
+    let assembled = emit::<A>(trace, &allocation, external, env, opts.clear_exception)?;
     Ok(Compiled {
         assembled,
         allocation,
@@ -124,8 +126,12 @@ fn emit<A: Arch>(
     alloc: &Allocation,
     external: &dyn Fn(&str) -> Option<ExternalLabel>,
     env: &EmitEnv,
+    clear_exception: bool,
 ) -> Result<Assembled, CompileError> {
     let mut e = A::emitter_with(env);
+    if clear_exception {
+        e.emit_clear_exception()?;
+    }
     for m in &alloc.prologue {
         e.emit_move(m.from, m.to, m.kind)?;
     }
@@ -153,7 +159,9 @@ fn emit<A: Arch>(
                 .zip(kinds_of(trace, refs))
                 .collect();
             *n += 1;
-            ExitRecord::new(*n - 1, a.op, op.descr.clone(), values)
+            let mut r = ExitRecord::new(*n - 1, a.op, op.descr.clone(), values);
+            r.clears_exception = op.opcode == OpCode::GuardNoException;
+            r
         };
         match op.opcode {
             OpCode::Label => e.emit_label(a.op)?,

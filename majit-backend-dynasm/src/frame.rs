@@ -9,8 +9,10 @@
 //! |                 | `JitFrameRoots { base, gcmap }`                         |
 //! | 2 `GCMAP`       | the gcmap of the current collection point, or 0         |
 //! | 3 `DEPTH`       | number of spill slots this frame holds                  |
-//! | 4 ..            | one save slot per register of the `RegFile` (by index) |
-//! | 4 + R ..        | spill slots; loop inputs are placed in slots 0..n       |
+//! | 4 `EXCEPTION`   | exception raised by a helper (refexec's `raise`), or 0  |
+//! | 5 `FORCED`      | 1 when the last call's helper forced the frame          |
+//! | 6 ..            | one save slot per register of the `RegFile` (by index) |
+//! | 6 + R ..        | spill slots; loop inputs are placed in slots 0..n       |
 //!
 //! A gcmap bit `i` names frame word `i` (see `gcmap.rs`).
 //!
@@ -31,8 +33,12 @@ pub const ROOTS: usize = 1;
 pub const GCMAP: usize = 2;
 /// Word index of the frame depth.
 pub const DEPTH: usize = 3;
+/// Word index of the pending exception (0: none), set after calls.
+pub const EXCEPTION: usize = 4;
+/// Word index of the forced flag of the last call.
+pub const FORCED: usize = 5;
 /// Number of header words.
-pub const HEADER: usize = 4;
+pub const HEADER: usize = 6;
 
 // Words ROOTS and GCMAP must be exactly majit-gc's frame descriptor.
 const _: () = {

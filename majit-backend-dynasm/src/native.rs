@@ -59,6 +59,8 @@ pub struct NativeBackend<A: Arch> {
     check: bool,
     /// Class words and GC contract handed to the emitters.
     env: EmitEnv,
+    /// The exception the last run left pending (see `take_exception`).
+    exception: Option<usize>,
     sched: Box<dyn SchedStrategy>,
     policy: Box<dyn AllocPolicy>,
     _arch: PhantomData<A>,
@@ -85,6 +87,7 @@ impl<A: Arch> NativeBackend<A> {
                 exit_routine: base + exit,
                 ..EmitEnv::default()
             },
+            exception: None,
             sched: Box::new(NativeSched),
             policy: Box::new(NativePolicy),
             _arch: PhantomData,
@@ -119,6 +122,13 @@ impl<A: Arch> NativeBackend<A> {
         self.check = true;
     }
 
+    /// The exception a helper raised (with refexec's `raise`) that the
+    /// last run left pending: a failing `guard_no_exception` without a
+    /// bridge hands it here, as `RefExec::take_exception` does.
+    pub fn take_exception(&mut self) -> Option<usize> {
+        self.exception.take()
+    }
+
     /// The instruction bytes of a compiled trace (without its pool).
     pub fn code_bytes(&self, code: CodeId) -> Option<&[u8]> {
         self.traces.get(&code).map(|t| t.block.code())
@@ -135,6 +145,7 @@ impl<A: Arch> NativeBackend<A> {
         trace: &Trace,
         entry: Vec<Loc>,
         attached_to: Option<(CodeId, usize, usize)>,
+        clear_exception: bool,
     ) -> Result<CodeId, CompileError> {
         for d in trace.descrs() {
             if let Some(layout) = d.as_size() {
@@ -153,6 +164,7 @@ impl<A: Arch> NativeBackend<A> {
                 policy: self.policy.as_mut(),
                 check: self.check,
                 has_gc: self.env.gc.is_some(),
+                clear_exception,
             },
         )?;
         let mut names = Vec::new();
@@ -253,7 +265,7 @@ impl<A: Arch> Backend for NativeBackend<A> {
 
     fn compile_loop(&mut self, trace: &Trace) -> Result<CodeId, CompileError> {
         let entry = (0..trace.inputs.len() as u32).map(Loc::Slot).collect();
-        self.install(trace, entry, None)
+        self.install(trace, entry, None, false)
     }
 
     fn compile_bridge(&mut self, guard: ExitId, bridge: &Trace) -> Result<CodeId, CompileError> {
@@ -291,6 +303,10 @@ impl<A: Arch> Backend for NativeBackend<A> {
             // the frame stays alive and in place until the matching pop.
             unsafe { majit_gc::majit_gc_push_frame(heap, frame.roots_ptr()) };
         }
+        let mut forced = 0u64;
+        // SAFETY: `forced` is a valid word. Drops signals raised outside
+        // any call of this run, as refexec does before each call.
+        unsafe { majit_metainterp::refexec::take_signals(&mut forced) };
         // SAFETY: `entry` is this backend's trampoline, `t.block` holds
         // compiled code of this backend, and the frame has `max_slots`
         // slots, the most any compiled trace uses.
@@ -300,6 +316,8 @@ impl<A: Arch> Backend for NativeBackend<A> {
             unsafe { majit_gc::majit_gc_pop_frame(heap) };
         }
         debug_assert_eq!(back, ptr);
+        let pending = frame.word(frame::EXCEPTION) as usize;
+        self.exception = (pending != 0).then_some(pending);
         self.dead_frame(&frame)
     }
 

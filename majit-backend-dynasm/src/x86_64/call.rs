@@ -1,11 +1,13 @@
 //! SysV calls from compiled code.
 //!
-//! Sequence: reserve an outgoing area (stack arguments plus one word for
-//! a non-constant function address, rounded to 16 bytes so `rsp` stays
-//! aligned); store the function address and the stack arguments (these
+//! Sequence: reserve an outgoing area (stack arguments, one word for a
+//! non-constant function address, two for the result while the helpers'
+//! signals are read, rounded to 16 bytes so `rsp` stays aligned); store the function address and the stack arguments (these
 //! read argument locations before any register changes); move register
 //! arguments into `rdi`…`r9`/`xmm0`…`xmm7` as one parallel move; call;
-//! release the area; copy `rax`/`xmm0` into the result register. The
+//! for calls that may raise, read refexec's helper signals into the
+//! frame's `EXCEPTION` and `FORCED` words; release the area; copy
+//! `rax`/`xmm0` into the result register. The
 //! allocator has already moved values living across the call out of
 //! caller-saved registers (the call's clobber set) and, for calls that
 //! may collect, every live ref into its spill slot; with a GC such a call
@@ -21,6 +23,28 @@ use majit_ir::ResultKind;
 use majit_metainterp::CompileError;
 
 impl X64Emitter {
+    /// After a call that may raise: `frame[EXCEPTION] = new exception or
+    /// the old one`, `frame[FORCED] = forced flag` (refexec's semantics),
+    /// keeping the call's result (saved at `[rsp + result_at]`).
+    fn take_signals(&mut self, result_at: i32) {
+        let take = majit_metainterp::refexec::take_signals as *const () as usize;
+        let (take, _) = self.pool_word(PoolSource::Abs(take));
+        let exception = (crate::frame::EXCEPTION * 8) as i32;
+        let forced = (crate::frame::FORCED * 8) as i32;
+        x64!(self.ops
+            ; mov QWORD [rsp + result_at], rax
+            ; movsd QWORD [rsp + result_at + 8], xmm0
+            ; lea rdi, [rbp + forced]
+            ; call QWORD [=>take]
+            ; test rax, rax
+            ; jz >none
+            ; mov QWORD [rbp + exception], rax
+            ; none:
+            ; mov rax, QWORD [rsp + result_at]
+            ; movsd xmm0, QWORD [rsp + result_at + 8]
+        );
+    }
+
     /// Emits a `call_*` op; `dst` is the result register (if any).
     pub(super) fn call(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
         let descr = cx
@@ -67,7 +91,8 @@ impl X64Emitter {
             }
         }
         let fn_at = (8 * stack.len()) as i32;
-        let area = (8 * stack.len() + 8).next_multiple_of(16) as i32;
+        let result_at = fn_at + 8;
+        let area = (8 * stack.len() + 24).next_multiple_of(16) as i32;
         // A collecting call with a GC: the frame is registered, so point
         // its GCMAP word at this site's map (the allocator left live refs
         // in slots only) for the duration of the call.
@@ -110,6 +135,9 @@ impl X64Emitter {
                 x64!(self.ops; call tmp);
             }
             None => x64!(self.ops; call QWORD [rsp + fn_at]),
+        }
+        if cx.op.opcode.can_raise() {
+            self.take_signals(result_at);
         }
         x64!(self.ops; add rsp, area);
         if rooted {

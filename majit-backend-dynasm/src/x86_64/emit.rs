@@ -709,6 +709,11 @@ impl Emitter for X64Emitter {
         Ok(())
     }
 
+    fn emit_clear_exception(&mut self) -> Result<(), CompileError> {
+        x64!(self.ops; mov QWORD [rbp + (frame::EXCEPTION * 8) as i32], 0);
+        Ok(())
+    }
+
     fn finish(mut self: Box<Self>) -> Result<Assembled, CompileError> {
         self.emit_stubs();
         self.ops.align(8, 0xcc);
@@ -803,7 +808,7 @@ mod tests {
             (
                 "reload a slot",
                 hex(|e| e.load_int(RSI, Loc::Slot(0))),
-                "48 8b b5 20 01 00 00", // mov rsi, [rbp + 0x120]
+                "48 8b b5 30 01 00 00", // mov rsi, [rbp + 0x130]
             ),
             (
                 "spill a float",
@@ -811,9 +816,9 @@ mod tests {
                     e.emit_move(Loc::Reg(17), Loc::Slot(1), Kind::Float)
                         .unwrap()
                 }),
-                // movsd [rbp + 0x128], xmm1 (dynasm adds an empty REX
+                // movsd [rbp + 0x138], xmm1 (dynasm adds an empty REX
                 // prefix for dynamic registers)
-                "f2 40 0f 11 8d 28 01 00 00",
+                "f2 40 0f 11 8d 38 01 00 00",
             ),
             (
                 "setcc on sil",

@@ -108,8 +108,17 @@ impl X64Emitter {
                     stub,
                 );
             }
-            // Nothing in this backend raises, invalidates or forces.
-            GuardNoException | GuardNotInvalidated | GuardNotForced => {}
+            GuardNoException | GuardNotForced => {
+                let word = if cx.op.opcode == GuardNoException {
+                    frame::EXCEPTION
+                } else {
+                    frame::FORCED
+                };
+                x64!(self.ops; cmp QWORD [rbp + (word * 8) as i32], 0);
+                self.jcc(Cond::Ne, stub);
+            }
+            // Invalidation is not supported: the guard never fails.
+            GuardNotInvalidated => {}
             other => return Err(CompileError::Invalid(format!("{other} is not a guard"))),
         }
         self.stubs.push(Stub { label: stub, exit });

@@ -30,7 +30,12 @@ use std::path::Path;
 pub extern "C" fn ii_i(a: i64, b: i64) -> i64 {
     a.wrapping_mul(31) ^ b
 }
-pub extern "C" fn i_v(_a: i64) {}
+/// Raises exception `0x5150` (refexec's `raise`) when `a % 5 == 3`.
+pub extern "C" fn i_v(a: i64) {
+    if a.rem_euclid(5) == 3 {
+        majit_metainterp::refexec::raise(0x5150);
+    }
+}
 pub extern "C" fn ff_f(a: f64, b: f64) -> f64 {
     a * b + 1.0
 }
@@ -70,7 +75,11 @@ pub extern "C" fn many_gc(
 pub extern "C" fn r_r(p: usize) -> usize {
     p
 }
+/// Forces the calling frame (refexec's `force_frame`) when `a < 0`.
 pub extern "C" fn force_i(a: i64) -> i64 {
+    if a < 0 {
+        majit_metainterp::refexec::force_frame();
+    }
     a.wrapping_add(1)
 }
 
@@ -267,6 +276,12 @@ pub fn differential<A: Arch>(
         );
     }
     let found = run_on(&mut native, trace, inputs, buf)?;
+    let (e_exc, f_exc) = (reference.take_exception(), native.take_exception());
+    if e_exc != f_exc {
+        return Err(format!(
+            "inputs {inputs:?}\npending exception: refexec {e_exc:?}, native {f_exc:?}"
+        ));
+    }
     let strip = |o: &Outcome| {
         let f = o.0.as_ref().map_err(|e| e.to_string())?;
         Ok::<_, String>((
@@ -522,6 +537,49 @@ macro_rules! backend_suite {
             }
 
             #[test]
+            fn exceptions_and_forcing() {
+                use $crate::support::{scenario, Step};
+                let looped = "[i0, i1]
+                    label(i0, i1, descr=Loop)
+                    i2 = int_add(i0, 1)
+                    call_n(@i_v, i2, descr=Call.i_v)
+                    guard_no_exception(descr=g1) [i2, i1]
+                    i3 = call_may_force_i(@force_i, i1, descr=Call.force_i)
+                    guard_not_forced(descr=g2) [i2, i3]
+                    i4 = int_lt(i2, 30)
+                    guard_true(i4, descr=g3) [i2, i3]
+                    jump(i2, i3, descr=Loop)";
+                scenario::<ArchImpl>(&[
+                    Step::Loop(looped),
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, 0",
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "3, 0",
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, -5",
+                    },
+                    Step::Bridge {
+                        code: 0,
+                        op_index: 3,
+                        text: "[i0, i1]\ni2 = int_add(i1, 100)\njump(i0, i2, descr=Loop)",
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, 0",
+                    },
+                    Step::Run {
+                        code: 0,
+                        inputs: "0, -500",
+                    },
+                ]);
+            }
+
+            #[test]
             fn jumps_between_traces() {
                 use $crate::support::{scenario, Step};
                 let second = "[i0, f1]
@@ -736,6 +794,11 @@ pub fn scenario<A: Arch>(steps: &[Step]) {
                     Err(e) => format!("error {e}"),
                 };
                 assert_eq!(show(&f), show(&e), "step {n}: native vs refexec");
+                assert_eq!(
+                    native.take_exception(),
+                    reference.take_exception(),
+                    "step {n}: exception"
+                );
                 assert_eq!(f_mem, e_mem, "step {n}: memory");
             }
         }

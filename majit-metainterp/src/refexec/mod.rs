@@ -58,7 +58,7 @@ pub use alloc::{Allocator, MallocAllocator, OutOfMemory};
 pub use call::{call_extern, CallError, MAX_FLOAT_ARGS, MAX_INT_ARGS};
 pub use gc::GcAllocator;
 pub use memory::Access;
-pub use signal::{force_frame, raise};
+pub use signal::{force_frame, raise, take_signals};
 
 use crate::backend::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
 use exec::{Machine, World};

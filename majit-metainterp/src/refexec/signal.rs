@@ -56,3 +56,17 @@ pub fn force_frame() {
 pub(crate) fn take() -> Signals {
     PENDING.with(|p| p.replace(Signals::default()))
 }
+
+/// For native backends, which call helpers from machine code: reads and
+/// clears what the helpers signalled, as refexec does after each call.
+/// Returns the raised exception (0: none) and stores the forced flag
+/// (0 or 1) in `*forced`.
+///
+/// # Safety
+/// `forced` must be valid for an 8-byte write.
+pub unsafe extern "C" fn take_signals(forced: *mut u64) -> usize {
+    let s = take();
+    // SAFETY: the caller guarantees `forced` is writable.
+    unsafe { forced.write(s.forced as u64) };
+    s.exception.unwrap_or(0)
+}
