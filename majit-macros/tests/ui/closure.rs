@@ -1,0 +1,18 @@
+use majit_macros::jit_interp;
+
+#[jit_interp(greens = [pc], reds = [acc])]
+fn run(n: i64) -> i64 {
+    let mut pc: usize = 0;
+    let mut acc: i64 = n;
+    loop {
+        jit_merge_point!();
+        let f = |x: i64| x + 1;
+        acc = f(acc);
+        pc += 1;
+        if pc > 3 {
+            return acc;
+        }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,21 @@
+use majit_macros::jit_interp;
+
+fn double(x: i64) -> i64 {
+    x * 2
+}
+
+#[jit_interp(greens = [pc], reds = [acc])]
+fn run(n: i64) -> i64 {
+    let mut pc: usize = 0;
+    let mut acc: i64 = n;
+    loop {
+        jit_merge_point!();
+        acc = double(acc);
+        pc += 1;
+        if pc > 3 {
+            return acc;
+        }
+    }
+}
+
+fn main() {}
