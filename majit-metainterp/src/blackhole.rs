@@ -158,7 +158,11 @@ impl<'a> Blackhole<'a> {
     /// executed, or the outermost frame returned).
     pub fn step(&mut self) -> Result<Option<Outcome>, ConcreteError> {
         let depth = self.frames.len();
-        let frame = self.frames.last().expect("a blackhole has a frame");
+        let Some(frame) = self.frames.last() else {
+            return Err(ConcreteError::BadJitCode(
+                "a blackhole without frames".into(),
+            ));
+        };
         let insn = frame.code.decode(frame.pc);
         if insn.op == JOp::MergePoint && depth == 1 {
             let f = &self.frames[0];

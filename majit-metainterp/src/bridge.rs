@@ -178,7 +178,7 @@ pub(crate) fn compile<B: Backend>(
     fin: Finished,
     bridge_of: Option<ExitId>,
 ) -> Result<(CodeId, Trace), AbortReason> {
-    jit.stats.ops_recorded += fin.trace.ops.len() as u64;
+    let recorded = fin.trace.ops.len() as u64;
     let (trace, resume) = optimize(jit, fin.trace)?;
     let start = Instant::now();
     let compiled = match bridge_of {
@@ -187,6 +187,7 @@ pub(crate) fn compile<B: Backend>(
     };
     jit.stats.time_backend += start.elapsed();
     let code = compiled.map_err(|_| AbortReason::CompileFailed)?;
+    jit.stats.ops_recorded += recorded;
     jit.stats.ops_optimized += trace.ops.len() as u64;
     register_guards(jit, fin.guards, resume);
     if let Some(id) = fin.finish {

@@ -205,3 +205,25 @@ fn live_registers_suffice_at_every_marker() {
     }
     assert!(probes > 500, "{probes} markers probed");
 }
+
+#[test]
+fn invalid_jitcode_runs_are_errors_not_panics() {
+    use majit_ir::Kind;
+    use majit_metainterp::jitcode::eval::ConcreteError;
+    use majit_metainterp::jitcode::{Arg, JitCodeBuilder};
+    let mut b = JitCodeBuilder::new("null_load");
+    let v = b.reg(Kind::Int);
+    b.getfield(Arg::Ref(0), int_box_value().into(), v);
+    b.ret(Some(v.into()));
+    let mut set = JitCodeSet::new();
+    let id = set.add(b.finish().unwrap());
+    let mut alloc = MallocAllocator::default();
+    let f = BhFrame::new(set.get(id).unwrap().clone(), 0);
+    let err = Blackhole::new(&set, &mut alloc, vec![f]).run().unwrap_err();
+    assert!(
+        matches!(err, ConcreteError::NullPointer(ref d) if d == "IntBox.value"),
+        "{err}"
+    );
+    let err = Blackhole::new(&set, &mut alloc, vec![]).run().unwrap_err();
+    assert!(matches!(err, ConcreteError::BadJitCode(_)), "{err}");
+}
