@@ -129,6 +129,22 @@ impl<A: Arch> NativeBackend<A> {
         self.exception.take()
     }
 
+    /// Invalidates `code`: its `guard_not_invalidated` ops fail from now
+    /// on (each tests a word of the trace's pool, written here with its
+    /// page flipped to read-write for the write). Returns false when
+    /// `code` is unknown or freed.
+    pub fn invalidate(&mut self, code: CodeId) -> bool {
+        let Some(t) = self.traces.get(&code) else {
+            return false;
+        };
+        for w in t.exits.iter().filter_map(|e| e.invalidation_word) {
+            t.block
+                .patch_pool_word(w, 1)
+                .expect("flipping a code page to write an invalidation flag");
+        }
+        true
+    }
+
     /// The instruction bytes of a compiled trace (without its pool).
     pub fn code_bytes(&self, code: CodeId) -> Option<&[u8]> {
         self.traces.get(&code).map(|t| t.block.code())

@@ -117,8 +117,15 @@ impl X64Emitter {
                 x64!(self.ops; cmp QWORD [rbp + (word * 8) as i32], 0);
                 self.jcc(Cond::Ne, stub);
             }
-            // Invalidation is not supported: the guard never fails.
-            GuardNotInvalidated => {}
+            GuardNotInvalidated => {
+                let (flag, index) = self.pool_word(PoolSource::Abs(0));
+                x64!(self.ops; cmp QWORD [=>flag], 0);
+                self.jcc(Cond::Ne, stub);
+                let mut exit = exit;
+                exit.invalidation_word = Some(index);
+                self.stubs.push(Stub { label: stub, exit });
+                return Ok(());
+            }
             other => return Err(CompileError::Invalid(format!("{other} is not a guard"))),
         }
         self.stubs.push(Stub { label: stub, exit });

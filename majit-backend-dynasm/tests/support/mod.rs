@@ -580,6 +580,27 @@ macro_rules! backend_suite {
             }
 
             #[test]
+            fn invalidation() {
+                use majit_metainterp::{Backend, CodeId};
+                let buf = $crate::support::Buffer::new();
+                let t = $crate::support::parse_text(
+                    "[i0]\nguard_not_invalidated(descr=g1) [i0]\ni1 = int_add(i0, 1)\nguard_not_invalidated(descr=g2) [i1]\nfinish(i1, descr=g3)",
+                    &buf,
+                );
+                let mut reference = majit_metainterp::refexec::RefExec::new();
+                let mut native = majit_backend_dynasm::NativeBackend::<ArchImpl>::new().unwrap();
+                let (a, b) = (reference.compile_loop(&t).unwrap(), native.compile_loop(&t).unwrap());
+                let run = |r: Result<majit_metainterp::DeadFrame, _>| r.map(|d| (d.exit, d.values));
+                let v = [majit_ir::Value::Int(4)];
+                assert_eq!(run(native.execute(b, &v)), run(reference.execute(a, &v)));
+                assert_eq!(native.invalidate(b), reference.invalidate(a));
+                assert_eq!(native.invalidate(CodeId(77)), reference.invalidate(CodeId(77)));
+                let after = run(native.execute(b, &v));
+                assert_eq!(after, run(reference.execute(a, &v)));
+                assert_eq!(after.unwrap().0.op_index, 0, "the first guard fails");
+            }
+
+            #[test]
             fn jumps_between_traces() {
                 use $crate::support::{scenario, Step};
                 let second = "[i0, f1]
