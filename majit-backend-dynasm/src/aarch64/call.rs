@@ -1,13 +1,15 @@
 //! AAPCS64 calls from compiled code.
 //!
-//! Sequence: reserve an outgoing area (one 8-byte slot per stack argument
-//! plus one for a non-constant function address, rounded to 16 bytes so
-//! `sp` stays aligned); store the function address and the stack
-//! arguments (these read argument locations before any register changes,
-//! through `x17`); move register arguments into `x0`…`x7`/`d0`…`d7` as one
-//! parallel move; load the target into `x16` and `blr` (which overwrites
-//! `x30`, never allocatable); release the area; copy `x0`/`d0` into the
-//! result register. The allocator has already moved values living across
+//! Sequence: reserve an outgoing area (one 8-byte slot per stack argument,
+//! one for a non-constant function address, two for the result while the
+//! helpers' signals are read, rounded to 16 bytes so `sp` stays aligned);
+//! store the function address and the stack arguments (these read
+//! argument locations before any register changes, through `x17`); move
+//! register arguments into `x0`…`x7`/`d0`…`d7` as one parallel move; load
+//! the target into `x16` and `blr` (which overwrites `x30`, never
+//! allocatable); for calls that may raise, read refexec's helper signals
+//! into the frame's `EXCEPTION` and `FORCED` words; release the area;
+//! copy `x0`/`d0` into the result register. The allocator has already moved values living across
 //! the call out of caller-saved registers (the call's clobber set) and,
 //! for calls that may collect, every live ref into its spill slot; with a
 //! GC such a call points the frame's `GCMAP` word at the site's gcmap
@@ -27,6 +29,29 @@ use majit_metainterp::CompileError;
 const MAX_AREA: usize = 4080;
 
 impl A64Emitter {
+    /// After a call that may raise: `frame[EXCEPTION] = new exception or
+    /// the old one`, `frame[FORCED] = forced flag` (refexec's semantics),
+    /// keeping the call's result (saved at `[sp + result_at]`).
+    fn take_signals(&mut self, result_at: u32) {
+        let take = majit_metainterp::refexec::take_signals as *const () as usize;
+        let (take, _) = self.pool_word(PoolSource::Abs(take));
+        let exception = (frame::EXCEPTION * 8) as u32;
+        let forced = (frame::FORCED * 8) as u32;
+        let float_at = result_at + 8;
+        a64!(self.ops
+            ; str x0, [sp, result_at]
+            ; str d0, [sp, float_at]
+            ; add x0, frame, forced
+            ; ldr tmp, =>take
+            ; blr tmp
+            ; cbz x0, >none
+            ; str x0, [frame, exception]
+            ; none:
+            ; ldr x0, [sp, result_at]
+            ; ldr d0, [sp, float_at]
+        );
+    }
+
     /// Emits a `call_*` op; `dst` is the result register (if any).
     pub(super) fn call(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
         let descr = cx
@@ -73,7 +98,8 @@ impl A64Emitter {
             }
         }
         let fn_at = 8 * stack.len() as u32;
-        let area = (8 * stack.len() + 8).next_multiple_of(16);
+        let result_at = fn_at + 8;
+        let area = (8 * stack.len() + 24).next_multiple_of(16);
         if area > MAX_AREA {
             return Err(CompileError::ImplLimit(format!(
                 "call at op {} passes {} arguments on the stack",
@@ -121,10 +147,11 @@ impl A64Emitter {
             Some(addr) => self.mov_imm(X16, addr),
             None => a64!(self.ops; ldr tmp, [sp, fn_at]),
         }
-        a64!(self.ops
-            ; blr tmp
-            ; add sp, sp, area
-        );
+        a64!(self.ops; blr tmp);
+        if cx.op.opcode.can_raise() {
+            self.take_signals(result_at);
+        }
+        a64!(self.ops; add sp, sp, area);
         if rooted {
             a64!(self.ops; str xzr, [frame, gcmap_at]);
         }

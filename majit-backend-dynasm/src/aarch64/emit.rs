@@ -793,6 +793,11 @@ impl Emitter for A64Emitter {
         Ok(())
     }
 
+    fn emit_clear_exception(&mut self) -> Result<(), CompileError> {
+        a64!(self.ops; str xzr, [frame, (frame::EXCEPTION * 8) as u32]);
+        Ok(())
+    }
+
     fn finish(mut self: Box<Self>) -> Result<Assembled, CompileError> {
         self.emit_stubs();
         self.ops.align(8, 0);

@@ -126,8 +126,19 @@ impl A64Emitter {
                 };
                 self.b_cond(exit_when, stub);
             }
-            // Nothing in this backend raises, invalidates or forces.
-            GuardNoException | GuardNotInvalidated | GuardNotForced => {}
+            GuardNoException | GuardNotForced => {
+                let word = if cx.op.opcode == GuardNoException {
+                    frame::EXCEPTION
+                } else {
+                    frame::FORCED
+                };
+                a64!(self.ops
+                    ; ldr tmp, [frame, (word * 8) as u32]
+                    ; cbnz tmp, =>stub
+                );
+            }
+            // Invalidation is not supported: the guard never fails.
+            GuardNotInvalidated => {}
             other => return Err(CompileError::Invalid(format!("{other} is not a guard"))),
         }
         self.stubs.push(Stub { label: stub, exit });
