@@ -158,20 +158,51 @@ pub(crate) enum Next {
 
 /// The JIT of one interpreter. See the module docs.
 ///
-/// ```no_run
-/// # use majit_metainterp::driver::{JitDriver, JitAction};
-/// # use majit_metainterp::{jitcode::{JitCodeSet, FuncId}, params::JitParams, refexec::RefExec};
-/// # use majit_ir::Value;
-/// # fn portal_jitcode() -> (JitCodeSet, FuncId) { unimplemented!() }
-/// let (codes, portal) = portal_jitcode();
-/// let mut jit = JitDriver::new(codes, portal, RefExec::new(), JitParams::default()).unwrap();
-/// // in the interpreter, at a back edge to `pc`:
-/// let (mut greens, mut reds) = ([Value::Int(2)], [Value::Int(0), Value::Int(10)]);
-/// match jit.can_enter_jit(&mut greens, &mut reds).unwrap() {
-///     JitAction::Interpret => {}
-///     JitAction::Continue => { /* reload pc, acc, cnt from greens/reds */ }
-///     JitAction::Finished(result) => { /* the program is done */ }
-/// }
+/// ```
+/// use majit_ir::{Kind, OpCode, Value};
+/// use majit_metainterp::driver::{JitAction, JitDriver};
+/// use majit_metainterp::jitcode::{Arg, JitCodeBuilder, JitCodeSet};
+/// use majit_metainterp::{params::JitParams, refexec::RefExec};
+///
+/// // The interpreter `loop { merge(pc; acc, n); acc += n; n -= 1;
+/// // if n == 0 { return acc } }` as jitcode (one green, two reds).
+/// let mut b = JitCodeBuilder::new("portal");
+/// let (pc, acc, n) = (b.param(Kind::Int), b.param(Kind::Int), b.param(Kind::Int));
+/// let (top, done) = (b.label(), b.label());
+/// b.bind(top);
+/// b.jit_merge_point(&[pc], &[acc, n]);
+/// b.op(OpCode::IntAdd, &[acc.into(), n.into()], acc);
+/// b.op(OpCode::IntSub, &[n.into(), Arg::Int(1)], n);
+/// b.goto_if_not(n.into(), done);
+/// b.can_enter_jit(&[pc], &[acc, n]);
+/// b.goto(top);
+/// b.bind(done);
+/// b.ret(Some(acc.into()));
+/// let mut codes = JitCodeSet::new();
+/// let portal = codes.add(b.finish().unwrap());
+///
+/// let params = JitParams::default().with_threshold(3);
+/// let mut jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
+/// // The plain interpreter, calling the JIT at its back edge.
+/// let (mut acc, mut n) = (0i64, 1000i64);
+/// let result = loop {
+///     acc += n;
+///     n -= 1;
+///     if n == 0 {
+///         break acc;
+///     }
+///     let (mut greens, mut reds) = ([Value::Int(0)], [Value::Int(acc), Value::Int(n)]);
+///     match jit.can_enter_jit(&mut greens, &mut reds).unwrap() {
+///         JitAction::Interpret => {}
+///         JitAction::Continue => {
+///             acc = reds[0].as_int().unwrap();
+///             n = reds[1].as_int().unwrap();
+///         }
+///         JitAction::Finished(v) => break v.unwrap().as_int().unwrap(),
+///     }
+/// };
+/// assert_eq!(result, 500500);
+/// assert_eq!(jit.stats().loops_compiled, 1);
 /// ```
 pub struct JitDriver<B: Backend> {
     pub(crate) codes: JitCodeSet,
