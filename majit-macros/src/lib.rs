@@ -36,23 +36,28 @@ use syn::{Expr, Stmt};
 
 /// Makes an interpreter function a tracing JIT.
 ///
-/// ```ignore
+/// ```
 /// use majit_macros::jit_interp;
+/// use majit_metainterp::{driver::JitDriver, params::JitParams, refexec::RefExec};
 ///
-/// const HALT: i64 = 0; const DEC: i64 = 1; const JNZ: i64 = 2;
+/// const HALT: i64 = 0;
+/// const DEC: i64 = 1;
+/// const JNZ: i64 = 2;
 ///
 /// #[jit_interp(greens = [pc, code], reds = [acc])]
-/// fn run(code: &[i64], acc: i64) -> i64 {
+/// fn run(code: &[i64], start: i64) -> i64 {
 ///     let mut pc: usize = 0;
-///     let mut acc: i64 = acc;
+///     let mut acc: i64 = start;
 ///     loop {
 ///         jit_merge_point!();
 ///         let op = code[pc];
 ///         match op {
 ///             HALT => return acc,
-///             DEC => { acc -= 1; pc += 1; }
-///             _ => {
-///                 // JNZ target
+///             DEC => {
+///                 acc -= 1;
+///                 pc += 1;
+///             }
+///             JNZ => {
 ///                 if acc != 0 {
 ///                     pc = code[pc + 1] as usize;
 ///                     can_enter_jit!();
@@ -60,19 +65,22 @@ use syn::{Expr, Stmt};
 ///                 }
 ///                 pc += 2;
 ///             }
+///             _ => return -1,
 ///         }
 ///     }
 /// }
 ///
-/// // Without the JIT:
-/// let plain = run(&[DEC, JNZ, 0, HALT], 100);
-/// // With it:
-/// let (codes, portal) = run_jitcode().unwrap();
-/// let params = majit_metainterp::params::JitParams::default().with_threshold(2);
-/// let mut driver = majit_metainterp::driver::JitDriver::new(
-///     codes, portal, majit_metainterp::refexec::RefExec::new(), params).unwrap();
-/// assert_eq!(run_jit(&mut driver, &[DEC, JNZ, 0, HALT], 100).unwrap(), plain);
-/// assert!(driver.stats().loop_entries >= 1);
+/// fn main() {
+///     let prog = [DEC, JNZ, 0, HALT];
+///     // Without the JIT:
+///     let plain = run(&prog, 100);
+///     // With it:
+///     let (codes, portal) = run_jitcode().unwrap();
+///     let params = JitParams::default().with_threshold(2);
+///     let mut driver = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
+///     assert_eq!(run_jit(&mut driver, &prog, 100).unwrap(), plain);
+///     assert!(driver.stats().loop_entries >= 1);
+/// }
 /// ```
 ///
 /// Arguments: `greens = [..]` (locals or parameters identifying the
