@@ -137,8 +137,19 @@ impl A64Emitter {
                     ; cbnz tmp, =>stub
                 );
             }
-            // Invalidation is not supported: the guard never fails.
-            GuardNotInvalidated => {}
+            GuardNotInvalidated => {
+                // A pool word `NativeBackend::invalidate` sets (a data
+                // load, so no instruction is ever rewritten).
+                let (flag, index) = self.pool_word(PoolSource::Abs(0));
+                a64!(self.ops
+                    ; ldr tmp, =>flag
+                    ; cbnz tmp, =>stub
+                );
+                let mut exit = exit;
+                exit.invalidation_word = Some(index);
+                self.stubs.push(Stub { label: stub, exit });
+                return Ok(());
+            }
             other => return Err(CompileError::Invalid(format!("{other} is not a guard"))),
         }
         self.stubs.push(Stub { label: stub, exit });
