@@ -392,3 +392,16 @@ fn guard_value_failures_are_counted_per_value() {
     assert!(stats.guard_failures > 50, "{stats}");
     assert_eq!(stats.bridges_compiled, 0, "{stats}");
 }
+
+#[test]
+fn nested_loops_compile_both_and_connect_them() {
+    let prog = program("nested");
+    for (opts, boxed) in OPTS.iter().flat_map(|o| [(o, false), (o, true)]) {
+        let expected = run_oracle(&prog, boxed);
+        let (r, out, jit) = run_jit_driver(&prog, boxed, params(2, opts).with_bridge_threshold(3));
+        let stats = jit.stats();
+        assert_eq!((r, out), expected, "{stats}");
+        assert!(stats.loops_compiled >= 2, "{}", jit.report());
+        assert!(stats.bridges_compiled >= 1, "{}", jit.report());
+    }
+}

@@ -36,6 +36,8 @@ pub const JMP: i64 = 11;
 pub const PROMOTE: i64 = 12;
 /// `acc += cnt`, with `cnt` promoted (a new value every iteration).
 pub const PROMC: i64 = 13;
+/// Jump to the argument when `acc` is not zero (a back edge).
+pub const JNZA: i64 = 14;
 
 thread_local! {
     static OUTPUT: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
@@ -83,7 +85,7 @@ impl Program {
     pub fn new(code: &[(i64, i64)]) -> Program {
         assert_eq!(code.last().map(|c| c.0), Some(HALT));
         for &(op, arg) in code {
-            if op == JNZ || op == JMP {
+            if op == JNZ || op == JMP || op == JNZA {
                 assert!((0..code.len() as i64).contains(&arg));
             }
         }
@@ -206,8 +208,13 @@ pub fn run_plain(prog: &Program, boxed: bool, back_edge: &mut BackEdge<'_>) -> i
             MIX => Some(mix(a, st.cnt)),
             PROMOTE => Some(a.wrapping_add(st.cnt >> 6)),
             PROMC => Some(a.wrapping_add(st.cnt)),
-            JNZ | JMP => {
-                if op == JMP || st.cnt != 0 {
+            JNZ | JMP | JNZA => {
+                let taken = match op {
+                    JNZ => st.cnt != 0,
+                    JNZA => a != 0,
+                    _ => true,
+                };
+                if taken {
                     st.pc = arg;
                     if back_edge(&mut st) {
                         return get(st.acc);
@@ -306,7 +313,7 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
     let print = call_descr("emit", &[Kind::Int], ResultKind::Void, CallEffect::Random);
     let layout: Descr = int_box_layout().into();
     let value: Descr = int_box_value().into();
-    let labels: Vec<_> = (0..14).map(|_| b.label()).collect();
+    let labels: Vec<_> = (0..15).map(|_| b.label()).collect();
     let (top, set_acc, halt) = (b.label(), b.label(), b.label());
 
     b.bind(top);
@@ -330,7 +337,7 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
     } else {
         b.copy(r.acc.into(), a);
     }
-    let cases: Vec<(i64, _)> = (0..14).map(|k| (k, labels[k as usize])).collect();
+    let cases: Vec<(i64, _)> = (0..15).map(|k| (k, labels[k as usize])).collect();
     b.switch(op.into(), &cases);
     b.goto(halt);
 
@@ -400,6 +407,10 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
     b.promote(t.into());
     b.op(OpCode::IntAdd, &[a.into(), t.into()], t);
     b.goto(set_acc);
+
+    b.bind(labels[JNZA as usize]);
+    b.goto_if_not(a.into(), top);
+    b.goto(labels[JMP as usize]);
 
     b.bind(labels[JNZ as usize]);
     b.goto_if_not(r.cnt.into(), top);
@@ -513,6 +524,20 @@ pub fn programs() -> Vec<(&'static str, Program)> {
                 (DECC, 0),
                 (JNZ, 2),
                 (PRINT, 0),
+                (HALT, 0),
+            ]),
+        ),
+        // nested loops: cnt counts the inner one, acc the outer one
+        (
+            "nested",
+            Program::new(&[
+                (LOADA, 30),
+                (LOADC, 5),
+                (DECC, 0),
+                (JNZ, 2),
+                (ADDA, -1),
+                (PRINT, 0),
+                (JNZA, 1),
                 (HALT, 0),
             ]),
         ),
