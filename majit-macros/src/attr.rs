@@ -4,7 +4,7 @@
 //! `greens = [ident, ...], reds = [ident, ...],
 //!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
 //!  structs = [Name { field: Ty, ... }, ...]`
-//! where `policy` is `residual` or `elidable` and a struct field is an
+//! where `policy` is `residual`, `elidable` or `inline` and a struct field is an
 //! integer, `bool` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
 
@@ -20,6 +20,9 @@ pub enum Policy {
     Residual,
     /// Pure: folded when every argument is constant.
     Elidable,
+    /// Traced through: its body (a nested `fn` of the interpreter
+    /// function) is lowered to its own jitcode function.
+    Inline,
 }
 
 /// One declared helper.
@@ -89,12 +92,14 @@ impl Parse for Helper {
         let policy = match policy_id.to_string().as_str() {
             "residual" => Policy::Residual,
             "elidable" => Policy::Elidable,
+            "inline" => Policy::Inline,
             other => {
                 return Err(syn::Error::new(
                     policy_id.span(),
                     format!(
                         "unknown helper policy `{other}`: use `residual` (the call is \
-                         recorded) or `elidable` (pure, folded on constants)"
+                         recorded), `elidable` (pure, folded on constants) or `inline` (traced \
+                         through)"
                     ),
                 ))
             }

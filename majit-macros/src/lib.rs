@@ -273,8 +273,10 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
         ret,
         loop_label: dispatch.label.as_ref().map(|l| l.name.ident.to_string()),
         break_ok: at + 1 == stmts.len() && semi.is_none(),
+        helper: false,
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
+    let helpers = inline_helpers(&attr, &stmts[..at], &ctx)?;
     if lowered.int_regs > 256 || lowered.ref_regs > 256 {
         return Err(syn::Error::new(
             func.sig.ident.span(),
@@ -289,12 +291,84 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
     let jit = jit_entry(&func, at, &state, &outer, ret);
     let name = func.sig.ident.to_string();
     let shims = emit::shims(&name, &attr.helpers, &state);
-    let jitcode = emit::jitcode_fn(&func.vis, &func.sig.ident, &lowered, shims);
+    let jitcode = emit::jitcode_fn(&func.vis, &func.sig.ident, &lowered, &helpers, shims);
     let types = structs
         .iter()
         .zip(&attr.structs)
         .map(|(d, decl)| emit::gc_struct(&func.vis, d, decl));
     Ok(quote!(#(#types)* #plain #jit #jitcode))
+}
+
+/// Lowers every `inline` helper: a nested `fn` of the interpreter
+/// function, defined before the dispatch loop.
+fn inline_helpers(
+    attr: &attr::Attr,
+    before: &[Stmt],
+    portal: &lower::Ctx,
+) -> syn::Result<Vec<(String, lower::Lowered)>> {
+    let mut out = Vec::new();
+    for h in attr
+        .helpers
+        .iter()
+        .filter(|h| h.policy == attr::Policy::Inline)
+    {
+        let def = before.iter().find_map(|s| match s {
+            Stmt::Item(syn::Item::Fn(f)) if f.sig.ident == h.name => Some(f),
+            _ => None,
+        });
+        let Some(def) = def else {
+            return Err(syn::Error::new(
+                h.name.span(),
+                format!(
+                    "an `inline` helper must be defined inside the interpreter function, before \
+                     the dispatch loop, so that its body can be lowered: `fn {}(..) {{ .. }}`",
+                    h.name
+                ),
+            ));
+        };
+        let mut params = Vec::new();
+        for input in &def.sig.inputs {
+            match input {
+                syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse(&pt.ty)?) {
+                    (syn::Pat::Ident(i), t @ ty::Ty::Scalar(_)) => {
+                        params.push((i.ident.to_string(), t))
+                    }
+                    _ => {
+                        return Err(syn::Error::new(
+                            pt.span(),
+                            "inline helper parameters are `name: integer-or-bool`",
+                        ))
+                    }
+                },
+                other => return Err(syn::Error::new(other.span(), "not a free function")),
+            }
+        }
+        if params.len() != h.args.len() {
+            return Err(syn::Error::new(
+                def.sig.span(),
+                "the definition does not match the declared helper signature",
+            ));
+        }
+        let ret = match h.ret {
+            Some(t) => ty::Ty::Scalar(t),
+            None => ty::Ty::Unit,
+        };
+        let ctx = lower::Ctx {
+            state: &[],
+            helpers: portal.helpers,
+            structs: portal.structs,
+            outer: &[],
+            ret,
+            loop_label: None,
+            break_ok: false,
+            helper: true,
+        };
+        out.push((
+            h.name.to_string(),
+            lower::lower_helper(&ctx, &params, &def.block)?,
+        ));
+    }
+    Ok(out)
 }
 
 /// `NAME_jit`: the interpreter with the driver glue.

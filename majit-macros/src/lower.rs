@@ -167,11 +167,15 @@ pub struct Ctx<'a> {
     pub loop_label: Option<String>,
     /// The loop is the function's tail: `break v` returns `v`.
     pub break_ok: bool,
+    /// Lowering an inline helper rather than the portal.
+    pub helper: bool,
 }
 
 /// The lowered portal.
 pub struct Lowered {
     pub code: Vec<TokenStream>,
+    /// Parameter registers in order (inline helpers).
+    pub params: Vec<R>,
     pub int_regs: u16,
     pub ref_regs: u16,
     pub labels: u32,
@@ -229,21 +233,75 @@ pub fn lower(ctx: &Ctx, body: &[Stmt]) -> Res<Lowered> {
     if l.stmts(&body[1..], None, false)?.is_some() {
         l.code.push(quote!(b.goto(#head);));
     }
-    // Bounds-check failures: the same panic as the plain interpreter
-    // (an `extern "C"` shim cannot unwind, so the process aborts).
-    let oob = l.label_t(l.oob);
-    let descr = call_descr("index_out_of_bounds", &[], None, Policy::Residual);
-    l.code.push(quote! {
+    Ok(l.finish(Vec::new()))
+}
+
+/// Lowers the body of an inline helper with these parameters.
+pub fn lower_helper(ctx: &Ctx, params: &[(String, Ty)], body: &syn::Block) -> Res<Lowered> {
+    let mut l = Lowerer {
+        ctx,
+        code: Vec::new(),
+        regs: Regs::default(),
+        labels: 2,
+        scopes: vec![Vec::new()],
+        head: 0,
+        oob: 1,
+        greens: Vec::new(),
+        reds: Vec::new(),
+    };
+    let mut regs = Vec::new();
+    for (name, ty) in params {
+        let reg = l.regs.var(bank(*ty));
+        regs.push(reg);
+        l.scopes[0].push(Var {
+            name: name.clone(),
+            ty: *ty,
+            reg,
+            len: None,
+            frozen: false,
+        });
+    }
+    let span = body.brace_token.span.join();
+    if let Some(v) = l.block(body, Some(ctx.ret))? {
+        if v.ty != ctx.ret {
+            return err(span, "the helper's value does not have its return type");
+        }
+        match v.op {
+            Some(o) => {
+                let a = o.arg();
+                l.code.push(quote!(b.ret(Some(#a));));
+            }
+            None => l.code.push(quote!(b.ret(None);)),
+        }
+    }
+    Ok(l.finish(regs))
+}
+
+impl Lowerer<'_> {
+    /// Appends the bounds-check failure block and packs the result.
+    fn finish(mut self, params: Vec<R>) -> Lowered {
+        self.emit_oob();
+        Lowered {
+            code: self.code,
+            params,
+            int_regs: self.regs.count(Bank::Int),
+            ref_regs: self.regs.count(Bank::Ref),
+            labels: self.labels,
+        }
+    }
+
+    fn emit_oob(&mut self) {
+        let l = self;
+        // Bounds-check failures: the same panic as the plain interpreter
+        // (an `extern "C"` shim cannot unwind, so the process aborts).
+        let oob = l.label_t(l.oob);
+        let descr = call_descr("index_out_of_bounds", &[], None, Policy::Residual);
+        l.code.push(quote! {
         b.bind(#oob);
         b.call(#descr, ::majit_metainterp::jitcode::Arg::Int(__majit_oob as usize as i64), &[], None);
         b.goto(#oob);
     });
-    Ok(Lowered {
-        code: l.code,
-        int_regs: l.regs.count(Bank::Int),
-        ref_regs: l.regs.count(Bank::Ref),
-        labels: l.labels,
-    })
+    }
 }
 
 /// A `CallDescr` expression.
@@ -259,6 +317,7 @@ fn call_descr(name: &str, kinds: &[Bank], ret: Option<()>, policy: Policy) -> To
     let effect = match policy {
         Policy::Residual => quote!(::majit_ir::CallEffect::Random),
         Policy::Elidable => quote!(::majit_ir::CallEffect::Elidable),
+        Policy::Inline => unreachable!("inline helpers are not called through descrs"),
     };
     quote! {
         ::majit_ir::Descr::from(::majit_ir::CallDescr {
@@ -567,7 +626,7 @@ impl<'a> Lowerer<'a> {
     fn mac(&mut self, m: &syn::Macro) -> Res<Option<Val>> {
         let name = m.path.segments.last().map(|s| s.ident.to_string());
         match name.as_deref() {
-            Some("can_enter_jit") => {
+            Some("can_enter_jit") if !self.ctx.helper => {
                 let g = self.greens.iter().map(|r| r.tokens());
                 let r = self.reds.iter().map(|r| r.tokens());
                 self.code
@@ -627,6 +686,9 @@ impl<'a> Lowerer<'a> {
                 self.ret(b.expr.as_deref(), sp)
             }
             Expr::Continue(c) => {
+                if self.ctx.helper {
+                    return err(sp, "`continue` is only lowered in the dispatch loop");
+                }
                 self.check_label(c.label.as_ref(), "continue")?;
                 self.goto(self.head);
                 Ok(None)
@@ -1223,6 +1285,23 @@ impl<'a> Lowerer<'a> {
                 return err(a.span(), "the argument does not have the declared type");
             }
             args.push(v.opnd(a.span())?.arg());
+        }
+        if h.policy == Policy::Inline {
+            let f = format_ident!("__majit_f_{}", name);
+            return Ok(Some(match h.ret {
+                Some(t) => {
+                    let d = self.regs.temp(Bank::Int);
+                    let dt = d.tokens();
+                    self.code
+                        .push(quote!(b.inline_call(#f, &[#(#args),*], Some(#dt));));
+                    Val::scalar(Ty::Scalar(t), Opnd::Reg(d))
+                }
+                None => {
+                    self.code
+                        .push(quote!(b.inline_call(#f, &[#(#args),*], None);));
+                    Val::unit()
+                }
+            }));
         }
         let descr = call_descr(
             &name,

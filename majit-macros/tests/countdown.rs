@@ -26,11 +26,22 @@ fn take_output() -> Vec<i64> {
     OUT.with(|o| std::mem::take(&mut *o.borrow_mut()))
 }
 
-#[jit_interp(greens = [pc, code], reds = [acc, sum], helpers = [residual fn emit(x: i64)])]
+#[jit_interp(
+    greens = [pc, code],
+    reds = [acc, sum],
+    helpers = [residual fn emit(x: i64), inline fn scale(x: i64, k: i64) -> i64]
+)]
 fn run(code: &[i64], start: i64) -> i64 {
     let mut pc: usize = 0;
     let mut acc: i64 = start;
     let mut sum: i64 = 0;
+    fn scale(x: i64, k: i64) -> i64 {
+        if x > 10 {
+            x * k
+        } else {
+            x
+        }
+    }
     loop {
         jit_merge_point!();
         let op = code[pc];
@@ -41,7 +52,7 @@ fn run(code: &[i64], start: i64) -> i64 {
                 pc += 1;
             }
             ADD => {
-                sum = sum.wrapping_add(acc * code[pc + 1]);
+                sum = sum.wrapping_add(scale(acc, code[pc + 1]));
                 pc += 2;
             }
             PRINT => {

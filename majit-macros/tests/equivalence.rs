@@ -5,7 +5,7 @@
 //! state, array contents and the log of helper calls must agree. The
 //! handlers cover wrapping/checked/narrow arithmetic, division by
 //! constants, shifts, comparisons, bool logic, `if`/`match` values, arrays,
-//! helpers, and a `&&`/`||` whose right side must not run (an out-of-bounds
+//! residual, elidable and inline helpers, and a `&&`/`||` whose right side must not run (an out-of-bounds
 //! load, a logged helper call).
 
 use majit_ir::Value;
@@ -36,7 +36,7 @@ fn take_log() -> Vec<i64> {
     LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
 }
 
-const OPS: i64 = 20;
+const OPS: i64 = 22;
 
 #[jit_interp(
     greens = [pc, code],
@@ -45,6 +45,8 @@ const OPS: i64 = 20;
         residual fn probe(x: i64) -> bool,
         residual fn report(pc: usize, a: i64, b: i64),
         elidable fn sq(x: i64) -> i64,
+        inline fn mix(x: i64, y: i64) -> i64,
+        inline fn bump(x: i64) -> i64,
     ]
 )]
 fn step(code: &[i64], arr: &mut [i64], start: usize, a0: i64, b0: i64, fuel0: i64) -> i64 {
@@ -52,6 +54,19 @@ fn step(code: &[i64], arr: &mut [i64], start: usize, a0: i64, b0: i64, fuel0: i6
     let mut a: i64 = a0;
     let mut b: i64 = b0;
     let mut fuel: i64 = fuel0;
+    fn mix(x: i64, y: i64) -> i64 {
+        if x > y {
+            x.wrapping_sub(y)
+        } else {
+            y.wrapping_mul(2).wrapping_add(x)
+        }
+    }
+    fn bump(x: i64) -> i64 {
+        if x > 0 && probe(x) {
+            return x.wrapping_add(mix(x, 3));
+        }
+        x ^ 5
+    }
     loop {
         jit_merge_point!();
         if fuel == 0 {
@@ -150,13 +165,15 @@ fn step(code: &[i64], arr: &mut [i64], start: usize, a0: i64, b0: i64, fuel0: i6
                 if a == 0 {
                     return b;
                 }
-                b = -b.wrapping_add(arg);
+                b = -(b.wrapping_add(arg) & 0xff);
             }
             19 => {
                 let k = (arg & 63) as u32;
                 a = a.wrapping_shr(k);
                 b = (b as u64).wrapping_shr(k) as i64;
             }
+            20 => a = mix(a, b),
+            21 => b = bump(a.wrapping_add(arg)),
             _ => return -1,
         }
     }
