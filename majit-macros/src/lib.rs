@@ -86,9 +86,14 @@ use syn::{Expr, Stmt};
 /// Arguments: `greens = [..]` (locals or parameters identifying the
 /// position in the user program; constants inside a trace), `reds = [..]`
 /// (every other local the loop carries across iterations), and optionally
-/// `helpers = [residual fn name(a: i64) -> i64, elidable fn ..]`: the
-/// functions handlers may call and how the JIT treats each call.
-/// Greens and reds need a type: an integer, `bool`, or a slice of them.
+/// `helpers = [residual fn name(a: i64) -> i64, elidable fn .., inline fn ..]`
+/// (the functions handlers may call and how the JIT treats each call;
+/// `inline` ones are nested `fn`s defined before the dispatch loop) and
+/// `structs = [Node { value: i64, next: Node }]` (GC structs: a handle
+/// type `Node` is generated). Greens and reds need a type: an integer,
+/// `bool`, a slice of them, or a declared struct. The supported subset
+/// of Rust inside the loop is listed in `docs/macros.md`; anything else
+/// is a compile error at its span.
 #[proc_macro_attribute]
 pub fn jit_interp(attr: TokenStream, item: TokenStream) -> TokenStream {
     let attr = syn::parse_macro_input!(attr as attr::Attr);

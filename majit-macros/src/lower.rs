@@ -7,8 +7,12 @@
 //! Control flow (`if`, `match`, `&&`, `||`, `checked_*`, bounds checks)
 //! becomes labels and branches; `continue` jumps to the head, `return`
 //! (and `break` of a tail loop) returns from the portal. Values are
-//! operands: a register, an integer constant, or a const path evaluated
-//! when the jitcode is built.
+//! operands: a register, an integer constant, null, or a const path
+//! evaluated when the jitcode is built. GC struct handles live in the ref
+//! bank (`new` + `setfield`s, `getfield`/`setfield`); helper calls become
+//! `call` (residual/elidable, through an `extern "C"` shim) or
+//! `inline_call` (an inline helper, lowered by [`lower_helper`] into its
+//! own function).
 //!
 //! Invariants: every value read by jitcode was written on every path
 //! reaching it (branch results go through one join register); the right
@@ -290,17 +294,20 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The bounds-check failure block: the same panic as the plain
+    /// interpreter (an `extern "C"` shim cannot unwind, so the process
+    /// aborts).
     fn emit_oob(&mut self) {
-        let l = self;
-        // Bounds-check failures: the same panic as the plain interpreter
-        // (an `extern "C"` shim cannot unwind, so the process aborts).
-        let oob = l.label_t(l.oob);
+        let oob = self.label_t(self.oob);
         let descr = call_descr("index_out_of_bounds", &[], None, Policy::Residual);
-        l.code.push(quote! {
-        b.bind(#oob);
-        b.call(#descr, ::majit_metainterp::jitcode::Arg::Int(__majit_oob as usize as i64), &[], None);
-        b.goto(#oob);
-    });
+        let shim = quote!(::majit_metainterp::jitcode::Arg::Int(
+            __majit_oob as usize as i64
+        ));
+        self.code.push(quote! {
+            b.bind(#oob);
+            b.call(#descr, #shim, &[], None);
+            b.goto(#oob);
+        });
     }
 }
 
