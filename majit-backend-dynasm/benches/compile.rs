@@ -28,12 +28,43 @@ mod bench {
             .collect()
     }
 
+    /// This thread's CPU time in seconds (unaffected by other processes
+    /// competing for the machine, unlike criterion's wall clock).
+    fn cpu_seconds() -> f64 {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid timespec to write.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    }
+
+    /// Prints the CPU time per op over `rounds` compilations of `set`.
+    fn cpu_per_op(set: &[Trace], rounds: usize) {
+        let mut backend = HostBackend::new().expect("backend");
+        let ops: usize = set.iter().map(|t| t.ops.len()).sum();
+        let start = cpu_seconds();
+        for _ in 0..rounds {
+            for t in set {
+                let code = backend.compile_loop(black_box(t)).expect("compiles");
+                backend.free(code);
+            }
+        }
+        let per_op = (cpu_seconds() - start) / (ops * rounds) as f64;
+        println!(
+            "compile: {:.2} us/op CPU time ({ops} ops x {rounds})",
+            per_op * 1e6
+        );
+    }
+
     pub fn compile(c: &mut Criterion) {
         let mut group = c.benchmark_group("compile");
         for max_ops in [40, 400] {
             let set = traces(max_ops, 32);
             let ops: usize = set.iter().map(|t| t.ops.len()).sum();
             group.throughput(Throughput::Elements(ops as u64));
+            cpu_per_op(&set, 20);
             let mut backend = HostBackend::new().expect("backend");
             group.bench_function(format!("{max_ops}_ops_x32"), |b| {
                 b.iter(|| {
