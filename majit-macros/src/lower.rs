@@ -201,8 +201,24 @@ struct Join {
     flows: bool,
 }
 
+/// A `while`/`loop` inside a handler: where `continue` and `break` go.
+struct InnerLoop {
+    label: Option<String>,
+    head: u32,
+    exit: u32,
+    /// A `break` targets it (a `loop` then falls through to its exit).
+    broken: bool,
+}
+
+/// Where a `break`/`continue` goes.
+enum Target {
+    Dispatch,
+    Inner(usize),
+}
+
 struct Lowerer<'a> {
     ctx: &'a Ctx<'a>,
+    inner: Vec<InnerLoop>,
     code: Vec<TokenStream>,
     regs: Regs,
     labels: u32,
@@ -217,6 +233,7 @@ struct Lowerer<'a> {
 pub fn lower(ctx: &Ctx, body: &[Stmt]) -> Res<Lowered> {
     let mut l = Lowerer {
         ctx,
+        inner: Vec::new(),
         code: Vec::new(),
         regs: Regs::default(),
         labels: 0,
@@ -244,6 +261,7 @@ pub fn lower(ctx: &Ctx, body: &[Stmt]) -> Res<Lowered> {
 pub fn lower_helper(ctx: &Ctx, params: &[(String, Ty)], body: &syn::Block) -> Res<Lowered> {
     let mut l = Lowerer {
         ctx,
+        inner: Vec::new(),
         code: Vec::new(),
         regs: Regs::default(),
         labels: 2,
@@ -682,7 +700,17 @@ impl<'a> Lowerer<'a> {
             Expr::Match(m) => self.match_expr(m, want),
             Expr::Return(r) => self.ret(r.expr.as_deref(), sp),
             Expr::Break(b) => {
-                self.check_label(b.label.as_ref(), "break")?;
+                if let Target::Inner(i) = self.target(b.label.as_ref(), "break")? {
+                    if b.expr.is_some() {
+                        return err(
+                            sp,
+                            "`break` with a value is only lowered for the dispatch loop",
+                        );
+                    }
+                    self.inner[i].broken = true;
+                    self.goto(self.inner[i].exit);
+                    return Ok(None);
+                }
                 if !self.ctx.break_ok {
                     return err(
                         sp,
@@ -693,13 +721,14 @@ impl<'a> Lowerer<'a> {
                 self.ret(b.expr.as_deref(), sp)
             }
             Expr::Continue(c) => {
-                if self.ctx.helper {
-                    return err(sp, "`continue` is only lowered in the dispatch loop");
+                match self.target(c.label.as_ref(), "continue")? {
+                    Target::Inner(i) => self.goto(self.inner[i].head),
+                    Target::Dispatch => self.goto(self.head),
                 }
-                self.check_label(c.label.as_ref(), "continue")?;
-                self.goto(self.head);
                 Ok(None)
             }
+            Expr::While(w) => self.while_loop(w),
+            Expr::Loop(l) => self.inner_loop(l),
             Expr::Macro(m) => self.mac(&m.mac),
             Expr::Closure(_) => err(
                 sp,
@@ -711,10 +740,10 @@ impl<'a> Lowerer<'a> {
                 "`?` is not supported in a handler: handle the error with `match`, or move \
                  this code into a helper function and declare it in `helpers` with a policy",
             ),
-            Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => err(
+            Expr::ForLoop(_) => err(
                 sp,
-                "loops inside a handler are not supported: make each iteration a step of the \
-                 user program, or move the loop into a helper function declared in `helpers`",
+                "`for` loops run iterators, which a handler cannot lower: use `while` with an \
+                 index, or move the loop into a helper function declared in `helpers`",
             ),
             Expr::Field(f) => err(
                 f.span(),
@@ -729,14 +758,77 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn check_label(&self, l: Option<&syn::Lifetime>, what: &str) -> Res<()> {
-        match l {
-            Some(l) if Some(l.ident.to_string()) != self.ctx.loop_label => err(
-                l.span(),
-                format!("`{what}` may only target the dispatch loop"),
-            ),
-            _ => Ok(()),
+    /// The loop a `break`/`continue` with this label goes to: the
+    /// innermost handler loop (or the labelled one), else the dispatch loop.
+    fn target(&self, l: Option<&syn::Lifetime>, what: &str) -> Res<Target> {
+        let name = l.map(|l| l.ident.to_string());
+        let inner = match &name {
+            None => self.inner.len().checked_sub(1),
+            Some(n) => self.inner.iter().rposition(|i| i.label.as_ref() == Some(n)),
+        };
+        if let Some(i) = inner {
+            return Ok(Target::Inner(i));
         }
+        let sp = l.map_or_else(Span::call_site, |l| l.span());
+        if self.ctx.helper {
+            return err(sp, format!("`{what}` outside a loop of the helper"));
+        }
+        if name.is_some() && name != self.ctx.loop_label {
+            return err(sp, format!("`{what}` to an unknown loop label"));
+        }
+        Ok(Target::Dispatch)
+    }
+
+    fn push_inner(&mut self, label: Option<&syn::Label>) -> (u32, u32) {
+        let (head, exit) = (self.label(), self.label());
+        self.inner.push(InnerLoop {
+            label: label.map(|l| l.name.ident.to_string()),
+            head,
+            exit,
+            broken: false,
+        });
+        (head, exit)
+    }
+
+    /// `while cond { body }` inside a handler (traced per iteration).
+    fn while_loop(&mut self, w: &syn::ExprWhile) -> Res<Option<Val>> {
+        if let Expr::Let(l) = &*w.cond {
+            return err(
+                l.span(),
+                "`while let` is not lowered: use `loop` with `match`",
+            );
+        }
+        let (head, exit) = self.push_inner(w.label.as_ref());
+        self.bind(head);
+        let mark = self.regs.mark();
+        let Some(c) = self.expr(&w.cond, Some(Ty::BOOL))? else {
+            self.inner.pop();
+            return Ok(None);
+        };
+        if c.ty != Ty::BOOL {
+            return err(w.cond.span(), "the condition must be a bool");
+        }
+        self.goto_if_not(&c.opnd(w.cond.span())?, exit);
+        self.regs.release(mark);
+        if self.block(&w.body, None)?.is_some() {
+            self.goto(head);
+        }
+        self.inner.pop();
+        self.bind(exit);
+        Ok(Some(Val::unit()))
+    }
+
+    /// `loop { body }` inside a handler: reachable after it only through
+    /// a `break`.
+    fn inner_loop(&mut self, l: &syn::ExprLoop) -> Res<Option<Val>> {
+        let (head, exit) = self.push_inner(l.label.as_ref());
+        self.bind(head);
+        if self.block(&l.body, None)?.is_some() {
+            self.goto(head);
+        }
+        let broken = self.inner.pop().expect("pushed above").broken;
+        self.bind(exit);
+        Ok(broken.then(Val::unit))
     }
 
     fn ret(&mut self, e: Option<&Expr>, sp: Span) -> Res<Option<Val>> {

@@ -13,6 +13,7 @@ const DEC: i64 = 1;
 const JNZ: i64 = 2;
 const PRINT: i64 = 3;
 const ADD: i64 = 4;
+const POW2: i64 = 5;
 
 thread_local! {
     static OUT: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
@@ -55,6 +56,17 @@ fn run(code: &[i64], start: i64) -> i64 {
                 sum = sum.wrapping_add(scale(acc, code[pc + 1]));
                 pc += 2;
             }
+            POW2 => {
+                // An inner loop: traced once per iteration.
+                let mut n = code[pc + 1] + (acc & 1);
+                let mut x: i64 = 1;
+                while n > 0 {
+                    x = x.wrapping_mul(2);
+                    n -= 1;
+                }
+                sum = sum.wrapping_add(x);
+                pc += 2;
+            }
             PRINT => {
                 emit(acc);
                 pc += 1;
@@ -80,7 +92,7 @@ fn driver(threshold: u32) -> JitDriver<RefExec> {
 
 #[test]
 fn countdown_jit_equals_plain_and_enters_a_loop() {
-    let prog = [ADD, 3, PRINT, DEC, JNZ, 0, HALT];
+    let prog = [ADD, 3, POW2, 3, PRINT, DEC, JNZ, 0, HALT];
     for start in [1, 5, 1000] {
         let plain = run(&prog, start);
         let plain_out = take_output();

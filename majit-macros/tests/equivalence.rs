@@ -4,7 +4,8 @@
 //! generated jitcode), from equal seeded random states. Results, final
 //! state, array contents and the log of helper calls must agree. The
 //! handlers cover wrapping/checked/narrow arithmetic, division by
-//! constants, shifts, comparisons, bool logic, `if`/`match` values, arrays,
+//! constants, shifts, comparisons, bool logic, `if`/`match` values, inner
+//! `while`/`loop` with `break`/`continue`, arrays,
 //! residual, elidable and inline helpers, and a `&&`/`||` whose right side must not run (an out-of-bounds
 //! load, a logged helper call).
 
@@ -36,7 +37,7 @@ fn take_log() -> Vec<i64> {
     LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
 }
 
-const OPS: i64 = 22;
+const OPS: i64 = 24;
 
 #[jit_interp(
     greens = [pc, code],
@@ -174,6 +175,29 @@ fn step(code: &[i64], arr: &mut [i64], start: usize, a0: i64, b0: i64, fuel0: i6
             }
             20 => a = mix(a, b),
             21 => b = bump(a.wrapping_add(arg)),
+            22 => {
+                let mut n = arg & 7;
+                while n > 0 {
+                    a = a.wrapping_mul(3).wrapping_add(n);
+                    n -= 1;
+                    if a & 15 == 7 {
+                        break;
+                    }
+                }
+            }
+            23 => {
+                let mut k: i64 = 0;
+                'count: loop {
+                    k += 1;
+                    if k > (b & 3) {
+                        break 'count;
+                    }
+                    if k == 2 {
+                        continue;
+                    }
+                    a ^= k;
+                }
+            }
             _ => return -1,
         }
     }

@@ -6,8 +6,8 @@ fn run(n: i64) -> i64 {
     let mut acc: i64 = n;
     loop {
         jit_merge_point!();
-        while acc > 10 {
-            acc -= 3;
+        for i in 0..3 {
+            acc -= i;
         }
         pc += 1;
         if pc > 3 {
