@@ -3,7 +3,7 @@
 //! Grammar (every key at most once, `helpers` and `structs` optional):
 //! `greens = [ident, ...], reds = [ident, ...],
 //!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
-//!  structs = [Name { field: Ty, ... }, ...]`
+//!  structs = [Name { field: Ty, ... }, ...], enums = [Name: repr, ...]`
 //! where `policy` is `residual`, `elidable` or `inline` and a struct field is an
 //! integer, `bool` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
@@ -67,6 +67,8 @@ pub struct Attr {
     pub reds: Vec<Ident>,
     pub helpers: Vec<Helper>,
     pub structs: Vec<StructDecl>,
+    /// Fieldless enums with their `#[repr]` integer type.
+    pub enums: Vec<(Ident, syn::Type)>,
 }
 
 fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
@@ -143,6 +145,7 @@ impl Parse for Helper {
 impl Parse for Attr {
     fn parse(input: ParseStream) -> syn::Result<Attr> {
         let (mut greens, mut reds, mut helpers, mut structs) = (None, None, None, None);
+        let mut enums = None;
         while !input.is_empty() {
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -162,13 +165,28 @@ impl Parse for Attr {
                     let list = Punctuated::<StructDecl, Token![,]>::parse_terminated(&content)?;
                     structs = Some(list.into_iter().collect());
                 }
-                "greens" | "reds" | "helpers" | "structs" => return Err(dup(&key)),
+                "enums" if enums.is_none() => {
+                    let content;
+                    bracketed!(content in input);
+                    let mut list = Vec::new();
+                    while !content.is_empty() {
+                        let name: Ident = content.parse()?;
+                        content.parse::<Token![:]>()?;
+                        list.push((name, content.parse::<syn::Type>()?));
+                        if content.is_empty() {
+                            break;
+                        }
+                        content.parse::<Token![,]>()?;
+                    }
+                    enums = Some(list);
+                }
+                "greens" | "reds" | "helpers" | "structs" | "enums" => return Err(dup(&key)),
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
                             "unknown #[jit_interp] key `{other}`: expected `greens`, `reds`, \
-                             `helpers` or `structs`"
+                             `helpers`, `structs` or `enums`"
                         ),
                     ))
                 }
@@ -189,6 +207,7 @@ impl Parse for Attr {
             reds,
             helpers: helpers.unwrap_or_default(),
             structs: structs.unwrap_or_default(),
+            enums: enums.unwrap_or_default(),
         })
     }
 }

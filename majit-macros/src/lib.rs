@@ -171,14 +171,33 @@ fn find_loop(func: &syn::ItemFn) -> syn::Result<usize> {
     ))
 }
 
+/// The type names the attribute declares.
+fn declared_names(attr: &attr::Attr) -> syn::Result<ty::Names> {
+    let mut enums = Vec::new();
+    for (name, repr) in &attr.enums {
+        match ty::Ty::parse(repr)?.as_int() {
+            Some(t) => enums.push((name.to_string(), t)),
+            None => {
+                return Err(syn::Error::new(
+                    repr.span(),
+                    "an enum's representation is an integer type (its `#[repr]`)",
+                ))
+            }
+        }
+    }
+    Ok(ty::Names {
+        structs: attr.structs.iter().map(|s| s.name.to_string()).collect(),
+        enums,
+    })
+}
+
 /// Resolves the declared GC structs' field types.
-fn struct_defs(attr: &attr::Attr) -> syn::Result<Vec<lower::StructDef>> {
-    let names: Vec<String> = attr.structs.iter().map(|s| s.name.to_string()).collect();
+fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::StructDef>> {
     let mut out = Vec::new();
     for decl in &attr.structs {
         let mut fields = Vec::new();
         for (f, t) in &decl.fields {
-            let ty = ty::Ty::parse_with(t, &names)?;
+            let ty = ty::Ty::parse_with(t, names)?;
             if !matches!(ty, ty::Ty::Scalar(_) | ty::Ty::Gc(_)) {
                 return Err(syn::Error::new(
                     t.span(),
@@ -198,7 +217,7 @@ fn struct_defs(attr: &attr::Attr) -> syn::Result<Vec<lower::StructDef>> {
 fn state_vars(
     attr: &attr::Attr,
     outer: &[Outer],
-    structs: &[String],
+    names: &ty::Names,
 ) -> syn::Result<Vec<lower::StateVar>> {
     let mut out: Vec<lower::StateVar> = Vec::new();
     let all = attr.greens.iter().map(|g| (g, true));
@@ -227,7 +246,16 @@ fn state_vars(
             ));
         };
         let rust_ty = ty.clone();
-        let ty = ty::Ty::parse_with(ty, structs)?;
+        if let syn::Type::Path(p) = ty {
+            if names.enums.iter().any(|(e, _)| p.path.is_ident(e)) {
+                return Err(syn::Error::new(
+                    id.span(),
+                    "a green or red cannot have an enum type (the JIT could not turn an integer \
+                     back into it): keep the integer, or a slice of the enum",
+                ));
+            }
+        }
+        let ty = ty::Ty::parse_with(ty, names)?;
         if ty == ty::Ty::Unit {
             return Err(syn::Error::new(id.span(), "greens and reds cannot be `()`"));
         }
@@ -254,8 +282,8 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
         unreachable!("find_loop returns a loop")
     };
     let outer = outer_vars(&func, &stmts[..at])?;
-    let structs = struct_defs(&attr)?;
-    let names: Vec<String> = structs.iter().map(|s| s.name.clone()).collect();
+    let names = declared_names(&attr)?;
+    let structs = struct_defs(&attr, &names)?;
     let state = state_vars(&attr, &outer, &names)?;
     let ret = match &func.sig.output {
         syn::ReturnType::Default => ty::Ty::Unit,
@@ -274,6 +302,7 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
         state: &state,
         helpers: &attr.helpers,
         structs: &structs,
+        names: &names,
         outer: &outer_names,
         ret,
         loop_label: dispatch.label.as_ref().map(|l| l.name.ident.to_string()),
@@ -362,6 +391,7 @@ fn inline_helpers(
             state: &[],
             helpers: portal.helpers,
             structs: portal.structs,
+            names: portal.names,
             outer: &[],
             ret,
             loop_label: None,

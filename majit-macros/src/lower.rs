@@ -165,6 +165,8 @@ pub struct Ctx<'a> {
     pub state: &'a [StateVar],
     pub helpers: &'a [Helper],
     pub structs: &'a [StructDef],
+    /// Type names declared in the attribute.
+    pub names: &'a crate::ty::Names,
     /// Locals and parameters outside the loop (for diagnostics).
     pub outer: &'a [String],
     pub ret: Ty,
@@ -434,10 +436,6 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    fn struct_names(&self) -> Vec<String> {
-        self.ctx.structs.iter().map(|s| s.name.clone()).collect()
-    }
-
     /// `S::new(fields...)` and `S::null()` of a declared struct.
     fn struct_call(&mut self, c: &syn::ExprCall, sp: Span) -> Res<Option<Option<Val>>> {
         let Expr::Path(p) = &*c.func else {
@@ -608,10 +606,9 @@ impl<'a> Lowerer<'a> {
         let (ident, declared) = match &local.pat {
             Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (&p.ident, None),
             Pat::Type(pt) => match &*pt.pat {
-                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (
-                    &p.ident,
-                    Some(Ty::parse_with(&pt.ty, &self.struct_names())?),
-                ),
+                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                    (&p.ident, Some(Ty::parse_with(&pt.ty, self.ctx.names)?))
+                }
                 other => return err(other.span(), "only `let name` bindings are supported"),
             },
             other => return err(other.span(), "only `let name` bindings are supported"),

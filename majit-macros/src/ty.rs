@@ -114,14 +114,14 @@ impl Ty {
         }
     }
 
-    /// Parses a Rust type the JIT supports (no GC structs).
+    /// Parses a Rust type the JIT supports (no declared names).
     pub fn parse(ty: &syn::Type) -> syn::Result<Ty> {
-        Ty::parse_with(ty, &[])
+        Ty::parse_with(ty, &Names::default())
     }
 
-    /// Parses a Rust type the JIT supports; `structs` are the names of
-    /// the declared GC structs.
-    pub fn parse_with(ty: &syn::Type, structs: &[String]) -> syn::Result<Ty> {
+    /// Parses a Rust type the JIT supports, knowing the declared GC
+    /// structs and enums.
+    pub fn parse_with(ty: &syn::Type, names: &Names) -> syn::Result<Ty> {
         let unsupported = || {
             syn::Error::new(
                 ty.span(),
@@ -130,17 +130,20 @@ impl Ty {
             )
         };
         match ty {
-            syn::Type::Paren(p) => Ty::parse_with(&p.elem, structs),
+            syn::Type::Paren(p) => Ty::parse_with(&p.elem, names),
             syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
             syn::Type::Path(p) if p.qself.is_none() => {
                 let id = p.path.get_ident().ok_or_else(unsupported)?.to_string();
-                if let Some(i) = structs.iter().position(|s| *s == id) {
+                if let Some(i) = names.structs.iter().position(|s| *s == id) {
                     return Ok(Ty::Gc(i as u8));
+                }
+                if let Some((_, t)) = names.enums.iter().find(|(e, _)| *e == id) {
+                    return Ok(Ty::int(*t));
                 }
                 scalar_named(&id).map(Ty::Scalar).ok_or_else(unsupported)
             }
             syn::Type::Reference(r) => match &*r.elem {
-                syn::Type::Slice(s) => match Ty::parse(&s.elem)? {
+                syn::Type::Slice(s) => match Ty::parse_with(&s.elem, names)? {
                     Ty::Scalar(elem) => Ok(Ty::Slice {
                         elem,
                         mutable: r.mutability.is_some(),
@@ -183,6 +186,14 @@ impl Ty {
             _ => quote!(()),
         }
     }
+}
+
+/// The names declared in the attribute that are types: GC structs (by
+/// index) and fieldless enums with their integer representation.
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    pub structs: Vec<String>,
+    pub enums: Vec<(String, IntTy)>,
 }
 
 /// `bool` or an integer type name.
