@@ -249,8 +249,8 @@ fn bad_state_is_an_error_not_a_panic() {
 
 #[test]
 fn the_optimizer_removes_the_boxed_allocations_it_can() {
-    // ADDA's box dies when ODD replaces it: one of the two allocations
-    // per iteration is removed; ODD's box escapes through the jump.
+    // ADDA's box dies when ODD replaces it: at least that allocation is
+    // removed from the loop body.
     let prog = program("alloc_then_branch");
     let (_, _, plain) = run_jit_driver(&prog, true, params(2, ""));
     let (_, _, opt) = run_jit_driver(&prog, true, params(2, majit_metainterp::opt::DEFAULT_OPTS));
