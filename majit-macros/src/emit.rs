@@ -314,6 +314,8 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         #vis struct #name(*mut u64);
 
+        // An interpreter may use only some of the accessors.
+        #[allow(dead_code)]
         impl #name {
             /// The object size in bytes.
             pub const SIZE: usize = #size;
