@@ -106,7 +106,37 @@ pub extern "C" fn scribble(a: i64) -> i64 {
     }
     a.wrapping_add(1)
 }
-#[cfg(not(target_arch = "x86_64"))]
+/// The aarch64 version: every AAPCS64 caller-saved register a JIT may
+/// allocate (`x0`–`x17`, `v0`–`v7`, `v16`–`v31`).
+#[cfg(target_arch = "aarch64")]
+pub extern "C" fn scribble(a: i64) -> i64 {
+    // SAFETY: only caller-saved registers are written, and all of them
+    // are declared clobbered.
+    unsafe {
+        std::arch::asm!(
+            "mov x0, #-1", "mov x1, #-1", "mov x2, #-1", "mov x3, #-1", "mov x4, #-1",
+            "mov x5, #-1", "mov x6, #-1", "mov x7, #-1", "mov x8, #-1", "mov x9, #-1",
+            "mov x10, #-1", "mov x11, #-1", "mov x12, #-1", "mov x13, #-1", "mov x14, #-1",
+            "mov x15, #-1", "mov x16, #-1", "mov x17, #-1",
+            "movi v0.2d, #-1", "movi v1.2d, #-1", "movi v2.2d, #-1", "movi v3.2d, #-1",
+            "movi v4.2d, #-1", "movi v5.2d, #-1", "movi v6.2d, #-1", "movi v7.2d, #-1",
+            "movi v16.2d, #-1", "movi v17.2d, #-1", "movi v18.2d, #-1", "movi v19.2d, #-1",
+            "movi v20.2d, #-1", "movi v21.2d, #-1", "movi v22.2d, #-1", "movi v23.2d, #-1",
+            "movi v24.2d, #-1", "movi v25.2d, #-1", "movi v26.2d, #-1", "movi v27.2d, #-1",
+            "movi v28.2d, #-1", "movi v29.2d, #-1", "movi v30.2d, #-1", "movi v31.2d, #-1",
+            out("x0") _, out("x1") _, out("x2") _, out("x3") _, out("x4") _, out("x5") _,
+            out("x6") _, out("x7") _, out("x8") _, out("x9") _, out("x10") _, out("x11") _,
+            out("x12") _, out("x13") _, out("x14") _, out("x15") _, out("x16") _, out("x17") _,
+            out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
+            out("v6") _, out("v7") _, out("v16") _, out("v17") _, out("v18") _, out("v19") _,
+            out("v20") _, out("v21") _, out("v22") _, out("v23") _, out("v24") _,
+            out("v25") _, out("v26") _, out("v27") _, out("v28") _, out("v29") _,
+            out("v30") _, out("v31") _,
+        );
+    }
+    a.wrapping_add(1)
+}
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub extern "C" fn scribble(a: i64) -> i64 {
     a.wrapping_add(1)
 }
