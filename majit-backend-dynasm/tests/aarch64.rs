@@ -1,10 +1,10 @@
 //! The shared backend suite and differential fuzzer on aarch64 (under
 //! qemu-user on x86_64 hosts: `scripts/test-aarch64.sh`), plus the
 //! aarch64-specific cases: every allocatable register live across a call
-//! that scribbles over every caller-saved register and across an
-//! allocation slow path, immediates and memory offsets beyond the
-//! instruction encodings, frame slots beyond the scaled 12-bit offset
-//! range, and a guard patched after it already exited. Every case runs on
+//! that scribbles over every caller-saved register (`support::scribble`)
+//! and across an allocation slow path, immediates and memory offsets
+//! beyond the instruction encodings, frame slots beyond the scaled 12-bit
+//! offset range, and a guard patched after it already exited. Every case runs on
 //! refexec too, which is the oracle.
 #![cfg(target_arch = "aarch64")]
 
@@ -14,53 +14,16 @@ backend_suite!(aarch64);
 
 use majit_backend_dynasm::aarch64::Aarch64;
 use majit_backend_dynasm::NativeBackend;
-use majit_ir::{parse_with, Const, Trace, Value};
+use majit_ir::{Trace, Value};
 use majit_metainterp::refexec::RefExec;
 use majit_metainterp::{Backend, CodeId, DeadFrame, ExitId};
 use std::fmt::Write;
-use support::{differential, namespace, Buffer};
-
-/// Overwrites every AAPCS64 caller-saved register a JIT may allocate
-/// (`x0`–`x17`, `v0`–`v7`, `v16`–`v31`) before returning `a + 1`.
-extern "C" fn scribble_all(a: i64) -> i64 {
-    // SAFETY: only caller-saved registers are written, and all of them
-    // are declared clobbered.
-    unsafe {
-        std::arch::asm!(
-            "mov x0, #-1", "mov x1, #-1", "mov x2, #-1", "mov x3, #-1", "mov x4, #-1",
-            "mov x5, #-1", "mov x6, #-1", "mov x7, #-1", "mov x8, #-1", "mov x9, #-1",
-            "mov x10, #-1", "mov x11, #-1", "mov x12, #-1", "mov x13, #-1", "mov x14, #-1",
-            "mov x15, #-1", "mov x16, #-1", "mov x17, #-1",
-            "movi v0.2d, #-1", "movi v1.2d, #-1", "movi v2.2d, #-1", "movi v3.2d, #-1",
-            "movi v4.2d, #-1", "movi v5.2d, #-1", "movi v6.2d, #-1", "movi v7.2d, #-1",
-            "movi v16.2d, #-1", "movi v17.2d, #-1", "movi v18.2d, #-1", "movi v19.2d, #-1",
-            "movi v20.2d, #-1", "movi v21.2d, #-1", "movi v22.2d, #-1", "movi v23.2d, #-1",
-            "movi v24.2d, #-1", "movi v25.2d, #-1", "movi v26.2d, #-1", "movi v27.2d, #-1",
-            "movi v28.2d, #-1", "movi v29.2d, #-1", "movi v30.2d, #-1", "movi v31.2d, #-1",
-            out("x0") _, out("x1") _, out("x2") _, out("x3") _, out("x4") _, out("x5") _,
-            out("x6") _, out("x7") _, out("x8") _, out("x9") _, out("x10") _, out("x11") _,
-            out("x12") _, out("x13") _, out("x14") _, out("x15") _, out("x16") _, out("x17") _,
-            out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
-            out("v6") _, out("v7") _, out("v16") _, out("v17") _, out("v18") _, out("v19") _,
-            out("v20") _, out("v21") _, out("v22") _, out("v23") _, out("v24") _,
-            out("v25") _, out("v26") _, out("v27") _, out("v28") _, out("v29") _,
-            out("v30") _, out("v31") _,
-        );
-    }
-    a.wrapping_add(1)
-}
-
-/// Parses `text` in the suite namespace plus `@scribble_all`.
-fn parse(text: &str, buf: &Buffer) -> Trace {
-    let mut ns = namespace(buf);
-    ns.add_symbol("scribble_all", Const::Int(scribble_all as *const () as i64));
-    parse_with(text, &ns).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
+use support::{differential, Buffer};
 
 /// Runs `text` with each input vector on refexec and natively.
 fn agree(text: &str, runs: &[Vec<Value>]) {
     let mut buf = Buffer::new();
-    let trace = parse(text, &buf);
+    let trace = support::parse_text(text, &buf);
     for inputs in runs {
         match differential::<Aarch64>(&trace, inputs, &mut buf, None) {
             Ok(true) => {}
@@ -104,7 +67,7 @@ fn every_register_live_across_a_scribbling_call() {
     // 26 allocatable ints and 30 floats: more than the callee-saved
     // registers, so values also move to slots; the callee destroys every
     // caller-saved register.
-    let mid = "i_r1 = call_i(@scribble_all, i3, descr=Call.scr)\n\
+    let mid = "i_r1 = call_i(@scribble, i3, descr=Call.scr)\n\
                i_s0 = int_add(i_r1, i1)\n";
     let text = pressure_text(
         "descr Call.scr = call(args=[int], result=int, effect=random)\n",
@@ -243,7 +206,7 @@ fn frame_slots_beyond_the_scaled_offset_range() {
     let inputs = format!("{}, i0, f_in0, f0", names.join(", "));
     let text = pressure_text("", &inputs, 40, 40, "");
     let mut buf = Buffer::new();
-    let trace = parse(&text, &buf);
+    let trace = support::parse_text(&text, &buf);
     let mut values: Vec<Value> = (0..pad).map(|k| Value::Int(3 * k as i64)).collect();
     values.extend([Value::Int(11), Value::Float(2.0), Value::Float(0.75)]);
     assert_eq!(
@@ -301,7 +264,10 @@ fn patch_after_exit(b: &mut dyn Backend, loop_t: &Trace, bridge_t: &Trace) -> Ve
 #[test]
 fn a_guard_patched_after_it_exited() {
     let buf = Buffer::new();
-    let (loop_t, bridge_t) = (parse(LOOP, &buf), parse(BRIDGE, &buf));
+    let (loop_t, bridge_t) = (
+        support::parse_text(LOOP, &buf),
+        support::parse_text(BRIDGE, &buf),
+    );
     let expected = patch_after_exit(&mut RefExec::new(), &loop_t, &bridge_t);
     let mut native = NativeBackend::<Aarch64>::new().expect("backend");
     let found = patch_after_exit(&mut native, &loop_t, &bridge_t);
