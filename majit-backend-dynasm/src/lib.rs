@@ -1,4 +1,4 @@
-//! # majit-backend-dynasm: native code for x86_64 (and, later, aarch64)
+//! # majit-backend-dynasm: native code for x86_64 and aarch64
 //!
 //! Pipeline for one trace (`driver.rs`):
 //!
@@ -15,8 +15,9 @@
 //! (jitframe layout), [`gcmap`] (reference maps), [`guard`] (exit records and the exit protocol),
 //! [`bridge`] (attaching and freeing), [`sched`] (list scheduling with a
 //! strategy), [`regalloc`] (linear scan, policy, parallel moves, checker).
-//! Per architecture: `x86_64/` (`regs`, `emit`, `memory`, `call`, `guard`);
-//! an `aarch64/` directory mirrors it and implements [`arch::Arch`].
+//! Per architecture: `x86_64/` and `aarch64/` (`regs`, `emit`, `memory`,
+//! `call`, `guard`, `nursery`), each implementing [`arch::Arch`];
+//! [`HostBackend`] is the one for the machine this runs on.
 
 #[cfg(target_arch = "aarch64")]
 pub mod aarch64;

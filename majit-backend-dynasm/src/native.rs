@@ -34,7 +34,7 @@ pub(crate) struct TraceCode {
 /// A native backend for architecture `A`.
 ///
 /// ```
-/// # #[cfg(target_arch = "x86_64")] {
+/// # #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))] {
 /// use majit_backend_dynasm::HostBackend;
 /// use majit_ir::{Const, Kind, Op, OpCode, Trace, Value};
 /// use majit_metainterp::Backend;
