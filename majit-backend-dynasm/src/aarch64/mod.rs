@@ -9,7 +9,7 @@
 //!   a scratch register.
 //! - [`nursery`]: inline nursery allocation and the write barrier.
 //!
-//! All assembly goes through the [`a64!`] macro, which sets
+//! All assembly goes through the `a64!` macro, which sets
 //! `.arch aarch64` and names the reserved registers. Every op's arguments
 //! arrive in registers or as constants (the allocator loads the rest);
 //! inline sequences use only `x16`, `x17`, `d30` and `d31`, which the
