@@ -1114,6 +1114,10 @@ pub fn stress_heap() -> std::rc::Rc<std::cell::RefCell<majit_gc::Gc>> {
     let mut gc = Gc::new(GcConfig {
         nursery_size: 1024,
         stress_every: Some(1),
+        // A small reservation: qemu-user keeps per-page bookkeeping for
+        // every reserved range (the 4 GB default cost ~25 MB of host
+        // memory per heap there, 150 fuzz cases ~7 GB).
+        max_heap: 64 << 20,
         ..GcConfig::default()
     })
     .expect("heap");
