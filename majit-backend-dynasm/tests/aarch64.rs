@@ -4,7 +4,8 @@
 //! that scribbles over every caller-saved register (`support::scribble`)
 //! and across an allocation slow path, immediates and memory offsets
 //! beyond the instruction encodings, frame slots beyond the scaled 12-bit
-//! offset range, and a guard patched after it already exited. Every case runs on
+//! offset range, float arguments passed on the stack, and a guard patched
+//! after it already exited. Every case runs on
 //! refexec too, which is the oracle.
 #![cfg(target_arch = "aarch64")]
 
@@ -14,11 +15,11 @@ backend_suite!(aarch64);
 
 use majit_backend_dynasm::aarch64::Aarch64;
 use majit_backend_dynasm::NativeBackend;
-use majit_ir::{Trace, Value};
+use majit_ir::{parse_with, Const, Trace, Value};
 use majit_metainterp::refexec::RefExec;
 use majit_metainterp::{Backend, CodeId, DeadFrame, ExitId};
 use std::fmt::Write;
-use support::{differential, Buffer};
+use support::{differential, namespace, Buffer};
 
 /// Runs `text` with each input vector on refexec and natively.
 fn agree(text: &str, runs: &[Vec<Value>]) {
@@ -273,4 +274,74 @@ fn a_guard_patched_after_it_exited() {
     let found = patch_after_exit(&mut native, &loop_t, &bridge_t);
     assert_eq!(found, expected);
     assert!(found[1].1 && !found[4].1, "the bridge ran, then no longer");
+}
+
+/// Ten floats and an int: under AAPCS64 the ninth and tenth floats go on
+/// the stack while the int still takes `x0`.
+#[allow(clippy::too_many_arguments)]
+extern "C" fn ten_floats(
+    a: f64,
+    b: f64,
+    c: f64,
+    d: f64,
+    e: f64,
+    f: f64,
+    g: f64,
+    h: f64,
+    i: f64,
+    j: f64,
+    k: i64,
+) -> f64 {
+    let weighted: f64 = [a, b, c, d, e, f, g, h, i, j]
+        .iter()
+        .enumerate()
+        .map(|(n, x)| x * (n as f64 + 1.0))
+        .sum();
+    weighted + k as f64
+}
+
+#[test]
+fn float_arguments_on_the_stack() {
+    // refexec takes at most 8 float arguments, so the oracle here is the
+    // helper called directly from Rust with the same arguments.
+    let buf = Buffer::new();
+    let mut ns = namespace(&buf);
+    ns.add_symbol("ten_floats", Const::Int(ten_floats as *const () as i64));
+    let mut text = String::from(
+        "descr Call.f10 = call(args=[float, float, float, float, float, float, float, \
+         float, float, float, int], result=float, effect=random)\n[f0, i0]\n",
+    );
+    for k in 1..=10 {
+        writeln!(text, "f{k} = float_add(f0, {k}.25)").unwrap();
+    }
+    let args: Vec<String> = (1..=10).map(|k| format!("f{k}")).collect();
+    writeln!(
+        text,
+        "f11 = call_f(@ten_floats, {}, i0, descr=Call.f10)\nfinish(f11, i0)",
+        args.join(", ")
+    )
+    .unwrap();
+    let trace = parse_with(&text, &ns).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let mut native = NativeBackend::<Aarch64>::new().expect("backend");
+    let code = native.compile_loop(&trace).expect("compiles");
+    for (x, k) in [(0.5, 3), (-1e6, -9)] {
+        let f = |n: f64| x + (n + 0.25);
+        let expected = ten_floats(
+            f(1.0),
+            f(2.0),
+            f(3.0),
+            f(4.0),
+            f(5.0),
+            f(6.0),
+            f(7.0),
+            f(8.0),
+            f(9.0),
+            f(10.0),
+            k,
+        );
+        let d = native
+            .execute(code, &[Value::Float(x), Value::Int(k)])
+            .expect("runs");
+        assert_eq!(d.values, vec![Value::Float(expected), Value::Int(k)]);
+    }
 }
