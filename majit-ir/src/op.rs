@@ -108,6 +108,16 @@ impl Const {
     }
 }
 
+impl From<Value> for Const {
+    fn from(v: Value) -> Const {
+        match v {
+            Value::Int(x) => Const::Int(x),
+            Value::Ref(x) => Const::Ref(x),
+            Value::Float(x) => Const::float(x),
+        }
+    }
+}
+
 /// A concrete run-time value: trace inputs, dead-frame contents, results.
 #[derive(Copy, Clone, Debug)]
 pub enum Value {

@@ -17,7 +17,7 @@
 //! uninitialised ref.
 
 use super::{GuardResume, Layout, Slot, Tagged};
-use crate::refexec::Allocator;
+use crate::refexec::{Access, Allocator};
 use majit_ir::{Kind, Value};
 use std::fmt;
 
@@ -143,15 +143,10 @@ unsafe fn store(alloc: &mut dyn Allocator, obj: usize, slot: &Slot, value: Value
             Slot::Item(_, i) => alloc.write_barrier_array(obj, i64::from(*i)),
         }
     }
-    let bits = value.to_bits();
-    let p = (obj + offset) as *mut u8;
+    let access = Access {
+        size: width,
+        signed: false,
+    };
     // SAFETY: `obj + offset .. + width` lies inside the object (caller).
-    unsafe {
-        match width {
-            1 => p.write_unaligned(bits as u8),
-            2 => (p as *mut u16).write_unaligned(bits as u16),
-            4 => (p as *mut u32).write_unaligned(bits as u32),
-            _ => (p as *mut u64).write_unaligned(bits),
-        }
-    }
+    unsafe { access.store(obj + offset, value.to_bits()) };
 }
