@@ -9,5 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(bash scripts/aarch64-toolchain.sh)"
 unset QEMU_LD_PREFIX || true
+# Tests that spawn a binary of the workspace run it through the same emulator.
+export MAJIT_TEST_RUNNER=qemu-aarch64
 if [ $# -eq 0 ]; then set -- --workspace; fi
 exec "$A64_CARGO" test --target "$A64_TARGET" "$@"

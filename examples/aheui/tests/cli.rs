@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{programs_dir, run};
+use common::{aheui_command, programs_dir, run};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -196,11 +196,7 @@ fn a_closed_stdout_is_an_io_error() {
         .write(true)
         .open("/dev/full")
         .expect("/dev/full (Linux)");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_aheui"))
-        .arg(&file)
-        .stdout(full)
-        .output()
-        .unwrap();
+    let out = aheui_command().arg(&file).stdout(full).output().unwrap();
     assert_eq!(out.status.code(), Some(74));
     assert!(String::from_utf8_lossy(&out.stderr).contains("I/O error"));
 }

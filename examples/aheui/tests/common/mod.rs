@@ -22,10 +22,26 @@ pub fn programs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs")
 }
 
+/// A command that runs the `aheui` binary. When the tests are
+/// cross-compiled (`scripts/test-aarch64.sh`), `MAJIT_TEST_RUNNER` names the
+/// emulator that runs the binary, as cargo's target runner does for the
+/// test executables themselves.
+pub fn aheui_command() -> Command {
+    let bin = env!("CARGO_BIN_EXE_aheui");
+    match std::env::var_os("MAJIT_TEST_RUNNER") {
+        Some(runner) if !runner.is_empty() => {
+            let mut cmd = Command::new(runner);
+            cmd.arg(bin);
+            cmd
+        }
+        _ => Command::new(bin),
+    }
+}
+
 /// Runs the interpreter with `args`, feeding `stdin`, with extra `env`
 /// variables; kills it after `limit`.
 pub fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)], limit: Duration) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_aheui"));
+    let mut cmd = aheui_command();
     cmd.args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
