@@ -16,6 +16,7 @@
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExitId};
 use crate::driver::{BridgeInfo, Exit, GuardInfo, JitDriver, JitError, Next};
+use crate::opt::ledger::Ledger;
 use crate::opt::OptError;
 use crate::resume::{GuardResume, Layout, ResumeMap, Slot, Tagged};
 use crate::stats::AbortReason;
@@ -159,10 +160,15 @@ pub(crate) fn trace_bridge<B: Backend>(
         TraceEnd::Done(fin) => {
             let (greens, reds) = (fin.greens.clone(), fin.reds.clone());
             match compile(jit, *fin, Some(df.exit)) {
-                Ok((code, trace)) => {
+                Ok((code, trace, ledger)) => {
                     jit.stats.bridges_compiled += 1;
                     let guard = df.exit;
-                    jit.bridges.push(BridgeInfo { guard, code, trace });
+                    jit.bridges.push(BridgeInfo {
+                        guard,
+                        code,
+                        trace,
+                        ledger,
+                    });
                 }
                 Err(reason) => jit.stats.abort(reason),
             }
@@ -172,14 +178,15 @@ pub(crate) fn trace_bridge<B: Backend>(
 }
 
 /// Optimizes (if enabled) and compiles a finished trace as a loop, or as
-/// a bridge of `bridge_of`; registers its exits on success.
+/// a bridge of `bridge_of`; registers its exits on success. Returns the
+/// compiled trace and the optimizer's ledger.
 pub(crate) fn compile<B: Backend>(
     jit: &mut JitDriver<B>,
     fin: Finished,
     bridge_of: Option<ExitId>,
-) -> Result<(CodeId, Trace), AbortReason> {
+) -> Result<(CodeId, Trace, Ledger), AbortReason> {
     let recorded = fin.trace.ops.len() as u64;
-    let (trace, resume) = optimize(jit, fin.trace)?;
+    let (trace, resume, ledger) = optimize(jit, fin.trace)?;
     let start = Instant::now();
     let compiled = match bridge_of {
         None => jit.backend.compile_loop(&trace),
@@ -189,11 +196,12 @@ pub(crate) fn compile<B: Backend>(
     let code = compiled.map_err(|_| AbortReason::CompileFailed)?;
     jit.stats.ops_recorded += recorded;
     jit.stats.ops_optimized += trace.ops.len() as u64;
+    jit.stats.allocations_kept += ledger.allocations().count() as u64;
     register_guards(jit, fin.guards, resume);
     if let Some(id) = fin.finish {
         jit.exits.insert(id, Exit::Finish(fin.greens.clone()));
     }
-    Ok((code, trace))
+    Ok((code, trace, ledger))
 }
 
 /// Registers the exits of a compiled trace. Unoptimized, each recorded
@@ -234,15 +242,15 @@ fn register_guards<B: Backend>(
 fn optimize<B: Backend>(
     jit: &mut JitDriver<B>,
     trace: Trace,
-) -> Result<(Trace, ResumeMap), AbortReason> {
+) -> Result<(Trace, ResumeMap, Ledger), AbortReason> {
     if jit.params.enable_opts.is_empty() {
-        return Ok((trace, ResumeMap::new()));
+        return Ok((trace, ResumeMap::new(), Ledger::default()));
     }
     let start = Instant::now();
     let out = crate::opt::optimize(&trace, &jit.params.enable_opts);
     jit.stats.time_optimizing += start.elapsed();
     match out {
-        Ok(o) => Ok((o.trace, o.resume)),
+        Ok(o) => Ok((o.trace, o.resume, o.ledger)),
         Err(OptError::Invalid { .. }) => Err(AbortReason::InvalidLoop),
         Err(_) => Err(AbortReason::CompileFailed),
     }

@@ -31,6 +31,7 @@ use crate::blackhole::{BhFrame, Blackhole, Outcome};
 use crate::bridge;
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
+use crate::opt::ledger::Ledger;
 use crate::params::JitParams;
 use crate::refexec::{Allocator, MallocAllocator};
 use crate::stats::{AbortReason, Stats};
@@ -114,6 +115,8 @@ pub struct LoopInfo {
     pub target: Descr,
     /// The trace as compiled (after the optimizer), for logs and tests.
     pub trace: Trace,
+    /// What the optimizer could not do (e.g. allocations it kept).
+    pub ledger: Ledger,
 }
 
 /// One compiled bridge.
@@ -124,6 +127,8 @@ pub struct BridgeInfo {
     pub code: CodeId,
     /// The trace as compiled (after the optimizer).
     pub trace: Trace,
+    /// What the optimizer could not do (e.g. allocations it kept).
+    pub ledger: Ledger,
 }
 
 /// What a guard of compiled code needs when it fails.
@@ -518,12 +523,13 @@ impl<B: Backend> JitDriver<B> {
                 let Finished { greens, reds, .. } = &*fin;
                 let (greens, reds) = (greens.clone(), reds.clone());
                 match bridge::compile(self, *fin, None) {
-                    Ok((code, trace)) => {
+                    Ok((code, trace, ledger)) => {
                         self.loops.push(LoopInfo {
                             key: key.clone(),
                             code,
                             target,
                             trace,
+                            ledger,
                         });
                         self.warm.set_loop(&key, self.loops.len() - 1);
                         self.stats.loops_compiled += 1;
@@ -548,13 +554,24 @@ impl<B: Backend> JitDriver<B> {
             let greens: Vec<String> = l.key.values().iter().map(|v| format!("{v:?}")).collect();
             out += &format!("\n# loop {i} at greens [{}]\n", greens.join(", "));
             out += &majit_ir::text::print(&l.trace);
+            out += &ledger_text(&l.ledger);
         }
         for b in &self.bridges {
             out += &format!("\n# bridge from {:?}\n", b.guard);
             out += &majit_ir::text::print(&b.trace);
+            out += &ledger_text(&b.ledger);
         }
         out
     }
+}
+
+/// The ledger as trace-text comments, one entry a line.
+fn ledger_text(ledger: &Ledger) -> String {
+    ledger
+        .entries
+        .iter()
+        .map(|e| format!("# ledger: {e}\n"))
+        .collect()
 }
 
 /// `MAJIT_STATS` (set, not `0`) prints the stats to stderr and

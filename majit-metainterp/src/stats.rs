@@ -67,6 +67,9 @@ pub struct Stats {
     pub ops_recorded: u64,
     /// Ops of those traces after the optimizer.
     pub ops_optimized: u64,
+    /// Allocations the optimizer could not remove from compiled traces
+    /// (each has a ledger entry with the reason in the `MAJIT_LOG` report).
+    pub allocations_kept: u64,
     pub time_tracing: Duration,
     pub time_optimizing: Duration,
     pub time_backend: Duration,
@@ -97,6 +100,7 @@ impl fmt::Display for Stats {
         writeln!(f, "blackhole runs:   {}", self.blackhole_runs)?;
         writeln!(f, "ops recorded:     {}", self.ops_recorded)?;
         writeln!(f, "ops optimized:    {}", self.ops_optimized)?;
+        writeln!(f, "allocations kept: {}", self.allocations_kept)?;
         for (reason, n) in &self.aborts {
             writeln!(f, "aborts ({}): {n}", reason.message())?;
         }

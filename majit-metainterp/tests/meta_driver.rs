@@ -405,3 +405,38 @@ fn nested_loops_compile_both_and_connect_them() {
         assert!(stats.bridges_compiled >= 1, "{}", jit.report());
     }
 }
+
+#[test]
+fn every_allocation_kept_is_in_the_ledger_stats_and_report() {
+    // Without unroll, ODD's box escapes through the jump and stays.
+    let prog = program("alloc_then_branch");
+    let opts = "intbounds:rewrite:virtualize:heap:pure";
+    let (_, _, jit) = run_jit_driver(&prog, true, params(2, opts));
+    let allocations = |t: &majit_ir::Trace| {
+        t.ops
+            .iter()
+            .filter(|op| op.opcode == majit_ir::OpCode::New)
+            .count() as u64
+    };
+    let in_traces: u64 = jit
+        .loops()
+        .iter()
+        .map(|l| allocations(&l.trace))
+        .sum::<u64>()
+        + jit
+            .bridges()
+            .iter()
+            .map(|b| allocations(&b.trace))
+            .sum::<u64>();
+    assert!(in_traces > 0, "the escaping box must stay");
+    assert_eq!(jit.stats().allocations_kept, in_traces, "{}", jit.stats());
+    for l in jit.loops() {
+        assert_eq!(l.ledger.allocations().count() as u64, allocations(&l.trace));
+    }
+    let report = jit.report();
+    assert!(report.contains("allocations kept:"), "{report}");
+    assert!(
+        report.matches("# ledger:").count() as u64 >= in_traces,
+        "{report}"
+    );
+}
