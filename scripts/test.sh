@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every check majit has: formatting, clippy, the native test suite,
+# Runs every check majit has: formatting, clippy, rustdoc, the native test suite,
 # then the whole suite again for aarch64 under qemu (installing the cross
 # toolchain on first use), and the aarch64 backend once more on a baseline
 # ARMv8.0 CPU.
@@ -12,6 +12,8 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 step "cargo clippy (deny warnings)"
 cargo clippy --workspace --all-targets -- -D warnings
+step "rustdoc (deny warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --quiet
 step "native tests ($(uname -m))"
 cargo test --workspace
 step "aarch64 tests under qemu"

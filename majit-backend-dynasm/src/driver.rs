@@ -1,5 +1,5 @@
 //! The compile pipeline for one trace: check support, schedule, allocate,
-//! check the allocation, and walk the result calling the [`Emitter`].
+//! check the allocation, and walk the result calling the [`Emitter`](crate::arch::Emitter).
 //!
 //! ```text
 //! Trace --sched--> order --regalloc--> Allocation --checker--> ok

@@ -8,7 +8,7 @@
 //! - [`memory`]: loads and stores.
 //! - [`nursery`]: inline nursery allocation and the write barrier.
 //!
-//! All assembly goes through the [`x64!`] macro, which sets `.arch x64` and
+//! All assembly goes through the `x64!` macro, which sets `.arch x64` and
 //! names the reserved registers.
 
 // `dynasm!` converts dynamic register numbers with `.into()`, which clippy
