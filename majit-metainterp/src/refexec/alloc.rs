@@ -6,8 +6,10 @@
 //! every ref the executor holds at that moment (its ref-kind inputs and op
 //! results, plus a pending exception), and must rewrite moved ones in
 //! place. Null (0) entries must stay 0, and entries that are not heap
-//! objects (prebuilt objects, raw addresses a trace cast to refs,
-//! interior pointers from `nursery_ptr_increment`) must be left alone.
+//! objects (prebuilt objects, raw addresses a trace cast to refs) must be
+//! left alone. A `nursery_ptr_increment` result is a real object once its
+//! header is stored (the GC rewrite stores it before any collection point),
+//! so it is updated like any other.
 //!
 //! [`MallocAllocator`] is the default for tests: zeroed, 16-byte aligned
 //! blocks from the system allocator that never move and are freed when
