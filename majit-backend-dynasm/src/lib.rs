@@ -23,6 +23,7 @@
 pub mod aarch64;
 pub mod arch;
 pub mod bridge;
+pub mod callconv;
 pub mod codemem;
 pub mod driver;
 pub mod frame;

@@ -16,8 +16,8 @@
 use super::emit::{PoolSource, X64Emitter};
 use super::regs::{hw, R10, R11, RAX, REG_FILE, XMM0};
 use super::x64;
-use crate::arch::{Bank, Loc, OpCx};
-use crate::regalloc::moves::Move;
+use crate::arch::{Loc, OpCx};
+use crate::callconv::{plan_call_args, ArgPlan};
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 use majit_ir::ResultKind;
 use majit_metainterp::CompileError;
@@ -47,49 +47,7 @@ impl X64Emitter {
 
     /// Emits a `call_*` op; `dst` is the result register (if any).
     pub(super) fn call(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
-        let descr = cx
-            .op
-            .descr
-            .as_ref()
-            .and_then(|d| d.as_call())
-            .ok_or_else(|| {
-                CompileError::Invalid(format!(
-                    "{} at op {} needs a call descr",
-                    cx.op.opcode, cx.index
-                ))
-            })?;
-        if descr.args.len() + 1 != cx.args.len() {
-            return Err(CompileError::Invalid(format!(
-                "call at op {} passes {} arguments, {} declares {}",
-                cx.index,
-                cx.args.len() - 1,
-                descr.name,
-                descr.args.len()
-            )));
-        }
-        let (mut ni, mut nf) = (0, 0);
-        let mut reg_moves = Vec::new();
-        let mut stack = Vec::new();
-        for (&loc, &kind) in cx.args[1..].iter().zip(&descr.args) {
-            let dest = match Bank::of(kind) {
-                Bank::Int => {
-                    ni += 1;
-                    REG_FILE.int_args.get(ni - 1)
-                }
-                Bank::Float => {
-                    nf += 1;
-                    REG_FILE.float_args.get(nf - 1)
-                }
-            };
-            match dest {
-                Some(&r) => reg_moves.push(Move {
-                    from: loc,
-                    to: Loc::Reg(r),
-                    kind,
-                }),
-                None => stack.push(loc),
-            }
-        }
+        let ArgPlan { reg_moves, stack } = plan_call_args(cx, &REG_FILE)?;
         let fn_at = (8 * stack.len()) as i32;
         let result_at = fn_at + 8;
         let area = (8 * stack.len() + 24).next_multiple_of(16) as i32;
