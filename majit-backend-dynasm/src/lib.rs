@@ -29,6 +29,7 @@ pub mod driver;
 pub mod frame;
 pub mod gcmap;
 pub mod guard;
+pub mod memaccess;
 pub mod native;
 pub mod regalloc;
 pub mod sched;

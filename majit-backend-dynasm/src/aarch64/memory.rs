@@ -14,56 +14,10 @@ use super::a64;
 use super::emit::{const_bits, fits_scaled, A64Emitter};
 use super::regs::{hw, is_float, X16, X17};
 use crate::arch::{Loc, OpCx};
+use crate::memaccess::{mem_access, MemAccess};
 use dynasmrt::DynasmApi;
 use majit_ir::{Kind, OpCode};
 use majit_metainterp::CompileError;
-
-/// Offset, width, signedness and kind of the memory a descr describes.
-struct Access {
-    offset: i64,
-    size: u8,
-    signed: bool,
-    kind: Kind,
-}
-
-fn access(cx: &OpCx) -> Result<Access, CompileError> {
-    let bad = || {
-        CompileError::Invalid(format!(
-            "{} at op {} needs a field or array descr",
-            cx.op.opcode, cx.index
-        ))
-    };
-    let d = cx.op.descr.as_ref().ok_or_else(bad)?;
-    let a = if let Some(f) = d.as_field() {
-        Access {
-            offset: f.offset as i64,
-            size: f.size,
-            signed: f.signed,
-            kind: f.kind,
-        }
-    } else {
-        let a = d.as_array().ok_or_else(bad)?;
-        let (offset, size, kind) = if cx.op.opcode == OpCode::ArraylenGc {
-            (a.len_offset as i64, 8, Kind::Int)
-        } else {
-            (a.base_offset as i64, a.item_size, a.kind)
-        };
-        Access {
-            offset,
-            size,
-            signed: a.signed,
-            kind,
-        }
-    };
-    let ok_size = matches!(a.size, 1 | 2 | 4 | 8) && (a.kind != Kind::Float || a.size == 8);
-    if !ok_size {
-        return Err(super::unsupported(
-            cx.op,
-            &format!("{}-byte {:?} access", a.size, a.kind),
-        ));
-    }
-    Ok(a)
-}
 
 /// An addressing mode: `[base, #disp]` (displacement already checked to
 /// fit the access) or `[base, index]`.
@@ -129,7 +83,7 @@ impl A64Emitter {
 
     /// The address of the access `a` of memory op `cx`: raw accesses
     /// index in bytes, array items in items.
-    fn access_address(&mut self, cx: &OpCx, a: &Access) -> (u8, Mode, u8) {
+    fn access_address(&mut self, cx: &OpCx, a: &MemAccess) -> (u8, Mode, u8) {
         let (base, index, scaled) = self.operands(cx);
         match index {
             Some(i) if !scaled => {
@@ -165,7 +119,7 @@ impl A64Emitter {
 
     /// Field, array-item, raw and array-length loads.
     pub(super) fn load(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
-        let a = access(cx)?;
+        let a = mem_access(cx)?;
         let (b, mode, _) = self.access_address(cx, &a);
         let (b, d) = (hw(b), hw(dst));
         match mode {
@@ -198,7 +152,7 @@ impl A64Emitter {
 
     /// Field, array-item and raw stores.
     pub(super) fn store(&mut self, cx: &OpCx) -> Result<(), CompileError> {
-        let a = access(cx)?;
+        let a = mem_access(cx)?;
         let value = *cx.args.last().expect("stores have a value argument");
         let (b, mode, _) = self.access_address(cx, &a);
         let b = hw(b);

@@ -10,56 +10,10 @@ use super::emit::{const_bits, fits_i32, X64Emitter};
 use super::regs::{hw, R10, R11, XMM14};
 use super::x64;
 use crate::arch::{Loc, OpCx};
+use crate::memaccess::{mem_access, MemAccess};
 use dynasmrt::DynasmApi;
 use majit_ir::{Kind, OpCode};
 use majit_metainterp::CompileError;
-
-/// Offset, width, signedness and kind of the memory a descr describes.
-struct Access {
-    offset: i64,
-    size: u8,
-    signed: bool,
-    kind: Kind,
-}
-
-fn access(cx: &OpCx) -> Result<Access, CompileError> {
-    let bad = || {
-        CompileError::Invalid(format!(
-            "{} at op {} needs a field or array descr",
-            cx.op.opcode, cx.index
-        ))
-    };
-    let d = cx.op.descr.as_ref().ok_or_else(bad)?;
-    let a = if let Some(f) = d.as_field() {
-        Access {
-            offset: f.offset as i64,
-            size: f.size,
-            signed: f.signed,
-            kind: f.kind,
-        }
-    } else {
-        let a = d.as_array().ok_or_else(bad)?;
-        let (offset, size, kind) = if cx.op.opcode == OpCode::ArraylenGc {
-            (a.len_offset as i64, 8, Kind::Int)
-        } else {
-            (a.base_offset as i64, a.item_size, a.kind)
-        };
-        Access {
-            offset,
-            size,
-            signed: a.signed,
-            kind,
-        }
-    };
-    let ok_size = matches!(a.size, 1 | 2 | 4 | 8) && (a.kind != Kind::Float || a.size == 8);
-    if !ok_size {
-        return Err(super::unsupported(
-            cx.op,
-            &format!("{}-byte {:?} access", a.size, a.kind),
-        ));
-    }
-    Ok(a)
-}
 
 impl X64Emitter {
     /// The register and displacement addressing `base + index * scale +
@@ -106,7 +60,7 @@ impl X64Emitter {
     }
 
     /// Base, optional scaled index and value argument of a memory op.
-    fn operands(&self, cx: &OpCx, a: &Access) -> (Loc, Option<(Loc, u8)>) {
+    fn operands(&self, cx: &OpCx, a: &MemAccess) -> (Loc, Option<(Loc, u8)>) {
         use OpCode::*;
         match cx.op.opcode {
             GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemRawI
@@ -120,7 +74,7 @@ impl X64Emitter {
 
     /// Field, array-item, raw and array-length loads.
     pub(super) fn load(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
-        let a = access(cx)?;
+        let a = mem_access(cx)?;
         let (base, index) = self.operands(cx, &a);
         let (b, disp) = self.address(cx, base, index, a.offset)?;
         let (b, d) = (hw(b), hw(dst));
@@ -139,7 +93,7 @@ impl X64Emitter {
 
     /// Field, array-item and raw stores.
     pub(super) fn store(&mut self, cx: &OpCx) -> Result<(), CompileError> {
-        let a = access(cx)?;
+        let a = mem_access(cx)?;
         let (base, index) = self.operands(cx, &a);
         let value = *cx.args.last().expect("stores have a value argument");
         let (b, disp) = self.address(cx, base, index, a.offset)?;
