@@ -88,15 +88,28 @@ pub fn glue(
         let list = if sv.green { &mut g } else { &mut r };
         let at = list.len();
         list.extend(sv.ty.to_values(&quote!(#name)));
-        if matches!(sv.ty, Ty::Scalar(_) | Ty::Gc(_)) && mutable.contains(&name.to_string()) {
-            let arr = if sv.green {
-                quote!(__majit_g)
-            } else {
-                quote!(__majit_r)
-            };
-            let rt = &sv.rust_ty;
-            let v = sv.ty.value_to_rust(&quote!(#arr[#at]), &quote!(#rt));
-            reload.push(quote!(#name = #v;));
+        if !mutable.contains(&name.to_string()) {
+            continue;
+        }
+        let arr = if sv.green {
+            quote!(__majit_g)
+        } else {
+            quote!(__majit_r)
+        };
+        match (sv.ty, &sv.rust_ty) {
+            (Ty::Scalar(_) | Ty::Gc(_), rt) => {
+                let v = sv.ty.value_to_rust(&quote!(#arr[#at]), &quote!(#rt));
+                reload.push(quote!(#name = #v;));
+            }
+            (Ty::Array { item, len }, syn::Type::Array(a)) => {
+                let rt = &a.elem;
+                for k in 0..usize::from(len) {
+                    let i = at + k;
+                    let v = item.ty().value_to_rust(&quote!(#arr[#i]), &quote!(#rt));
+                    reload.push(quote!(#name[#k] = #v;));
+                }
+            }
+            _ => {}
         }
     }
     let (ng, nr) = (g.len(), r.len());

@@ -97,6 +97,8 @@ struct Var {
     ty: Ty,
     reg: R,
     len: Option<R>,
+    /// An array's item registers (`reg` is the first).
+    items: Vec<R>,
     /// A green `&[T]` (handlers cannot reassign slices): its reads are
     /// elidable loads that fold in a trace.
     frozen: bool,
@@ -282,6 +284,7 @@ pub fn lower_helper(ctx: &Ctx, params: &[(String, Ty)], body: &syn::Block) -> Re
             ty: *ty,
             reg,
             len: None,
+            items: vec![],
             frozen: false,
         });
     }
@@ -412,17 +415,29 @@ impl<'a> Lowerer<'a> {
     /// Installs the greens and reds in the outer scope.
     fn state_vars(&mut self) -> Res<()> {
         for sv in self.ctx.state {
-            let (reg, len) = match sv.ty {
-                Ty::Slice { .. } => (self.regs.var(Bank::Ref), Some(self.regs.var(Bank::Int))),
-                t => (self.regs.var(bank(t)), None),
+            let (reg, len, items) = match sv.ty {
+                Ty::Slice { .. } => (
+                    self.regs.var(Bank::Ref),
+                    Some(self.regs.var(Bank::Int)),
+                    vec![],
+                ),
+                Ty::Array { item, len } => {
+                    let b = bank(item.ty());
+                    let items: Vec<R> = (0..len).map(|_| self.regs.var(b)).collect();
+                    (items[0], None, items)
+                }
+                t => (self.regs.var(bank(t)), None, vec![]),
             };
             let list = if sv.green {
                 &mut self.greens
             } else {
                 &mut self.reds
             };
-            list.push(reg);
+            if items.is_empty() {
+                list.push(reg);
+            }
             list.extend(len);
+            list.extend(items.iter().copied());
             let name = sv.name.to_string();
             let frozen = sv.green && matches!(sv.ty, Ty::Slice { mutable: false, .. });
             self.scopes[0].push(Var {
@@ -430,6 +445,7 @@ impl<'a> Lowerer<'a> {
                 ty: sv.ty,
                 reg,
                 len,
+                items,
                 frozen,
             });
         }
@@ -640,6 +656,7 @@ impl<'a> Lowerer<'a> {
             ty,
             reg,
             len: None,
+            items: vec![],
             frozen: false,
         });
         Ok(Some(()))
@@ -1155,10 +1172,10 @@ impl<'a> Lowerer<'a> {
                 .and_then(|id| self.lookup(&id.to_string())),
             _ => None,
         };
-        let Some(var) = var.filter(|v| matches!(v.ty, Ty::Slice { .. })) else {
+        let Some(var) = var.filter(|v| matches!(v.ty, Ty::Slice { .. } | Ty::Array { .. })) else {
             return err(
                 arr.span(),
-                "only slices that are greens or reds can be indexed in a handler",
+                "only slices and arrays that are greens or reds can be indexed in a handler",
             );
         };
         let Some(iv) = self.expr(idx, Some(Ty::int(USIZE)))? else {
@@ -1168,7 +1185,11 @@ impl<'a> Lowerer<'a> {
             return err(idx.span(), "indices must be `usize`");
         }
         let i = iv.opnd(idx.span())?;
-        let len = Opnd::Reg(var.len.expect("slices have a length"));
+        let Some(len) = var.len else {
+            // An array: its switch's default is the bounds failure.
+            return Ok((var, i));
+        };
+        let len = Opnd::Reg(len);
         let ok = self.pure_t("UintLt", &[i.clone(), len]);
         self.goto_if_not(&ok, self.oob);
         Ok((var, i))
@@ -1185,9 +1206,38 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// A switch over an array's items on `idx`: `each(self, k)` emits the
+    /// code of item `k`; no matching item is the bounds failure. In a
+    /// trace the index is usually a green, so the switch folds away.
+    fn item_switch(&mut self, arr: &Var, idx: &Opnd, mut each: impl FnMut(&mut Self, R)) {
+        let end = self.label();
+        let labels: Vec<u32> = arr.items.iter().map(|_| self.label()).collect();
+        let cases = labels.iter().enumerate().map(|(k, &l)| {
+            let (k, l) = (k as i64, self.label_t(l));
+            quote!((#k, #l))
+        });
+        let cases: Vec<TokenStream> = cases.collect();
+        let i = idx.arg();
+        self.code.push(quote!(b.switch(#i, &[#(#cases),*]);));
+        self.goto(self.oob);
+        for (&l, &item) in labels.iter().zip(&arr.items) {
+            self.bind(l);
+            each(self, item);
+            self.goto(end);
+        }
+        self.bind(end);
+    }
+
     fn load(&mut self, arr: &Var, idx: &Opnd) -> Res<Val> {
-        let Ty::Slice { elem, .. } = arr.ty else {
-            unreachable!("index() only returns slices")
+        let elem = match arr.ty {
+            Ty::Slice { elem, .. } => elem,
+            Ty::Array { item, .. } => {
+                let ty = item.ty();
+                let dst = self.regs.temp(bank(ty));
+                self.item_switch(arr, idx, |l, r| l.copy(&Opnd::Reg(r), dst));
+                return Ok(Val::scalar(ty, Opnd::Reg(dst)));
+            }
+            _ => unreachable!("index() only returns slices and arrays"),
         };
         let dst = self.regs.temp(Bank::Int);
         let (a, i, d) = (Opnd::Reg(arr.reg).arg(), idx.arg(), dst.tokens());
@@ -1227,8 +1277,8 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Index(ix) => {
                 let (arr, i) = self.index(&ix.expr, &ix.index)?;
-                if !matches!(arr.ty, Ty::Slice { mutable: true, .. }) {
-                    return err(e.span(), "only `&mut` slices can be written");
+                if !matches!(arr.ty, Ty::Slice { mutable: true, .. } | Ty::Array { .. }) {
+                    return err(e.span(), "only `&mut` slices and arrays can be written");
                 }
                 Ok(Place::Item(arr, i))
             }
@@ -1259,6 +1309,9 @@ impl<'a> Lowerer<'a> {
         let o = v.opnd(sp)?;
         match p {
             Place::Var(var) => self.copy(&o, var.reg),
+            Place::Item(arr, i) if matches!(arr.ty, Ty::Array { .. }) => {
+                self.item_switch(arr, i, |l, r| l.copy(&o, r));
+            }
             Place::Item(arr, i) => {
                 let Ty::Slice { elem, .. } = arr.ty else {
                     unreachable!("items are of slices")
@@ -1568,6 +1621,7 @@ impl<'a> Lowerer<'a> {
             ty: recv.ty,
             reg: v,
             len: None,
+            items: vec![],
             frozen: false,
         }]);
         self.arm(&mut j, some_body, want)?;
@@ -1630,6 +1684,7 @@ impl<'a> Lowerer<'a> {
                     ty: s.ty,
                     reg: sreg,
                     len: None,
+                    items: vec![],
                     frozen: false,
                 })
                 .into_iter()
@@ -1751,6 +1806,7 @@ fn place_ty(p: &Place) -> Ty {
         Place::Var(v) => v.ty,
         Place::Item(arr, _) => match arr.ty {
             Ty::Slice { elem, .. } => Ty::Scalar(elem),
+            Ty::Array { item, .. } => item.ty(),
             t => t,
         },
     }

@@ -5,7 +5,10 @@
 //! sign- or zero-extended to 64 bits (so narrow types are re-normalised
 //! after arithmetic that can leave their range), `bool` is 0 or 1. A
 //! slice is two registers: its data pointer (ref bank) and its length
-//! (int bank). Anything else is rejected where it is written.
+//! (int bank). A fixed array `[T; N]` of scalars or GC handles is N
+//! registers of T's bank: a register file the JIT tracks item by item, so
+//! an item indexed by a green folds to one register in a trace. Anything
+//! else is rejected where it is written.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -36,7 +39,28 @@ pub enum Ty {
     },
     /// A handle of the declared GC struct with this index (ref bank).
     Gc(u8),
+    /// `[T; len]` of a scalar or GC handle: `len` registers.
+    Array {
+        item: Item,
+        len: u16,
+    },
     Unit,
+}
+
+/// The item type of an array green or red.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item {
+    Scalar(Scalar),
+    Gc(u8),
+}
+
+impl Item {
+    pub fn ty(self) -> Ty {
+        match self {
+            Item::Scalar(s) => Ty::Scalar(s),
+            Item::Gc(i) => Ty::Gc(i),
+        }
+    }
 }
 
 pub const I64: IntTy = IntTy {
@@ -126,7 +150,8 @@ impl Ty {
             syn::Error::new(
                 ty.span(),
                 "this type is not supported by #[jit_interp]: use an integer type, `bool`, \
-                 a slice `&[T]` / `&mut [T]` of them, or a struct declared in `structs`",
+                 a slice `&[T]` / `&mut [T]` of them, an array `[T; N]` of them or of a \
+                 declared struct, or a struct declared in `structs`",
             )
         };
         match ty {
@@ -152,6 +177,28 @@ impl Ty {
                 },
                 _ => Err(unsupported()),
             },
+            syn::Type::Array(a) => {
+                let item = match Ty::parse_with(&a.elem, names)? {
+                    Ty::Scalar(s) => Item::Scalar(s),
+                    Ty::Gc(i) => Item::Gc(i),
+                    _ => return Err(unsupported()),
+                };
+                let len = match &a.len {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(n),
+                        ..
+                    }) => n.base10_parse::<u16>().ok().filter(|&n| n > 0),
+                    _ => None,
+                };
+                let len = len.ok_or_else(|| {
+                    syn::Error::new(
+                        a.len.span(),
+                        "the length of an array green or red must be an integer literal from \
+                         1 to 65535 (each item is a register of the JIT)",
+                    )
+                })?;
+                Ok(Ty::Array { item, len })
+            }
             _ => Err(unsupported()),
         }
     }
@@ -171,6 +218,9 @@ impl Ty {
                 quote!(#v::Ref((#x).as_ptr() as usize)),
                 quote!(#v::Int((#x).len() as i64)),
             ],
+            Ty::Array { item, len } => (0..usize::from(len))
+                .flat_map(|k| item.ty().to_values(&quote!((#x)[#k])))
+                .collect(),
             Ty::Unit => vec![],
         }
     }

@@ -6,7 +6,6 @@ use majit_macros::jit_interp;
 use majit_metainterp::driver::JitDriver;
 use majit_metainterp::params::JitParams;
 use majit_metainterp::refexec::RefExec;
-use std::cell::RefCell;
 
 const HALT: i64 = 0;
 const DEC: i64 = 1;
@@ -15,17 +14,8 @@ const PRINT: i64 = 3;
 const ADD: i64 = 4;
 const POW2: i64 = 5;
 
-thread_local! {
-    static OUT: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
-}
-
-fn emit(x: i64) {
-    OUT.with(|o| o.borrow_mut().push(x));
-}
-
-fn take_output() -> Vec<i64> {
-    OUT.with(|o| std::mem::take(&mut *o.borrow_mut()))
-}
+mod common;
+use common::{emit, take_output};
 
 #[jit_interp(
     greens = [pc, code],
