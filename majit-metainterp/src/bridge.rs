@@ -194,6 +194,9 @@ pub(crate) fn compile<B: Backend>(
     };
     jit.stats.time_backend += start.elapsed();
     let code = compiled.map_err(|_| AbortReason::CompileFailed)?;
+    if let Some(diff) = &mut jit.diff {
+        diff.compiled(code, bridge_of, &trace);
+    }
     jit.stats.ops_recorded += recorded;
     jit.stats.ops_optimized += trace.ops.len() as u64;
     jit.stats.allocations_kept += ledger.allocations().count() as u64;

@@ -29,6 +29,7 @@
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::blackhole::{BhFrame, Blackhole, Outcome};
 use crate::bridge;
+use crate::diff::DiffState;
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
 use crate::opt::ledger::Ledger;
@@ -80,6 +81,9 @@ pub enum JitError {
     /// A guard's resume data could not be materialised (majit's
     /// developers act: the optimizer's resume data is wrong).
     Resume(String),
+    /// Differential mode: the backend and the reference executor left a
+    /// loop differently (majit's developers act: a miscompile).
+    Divergence(Box<crate::diff::Divergence>),
 }
 
 impl fmt::Display for JitError {
@@ -89,6 +93,7 @@ impl fmt::Display for JitError {
             JitError::Concrete(e) => write!(f, "jitcode failed: {e}"),
             JitError::Exec(e) => write!(f, "compiled code failed: {e}"),
             JitError::Resume(m) => write!(f, "resume failed: {m}"),
+            JitError::Divergence(d) => write!(f, "{d}"),
         }
     }
 }
@@ -224,6 +229,8 @@ pub struct JitDriver<B: Backend> {
     pub(crate) bridges: Vec<BridgeInfo>,
     pub(crate) next_fail_id: u32,
     pub(crate) stats: Stats,
+    /// Differential mode's shadow executor (`params.diff > 0`).
+    pub(crate) diff: Option<DiffState>,
 }
 
 impl<B: Backend> JitDriver<B> {
@@ -266,7 +273,6 @@ impl<B: Backend> JitDriver<B> {
             portal: code,
             mp_pc,
             backend,
-            params,
             warm: WarmState::new(),
             alloc: Box::new(MallocAllocator::default()),
             exits: BTreeMap::new(),
@@ -274,6 +280,8 @@ impl<B: Backend> JitDriver<B> {
             bridges: Vec::new(),
             next_fail_id: 0,
             stats: Stats::default(),
+            diff: (params.diff > 0).then(|| DiffState::new(params.diff)),
+            params,
         })
     }
 
@@ -281,6 +289,15 @@ impl<B: Backend> JitDriver<B> {
     pub fn with_allocator(mut self, alloc: Box<dyn Allocator>) -> JitDriver<B> {
         self.alloc = alloc;
         self
+    }
+
+    /// Differential mode: how long a checked entry waits for the reference
+    /// execution before the check is inconclusive (default
+    /// [`crate::diff::DEFAULT_TIMEOUT`]). No effect when diff mode is off.
+    pub fn set_diff_timeout(&mut self, timeout: std::time::Duration) {
+        if let Some(d) = &mut self.diff {
+            d.timeout = timeout;
+        }
     }
 
     /// What happened so far.
@@ -385,7 +402,7 @@ impl<B: Backend> JitDriver<B> {
     /// Runs loop `li` from `reds` until the state leaves compiled code.
     fn run_loop(&mut self, mut li: usize, mut reds: Vec<Value>) -> Result<Next, JitError> {
         loop {
-            let df = self.backend.execute(self.loops[li].code, &reds)?;
+            let df = crate::diff::execute(self, li, &reds)?;
             match self.handle_exit(df)? {
                 Next::Finished(v) => return Ok(Next::Finished(v)),
                 Next::MergePoint(g, r) => match self.warm.loop_at(&GreenKey::new(&g)) {

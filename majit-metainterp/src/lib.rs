@@ -18,10 +18,13 @@
 //!   (optimizer, backend, exit registration).
 //! - [`warmstate`], [`params`], [`stats`]: hotness counters, `JitParams`,
 //!   counters and abort reasons.
+//! - [`diff`]: differential mode, checking the backend against the
+//!   reference executor on the first entries of every loop.
 
 pub mod backend;
 pub mod blackhole;
 pub mod bridge;
+pub mod diff;
 pub mod driver;
 pub mod jitcode;
 pub mod opt;

@@ -30,6 +30,11 @@ pub struct JitParams {
     /// list of [`crate::opt::ALL_PASSES`] words; empty: traces go to the
     /// backend unoptimized). Default: [`crate::opt::DEFAULT_OPTS`].
     pub enable_opts: String,
+    /// Differential mode (`MAJIT_DIFF`): the first `diff` entries of every
+    /// compiled loop (counted again after a bridge is attached to it) also
+    /// run on the reference executor, and the two exits are compared
+    /// ([`crate::diff`]). 0 (the default) turns it off.
+    pub diff: u32,
 }
 
 impl Default for JitParams {
@@ -41,6 +46,7 @@ impl Default for JitParams {
             decay: 40,
             max_aborts: 3,
             enable_opts: crate::opt::DEFAULT_OPTS.to_string(),
+            diff: 0,
         }
     }
 }
@@ -127,6 +133,9 @@ impl JitParams {
         if let Some(v) = lookup("MAJIT_ENABLE_OPTS") {
             p.enable_opts = parse_opts("MAJIT_ENABLE_OPTS", &v)?;
         }
+        if let Some(v) = lookup("MAJIT_DIFF") {
+            p.diff = number("MAJIT_DIFF", &v, 0, u32::MAX)?;
+        }
         Ok(p)
     }
 
@@ -143,6 +152,12 @@ impl JitParams {
     /// Builder-style: set the bridge threshold.
     pub fn with_bridge_threshold(mut self, threshold: u32) -> JitParams {
         self.bridge_threshold = threshold;
+        self
+    }
+    /// Builder-style: diff the first `entries` entries of every loop
+    /// against the reference executor (0: off).
+    pub fn with_diff(mut self, entries: u32) -> JitParams {
+        self.diff = entries;
         self
     }
     /// Builder-style: set the optimizer passes (colon-separated).

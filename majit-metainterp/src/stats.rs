@@ -70,6 +70,10 @@ pub struct Stats {
     /// Allocations the optimizer could not remove from compiled traces
     /// (each has a ledger entry with the reason in the `MAJIT_LOG` report).
     pub allocations_kept: u64,
+    /// Differential mode: loop entries checked against the reference
+    /// executor, and how many of those checks could not conclude.
+    pub diff_checks: u64,
+    pub diff_inconclusive: u64,
     pub time_tracing: Duration,
     pub time_optimizing: Duration,
     pub time_backend: Duration,
@@ -101,6 +105,13 @@ impl fmt::Display for Stats {
         writeln!(f, "ops recorded:     {}", self.ops_recorded)?;
         writeln!(f, "ops optimized:    {}", self.ops_optimized)?;
         writeln!(f, "allocations kept: {}", self.allocations_kept)?;
+        if self.diff_checks > 0 {
+            writeln!(
+                f,
+                "diff checks:      {} ({} inconclusive)",
+                self.diff_checks, self.diff_inconclusive
+            )?;
+        }
         for (reason, n) in &self.aborts {
             writeln!(f, "aborts ({}): {n}", reason.message())?;
         }

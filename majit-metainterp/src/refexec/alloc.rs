@@ -13,7 +13,9 @@
 //!
 //! [`MallocAllocator`] is the default for tests: zeroed, 16-byte aligned
 //! blocks from the system allocator that never move and are freed when
-//! the allocator drops.
+//! the allocator drops. [`RecordingAllocator`] is one that also remembers
+//! the address of every object it returned (to tell fresh objects from
+//! others when comparing executions).
 //!
 //! Object conventions (shared with majit-gc): a headered object starts with
 //! an 8-byte header word whose low 32 bits are the type id; a headerless
@@ -22,6 +24,9 @@
 
 use majit_ir::{ArrayDescr, SizeDescr};
 use std::alloc::{self, Layout};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::rc::Rc;
 
 /// An allocation failed: the executor reports
 /// [`ExecError::OutOfMemory`](crate::backend::ExecError::OutOfMemory).
@@ -189,5 +194,80 @@ impl Drop for MallocAllocator {
             // and is freed exactly once, here.
             unsafe { alloc::dealloc(p as *mut u8, layout) }
         }
+    }
+}
+
+/// The addresses of the objects a [`RecordingAllocator`] returned.
+pub type Allocated = Rc<RefCell<BTreeSet<usize>>>;
+
+/// A [`MallocAllocator`] that inserts every object it returns into a shared
+/// set.
+///
+/// ```
+/// use majit_metainterp::refexec::{Allocated, Allocator, RecordingAllocator};
+/// use majit_ir::SizeDescr;
+/// let layout = SizeDescr { name: "T".into(), size: 16, type_id: 7, headerless: false,
+///                          vtable: None, fields: vec![] };
+/// let seen = Allocated::default();
+/// let mut a = RecordingAllocator::new(seen.clone());
+/// let p = a.new_object(&layout, &mut []).unwrap();
+/// assert!(seen.borrow().contains(&p));
+/// ```
+#[derive(Debug)]
+pub struct RecordingAllocator {
+    inner: MallocAllocator,
+    allocated: Allocated,
+}
+
+impl RecordingAllocator {
+    /// An allocator recording into `allocated`.
+    pub fn new(allocated: Allocated) -> RecordingAllocator {
+        RecordingAllocator {
+            inner: MallocAllocator::default(),
+            allocated,
+        }
+    }
+
+    fn note(&self, obj: Result<usize, OutOfMemory>) -> Result<usize, OutOfMemory> {
+        if let Ok(p) = obj {
+            self.allocated.borrow_mut().insert(p);
+        }
+        obj
+    }
+}
+
+impl Allocator for RecordingAllocator {
+    fn new_object(
+        &mut self,
+        layout: &SizeDescr,
+        roots: &mut [usize],
+    ) -> Result<usize, OutOfMemory> {
+        let obj = self.inner.new_object(layout, roots);
+        self.note(obj)
+    }
+
+    fn new_array(
+        &mut self,
+        array: &ArrayDescr,
+        length: usize,
+        roots: &mut [usize],
+    ) -> Result<usize, OutOfMemory> {
+        let obj = self.inner.new_array(array, length, roots);
+        self.note(obj)
+    }
+
+    fn malloc_nursery(&mut self, size: usize, roots: &mut [usize]) -> Result<usize, OutOfMemory> {
+        let obj = self.inner.malloc_nursery(size, roots);
+        self.note(obj)
+    }
+
+    fn malloc_nursery_headerless(
+        &mut self,
+        size: usize,
+        layout: &SizeDescr,
+        roots: &mut [usize],
+    ) -> Result<usize, OutOfMemory> {
+        let obj = self.inner.malloc_nursery_headerless(size, layout, roots);
+        self.note(obj)
     }
 }

@@ -10,7 +10,8 @@
 //! - `memory.rs`: 1/2/4/8-byte loads and stores with sign extension.
 //! - `call.rs`: calls to `extern "C"` functions through one canonical
 //!   pointer type (and why that is exact on SysV x86-64 and AAPCS64).
-//! - `alloc.rs`: the [`Allocator`] hook and the test [`MallocAllocator`].
+//! - `alloc.rs`: the [`Allocator`] hook, the test [`MallocAllocator`] and
+//!   [`RecordingAllocator`].
 //! - `gc.rs`: [`GcAllocator`], allocation on a majit-gc heap.
 //! - `signal.rs`: how helpers [`raise`] exceptions and [`force_frame`].
 //!
@@ -54,7 +55,7 @@ mod memory;
 mod prepare;
 mod signal;
 
-pub use alloc::{Allocator, MallocAllocator, OutOfMemory};
+pub use alloc::{Allocated, Allocator, MallocAllocator, OutOfMemory, RecordingAllocator};
 pub use call::{call_extern, CallError, MAX_FLOAT_ARGS, MAX_INT_ARGS};
 pub use gc::GcAllocator;
 pub use memory::Access;

@@ -16,11 +16,10 @@ use super::ns;
 use majit_ir::fuzzing::SplitMix64;
 use majit_ir::{ArrayDescr, Descr, Kind, OpCode, OpRef, RefTarget, SizeDescr, Trace, Value};
 use majit_metainterp::opt::Optimized;
-use majit_metainterp::refexec::{Allocator, MallocAllocator, OutOfMemory, RefExec};
+use majit_metainterp::refexec::{Allocated, RecordingAllocator, RefExec};
 use majit_metainterp::resume::rebuild;
 use majit_metainterp::{Backend, DeadFrame, ExecError};
-use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -98,54 +97,10 @@ pub fn input_shapes(t: &Trace) -> Vec<Option<Shape>> {
     shapes
 }
 
-/// The start addresses of every object a world allocated.
-type Objects = Rc<RefCell<HashSet<usize>>>;
-
-/// A [`MallocAllocator`] that remembers what it allocated, so the heap
-/// comparison only follows refs that name real objects (raw stores in
-/// random traces can leave any bits in a ref field).
-struct Recording {
-    inner: MallocAllocator,
-    objects: Objects,
-}
-
-impl Recording {
-    fn note(&self, r: Result<usize, OutOfMemory>) -> Result<usize, OutOfMemory> {
-        if let Ok(a) = r {
-            self.objects.borrow_mut().insert(a);
-        }
-        r
-    }
-}
-
-impl Allocator for Recording {
-    fn new_object(&mut self, l: &SizeDescr, roots: &mut [usize]) -> Result<usize, OutOfMemory> {
-        let r = self.inner.new_object(l, roots);
-        self.note(r)
-    }
-    fn new_array(
-        &mut self,
-        a: &ArrayDescr,
-        len: usize,
-        roots: &mut [usize],
-    ) -> Result<usize, OutOfMemory> {
-        let r = self.inner.new_array(a, len, roots);
-        self.note(r)
-    }
-    fn malloc_nursery(&mut self, size: usize, roots: &mut [usize]) -> Result<usize, OutOfMemory> {
-        let r = self.inner.malloc_nursery(size, roots);
-        self.note(r)
-    }
-    fn malloc_nursery_headerless(
-        &mut self,
-        size: usize,
-        l: &SizeDescr,
-        roots: &mut [usize],
-    ) -> Result<usize, OutOfMemory> {
-        let r = self.inner.malloc_nursery_headerless(size, l, roots);
-        self.note(r)
-    }
-}
+/// The objects a world's executor allocated, so the heap comparison only
+/// follows refs that name real objects (raw stores in random traces can
+/// leave any bits in a ref field).
+type Objects = Allocated;
 
 /// One executor with its input heap.
 struct World {
@@ -160,10 +115,7 @@ const MAX_DEPTH: usize = 4;
 impl World {
     fn new(seed: u64) -> World {
         let objects = Objects::default();
-        let alloc = Recording {
-            inner: MallocAllocator::default(),
-            objects: Rc::clone(&objects),
-        };
+        let alloc = RecordingAllocator::new(Rc::clone(&objects));
         let mut exec = RefExec::with_allocator(Box::new(alloc));
         exec.set_step_limit(200_000);
         if let Some(stack) = size("Stack") {
@@ -277,7 +229,7 @@ struct Compare {
     back: HashMap<usize, usize>,
     /// The objects of each heap; other bits in a ref slot are compared as
     /// plain bits.
-    objects: (HashSet<usize>, HashSet<usize>),
+    objects: (BTreeSet<usize>, BTreeSet<usize>),
 }
 
 impl Compare {

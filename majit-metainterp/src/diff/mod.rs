@@ -1,0 +1,221 @@
+//! Differential mode: the first entries of every compiled loop run both on
+//! the driver's backend and on the reference executor, and the two exits
+//! are compared (`MAJIT_DIFF=N`, [`JitParams::diff`](crate::params::JitParams::diff)).
+//!
+//! A shadow [`RefExec`] compiles every loop and bridge the backend
+//! compiles (an id map relates the two), so both sides run the same code
+//! with the same bridges attached. For a checked entry the driver forks
+//! (`child.rs`): the child runs the shadow's copy of the loop on the heap as
+//! it was before the entry, with its standard streams on `/dev/null`, and
+//! sends back its dead frame (`wire.rs`); the parent runs the backend as
+//! usual. Memory is mutated and output printed once, by the parent.
+//!
+//! The sides agree when they leave through the same exit (same trace, op
+//! and fail descr) with the same values. Refs compare by address, except
+//! refs to objects the reference execution allocated: those match native
+//! refs by a consistent one-to-one renaming (the two sides allocate from
+//! different allocators). Otherwise the driver stops with
+//! [`JitError::Divergence`] and a [`Divergence`] report. A check that
+//! cannot conclude (the child hung past the timeout or crashed, the
+//! reference ran out of steps, the shadow could not compile a trace) is
+//! counted in [`Stats::diff_inconclusive`](crate::stats::Stats) and its
+//! reason printed once to stderr.
+//!
+//! After a bridge is attached, the loop whose entries reach it is checked
+//! for another N entries.
+
+mod child;
+mod report;
+mod wire;
+
+pub use report::{Divergence, ExitSite, ValueDiff};
+
+use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
+use crate::driver::{JitDriver, JitError};
+use crate::refexec::{Allocated, RecordingAllocator, RefExec};
+use majit_ir::{Trace, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+use wire::RefOutcome;
+
+/// How long the parent waits for the reference execution by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The driver's differential-mode state.
+pub(crate) struct DiffState {
+    shadow: RefExec,
+    /// Objects the shadow allocated (meaningful in the child only).
+    fresh: Allocated,
+    /// Backend code id -> shadow code id.
+    ids: BTreeMap<CodeId, CodeId>,
+    /// Backend code id -> the loop whose entries reach it.
+    root: BTreeMap<CodeId, CodeId>,
+    /// Loop code id -> entries still to check.
+    remaining: BTreeMap<CodeId, u32>,
+    /// Loop code id -> entries checked so far.
+    checked: BTreeMap<CodeId, u32>,
+    /// Loops the shadow cannot mirror, and why.
+    unchecked: BTreeMap<CodeId, String>,
+    entries: u32,
+    pub(crate) timeout: Duration,
+    /// Inconclusive reasons already printed.
+    reported: BTreeSet<String>,
+}
+
+impl DiffState {
+    /// Checks the first `entries` entries of every loop.
+    pub(crate) fn new(entries: u32) -> DiffState {
+        let fresh = Allocated::default();
+        let alloc = RecordingAllocator::new(fresh.clone());
+        DiffState {
+            shadow: RefExec::with_allocator(Box::new(alloc)),
+            fresh,
+            ids: BTreeMap::new(),
+            root: BTreeMap::new(),
+            remaining: BTreeMap::new(),
+            checked: BTreeMap::new(),
+            unchecked: BTreeMap::new(),
+            entries,
+            timeout: DEFAULT_TIMEOUT,
+            reported: BTreeSet::new(),
+        }
+    }
+
+    /// The backend compiled `trace` as `code` (a loop, or a bridge of
+    /// `bridge_of`): the shadow compiles it too.
+    pub(crate) fn compiled(&mut self, code: CodeId, bridge_of: Option<ExitId>, trace: &Trace) {
+        let (root, shadow) = match bridge_of {
+            None => (code, self.shadow.compile_loop(trace)),
+            Some(guard) => {
+                let root = self.root.get(&guard.code).copied().unwrap_or(guard.code);
+                let shadow = match self.ids.get(&guard.code) {
+                    Some(&parent) => self.shadow.compile_bridge(
+                        ExitId {
+                            code: parent,
+                            op_index: guard.op_index,
+                        },
+                        trace,
+                    ),
+                    None => Err(crate::backend::CompileError::UnknownTarget(
+                        "the guard's trace has no shadow".into(),
+                    )),
+                };
+                (root, shadow)
+            }
+        };
+        self.root.insert(code, root);
+        self.remaining.insert(root, self.entries);
+        match shadow {
+            Ok(id) => {
+                self.ids.insert(code, id);
+            }
+            Err(e) => {
+                let what = bridge_of.map_or("loop", |_| "bridge");
+                let why = format!("the reference executor cannot compile a {what}: {e}");
+                self.unchecked.entry(root).or_insert(why);
+            }
+        }
+    }
+
+    /// Whether this entry of loop `code` is checked (counts it if so).
+    fn due(&mut self, code: CodeId) -> bool {
+        match self.remaining.get_mut(&code) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                *self.checked.entry(code).or_default() += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Forks the reference execution of the shadow of loop `code`.
+    fn spawn(&mut self, code: CodeId, inputs: &[Value]) -> Result<child::Child, String> {
+        let shadow_code = *self
+            .ids
+            .get(&code)
+            .ok_or("the loop has no shadow on the reference executor")?;
+        let (shadow, fresh) = (&mut self.shadow, &self.fresh);
+        child::spawn(|| {
+            let outcome = match shadow.execute(shadow_code, inputs) {
+                Ok(df) => {
+                    let fresh = fresh.borrow();
+                    let is_fresh = |v: &Value| v.as_ref().is_some_and(|p| fresh.contains(&p));
+                    RefOutcome::Frame {
+                        exit: df.exit,
+                        fail_id: fail_id(&df),
+                        fresh: df.values.iter().map(is_fresh).collect(),
+                        values: df.values,
+                    }
+                }
+                Err(ExecError::StepLimit) => RefOutcome::StepLimit,
+                Err(e) => RefOutcome::Failed(e.to_string()),
+            };
+            wire::encode(&outcome)
+        })
+    }
+
+    /// Counts and (once per reason) prints an inconclusive check.
+    fn inconclusive(&mut self, stats: &mut crate::stats::Stats, why: String) {
+        stats.diff_inconclusive += 1;
+        if self.reported.insert(why.clone()) {
+            eprintln!("majit diff: inconclusive: {why}");
+        }
+    }
+}
+
+/// The fail-descr id of a dead frame's exit.
+fn fail_id(df: &DeadFrame) -> Option<u32> {
+    df.descr.as_ref().and_then(|d| d.as_fail()).map(|f| f.id)
+}
+
+/// Runs loop `li` with `inputs` on the backend, checked against the
+/// reference executor when this entry is due; a divergence is an error.
+pub(crate) fn execute<B: Backend>(
+    jit: &mut JitDriver<B>,
+    li: usize,
+    inputs: &[Value],
+) -> Result<DeadFrame, JitError> {
+    let code = jit.loops[li].code;
+    let Some(diff) = jit.diff.as_mut() else {
+        return Ok(jit.backend.execute(code, inputs)?);
+    };
+    if !diff.due(code) {
+        return Ok(jit.backend.execute(code, inputs)?);
+    }
+    jit.stats.diff_checks += 1;
+    if let Some(why) = diff.unchecked.get(&code).cloned() {
+        diff.inconclusive(&mut jit.stats, why);
+        return Ok(jit.backend.execute(code, inputs)?);
+    }
+    let child = diff.spawn(code, inputs);
+    let timeout = diff.timeout;
+    let native = jit.backend.execute(code, inputs)?;
+    let outcome = child.and_then(|c| c.wait(timeout)).and_then(|bytes| {
+        wire::decode(&bytes).ok_or_else(|| "the reference result is truncated".to_string())
+    });
+    let why = match outcome {
+        Ok(RefOutcome::StepLimit) => "the reference executor reached its step limit".into(),
+        Ok(reference) => match report::compare(jit, li, inputs, &native, reference) {
+            Some(d) => return Err(JitError::Divergence(Box::new(d))),
+            None => return Ok(native),
+        },
+        Err(why) => why,
+    };
+    if let Some(diff) = jit.diff.as_mut() {
+        diff.inconclusive(&mut jit.stats, why);
+    }
+    Ok(native)
+}
+
+impl DiffState {
+    /// Backend code id of shadow code `id`.
+    fn backend_code(&self, id: CodeId) -> Option<CodeId> {
+        self.ids.iter().find(|&(_, &s)| s == id).map(|(&b, _)| b)
+    }
+
+    /// Entries of loop `code` checked so far.
+    fn checked(&self, code: CodeId) -> u32 {
+        self.checked.get(&code).copied().unwrap_or(0)
+    }
+}

@@ -1,0 +1,148 @@
+//! The reference execution's result as bytes, from the child to the parent.
+//!
+//! Little-endian `u64` words: a tag, then for a frame the exit's code id and
+//! op index, the fail-descr id (`u64::MAX` for none), the value count and
+//! per value its kind, bits and whether it is an object the reference
+//! execution allocated; for an error its message length and UTF-8 bytes.
+
+use crate::backend::{CodeId, ExitId};
+use majit_ir::{Kind, Value};
+
+/// How the reference execution ended.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum RefOutcome {
+    /// It left through an exit.
+    Frame {
+        exit: ExitId,
+        fail_id: Option<u32>,
+        values: Vec<Value>,
+        /// Per value: a ref to an object allocated during this execution
+        /// (its address cannot match the native side's).
+        fresh: Vec<bool>,
+    },
+    /// The reference executor reported an error.
+    Failed(String),
+    /// It ran out of steps (a long loop, not a divergence).
+    StepLimit,
+}
+
+const FRAME: u64 = 0;
+const FAILED: u64 = 1;
+const STEP_LIMIT: u64 = 2;
+
+/// The bytes of `outcome`.
+pub(crate) fn encode(outcome: &RefOutcome) -> Vec<u8> {
+    let mut words: Vec<u64> = Vec::new();
+    let mut tail: &[u8] = &[];
+    match outcome {
+        RefOutcome::Frame {
+            exit,
+            fail_id,
+            values,
+            fresh,
+        } => {
+            words.extend([FRAME, u64::from(exit.code.0), u64::from(exit.op_index)]);
+            words.push(fail_id.map_or(u64::MAX, u64::from));
+            words.push(values.len() as u64);
+            for (v, &f) in values.iter().zip(fresh) {
+                let kind = match v.kind() {
+                    Kind::Int => 0,
+                    Kind::Ref => 1,
+                    Kind::Float => 2,
+                };
+                words.extend([kind, v.to_bits(), u64::from(f)]);
+            }
+        }
+        RefOutcome::Failed(message) => {
+            words.extend([FAILED, message.len() as u64]);
+            tail = message.as_bytes();
+        }
+        RefOutcome::StepLimit => words.push(STEP_LIMIT),
+    }
+    let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    bytes.extend_from_slice(tail);
+    bytes
+}
+
+/// The outcome in `bytes`, or `None` when they are not a whole message.
+pub(crate) fn decode(bytes: &[u8]) -> Option<RefOutcome> {
+    let mut r = Reader { bytes, at: 0 };
+    let outcome = match r.word()? {
+        FRAME => {
+            let code = CodeId(u32::try_from(r.word()?).ok()?);
+            let op_index = u32::try_from(r.word()?).ok()?;
+            let fail_id = match r.word()? {
+                u64::MAX => None,
+                id => Some(u32::try_from(id).ok()?),
+            };
+            let n = usize::try_from(r.word()?).ok()?;
+            let (mut values, mut fresh) = (Vec::new(), Vec::new());
+            for _ in 0..n {
+                let kind = match r.word()? {
+                    0 => Kind::Int,
+                    1 => Kind::Ref,
+                    2 => Kind::Float,
+                    _ => return None,
+                };
+                values.push(Value::from_bits(kind, r.word()?));
+                fresh.push(r.word()? != 0);
+            }
+            RefOutcome::Frame {
+                exit: ExitId { code, op_index },
+                fail_id,
+                values,
+                fresh,
+            }
+        }
+        FAILED => {
+            let n = usize::try_from(r.word()?).ok()?;
+            let text = r.bytes.get(r.at..r.at.checked_add(n)?)?;
+            r.at += n;
+            RefOutcome::Failed(String::from_utf8_lossy(text).into_owned())
+        }
+        STEP_LIMIT => RefOutcome::StepLimit,
+        _ => return None,
+    };
+    (r.at == bytes.len()).then_some(outcome)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn word(&mut self) -> Option<u64> {
+        let b = self.bytes.get(self.at..self.at + 8)?;
+        self.at += 8;
+        Some(u64::from_le_bytes(b.try_into().ok()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_round_trip_and_truncations_are_rejected() {
+        let frame = RefOutcome::Frame {
+            exit: ExitId {
+                code: CodeId(3),
+                op_index: 17,
+            },
+            fail_id: Some(9),
+            values: vec![Value::Int(-5), Value::Ref(0x1000), Value::Float(f64::NAN)],
+            fresh: vec![false, true, false],
+        };
+        let outcomes = [
+            frame,
+            RefOutcome::Failed("null pointer access at op 4".into()),
+            RefOutcome::StepLimit,
+        ];
+        for o in outcomes {
+            let bytes = encode(&o);
+            assert_eq!(decode(&bytes), Some(o.clone()));
+            assert_eq!(decode(&bytes[..bytes.len() - 1]), None, "{o:?}");
+        }
+    }
+}

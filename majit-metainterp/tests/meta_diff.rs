@@ -1,0 +1,347 @@
+//! Differential mode on the test register machine: checked entries leave
+//! results and side effects unchanged (a helper's output happens once,
+//! real stdout included), a backend that miscompiles is caught with a
+//! report naming the loop, the exits and the values, and checks that
+//! cannot conclude are counted, not failures.
+
+mod meta_support;
+
+use majit_ir::Trace;
+use majit_ir::{CallDescr, CallEffect, EffectInfo, Kind, OpCode, ResultKind, Value};
+use majit_metainterp::backend::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
+use majit_metainterp::driver::{JitAction, JitDriver, JitError};
+use majit_metainterp::jitcode::{Arg, JitCodeBuilder, JitCodeSet};
+use majit_metainterp::params::JitParams;
+use majit_metainterp::refexec::RefExec;
+use meta_support::*;
+use std::time::Duration;
+
+/// How a [`Miscompile`] backend goes wrong.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fault {
+    None,
+    /// Adds 1 to the first int value of every dead frame.
+    IntPlusOne,
+    /// Reports the exit one op later than the one taken.
+    WrongExit,
+}
+
+/// RefExec with a deliberate fault in what `execute` returns.
+struct Miscompile {
+    inner: RefExec,
+    fault: Fault,
+}
+
+impl Backend for Miscompile {
+    fn name(&self) -> &'static str {
+        "miscompile"
+    }
+    fn compile_loop(&mut self, trace: &Trace) -> Result<CodeId, CompileError> {
+        self.inner.compile_loop(trace)
+    }
+    fn compile_bridge(&mut self, guard: ExitId, bridge: &Trace) -> Result<CodeId, CompileError> {
+        self.inner.compile_bridge(guard, bridge)
+    }
+    fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
+        let mut df = self.inner.execute(code, inputs)?;
+        match self.fault {
+            Fault::None => {}
+            Fault::IntPlusOne => {
+                if let Some(v) = df.values.iter_mut().find(|v| v.as_int().is_some()) {
+                    *v = Value::Int(v.as_int().unwrap().wrapping_add(1));
+                }
+            }
+            Fault::WrongExit => df.exit.op_index += 1,
+        }
+        Ok(df)
+    }
+    fn free(&mut self, code: CodeId) {
+        self.inner.free(code)
+    }
+}
+
+/// Runs `prog` on a [`Miscompile`] backend; result and output, or the error.
+fn run(
+    prog: &Program,
+    boxed: bool,
+    params: JitParams,
+    fault: Fault,
+    timeout: Option<Duration>,
+) -> (
+    Result<(i64, Vec<i64>), JitError>,
+    majit_metainterp::stats::Stats,
+) {
+    let (set, portal) = interp_jitcode(boxed);
+    let backend = Miscompile {
+        inner: RefExec::new(),
+        fault,
+    };
+    let mut jit = JitDriver::new(set, portal, backend, params).unwrap();
+    if let Some(t) = timeout {
+        jit.set_diff_timeout(t);
+    }
+    take_output();
+    let mut error = None;
+    let result = run_plain(prog, boxed, &mut |st| {
+        let mut g = [Value::Int(st.pc), Value::Int(prog.addr())];
+        let mut r = [st.acc, Value::Int(st.cnt)];
+        match jit.can_enter_jit(&mut g, &mut r) {
+            Ok(JitAction::Interpret) => false,
+            Ok(JitAction::Continue) => {
+                st.pc = g[0].as_int().unwrap();
+                st.acc = r[0];
+                st.cnt = r[1].as_int().unwrap();
+                false
+            }
+            Ok(JitAction::Finished(v)) => {
+                st.acc = v.unwrap();
+                true
+            }
+            Err(e) => {
+                error = Some(e);
+                true
+            }
+        }
+    });
+    let out = take_output();
+    let stats = jit.stats().clone();
+    match error {
+        Some(e) => (Err(e), stats),
+        None => (Ok((result, out)), stats),
+    }
+}
+
+fn oracle(prog: &Program, boxed: bool) -> (i64, Vec<i64>) {
+    take_output();
+    let r = run_plain(prog, boxed, &mut |_| false);
+    (r, take_output())
+}
+
+fn params(opts: &str, diff: u32) -> JitParams {
+    JitParams::default()
+        .with_threshold(3)
+        .with_bridge_threshold(5)
+        .with_opts(opts)
+        .unwrap()
+        .with_diff(diff)
+}
+
+const OPTS: [&str; 2] = ["", majit_metainterp::opt::DEFAULT_OPTS];
+
+#[test]
+fn diff_mode_leaves_results_and_output_unchanged() {
+    for (opts, boxed) in OPTS.iter().flat_map(|o| [(o, false), (o, true)]) {
+        for (name, prog) in programs() {
+            let expected = oracle(&prog, boxed);
+            let (got, stats) = run(&prog, boxed, params(opts, 3), Fault::None, None);
+            let got = got.unwrap_or_else(|e| panic!("{name} boxed={boxed} opts={opts:?}: {e}"));
+            assert_eq!(got, expected, "{name} boxed={boxed} opts={opts:?}\n{stats}");
+            assert_eq!(stats.diff_inconclusive, 0, "{name}\n{stats}");
+            if stats.loop_entries > 0 {
+                assert!(stats.diff_checks >= 1, "{name}\n{stats}");
+            }
+        }
+    }
+}
+
+#[test]
+fn only_the_first_entries_are_checked_and_bridges_renew_them() {
+    let prog = program("odd_even");
+    let (got, stats) = run(&prog, false, params("", 2), Fault::None, None);
+    assert_eq!(got.unwrap(), oracle(&prog, false));
+    assert!(stats.bridges_compiled >= 1, "{stats}");
+    let per_trace = 2 * (stats.loops_compiled + stats.bridges_compiled);
+    assert!(stats.diff_checks <= per_trace, "{stats}");
+    assert!(stats.diff_checks > 2 * stats.loops_compiled, "{stats}");
+    assert!(stats.loop_entries > stats.diff_checks, "{stats}");
+}
+
+#[test]
+fn diff_mode_off_checks_nothing() {
+    let prog = program("odd_even");
+    let (got, stats) = run(&prog, false, params("", 0), Fault::IntPlusOne, None);
+    assert!(!matches!(got, Err(JitError::Divergence(_))), "{stats}");
+    assert_eq!(stats.diff_checks, 0);
+}
+
+fn program(name: &str) -> Program {
+    programs().into_iter().find(|p| p.0 == name).unwrap().1
+}
+
+fn divergence(
+    prog: &str,
+    boxed: bool,
+    opts: &str,
+    fault: Fault,
+) -> majit_metainterp::diff::Divergence {
+    let (got, stats) = run(&program(prog), boxed, params(opts, 3), fault, None);
+    match got {
+        Err(JitError::Divergence(d)) => *d,
+        other => panic!("{prog}: expected a divergence, got {other:?}\n{stats}"),
+    }
+}
+
+#[test]
+fn a_wrong_value_is_reported_with_loop_exit_and_both_values() {
+    for opts in OPTS {
+        let d = divergence("sum", false, opts, Fault::IntPlusOne);
+        assert_eq!(d.loop_index, 0);
+        assert_eq!(d.entry, 1, "the first checked entry already differs");
+        let reference = d.reference.clone().unwrap();
+        assert_eq!(d.native, reference, "same exit, different value");
+        let v = d.value.clone().expect("a differing value");
+        let (Some(Value::Int(n)), Some(Value::Int(r))) = (v.native, v.reference) else {
+            panic!("{d}");
+        };
+        assert_eq!(n, r.wrapping_add(1), "{d}");
+        let text = d.to_string();
+        assert!(text.contains("loop 0"), "{text}");
+        assert!(text.contains(&d.native.op), "{text}");
+        assert!(
+            text.contains(&format!("native Int({n}), reference Int({r})")),
+            "{text}"
+        );
+        assert!(
+            text.contains("# loop 0\n"),
+            "the trace is in the report: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_wrong_exit_is_reported_with_both_exits() {
+    let d = divergence("sum", false, "", Fault::WrongExit);
+    let reference = d.reference.clone().unwrap();
+    assert_eq!(d.native.op_index, reference.op_index + 1, "{d}");
+    assert_ne!(d.native.op, reference.op);
+    assert!(
+        d.value.is_none(),
+        "values are only compared at the same exit"
+    );
+    let text = d.to_string();
+    assert!(
+        text.contains(&format!("reference exit: loop 0 op {}", reference.op_index)),
+        "{text}"
+    );
+}
+
+#[test]
+fn checks_that_time_out_are_inconclusive_not_failures() {
+    let prog = program("sum");
+    let p = params("", 3);
+    let (got, stats) = run(&prog, false, p, Fault::IntPlusOne, Some(Duration::ZERO));
+    // The fault goes unnoticed: no check concluded.
+    assert!(got.is_ok(), "{stats}");
+    assert!(stats.diff_checks >= 1, "{stats}");
+    assert_eq!(stats.diff_inconclusive, stats.diff_checks, "{stats}");
+}
+
+#[test]
+fn diff_is_read_from_the_environment() {
+    let p = JitParams::from_lookup(|k| (k == "MAJIT_DIFF").then(|| "5".into())).unwrap();
+    assert_eq!(p.diff, 5);
+    let e = JitParams::from_lookup(|k| (k == "MAJIT_DIFF").then(|| "yes".into())).unwrap_err();
+    assert_eq!(e.var, "MAJIT_DIFF");
+    assert_eq!(JitParams::default().diff, 0);
+}
+
+/// Writes `say <n>` to the real stdout (file descriptor 1).
+extern "C" fn say(n: i64) {
+    let line = format!("say {n}\n");
+    // SAFETY: `line` is a live buffer of `line.len()` bytes.
+    unsafe { libc::write(1, line.as_ptr().cast(), line.len()) };
+}
+
+/// `loop { merge(pc; acc, n); say(n); acc += n; n -= 1; if n == 0 {
+/// return acc } }` under diff mode, printing through [`say`].
+fn say_loop(n: i64) -> i64 {
+    let mut b = JitCodeBuilder::new("portal");
+    let (pc, acc, cnt) = (b.param(Kind::Int), b.param(Kind::Int), b.param(Kind::Int));
+    let (top, done) = (b.label(), b.label());
+    let descr = CallDescr {
+        name: "say".into(),
+        args: vec![Kind::Int],
+        result: ResultKind::Void,
+        effect: EffectInfo {
+            effect: CallEffect::Random,
+            ..EffectInfo::default()
+        },
+    };
+    b.bind(top);
+    b.jit_merge_point(&[pc], &[acc, cnt]);
+    let func = Arg::Int(say as *const () as usize as i64);
+    b.call(descr.into(), func, &[cnt.into()], None);
+    b.op(OpCode::IntAdd, &[acc.into(), cnt.into()], acc);
+    b.op(OpCode::IntSub, &[cnt.into(), Arg::Int(1)], cnt);
+    b.goto_if_not(cnt.into(), done);
+    b.can_enter_jit(&[pc], &[acc, cnt]);
+    b.goto(top);
+    b.bind(done);
+    b.ret(Some(acc.into()));
+    let mut codes = JitCodeSet::new();
+    let portal = codes.add(b.finish().unwrap());
+    let params = JitParams::default().with_threshold(2).with_diff(50);
+    let mut jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
+    let (mut acc, mut cnt) = (0i64, n);
+    let result = loop {
+        say(cnt);
+        acc += cnt;
+        cnt -= 1;
+        if cnt == 0 {
+            break acc;
+        }
+        let (mut g, mut r) = ([Value::Int(0)], [Value::Int(acc), Value::Int(cnt)]);
+        match jit.can_enter_jit(&mut g, &mut r).unwrap() {
+            JitAction::Interpret => {}
+            JitAction::Continue => {
+                (acc, cnt) = (r[0].as_int().unwrap(), r[1].as_int().unwrap());
+            }
+            JitAction::Finished(v) => break v.unwrap().as_int().unwrap(),
+        }
+    };
+    assert!(jit.stats().diff_checks >= 1, "{}", jit.stats());
+    result
+}
+
+/// The child half of [`helpers_print_once_to_the_real_stdout`].
+#[test]
+fn say_loop_child() {
+    if std::env::var_os("MAJIT_DIFF_SAY_CHILD").is_some() {
+        assert_eq!(say_loop(30), 465);
+    }
+}
+
+#[test]
+fn helpers_print_once_to_the_real_stdout() {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = match std::env::var_os("MAJIT_TEST_RUNNER") {
+        Some(runner) => {
+            let mut c = std::process::Command::new(runner);
+            c.arg(exe);
+            c
+        }
+        None => std::process::Command::new(exe),
+    };
+    let out = cmd
+        .args([
+            "--exact",
+            "say_loop_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("MAJIT_DIFF_SAY_CHILD", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let says: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        // libtest's `test say_loop_child ... ` may precede the first line.
+        .filter_map(|l| l.find("say ").map(|at| l[at..].to_string()))
+        .collect();
+    let expected: Vec<String> = (1..=30).rev().map(|n| format!("say {n}")).collect();
+    assert_eq!(says, expected);
+}
