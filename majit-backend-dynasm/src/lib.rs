@@ -12,7 +12,7 @@
 //! [`native`] (the `Backend` implementation).
 //!
 //! Arch-neutral (this directory): [`codemem`] (W^X code blocks), [`frame`]
-//! (jitframe layout), [`gcmap`] (reference maps), [`guard`] (exit records and the exit protocol),
+//! (jitframe layout), [`gclower`] (the GC rewrite before compiling), [`gcmap`] (reference maps), [`guard`] (exit records and the exit protocol),
 //! [`bridge`] (attaching and freeing), [`sched`] (list scheduling with a
 //! strategy), [`regalloc`] (linear scan, policy, parallel moves, checker).
 //! Per architecture: `x86_64/` and `aarch64/` (`regs`, `emit`, `memory`,
@@ -27,6 +27,7 @@ pub mod callconv;
 pub mod codemem;
 pub mod driver;
 pub mod frame;
+pub mod gclower;
 pub mod gcmap;
 pub mod guard;
 pub mod memaccess;

@@ -58,11 +58,14 @@ pub struct NativeBackend<A: Arch> {
     max_slots: u32,
     check: bool,
     /// Class words and GC contract handed to the emitters.
-    env: EmitEnv,
+    pub(crate) env: EmitEnv,
     /// The exception the last run left pending (see `take_exception`).
     exception: Option<usize>,
     sched: Box<dyn SchedStrategy>,
     policy: Box<dyn AllocPolicy>,
+    /// Field descriptors of every compiled trace, by name, for the GC
+    /// rewrite (see `gclower.rs`).
+    pub(crate) fields: BTreeMap<String, majit_ir::Descr>,
     _arch: PhantomData<A>,
 }
 
@@ -90,13 +93,17 @@ impl<A: Arch> NativeBackend<A> {
             exception: None,
             sched: Box::new(NativeSched),
             policy: Box::new(NativePolicy),
+            fields: BTreeMap::new(),
             _arch: PhantomData,
         })
     }
 
     /// A backend whose traces may allocate on the majit-gc heap described
     /// by `gc` (inline nursery bumps, write barriers, frames as roots).
-    /// The caller keeps that heap alive as long as the backend runs code.
+    /// Traces are lowered with majit-gc's rewrite pass before compiling
+    /// (unless they already are; see `gclower.rs`). The caller keeps that
+    /// heap alive as long as the backend exists, and does not compile
+    /// while the heap is allocating or collecting.
     pub fn with_gc(gc: majit_gc::JitGcInfo) -> Result<Self, CompileError> {
         let mut b = Self::new()?;
         b.env.gc = Some(gc);
@@ -112,6 +119,15 @@ impl<A: Arch> NativeBackend<A> {
         if !self.env.classes.contains(&entry) {
             self.env.classes.push(entry);
         }
+    }
+
+    /// Tells the GC rewrite about a field descriptor that traces may not
+    /// name themselves (a reference field of a layout they allocate but
+    /// never write). Fields named by compiled traces are learnt
+    /// automatically.
+    pub fn register_field(&mut self, field: &std::sync::Arc<majit_ir::FieldDescr>) {
+        let d = majit_ir::Descr::Field(field.clone());
+        self.fields.insert(field.name.clone(), d);
     }
 
     /// Replaces the scheduling strategy and allocation policy. A user
@@ -163,6 +179,8 @@ impl<A: Arch> NativeBackend<A> {
         attached_to: Option<(CodeId, usize, usize)>,
         clear_exception: bool,
     ) -> Result<CodeId, CompileError> {
+        let (lowered, origins) = self.lower_for_gc(trace)?;
+        let trace = &*lowered;
         for d in trace.descrs() {
             if let Some(layout) = d.as_size() {
                 self.register_layout(layout);
@@ -170,7 +188,7 @@ impl<A: Arch> NativeBackend<A> {
         }
         let labels = &self.labels;
         let external = |name: &str| labels.get(name).map(|l| l.1.clone());
-        let compiled: Compiled = driver::compile::<A>(
+        let mut compiled: Compiled = driver::compile::<A>(
             trace,
             entry,
             &external,
@@ -183,6 +201,11 @@ impl<A: Arch> NativeBackend<A> {
                 clear_exception,
             },
         )?;
+        if let Some(origins) = &origins {
+            for e in &mut compiled.assembled.exits {
+                e.op_index = origins[e.op_index];
+            }
+        }
         let mut names = Vec::new();
         for &(op, _) in &compiled.assembled.labels {
             let name = regalloc::target_name(&trace.ops[op])?.to_string();

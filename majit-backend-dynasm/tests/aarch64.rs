@@ -108,9 +108,9 @@ fn every_register_live_across_an_allocation_slow_path() {
     let text = pressure_text("", "i0, f0, p0", 26, 30, mid);
     let text = text.replace("finish(", "finish(i_v1, i_v2, i_v3, p3, ");
     let trace = support::parse_text(&text, &Buffer::new());
-    for (i, f) in [(3i64, 0.5f64), (-77, 1e10)] {
+    for (i, f, native_rewrites) in [(3i64, 0.5f64, false), (-77, 1e10, true)] {
         let inputs = [Value::Int(i), Value::Float(f), Value::Ref(0)];
-        let r = support::gc_differential::<Aarch64>(&trace, &inputs);
+        let r = support::gc_differential::<Aarch64>(&trace, &inputs, native_rewrites);
         assert!(matches!(r, Ok(Some(_))), "{r:?}");
     }
 }

@@ -99,27 +99,44 @@ impl JitGcInfo {
     pub fn headerless_region(&self, ty: TypeId) -> Option<&HeaderlessRegionInfo> {
         self.headerless.iter().find(|r| r.type_id == ty.0)
     }
+
+    /// Re-reads [`JitGcInfo::headerless`] from the heap, so it also lists
+    /// the layouts registered after this snapshot was taken (every other
+    /// field never changes while the heap lives).
+    ///
+    /// # Safety
+    /// `self.heap` is the heap of a live `Gc`, and no `&mut` access to
+    /// that heap (an allocation, a collection, a registration) runs during
+    /// the call.
+    pub unsafe fn refresh_headerless(&mut self) {
+        self.headerless = headerless_regions(&*(self.heap as *const GcHeap));
+    }
+}
+
+/// The regions of every headerless layout `heap` has registered.
+fn headerless_regions(heap: &GcHeap) -> Vec<HeaderlessRegionInfo> {
+    heap.regions
+        .iter()
+        .filter_map(|r| {
+            let ty = r.headerless?;
+            Some(HeaderlessRegionInfo {
+                type_id: ty.0,
+                size: heap.shapes[ty.0 as usize].size as usize,
+                free_addr: r.words as usize,
+                top_addr: r.words as usize + 8,
+            })
+        })
+        .collect()
 }
 
 impl Gc {
-    /// The JIT contract of this heap. Take it after registering layouts:
-    /// regions of layouts registered later are not listed.
+    /// The JIT contract of this heap. Regions of headerless layouts
+    /// registered later are not listed until
+    /// [`JitGcInfo::refresh_headerless`].
     pub fn jit_info(&self) -> JitGcInfo {
         let heap = self.heap();
         let words = heap.regions[0].words as usize;
-        let headerless = heap
-            .regions
-            .iter()
-            .filter_map(|r| {
-                let ty = r.headerless?;
-                Some(HeaderlessRegionInfo {
-                    type_id: ty.0,
-                    size: heap.shapes[ty.0 as usize].size as usize,
-                    free_addr: r.words as usize,
-                    top_addr: r.words as usize + 8,
-                })
-            })
-            .collect();
+        let headerless = headerless_regions(heap);
         JitGcInfo {
             heap: self.heap_ptr() as usize,
             nursery_free_addr: words,

@@ -132,6 +132,18 @@ pub fn rewrite(
     config: &RewriteConfig,
     lookup: &dyn Fn(&str) -> Option<Descr>,
 ) -> Result<Trace, RewriteError> {
+    rewrite_with_origins(trace, config, lookup).map(|(out, _)| out)
+}
+
+/// [`rewrite`], also returning for each output op the index of the input
+/// op it stems from (a backend reports exits in the numbering of the
+/// trace it was given, e.g. an out-of-memory exit of a
+/// `call_malloc_nursery` as its `new`).
+pub fn rewrite_with_origins(
+    trace: &Trace,
+    config: &RewriteConfig,
+    lookup: &dyn Fn(&str) -> Option<Descr>,
+) -> Result<(Trace, Vec<usize>), RewriteError> {
     let mut fields = HashMap::new();
     for d in trace.descrs() {
         if let Descr::Field(f) = d {
@@ -150,11 +162,13 @@ pub fn rewrite(
         batch: None,
         header: header_descr(),
     };
+    let mut origins = Vec::with_capacity(trace.ops.len());
     for (i, op) in trace.ops.iter().enumerate() {
         let r = pass.op(trace, i, op)?;
         pass.map.push(r);
+        origins.resize(pass.out.ops.len(), i);
     }
-    Ok(pass.out)
+    Ok((pass.out, origins))
 }
 
 /// The open batch of headered allocations.

@@ -681,14 +681,15 @@ macro_rules! backend_suite {
                     $crate::support::GC_PRESSURE,
                     &$crate::support::Buffer::new(),
                 );
-                for inputs in [[1i64, 0], [-5000, 1]] {
+                for (inputs, native_rewrites) in [([1i64, 0], false), ([-5000, 1], true)] {
                     let values = [
                         majit_ir::Value::Int(inputs[0]),
                         majit_ir::Value::Float(inputs[1] as f64),
                         majit_ir::Value::Ref(0),
                     ];
                     let outcome =
-                        $crate::support::gc_differential::<ArchImpl>(&t, &values).unwrap();
+                        $crate::support::gc_differential::<ArchImpl>(&t, &values, native_rewrites)
+                            .unwrap();
                     assert_eq!(
                         outcome.and_then(|o| o.1).as_deref(),
                         Some("g3"),
@@ -719,11 +720,16 @@ macro_rules! backend_suite {
                     finish(i4, i6, i7, p1, p2, descr=g3)";
                 let t = $crate::support::parse_text(text, &$crate::support::Buffer::new());
                 let values = [majit_ir::Value::Int(41), majit_ir::Value::Ref(0)];
-                let outcome = $crate::support::gc_differential::<ArchImpl>(&t, &values)
+                let outcome = $crate::support::gc_differential::<ArchImpl>(&t, &values, false)
                     .unwrap()
                     .unwrap();
                 assert_eq!(outcome.1.as_deref(), Some("g3"));
                 assert_eq!(outcome.2[..3], [Some(43), Some(41), Some(41)]);
+            }
+
+            #[test]
+            fn escaping_nodes_rewritten_by_the_backend() {
+                $crate::support::escaping_nodes::<ArchImpl>(3000);
             }
 
             #[test]
@@ -1177,10 +1183,13 @@ fn gc_outcome(r: Result<DeadFrame, ExecError>) -> Result<GcOutcome, String> {
 
 /// Runs rewritten `trace` on refexec (with a `GcAllocator`) and natively,
 /// each on its own stress heap; returns the common outcome (`None`:
-/// refexec hit its step limit).
+/// refexec hit its step limit). With `native_rewrites` both get `trace`
+/// itself: refexec allocates through the `GcAllocator`, the native backend
+/// runs the GC rewrite on its own.
 pub fn gc_differential<A: Arch>(
     trace: &Trace,
     inputs: &[Value],
+    native_rewrites: bool,
 ) -> Result<Option<GcOutcome>, String> {
     use majit_metainterp::refexec::GcAllocator;
     let heap_a = stress_heap();
@@ -1195,8 +1204,9 @@ pub fn gc_differential<A: Arch>(
     for l in &layouts {
         reference.register_layout(l);
     }
+    let given = if native_rewrites { trace } else { &lowered };
     let code = reference
-        .compile_loop(&lowered)
+        .compile_loop(given)
         .map_err(|e| format!("refexec: {e}"))?;
     let expected = reference.execute(code, inputs);
     if matches!(expected, Err(ExecError::StepLimit)) {
@@ -1207,9 +1217,14 @@ pub fn gc_differential<A: Arch>(
     for l in &layouts {
         native.register_layout(l);
     }
+    for d in test_namespace().descrs() {
+        if let majit_ir::Descr::Field(f) = d {
+            native.register_field(f);
+        }
+    }
     let code = native
-        .compile_loop(&lowered)
-        .map_err(|e| format!("native: {e}\n{}", print(&lowered)))?;
+        .compile_loop(given)
+        .map_err(|e| format!("native: {e}\n{}", print(given)))?;
     CURRENT_HEAP.with(|h| h.set(heap_b.borrow().heap_ptr() as usize));
     let found = native.execute(code, inputs);
     CURRENT_HEAP.with(|h| h.set(0));
@@ -1217,11 +1232,69 @@ pub fn gc_differential<A: Arch>(
     if e != f {
         return Err(format!(
             "inputs {inputs:?}\nrefexec: {e:?}\nnative:  {f:?}\n{}",
-            print(&lowered)
+            print(given)
         ));
     }
     drop(native);
     Ok(e.ok())
+}
+
+/// A loop that allocates one headerless `Node` per iteration and links it
+/// to the previous one (so every node escapes into the next iteration),
+/// `n` iterations on two stress heaps: refexec with a `GcAllocator` and
+/// the native backend, both given the trace *before* the GC rewrite (the
+/// native backend runs it itself). Both must leave through `g2` with the
+/// sum of the values read back, and the list each heap holds afterwards
+/// must be `n, n-1, .., 1, 0`.
+pub fn escaping_nodes<A: Arch>(n: i64) {
+    use majit_metainterp::refexec::GcAllocator;
+    let text = format!(
+        "[i0, i1]
+        p0 = new(descr=Node)
+        setfield_gc(p0, 0, descr=Node.value)
+        label(i0, i1, p0, descr=Loop)
+        i2 = getfield_gc_i(p0, descr=Node.value)
+        i3 = int_add(i1, i2)
+        p1 = new(descr=Node)
+        i4 = int_add(i0, 1)
+        setfield_gc(p1, i4, descr=Node.value)
+        setfield_gc(p1, p0, descr=Node.next)
+        p5 = getfield_gc_r(p1, descr=Node.next)
+        i6 = ptr_eq(p5, p0)
+        guard_true(i6, descr=g1) [i0]
+        i7 = int_lt(i4, {n})
+        guard_true(i7, descr=g2) [i4, i3, p1]
+        jump(i4, i3, p1, descr=Loop)"
+    );
+    let trace = parse_text(&text, &Buffer::new());
+    let inputs = [Value::Int(0), Value::Int(0)];
+    let (heap_a, heap_b) = (stress_heap(), stress_heap());
+    let mut reference = RefExec::with_allocator(Box::new(GcAllocator::new(heap_a.clone())));
+    reference.set_step_limit(u64::MAX);
+    let code = reference.compile_loop(&trace).expect("refexec compiles");
+    let expected = reference.execute(code, &inputs).expect("refexec runs");
+    let info = heap_b.borrow().jit_info();
+    let mut native = NativeBackend::<A>::with_gc(info).expect("backend");
+    let code = native.compile_loop(&trace).expect("native compiles");
+    let found = native.execute(code, &inputs).expect("native runs");
+    assert_eq!(
+        gc_outcome(Ok(expected.clone())),
+        gc_outcome(Ok(found.clone()))
+    );
+    let sum: i64 = (0..n).sum();
+    for (frame, heap) in [(&expected, &heap_a), (&found, &heap_b)] {
+        assert_eq!(frame.descr.as_ref().map(|d| d.name()), Some("g2"));
+        assert_eq!(frame.values[..2], [Value::Int(n), Value::Int(sum)]);
+        let gc = heap.borrow();
+        let mut node = majit_gc::GcRef(frame.values[2].to_bits() as usize);
+        let mut values = Vec::new();
+        while !node.is_null() {
+            values.push(gc.read_word(node, 0) as i64);
+            node = gc.read_ref(node, 8);
+        }
+        assert_eq!(values, (0..=n).rev().collect::<Vec<_>>());
+        assert!(gc.stats().minor_collections >= n as u64, "{:?}", gc.stats());
+    }
 }
 
 /// Random allocating traces (majit-ir's generator with memory on),
@@ -1263,7 +1336,7 @@ pub fn gc_fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
             }
         }
         let inputs = random_inputs(&trace, seed);
-        match gc_differential::<A>(&trace, &inputs) {
+        match gc_differential::<A>(&trace, &inputs, seed % 2 == 0) {
             Ok(Some(_)) => ran += 1,
             Ok(None) => {}
             Err(e) => panic!("MAJIT_FUZZ_SEED={seed}: {e}\noriginal:\n{}", print(&trace)),
