@@ -73,6 +73,9 @@ pub enum Error {
     Heap(String),
     /// Reading stdin or writing stdout failed.
     Io(io::Error),
+    /// The JIT could not be set up or failed (a bug of majit, not of the
+    /// program).
+    Jit(String),
 }
 
 impl Error {
@@ -85,7 +88,8 @@ impl Error {
             Error::DivisionByZero { .. }
             | Error::IntegerTooLarge { .. }
             | Error::NumberInput { .. }
-            | Error::Heap(_) => EXIT_RUNTIME,
+            | Error::Heap(_)
+            | Error::Jit(_) => EXIT_RUNTIME,
             Error::Io(_) => EXIT_IO,
         }
     }
@@ -129,6 +133,7 @@ impl fmt::Display for Error {
                 NumberInputError::Io(e) => write!(f, "number input at {at}: {e}"),
             },
             Error::Heap(msg) => write!(f, "{msg}"),
+            Error::Jit(msg) => write!(f, "JIT: {msg}"),
             Error::Io(e) => write!(f, "I/O error: {e}"),
         }
     }

@@ -34,4 +34,6 @@ pub mod error;
 pub mod int;
 pub mod interp;
 pub mod io;
+pub mod jit;
+pub mod session;
 pub mod storage;

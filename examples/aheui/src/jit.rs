@@ -1,0 +1,345 @@
+//! The interpreter annotated for the JIT: one function, [`run`], that is
+//! at once the plain interpreter (`--no-jit`) and, through `#[jit_interp]`,
+//! the tracing JIT's description of Aheui ([`run_jit`], [`run_jitcode`]).
+//!
+//! State: greens are the state index (cell and incoming momentum, see
+//! `code.rs`) and the selected storage, plus the code tables; reds are the
+//! 28 storage heads (`[Node; 28]`: 16-byte headerless `{value, next}`
+//! nodes), the queue's tail and the channel's remembered value. Because
+//! the selected storage is a green, every storage access folds to one
+//! head in a trace, and a node pushed and popped in the same iteration is
+//! never allocated. The storage rules (LANGUAGE.md §6): a stack pushes and
+//! pops at its head; the queue ㅇ pops at its head and pushes after its
+//! tail (ㅃ puts the copy in front of the head); the channel ㅎ is a
+//! stack whose ㅃ pushes the value last pushed to it by ㅂ, ㅆ or ㅃ.
+//!
+//! Node values are `i64`; [`BIG`] marks a value kept exactly in the
+//! session (`session.rs`), whose residual helpers also do the I/O. A
+//! transition to a state not after the current one is a back edge of the
+//! Aheui program (every cycle of the state graph has one): the JIT counts
+//! loops there.
+
+use crate::code::CodeSpace;
+use crate::decode::{Op, CHANNEL, QUEUE};
+use crate::error::{Error, Result};
+use crate::int::BIG;
+use crate::interp::Outcome;
+use crate::session::{
+    self, big_binary, big_drop, big_dup, big_move, big_swap, channel_recall, channel_remember,
+    exit_status, failed, floor_div, floor_mod, print_char, print_number, read_char, read_number,
+    FAILED, STALLED,
+};
+use majit_backend_dynasm::HostBackend;
+use majit_macros::jit_interp;
+use majit_metainterp::driver::{JitDriver, JitError};
+use majit_metainterp::params::JitParams;
+use majit_metainterp::stats::Stats;
+use std::io::{BufRead, Write};
+
+/// No storage receives a push.
+const NO_PUSH: usize = 99;
+/// The queue's and the channel's storage indices.
+const Q: usize = QUEUE as usize;
+const CH: usize = CHANNEL as usize;
+
+/// Runs the program whose tables are `ops`/`args` (per cell) and
+/// `go`/`back` (per state) from state `start`; returns the exit status,
+/// [`STALLED`] or [`FAILED`].
+#[jit_interp(
+    greens = [state, sel, ops, args, go, back],
+    reds = [heads, tail, channel],
+    enums = [Op: u8],
+    structs = [Node { value: i64, next: Node }],
+    helpers = [
+        residual fn big_binary(op: i64, s: i64, b: i64, a: i64, state: i64) -> i64,
+        elidable fn floor_div(b: i64, a: i64) -> i64,
+        elidable fn floor_mod(b: i64, a: i64) -> i64,
+        residual fn big_drop(s: i64),
+        residual fn big_move(from: i64, to: i64),
+        residual fn big_dup(s: i64),
+        residual fn big_swap(s: i64),
+        residual fn channel_remember(s: i64),
+        residual fn channel_recall(s: i64) -> i64,
+        residual fn print_number(s: i64, v: i64),
+        residual fn print_char(s: i64, v: i64),
+        residual fn read_number(s: i64, state: i64) -> i64,
+        residual fn read_char() -> i64,
+        residual fn exit_status(s: i64, v: i64) -> i64,
+        residual fn failed() -> bool,
+    ]
+)]
+pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], start: u32) -> i64 {
+    let mut state: u32 = start;
+    let mut sel: usize = 0;
+    let mut heads: [Node; 28] = [Node::null(); 28];
+    let mut tail: Node = Node::null();
+    let mut channel: i64 = 0;
+    loop {
+        jit_merge_point!();
+        let cell = (state >> 3) as usize;
+        let op = ops[cell];
+        let mut next = go[state as usize];
+        let mut push_to: usize = NO_PUSH;
+        let mut pushed: i64 = 0;
+        // ㅂ, ㅆ and ㅃ pushes make the channel remember the value.
+        let mut remember = false;
+        let head = heads[sel];
+        match op {
+            Op::Nop => {}
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Mod | Op::Cmp => {
+                if head.is_null() || head.next().is_null() {
+                    next = back[state as usize];
+                } else {
+                    let a = head.value();
+                    let second = head.next();
+                    let b = second.value();
+                    let mut r: i64 = BIG;
+                    if a != BIG && b != BIG {
+                        r = match op {
+                            Op::Add => match b.checked_add(a) {
+                                Some(v) => v,
+                                None => BIG,
+                            },
+                            Op::Sub => match b.checked_sub(a) {
+                                Some(v) => v,
+                                None => BIG,
+                            },
+                            Op::Mul => match b.checked_mul(a) {
+                                Some(v) => v,
+                                None => BIG,
+                            },
+                            Op::Div => floor_div(b, a),
+                            Op::Mod => floor_mod(b, a),
+                            _ => (b >= a) as i64,
+                        };
+                    }
+                    if r == BIG {
+                        r = big_binary(op as i64, sel as i64, b, a, state as i64);
+                        if failed() {
+                            return FAILED;
+                        }
+                    }
+                    if sel == Q {
+                        heads[sel] = second.next();
+                        push_to = sel;
+                        pushed = r;
+                    } else {
+                        // Pop both, push the result: the second node takes it.
+                        second.set_value(r);
+                        heads[sel] = second;
+                    }
+                }
+            }
+            Op::Pop | Op::PrintNum | Op::PrintChar | Op::Branch | Op::Move => {
+                if head.is_null() {
+                    next = back[state as usize];
+                } else {
+                    let v = head.value();
+                    heads[sel] = head.next();
+                    match op {
+                        Op::Pop => {
+                            if v == BIG {
+                                big_drop(sel as i64);
+                            }
+                        }
+                        Op::PrintNum => print_number(sel as i64, v),
+                        Op::PrintChar => print_char(sel as i64, v),
+                        Op::Branch => {
+                            if v == BIG {
+                                big_drop(sel as i64);
+                            }
+                            if v == 0 {
+                                next = back[state as usize];
+                            }
+                        }
+                        _ => {
+                            let to = args[cell] as usize;
+                            if v == BIG {
+                                big_move(sel as i64, to as i64);
+                            }
+                            push_to = to;
+                            pushed = v;
+                            remember = true;
+                        }
+                    }
+                }
+            }
+            Op::PushConst => {
+                push_to = sel;
+                pushed = args[cell] as i64;
+                remember = true;
+            }
+            Op::ReadNum => {
+                push_to = sel;
+                pushed = read_number(sel as i64, state as i64);
+                remember = true;
+                if failed() {
+                    return FAILED;
+                }
+            }
+            Op::ReadChar => {
+                push_to = sel;
+                pushed = read_char();
+                remember = true;
+                if failed() {
+                    return FAILED;
+                }
+            }
+            Op::Dup => {
+                if head.is_null() {
+                    next = back[state as usize];
+                } else if sel == CH {
+                    push_to = sel;
+                    pushed = channel;
+                    if channel == BIG {
+                        pushed = channel_recall(sel as i64);
+                    }
+                    remember = true;
+                } else {
+                    let v = head.value();
+                    if v == BIG {
+                        big_dup(sel as i64);
+                    }
+                    // Stack and queue alike put the copy in front.
+                    heads[sel] = Node::new(v, head);
+                }
+            }
+            Op::Swap => {
+                if head.is_null() || head.next().is_null() {
+                    next = back[state as usize];
+                } else {
+                    let second = head.next();
+                    let a = head.value();
+                    let b = second.value();
+                    if a == BIG && b == BIG {
+                        big_swap(sel as i64);
+                    }
+                    head.set_value(b);
+                    second.set_value(a);
+                }
+            }
+            Op::Select => sel = args[cell] as usize,
+            Op::Halt => {
+                if head.is_null() {
+                    return 0;
+                }
+                return exit_status(sel as i64, head.value());
+            }
+            _ => return STALLED,
+        }
+        if push_to != NO_PUSH {
+            if push_to == Q {
+                let n = Node::new(pushed, Node::null());
+                if heads[Q].is_null() {
+                    heads[Q] = n;
+                } else {
+                    tail.set_next(n);
+                }
+                tail = n;
+            } else {
+                heads[push_to] = Node::new(pushed, heads[push_to]);
+            }
+            if remember && push_to == CH {
+                channel = pushed;
+                if pushed == BIG {
+                    channel_remember(CH as i64);
+                }
+            }
+        }
+        if next <= state {
+            state = next;
+            can_enter_jit!();
+            continue;
+        }
+        state = next;
+    }
+}
+
+/// The code tables [`run`] reads: per cell its op and argument, per state
+/// its two successors.
+pub struct Tables {
+    ops: Vec<Op>,
+    args: Vec<u8>,
+    go: Vec<u32>,
+    back: Vec<u32>,
+    start: u32,
+}
+
+impl Tables {
+    /// The tables of a built code space.
+    pub fn new(code: &CodeSpace) -> Tables {
+        Tables {
+            ops: code.cells().iter().map(|c| c.op).collect(),
+            args: code.cells().iter().map(|c| c.arg).collect(),
+            go: code.steps().iter().map(|s| s.go).collect(),
+            back: code.steps().iter().map(|s| s.back).collect(),
+            start: code.start(),
+        }
+    }
+}
+
+/// How a run ended, and the JIT's counters when it ran.
+pub struct Ran {
+    /// ㅎ's exit status, or a stall.
+    pub outcome: Outcome,
+    /// The JIT's statistics (`None` without the JIT).
+    pub jit: Option<Stats>,
+}
+
+/// Runs `code` reading `input` and writing `output`: plainly without
+/// `params`, else with the JIT on the host's native backend.
+///
+/// ```
+/// use aheui::{code::CodeSpace, interp::Outcome, jit};
+/// // push 2, push 3, multiply, print, halt
+/// let code = CodeSpace::build("박받따망희").unwrap();
+/// let out = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+/// let ran = jit::execute(&code, Box::new(&b""[..]), Box::new(jit::SharedBuf(out.clone())), None).unwrap();
+/// assert_eq!(ran.outcome, Outcome::Halted(0));
+/// assert_eq!(*out.borrow(), b"6");
+/// ```
+pub fn execute(
+    code: &CodeSpace,
+    input: Box<dyn BufRead>,
+    output: Box<dyn Write>,
+    params: Option<JitParams>,
+) -> Result<Ran> {
+    let t = Tables::new(code);
+    session::start(input, output, code.positions().to_vec());
+    let result = match params {
+        None => Ok((run(&t.ops, &t.args, &t.go, &t.back, t.start), None)),
+        Some(p) => with_jit(&t, p),
+    };
+    let finished = session::finish();
+    let (status, jit) = result?;
+    finished?;
+    let outcome = match status {
+        STALLED => Outcome::Stalled,
+        FAILED => return Err(Error::Heap("a helper failed without an error".into())),
+        s => Outcome::Halted(s as u8),
+    };
+    Ok(Ran { outcome, jit })
+}
+
+fn with_jit(t: &Tables, params: JitParams) -> Result<(i64, Option<Stats>)> {
+    let jit_error = |e: JitError| Error::Jit(e.to_string());
+    let (codes, portal) = run_jitcode().map_err(|e| Error::Jit(format!("jitcode: {e}")))?;
+    let backend = HostBackend::new().map_err(|e| Error::Jit(format!("native backend: {e}")))?;
+    let mut driver = JitDriver::new(codes, portal, backend, params).map_err(jit_error)?;
+    let status =
+        run_jit(&mut driver, &t.ops, &t.args, &t.go, &t.back, t.start).map_err(jit_error)?;
+    Ok((status, Some(driver.stats().clone())))
+}
+
+/// A `Write` into a shared buffer, for callers that collect the output.
+pub struct SharedBuf(pub std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl Write for SharedBuf {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
