@@ -92,6 +92,7 @@ impl GcHeap {
             region.reset(stress);
         }
         self.stats.minor_collections += 1;
+        self.collect_requested = false;
         self.stats.old_bytes_peak = self.stats.old_bytes_peak.max(self.old.bytes);
         Ok(())
     }

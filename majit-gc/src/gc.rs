@@ -131,6 +131,42 @@ impl Gc {
         heap.alloc_slow(ty).map(GcRef)
     }
 
+    /// Allocates a zeroed object of fixed-size type `ty` (header set for
+    /// headered types) and **never collects**: for a mutator that holds
+    /// references outside any root (temporaries in Rust locals), which
+    /// collects only at safepoints of its own. When the nursery region
+    /// is full the object comes from the old space, and
+    /// [`Gc::collect_requested`] turns true; the mutator then collects
+    /// at its next safepoint. Fails only when the heap's address space is
+    /// exhausted (`OutOfMemory`).
+    ///
+    /// ```
+    /// # use majit_gc::{Gc, GcConfig, Layout};
+    /// let mut gc = Gc::new(GcConfig { nursery_size: 1024, ..GcConfig::default() }).unwrap();
+    /// let node = gc.register_layout(Layout::headerless("Node", 16, &[8])).unwrap();
+    /// let mut last = majit_gc::GcRef::NULL;
+    /// for _ in 0..200 {
+    ///     let n = gc.alloc_uncollected(node).unwrap(); // nothing moves
+    ///     gc.write_ref(n, 8, last);
+    ///     last = n;
+    /// }
+    /// assert!(gc.collect_requested());
+    /// let mut roots = [last.addr()];
+    /// gc.with_roots(&mut roots, |gc| gc.collect_minor()).unwrap();
+    /// assert!(!gc.collect_requested());
+    /// ```
+    pub fn alloc_uncollected(&mut self, ty: TypeId) -> Result<GcRef> {
+        self.heap_mut().alloc_uncollected(ty).map(GcRef)
+    }
+
+    /// Whether an allocation that could not collect asked for a
+    /// collection (see [`Gc::alloc_uncollected`]); cleared by every minor
+    /// collection.
+    #[inline]
+    pub fn collect_requested(&self) -> bool {
+        self.heap().collect_requested
+    }
+
     /// Allocates an array of `len` zeroed items. May collect.
     pub fn alloc_array(&mut self, ty: TypeId, len: usize) -> Result<GcRef> {
         self.heap_mut().alloc_array(ty, len).map(GcRef)

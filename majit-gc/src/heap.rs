@@ -75,6 +75,10 @@ pub struct GcHeap {
     pub(crate) promotion_classes: Vec<bool>,
     /// Number of `true` entries of `promotion_classes`.
     pub(crate) promotion_class_count: usize,
+    /// An allocation that may not collect ([`GcHeap::alloc_uncollected`])
+    /// found the nursery full, the old space past its threshold, or the
+    /// stress period reached: collect at the next safepoint.
+    pub(crate) collect_requested: bool,
     /// Set when a collection failed halfway; every later allocation fails.
     pub(crate) poisoned: Option<GcError>,
     /// The error of the last failed `extern "C"` call.
@@ -113,6 +117,7 @@ impl GcHeap {
             scan: Vec::new(),
             stats: GcStats::default(),
             stress_count: 0,
+            collect_requested: false,
             poisoned: None,
             last_error: None,
             space,
@@ -224,24 +229,72 @@ impl GcHeap {
         }
     }
 
+    /// The size and headerless-ness of fixed-size type `ty`.
+    fn fixed(&self, ty: TypeId) -> Result<(usize, bool)> {
+        match self.type_info(ty)? {
+            TypeInfo::Fixed(l) => Ok((l.size as usize, l.headerless)),
+            TypeInfo::Array(a) => Err(GcError::WrongTypeKind {
+                type_id: ty.0,
+                name: a.name.clone(),
+                expected: "a fixed-size",
+            }),
+        }
+    }
+
     /// Everything `Gc::alloc`'s inline path does not handle.
     pub(crate) fn alloc_slow(&mut self, ty: TypeId) -> Result<usize> {
-        let size = match self.type_info(ty)? {
-            TypeInfo::Fixed(l) => l.size as usize,
-            TypeInfo::Array(a) => {
-                return Err(GcError::WrongTypeKind {
-                    type_id: ty.0,
-                    name: a.name.clone(),
-                    expected: "a fixed-size",
-                })
-            }
-        };
+        let (size, _) = self.fixed(ty)?;
         let fast = self.fast[ty.0 as usize];
         if fast.words.is_null() {
             self.alloc_old(None, size, fast.header)
         } else {
             self.alloc_nursery(fast.region, size, fast.header)
         }
+    }
+
+    /// Allocates a zeroed object of fixed-size type `ty` without ever
+    /// collecting, for mutators that cannot root every reference they
+    /// hold: bumps the type's nursery region while it has room, else
+    /// takes a slot in the old space (a new old object gets its barrier
+    /// flag or card like any other, so stores of young references into
+    /// it are recorded). Sets `collect_requested` when the region is
+    /// full, the old space passed its major threshold or the stress
+    /// period is reached. Fails only when the address space is exhausted.
+    pub(crate) fn alloc_uncollected(&mut self, ty: TypeId) -> Result<usize> {
+        if let Some(e) = &self.poisoned {
+            return Err(e.clone());
+        }
+        let (size, headerless) = self.fixed(ty)?;
+        if let Some(every) = self.config.stress_every {
+            self.stress_count += 1;
+            if self.stress_count >= every {
+                self.stress_count = 0;
+                self.collect_requested = true;
+            }
+        }
+        let fast = self.fast[ty.0 as usize];
+        if !fast.words.is_null() {
+            let stress = self.stress();
+            let r = &mut self.regions[fast.region as usize];
+            let obj = r.free();
+            if obj + size <= r.end {
+                r.set_free(obj + size, stress);
+                if fast.header != 0 {
+                    // SAFETY: obj starts `size` ≥ 8 fresh zeroed bytes.
+                    unsafe { *(obj as *mut u64) = fast.header };
+                }
+                return Ok(obj);
+            }
+            self.collect_requested = true;
+        }
+        let headerless = headerless.then_some(ty);
+        let obj = self
+            .try_alloc_old(headerless, size)
+            .ok_or(GcError::OutOfMemory {
+                requested: size,
+                max_heap: self.config.max_heap,
+            })?;
+        Ok(self.init_old(obj, headerless, size, fast.header))
     }
 
     /// Allocates an array of `len` items: header and length set, items 0.
@@ -337,6 +390,18 @@ impl GcHeap {
                     })?
             }
         };
+        Ok(self.init_old(obj, headerless, size, header))
+    }
+
+    /// Zeroes the fresh old object `obj` and, if headered, stores its
+    /// header with the barrier flag (or records it: see `alloc_old`).
+    fn init_old(
+        &mut self,
+        obj: usize,
+        headerless: Option<TypeId>,
+        size: usize,
+        header: u64,
+    ) -> usize {
         // SAFETY: obj is a fresh slot or large object of at least `size`
         // bytes that nothing references yet.
         unsafe {
@@ -353,7 +418,10 @@ impl GcHeap {
             }
         }
         self.stats.old_bytes_peak = self.stats.old_bytes_peak.max(self.old.bytes);
-        Ok(obj)
+        if self.old.bytes > self.next_major {
+            self.collect_requested = true;
+        }
+        obj
     }
 
     pub(crate) fn try_alloc_old(

@@ -16,6 +16,9 @@
 //! - [`gc`]: the public [`Gc`] handle; start reading here.
 //! - [`rewrite`]: the GC rewrite pass over traces (allocation lowering,
 //!   write barriers), run after the optimizer.
+//! - [`thread_heap`]: the heap of the current thread, for GC objects
+//!   handled as plain Rust values (`#[jit_interp]` structs), with
+//!   allocation that never collects and explicit safepoints.
 //!
 //! `docs/gc.md` in the repository describes the protocol for backends.
 
@@ -33,6 +36,7 @@ pub mod rewrite;
 pub mod roots;
 pub mod space;
 pub mod stats;
+pub mod thread_heap;
 
 pub use config::{GcConfig, MIN_NURSERY_SIZE, STRESS_NURSERY_SIZE};
 pub use error::{GcError, Result};

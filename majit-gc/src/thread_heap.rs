@@ -1,0 +1,241 @@
+//! The heap of the current thread, for GC objects handled as plain Rust
+//! values (the structs of `#[jit_interp]`).
+//!
+//! Each thread has at most one current heap, shared as an
+//! `Rc<RefCell<Gc>>` so the JIT (its `GcAllocator`, the native backend's
+//! `JitGcInfo`) can allocate on the same heap. It is created on first use
+//! with [`GcConfig::from_env`] (so `MAJIT_NURSERY_SIZE`, `MAJIT_GC_STRESS`
+//! and `MAJIT_MAX_HEAP` apply), or set with [`install`].
+//!
+//! A struct type ([`StructType`], a `static` per struct) is registered in
+//! the heap on first use; its type id is cached per heap.
+//!
+//! **Rooting.** A mutator written in plain Rust keeps references in
+//! locals and temporaries the collector cannot see, so [`alloc`] never
+//! collects ([`Gc::alloc_uncollected`]): when the nursery is full it
+//! allocates in the old space and asks for a collection. The mutator
+//! collects only at its **safepoints** ([`safepoint`]), where every live
+//! reference is in the slice it passes. In stress mode
+//! (`MAJIT_GC_STRESS=N`) every N-th allocation asks for a collection at
+//! the next safepoint. Stores of references go through [`write_barrier`].
+//!
+//! Using the heap while it is borrowed (e.g. calling [`alloc`] inside
+//! `shared()?.borrow_mut()`) panics with "already borrowed".
+//!
+//! ```
+//! use majit_gc::thread_heap::{self, StructType};
+//! static NODE: StructType = StructType::new("Node", 16, &[8]);
+//! let mut list = 0;
+//! for i in 0..10_000u64 {
+//!     let n = thread_heap::alloc(&NODE).unwrap();
+//!     // SAFETY: `n` is a fresh 16-byte object; nothing collects here.
+//!     unsafe { *(n as *mut u64) = i; *((n + 8) as *mut usize) = list };
+//!     thread_heap::write_barrier(n);
+//!     list = n;
+//!     let mut roots = [list];
+//!     thread_heap::safepoint(&mut roots).unwrap(); // may move the list
+//!     list = roots[0];
+//! }
+//! // SAFETY: `list` is the (possibly moved) head node.
+//! assert_eq!(unsafe { *(list as *const u64) }, 9_999);
+//! ```
+
+use crate::config::GcConfig;
+use crate::error::Result;
+use crate::gc::Gc;
+use crate::jit::JitGcInfo;
+use crate::layout::{Layout, TypeId};
+use crate::roots::GcRef;
+use crate::GcError;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A headerless GC struct type known at compile time. Declare it as a
+/// `static` (its identity caches its type id).
+pub struct StructType {
+    /// For error messages.
+    pub name: &'static str,
+    /// Object size in bytes (a positive multiple of 8).
+    pub size: u32,
+    /// Byte offsets of the reference fields.
+    pub ref_offsets: &'static [u32],
+    /// Process-wide index of this type in every thread heap's id table,
+    /// assigned on first use (0: not yet).
+    key: AtomicU32,
+}
+
+/// The next [`StructType`] key.
+static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
+
+impl StructType {
+    /// A struct type; see [`Layout::headerless`] for the rules on `size`
+    /// and `ref_offsets`.
+    pub const fn new(name: &'static str, size: u32, ref_offsets: &'static [u32]) -> StructType {
+        StructType {
+            name,
+            size,
+            ref_offsets,
+            key: AtomicU32::new(0),
+        }
+    }
+
+    fn key(&self) -> usize {
+        let k = self.key.load(Ordering::Relaxed);
+        if k != 0 {
+            return k as usize;
+        }
+        let fresh = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
+        match self
+            .key
+            .compare_exchange(0, fresh, Ordering::Relaxed, Ordering::Relaxed)
+        {
+            Ok(_) => fresh as usize,
+            Err(won) => won as usize,
+        }
+    }
+}
+
+/// The current heap and the type ids of the struct types it registered.
+struct ThreadHeap {
+    gc: Rc<RefCell<Gc>>,
+    /// By [`StructType`] key.
+    ids: Vec<Option<TypeId>>,
+}
+
+impl ThreadHeap {
+    fn type_id(&mut self, t: &StructType) -> Result<TypeId> {
+        let key = t.key();
+        if let Some(Some(ty)) = self.ids.get(key) {
+            return Ok(*ty);
+        }
+        let layout = Layout::headerless(t.name, t.size, t.ref_offsets);
+        let ty = self.gc.borrow_mut().register_layout(layout)?;
+        if self.ids.len() <= key {
+            self.ids.resize(key + 1, None);
+        }
+        self.ids[key] = Some(ty);
+        Ok(ty)
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<ThreadHeap>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the current heap, creating it from the environment first
+/// if there is none.
+fn with_current<R>(f: impl FnOnce(&mut ThreadHeap) -> Result<R>) -> Result<R> {
+    CURRENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.is_none() {
+            let gc = Gc::new(GcConfig::from_env()?)?;
+            *c = Some(ThreadHeap {
+                gc: Rc::new(RefCell::new(gc)),
+                ids: Vec::new(),
+            });
+        }
+        f(c.as_mut().expect("created above"))
+    })
+}
+
+/// Makes `gc` the current heap; returns the previous one. Objects of the
+/// previous heap must not be used with the new one.
+pub fn install(gc: Gc) -> Option<Rc<RefCell<Gc>>> {
+    let new = ThreadHeap {
+        gc: Rc::new(RefCell::new(gc)),
+        ids: Vec::new(),
+    };
+    CURRENT.with(|c| c.borrow_mut().replace(new).map(|h| h.gc))
+}
+
+/// Removes the current heap (the next use creates a fresh one); returns
+/// it. It is freed when the last `Rc` goes.
+pub fn take() -> Option<Rc<RefCell<Gc>>> {
+    CURRENT.with(|c| c.borrow_mut().take().map(|h| h.gc))
+}
+
+/// The current heap (created from the environment if there is none), for
+/// a `GcAllocator` or to read statistics.
+pub fn shared() -> Result<Rc<RefCell<Gc>>> {
+    with_current(|h| Ok(h.gc.clone()))
+}
+
+/// The type id of `t` in the current heap, registering it on first use.
+pub fn type_id(t: &StructType) -> Result<TypeId> {
+    with_current(|h| h.type_id(t))
+}
+
+/// The JIT contract of the current heap ([`Gc::jit_info`]).
+pub fn jit_info() -> Result<JitGcInfo> {
+    with_current(|h| Ok(h.gc.borrow().jit_info()))
+}
+
+/// A zeroed object of type `t`. Never collects (see the module docs);
+/// fails only when the heap's address space is exhausted.
+#[inline]
+pub fn alloc(t: &StructType) -> Result<usize> {
+    with_current(|h| {
+        let ty = h.type_id(t)?;
+        let obj = h.gc.borrow_mut().alloc_uncollected(ty)?;
+        Ok(obj.addr())
+    })
+}
+
+/// [`alloc`] for callers that cannot return an error: on failure prints
+/// what could not be allocated and why to stderr and exits the process
+/// with status 70 (the heap is exhausted between two safepoints: nothing
+/// can be freed without collecting, and collecting here would free or
+/// move objects only Rust locals hold).
+#[inline]
+pub fn alloc_or_exit(t: &StructType) -> usize {
+    alloc(t).unwrap_or_else(|e| exit_out_of_memory(t.name, &e))
+}
+
+/// Prints the allocation failure and exits with status 70.
+#[cold]
+fn exit_out_of_memory(what: &str, e: &GcError) -> ! {
+    eprintln!(
+        "majit-gc: cannot allocate a `{what}`: {e} (raise MAJIT_MAX_HEAP, or keep less alive)"
+    );
+    std::process::exit(70)
+}
+
+/// The write barrier after storing a reference into `obj` (an object of
+/// the current heap): records `obj` if it is old. Cheap for young objects.
+#[inline]
+pub fn write_barrier(obj: usize) {
+    CURRENT.with(|c| {
+        if let Some(h) = c.borrow().as_ref() {
+            h.gc.borrow_mut().write_barrier(GcRef(obj));
+        }
+    })
+}
+
+/// Whether an allocation asked for a collection since the last one.
+#[inline]
+pub fn collect_requested() -> bool {
+    CURRENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .is_some_and(|h| h.gc.borrow().collect_requested())
+    })
+}
+
+/// A safepoint: if a collection was requested, collects with `roots` (every
+/// reference the caller holds) rooted and writes the moved ones back.
+/// Null and non-heap entries are left alone.
+#[inline]
+pub fn safepoint(roots: &mut [usize]) -> Result<()> {
+    if !collect_requested() {
+        return Ok(());
+    }
+    collect(roots)
+}
+
+/// A minor collection (and a major one when due) with `roots` rooted.
+pub fn collect(roots: &mut [usize]) -> Result<()> {
+    let gc = shared()?;
+    let mut gc = gc.borrow_mut();
+    gc.with_roots(roots, |gc| gc.collect_minor())
+}

@@ -1,0 +1,157 @@
+//! The thread heap: allocation that never collects (objects held only in
+//! Rust locals stay put and intact), collections at safepoints with the
+//! given roots, old-space fallback when the nursery is full, bounded
+//! memory over many allocations, stress mode.
+
+use majit_gc::thread_heap::{self, StructType};
+use majit_gc::{Gc, GcConfig};
+
+/// `Node { value: i64, next: Node }`.
+static NODE: StructType = StructType::new("Node", 16, &[8]);
+
+fn node(value: u64, next: usize) -> usize {
+    let n = thread_heap::alloc(&NODE).expect("allocation");
+    // SAFETY: `n` is a fresh 16-byte object of the current heap, and
+    // nothing collects before the stores.
+    unsafe {
+        *(n as *mut u64) = value;
+        *((n + 8) as *mut usize) = next;
+    }
+    thread_heap::write_barrier(n);
+    n
+}
+
+/// The values of the list starting at `head`.
+fn values(mut head: usize) -> Vec<u64> {
+    let mut out = Vec::new();
+    while head != 0 {
+        // SAFETY: `head` is a live node (the list is rooted or no
+        // collection ran since it was built).
+        unsafe {
+            out.push(*(head as *const u64));
+            head = *((head + 8) as *const usize);
+        }
+    }
+    out
+}
+
+fn small_heap(stress_every: Option<u32>) -> Gc {
+    Gc::new(GcConfig {
+        nursery_size: 1024,
+        stress_every,
+        max_heap: 64 << 20,
+        ..GcConfig::default()
+    })
+    .expect("heap")
+}
+
+#[test]
+fn allocation_never_collects_and_falls_back_to_the_old_space() {
+    thread_heap::install(small_heap(None));
+    // 5000 nodes (80 KB) through a 1 KiB nursery, held only here.
+    let mut nodes = Vec::new();
+    let mut head = 0;
+    for i in 0..5000 {
+        head = node(i, head);
+        nodes.push(head);
+    }
+    assert!(thread_heap::collect_requested());
+    let gc = thread_heap::shared().unwrap();
+    assert_eq!(gc.borrow().stats().minor_collections, 0);
+    for (i, &n) in nodes.iter().enumerate() {
+        assert_eq!(values(n).len(), i + 1, "node {i} was moved or overwritten");
+    }
+    let mut roots = [head];
+    thread_heap::safepoint(&mut roots).unwrap();
+    assert!(!thread_heap::collect_requested());
+    assert_eq!(gc.borrow().stats().minor_collections, 1);
+    assert_eq!(values(roots[0]), (0..5000).rev().collect::<Vec<_>>());
+}
+
+#[test]
+fn safepoints_keep_the_roots_and_free_the_rest() {
+    thread_heap::install(small_heap(None));
+    let gc = thread_heap::shared().unwrap();
+    let mut peak = 0;
+    // Two million nodes: a kept list of the last 1000 plus garbage.
+    let mut kept = 0;
+    for round in 0..2000u64 {
+        let mut list = 0;
+        for i in 0..1000 {
+            list = node(round * 1000 + i, list);
+            let _garbage = node(0, list);
+        }
+        kept = list;
+        let mut roots = [kept];
+        thread_heap::safepoint(&mut roots).unwrap();
+        kept = roots[0];
+        peak = peak.max(gc.borrow().stats().heap_bytes);
+    }
+    let want: Vec<u64> = (1_999_000..2_000_000).rev().collect();
+    assert_eq!(values(kept), want);
+    let stats = gc.borrow().stats();
+    assert!(stats.minor_collections >= 1000, "{stats:?}");
+    assert!(stats.major_collections >= 1, "{stats:?}");
+    assert!(peak < 48 << 20, "heap grew to {peak} bytes: {stats:?}");
+}
+
+#[test]
+fn stress_mode_requests_a_collection_at_every_allocation() {
+    thread_heap::install(small_heap(Some(1)));
+    let mut head = 0;
+    for i in 0..3000 {
+        head = node(i, head);
+        assert!(thread_heap::collect_requested());
+        let mut roots = [head];
+        thread_heap::safepoint(&mut roots).unwrap();
+        head = roots[0];
+    }
+    assert_eq!(values(head), (0..3000).rev().collect::<Vec<_>>());
+    let gc = thread_heap::shared().unwrap();
+    assert_eq!(gc.borrow().stats().minor_collections, 3000);
+}
+
+#[test]
+fn struct_types_are_registered_once_per_heap() {
+    static LEAF: StructType = StructType::new("Leaf", 8, &[]);
+    thread_heap::install(small_heap(None));
+    let a = thread_heap::type_id(&LEAF).unwrap();
+    assert_eq!(thread_heap::type_id(&LEAF).unwrap(), a);
+    let info = thread_heap::jit_info().unwrap();
+    assert!(info.headerless_region(a).is_some());
+    let old = thread_heap::install(small_heap(None)).expect("the first heap");
+    let b = thread_heap::type_id(&LEAF).unwrap();
+    assert_eq!(old.borrow().layout(a).unwrap().name, "Leaf");
+    assert_eq!(
+        thread_heap::shared()
+            .unwrap()
+            .borrow()
+            .layout(b)
+            .unwrap()
+            .name,
+        "Leaf"
+    );
+    assert!(thread_heap::take().is_some());
+    assert!(!thread_heap::collect_requested());
+}
+
+#[test]
+fn exhausting_the_heap_between_safepoints_is_an_error() {
+    thread_heap::install(
+        Gc::new(GcConfig {
+            nursery_size: 1024,
+            max_heap: 4 << 20,
+            ..GcConfig::default()
+        })
+        .unwrap(),
+    );
+    let mut failed = None;
+    for _ in 0..1_000_000 {
+        if let Err(e) = thread_heap::alloc(&NODE) {
+            failed = Some(e);
+            break;
+        }
+    }
+    let e = failed.expect("4 MiB hold fewer than a million 16-byte nodes");
+    assert!(matches!(e, majit_gc::GcError::OutOfMemory { .. }), "{e}");
+}
