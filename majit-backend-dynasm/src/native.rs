@@ -7,7 +7,7 @@
 //! the inputs in slots `0..n`, enters the code and turns the exit token the
 //! frame holds afterwards into a [`DeadFrame`].
 
-use crate::arch::{Arch, EmitEnv, Loc};
+use crate::arch::{Arch, EmitEnv, Loc, PoolWord};
 use crate::codemem::CodeBlock;
 use crate::driver::{self, CompileOptions, Compiled, ExternalLabel};
 use crate::frame::{self, Frame};
@@ -15,7 +15,7 @@ use crate::guard::ExitRecord;
 use crate::regalloc::{self, AllocPolicy, NativePolicy};
 use crate::sched::{NativeSched, SchedStrategy};
 use majit_ir::{Kind, Trace, Value};
-use majit_metainterp::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
+use majit_metainterp::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId, MachineCode};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
@@ -29,6 +29,8 @@ pub(crate) struct TraceCode {
     /// word's value before attaching.
     pub attached_to: Option<(CodeId, usize, usize)>,
     pub labels: Vec<String>,
+    /// The pool as emitted (what each word is, for listings).
+    pub pool: Vec<PoolWord>,
 }
 
 /// A native backend for architecture `A`.
@@ -54,7 +56,7 @@ pub struct NativeBackend<A: Arch> {
     next_id: u32,
     /// Exit token (stub address) -> (trace, position in its exits).
     pub(crate) tokens: BTreeMap<usize, (CodeId, usize)>,
-    labels: BTreeMap<String, (CodeId, ExternalLabel)>,
+    pub(crate) labels: BTreeMap<String, (CodeId, ExternalLabel)>,
     max_slots: u32,
     check: bool,
     /// Class words and GC contract handed to the emitters.
@@ -254,6 +256,7 @@ impl<A: Arch> NativeBackend<A> {
                 inputs: trace.inputs.clone(),
                 attached_to,
                 labels: names,
+                pool: compiled.assembled.pool,
             },
         );
         Ok(id)
@@ -362,5 +365,17 @@ impl<A: Arch> Backend for NativeBackend<A> {
 
     fn free(&mut self, code: CodeId) {
         self.free_tree(code);
+    }
+
+    fn code_range(&self, code: CodeId) -> Option<std::ops::Range<usize>> {
+        self.range_of(code)
+    }
+
+    fn machine_code(
+        &self,
+        code: CodeId,
+        names: &dyn Fn(u64) -> Option<String>,
+    ) -> Option<MachineCode> {
+        self.listing(code, names)
     }
 }

@@ -180,4 +180,61 @@ pub trait Backend {
     /// Frees the code of `code` and of the bridges attached to it. Running
     /// it afterwards is an error.
     fn free(&mut self, code: CodeId);
+
+    /// The address range the machine code of `code` occupies (for perf
+    /// maps). `None` (the default): the backend has no machine code.
+    fn code_range(&self, _code: CodeId) -> Option<std::ops::Range<usize>> {
+        None
+    }
+
+    /// The machine code of `code` with its disassembly, for logs. `names`
+    /// names the values the caller knows to be addresses (trace constants):
+    /// the listing prints those, and the backend's own addresses, as
+    /// `<name>` so that it does not depend on where things were mapped.
+    /// `None` (the default): the backend has no machine code.
+    fn machine_code(
+        &self,
+        _code: CodeId,
+        _names: &dyn Fn(u64) -> Option<String>,
+    ) -> Option<MachineCode> {
+        None
+    }
+}
+
+/// The machine code of one compiled trace, as [`Backend::machine_code`]
+/// reports it. Offsets count from the first code byte; absolute addresses
+/// appear only as names (`<exit_routine>`, `<Loop0>`, `<code+0x40>`, or the
+/// caller's names), so two runs of one program give equal listings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MachineCode {
+    /// `"x86_64"` or `"aarch64"`.
+    pub arch: &'static str,
+    /// Where the code starts (not printed in logs: it varies by run).
+    pub base: usize,
+    /// Instruction bytes, without the pool.
+    pub code: Vec<u8>,
+    /// The disassembly of `code`, one entry per instruction.
+    pub listing: Vec<Insn>,
+    /// The constant pool after the code.
+    pub pool: Vec<PoolEntry>,
+}
+
+/// One decoded instruction of a [`MachineCode`] listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Insn {
+    /// Offset from the first code byte.
+    pub offset: usize,
+    /// The bytes in hex, `..` for a byte of a masked address.
+    pub hex: String,
+    /// The instruction text; addresses as `<name>`.
+    pub text: String,
+}
+
+/// One word of a trace's constant pool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolEntry {
+    /// Offset of the word from the first code byte.
+    pub offset: usize,
+    /// What it holds: `<name>` for an address, the value for data.
+    pub meaning: String,
 }

@@ -160,14 +160,22 @@ pub(crate) fn trace_bridge<B: Backend>(
         TraceEnd::Done(fin) => {
             let (greens, reds) = (fin.greens.clone(), fin.reds.clone());
             match compile(jit, *fin, Some(df.exit)) {
-                Ok((code, trace, ledger)) => {
+                Ok(c) => {
                     jit.stats.bridges_compiled += 1;
                     let guard = df.exit;
+                    let name = format!(
+                        "majit bridge {} from code {} op {}",
+                        jit.bridges.len(),
+                        guard.code.0,
+                        guard.op_index
+                    );
+                    jit.announce(c.code, &name);
                     jit.bridges.push(BridgeInfo {
                         guard,
-                        code,
-                        trace,
-                        ledger,
+                        code: c.code,
+                        trace: c.trace,
+                        recorded: c.recorded,
+                        ledger: c.ledger,
                     });
                 }
                 Err(reason) => jit.stats.abort(reason),
@@ -177,15 +185,24 @@ pub(crate) fn trace_bridge<B: Backend>(
     }
 }
 
+/// A trace the backend accepted.
+pub(crate) struct CompiledTrace {
+    pub code: CodeId,
+    /// As compiled (after the optimizer).
+    pub trace: Trace,
+    /// As the tracer recorded it.
+    pub recorded: Trace,
+    pub ledger: Ledger,
+}
+
 /// Optimizes (if enabled) and compiles a finished trace as a loop, or as
-/// a bridge of `bridge_of`; registers its exits on success. Returns the
-/// compiled trace and the optimizer's ledger.
+/// a bridge of `bridge_of`; registers its exits on success.
 pub(crate) fn compile<B: Backend>(
     jit: &mut JitDriver<B>,
     fin: Finished,
     bridge_of: Option<ExitId>,
-) -> Result<(CodeId, Trace, Ledger), AbortReason> {
-    let recorded = fin.trace.ops.len() as u64;
+) -> Result<CompiledTrace, AbortReason> {
+    let recorded = fin.trace.clone();
     let (trace, resume, ledger) = optimize(jit, fin.trace)?;
     let start = Instant::now();
     let compiled = match bridge_of {
@@ -197,14 +214,31 @@ pub(crate) fn compile<B: Backend>(
     if let Some(diff) = &mut jit.diff {
         diff.compiled(code, bridge_of, &trace);
     }
-    jit.stats.ops_recorded += recorded;
+    jit.stats.ops_recorded += recorded.ops.len() as u64;
     jit.stats.ops_optimized += trace.ops.len() as u64;
     jit.stats.allocations_kept += ledger.allocations().count() as u64;
+    jit.stats.allocations_removed += allocations(&recorded).saturating_sub(allocations(&trace));
     register_guards(jit, fin.guards, resume);
     if let Some(id) = fin.finish {
         jit.exits.insert(id, Exit::Finish(fin.greens.clone()));
     }
-    Ok((code, trace, ledger))
+    Ok(CompiledTrace {
+        code,
+        trace,
+        recorded,
+        ledger,
+    })
+}
+
+/// The allocation ops of `trace`.
+fn allocations(trace: &Trace) -> u64 {
+    let alloc = |o: OpCode| {
+        matches!(
+            o,
+            OpCode::New | OpCode::NewWithVtable | OpCode::NewArray | OpCode::NewArrayClear
+        )
+    };
+    trace.ops.iter().filter(|op| alloc(op.opcode)).count() as u64
 }
 
 /// Registers the exits of a compiled trace. Unoptimized, each recorded

@@ -120,6 +120,8 @@ pub struct LoopInfo {
     pub target: Descr,
     /// The trace as compiled (after the optimizer), for logs and tests.
     pub trace: Trace,
+    /// The trace as the tracer recorded it (before the optimizer).
+    pub recorded: Trace,
     /// What the optimizer could not do (e.g. allocations it kept).
     pub ledger: Ledger,
 }
@@ -132,6 +134,8 @@ pub struct BridgeInfo {
     pub code: CodeId,
     /// The trace as compiled (after the optimizer).
     pub trace: Trace,
+    /// The trace as the tracer recorded it (before the optimizer).
+    pub recorded: Trace,
     /// What the optimizer could not do (e.g. allocations it kept).
     pub ledger: Ledger,
 }
@@ -231,6 +235,8 @@ pub struct JitDriver<B: Backend> {
     pub(crate) stats: Stats,
     /// Differential mode's shadow executor (`params.diff > 0`).
     pub(crate) diff: Option<DiffState>,
+    /// Where compiled code is announced to `perf` (`MAJIT_PERF_MAP`).
+    pub(crate) perf_map: Option<crate::perfmap::PerfMap>,
 }
 
 impl<B: Backend> JitDriver<B> {
@@ -282,6 +288,7 @@ impl<B: Backend> JitDriver<B> {
             stats: Stats::default(),
             diff: (params.diff > 0).then(|| DiffState::new(params.diff)),
             params,
+            perf_map: crate::perfmap::PerfMap::from_env(),
         })
     }
 
@@ -298,6 +305,13 @@ impl<B: Backend> JitDriver<B> {
         if let Some(d) = &mut self.diff {
             d.timeout = timeout;
         }
+    }
+
+    /// Announces compiled code in the perf map `map` (instead of the one
+    /// `MAJIT_PERF_MAP` asks for, if any).
+    pub fn with_perf_map(mut self, map: crate::perfmap::PerfMap) -> JitDriver<B> {
+        self.perf_map = Some(map);
+        self
     }
 
     /// What happened so far.
@@ -402,7 +416,10 @@ impl<B: Backend> JitDriver<B> {
     /// Runs loop `li` from `reds` until the state leaves compiled code.
     fn run_loop(&mut self, mut li: usize, mut reds: Vec<Value>) -> Result<Next, JitError> {
         loop {
-            let df = crate::diff::execute(self, li, &reds)?;
+            let start = Instant::now();
+            let df = crate::diff::execute(self, li, &reds);
+            self.stats.time_running += start.elapsed();
+            let df = df?;
             match self.handle_exit(df)? {
                 Next::Finished(v) => return Ok(Next::Finished(v)),
                 Next::MergePoint(g, r) => match self.warm.loop_at(&GreenKey::new(&g)) {
@@ -491,6 +508,13 @@ impl<B: Backend> JitDriver<B> {
         self.blackhole(frames)
     }
 
+    /// Writes compiled code `code` to the perf map, if there is one.
+    pub(crate) fn announce(&self, code: CodeId, name: &str) {
+        if let Some(map) = &self.perf_map {
+            map.record(&self.backend, code, name);
+        }
+    }
+
     /// The tracer environment over this driver's state.
     pub(crate) fn run_tracer(
         &mut self,
@@ -540,13 +564,19 @@ impl<B: Backend> JitDriver<B> {
                 let Finished { greens, reds, .. } = &*fin;
                 let (greens, reds) = (greens.clone(), reds.clone());
                 match bridge::compile(self, *fin, None) {
-                    Ok((code, trace, ledger)) => {
+                    Ok(c) => {
+                        let greens: Vec<String> =
+                            key.values().iter().map(|v| format!("{v:?}")).collect();
+                        let name =
+                            format!("majit loop {} [{}]", self.loops.len(), greens.join(", "));
+                        self.announce(c.code, &name);
                         self.loops.push(LoopInfo {
                             key: key.clone(),
-                            code,
+                            code: c.code,
                             target,
-                            trace,
-                            ledger,
+                            trace: c.trace,
+                            recorded: c.recorded,
+                            ledger: c.ledger,
                         });
                         self.warm.set_loop(&key, self.loops.len() - 1);
                         self.stats.loops_compiled += 1;
@@ -563,41 +593,24 @@ impl<B: Backend> JitDriver<B> {
 }
 
 impl<B: Backend> JitDriver<B> {
-    /// Everything compiled so far as text: the stats, then every loop and
-    /// bridge trace (after the optimizer).
+    /// Everything compiled so far as text: the [`crate::summary`], then the
+    /// [`crate::log`] report (traces, resume data, machine code).
     pub fn report(&self) -> String {
-        let mut out = format!("# majit stats\n{}", self.stats);
-        for (i, l) in self.loops.iter().enumerate() {
-            let greens: Vec<String> = l.key.values().iter().map(|v| format!("{v:?}")).collect();
-            out += &format!("\n# loop {i} at greens [{}]\n", greens.join(", "));
-            out += &majit_ir::text::print(&l.trace);
-            out += &ledger_text(&l.ledger);
-        }
-        for b in &self.bridges {
-            out += &format!("\n# bridge from {:?}\n", b.guard);
-            out += &majit_ir::text::print(&b.trace);
-            out += &ledger_text(&b.ledger);
-        }
-        out
+        format!(
+            "{}\n{}",
+            crate::summary::render(self),
+            crate::log::render(self)
+        )
     }
 }
 
-/// The ledger as trace-text comments, one entry a line.
-fn ledger_text(ledger: &Ledger) -> String {
-    ledger
-        .entries
-        .iter()
-        .map(|e| format!("# ledger: {e}\n"))
-        .collect()
-}
-
-/// `MAJIT_STATS` (set, not `0`) prints the stats to stderr and
-/// `MAJIT_LOG=path` appends [`JitDriver::report`] to `path` when a driver
-/// is dropped.
+/// `MAJIT_STATS` (set, not `0`) prints [`crate::summary::render`] to stderr
+/// and `MAJIT_LOG=path` appends [`crate::log::render`] to `path` when a
+/// driver is dropped.
 impl<B: Backend> Drop for JitDriver<B> {
     fn drop(&mut self) {
         if std::env::var("MAJIT_STATS").is_ok_and(|v| !v.is_empty() && v != "0") {
-            eprint!("{}", self.stats);
+            eprint!("{}", crate::summary::render(self));
         }
         if let Ok(path) = std::env::var("MAJIT_LOG") {
             use std::io::Write;
@@ -605,7 +618,8 @@ impl<B: Backend> Drop for JitDriver<B> {
                 .create(true)
                 .append(true)
                 .open(&path);
-            if let Err(e) = file.and_then(|mut f| f.write_all(self.report().as_bytes())) {
+            let text = crate::log::render(self);
+            if let Err(e) = file.and_then(|mut f| f.write_all(text.as_bytes())) {
                 eprintln!("MAJIT_LOG={path}: {e}");
             }
         }

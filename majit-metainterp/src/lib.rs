@@ -20,6 +20,8 @@
 //!   counters and abort reasons.
 //! - [`diff`]: differential mode, checking the backend against the
 //!   reference executor on the first entries of every loop.
+//! - Observability: [`log`] (the `MAJIT_LOG` report), [`summary`] (the
+//!   `MAJIT_STATS` summary), [`perfmap`] (`MAJIT_PERF_MAP`).
 
 pub mod backend;
 pub mod blackhole;
@@ -27,12 +29,17 @@ pub mod bridge;
 pub mod diff;
 pub mod driver;
 pub mod jitcode;
+pub mod log;
 pub mod opt;
 pub mod params;
+pub mod perfmap;
 pub mod refexec;
 pub mod resume;
 pub mod stats;
+pub mod summary;
 pub mod tracer;
 pub mod warmstate;
 
-pub use backend::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
+pub use backend::{
+    Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId, Insn, MachineCode, PoolEntry,
+};

@@ -74,9 +74,13 @@ pub struct Stats {
     /// executor, and how many of those checks could not conclude.
     pub diff_checks: u64,
     pub diff_inconclusive: u64,
+    /// Allocations of recorded traces that are not in the optimized ones.
+    pub allocations_removed: u64,
     pub time_tracing: Duration,
     pub time_optimizing: Duration,
     pub time_backend: Duration,
+    /// Time in the backend's `execute` (running compiled loops and bridges).
+    pub time_running: Duration,
 }
 
 impl Stats {
@@ -112,13 +116,14 @@ impl fmt::Display for Stats {
                 self.diff_checks, self.diff_inconclusive
             )?;
         }
+        writeln!(f, "allocations removed: {}", self.allocations_removed)?;
         for (reason, n) in &self.aborts {
             writeln!(f, "aborts ({}): {n}", reason.message())?;
         }
         writeln!(
             f,
-            "time: tracing {:?}, optimizing {:?}, backend {:?}",
-            self.time_tracing, self.time_optimizing, self.time_backend
+            "time: tracing {:?}, optimizing {:?}, backend {:?}, running {:?}",
+            self.time_tracing, self.time_optimizing, self.time_backend, self.time_running
         )
     }
 }
