@@ -87,6 +87,27 @@ fn native_backend_output_equals_plain_output() {
     }
 }
 
+/// Differential mode on the native backend: the first entries of every
+/// loop also run on the reference executor (in a forked child); they
+/// agree, and the output is the plain interpreter's, printed once.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn native_backend_agrees_with_the_reference_executor_in_diff_mode() {
+    for (name, src, input) in programs() {
+        let prog = bf::compile(&src).unwrap();
+        let (plain, _) = bf::execute(&prog, input, None).unwrap();
+        let p = params(2).with_diff(3);
+        let native = bf::BackendChoice::Native;
+        let (out, stats) = bf::execute_on(&prog, input, Some(p), native).unwrap();
+        let stats = stats.unwrap();
+        assert_eq!(out, plain, "{name}\n{stats}");
+        assert_eq!(stats.diff_inconclusive, 0, "{name}\n{stats}");
+        if stats.loop_entries > 0 {
+            assert!(stats.diff_checks >= 1, "{name}\n{stats}");
+        }
+    }
+}
+
 /// The benchmark program (8 million inner steps: native only, RefExec
 /// takes seconds in a debug build).
 #[cfg(target_arch = "x86_64")]

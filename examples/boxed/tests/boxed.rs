@@ -106,6 +106,27 @@ fn jit_equals_plain_on_the_native_backend() {
     }
 }
 
+/// Differential mode on the native backend: the first entries of every
+/// loop also run on the reference executor (in a forked child); they
+/// agree, and the printed values and result are the plain interpreter's.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn native_backend_agrees_with_the_reference_executor_in_diff_mode() {
+    for (name, text) in programs() {
+        let prog = boxed::assemble(text).unwrap();
+        let (out, result, _) = boxed::execute(&prog, None).unwrap();
+        let native = boxed::BackendChoice::Native;
+        let p = params(2).with_diff(3);
+        let (o, r, stats) = boxed::execute_on(&prog, Some(p), native).unwrap();
+        let stats = stats.unwrap();
+        assert_eq!((o, r), (out, result), "{name}\n{stats}");
+        assert_eq!(stats.diff_inconclusive, 0, "{name}\n{stats}");
+        if stats.loop_entries > 0 {
+            assert!(stats.diff_checks >= 1, "{name}\n{stats}");
+        }
+    }
+}
+
 #[test]
 fn assembler_errors_name_the_word() {
     let e = boxed::assemble("push 1 frob").unwrap_err();
