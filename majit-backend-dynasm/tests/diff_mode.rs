@@ -12,7 +12,7 @@ mod meta_support;
 
 use majit_backend_dynasm::HostBackend;
 use majit_ir::{Trace, Value};
-use majit_metainterp::driver::{JitAction, JitDriver, JitError};
+use majit_metainterp::driver::{JitDriver, JitError};
 use majit_metainterp::params::JitParams;
 use majit_metainterp::stats::Stats;
 use majit_metainterp::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
@@ -64,32 +64,8 @@ fn run(prog: &Program, opts: &str, perturb: bool) -> (Result<(i64, Vec<i64>), Ji
         .unwrap()
         .with_diff(3);
     let mut jit = JitDriver::new(set, portal, backend, params).unwrap();
-    take_output();
-    let mut error = None;
-    let result = run_plain(prog, false, &mut |st| {
-        let mut g = [Value::Int(st.pc), Value::Int(prog.addr())];
-        let mut r = [st.acc, Value::Int(st.cnt)];
-        match jit.can_enter_jit(&mut g, &mut r) {
-            Ok(JitAction::Interpret) => false,
-            Ok(JitAction::Continue) => {
-                st.pc = g[0].as_int().unwrap();
-                st.acc = r[0];
-                st.cnt = r[1].as_int().unwrap();
-                false
-            }
-            Ok(JitAction::Finished(v)) => {
-                st.acc = v.unwrap();
-                true
-            }
-            Err(e) => {
-                error = Some(e);
-                true
-            }
-        }
-    });
-    let out = take_output();
-    let stats = jit.stats().clone();
-    (error.map_or(Ok((result, out)), Err), stats)
+    let got = run_with_jit(&mut jit, prog, false);
+    (got, jit.stats().clone())
 }
 
 const OPTS: [&str; 2] = ["", majit_metainterp::opt::DEFAULT_OPTS];

@@ -80,35 +80,8 @@ fn run(
     if let Some(t) = timeout {
         jit.set_diff_timeout(t);
     }
-    take_output();
-    let mut error = None;
-    let result = run_plain(prog, boxed, &mut |st| {
-        let mut g = [Value::Int(st.pc), Value::Int(prog.addr())];
-        let mut r = [st.acc, Value::Int(st.cnt)];
-        match jit.can_enter_jit(&mut g, &mut r) {
-            Ok(JitAction::Interpret) => false,
-            Ok(JitAction::Continue) => {
-                st.pc = g[0].as_int().unwrap();
-                st.acc = r[0];
-                st.cnt = r[1].as_int().unwrap();
-                false
-            }
-            Ok(JitAction::Finished(v)) => {
-                st.acc = v.unwrap();
-                true
-            }
-            Err(e) => {
-                error = Some(e);
-                true
-            }
-        }
-    });
-    let out = take_output();
-    let stats = jit.stats().clone();
-    match error {
-        Some(e) => (Err(e), stats),
-        None => (Ok((result, out)), stats),
-    }
+    let got = run_with_jit(&mut jit, prog, boxed);
+    (got, jit.stats().clone())
 }
 
 fn oracle(prog: &Program, boxed: bool) -> (i64, Vec<i64>) {

@@ -27,25 +27,8 @@ fn run_jit_driver(
 ) -> (i64, Vec<i64>, JitDriver<RefExec>) {
     let (set, portal) = interp_jitcode(boxed);
     let mut jit = JitDriver::new(set, portal, RefExec::new(), params).unwrap();
-    take_output();
-    let result = run_plain(prog, boxed, &mut |st| {
-        let mut g = [Value::Int(st.pc), Value::Int(prog.addr())];
-        let mut r = [st.acc, Value::Int(st.cnt)];
-        match jit.can_enter_jit(&mut g, &mut r).unwrap() {
-            JitAction::Interpret => false,
-            JitAction::Continue => {
-                st.pc = g[0].as_int().unwrap();
-                st.acc = r[0];
-                st.cnt = r[1].as_int().unwrap();
-                false
-            }
-            JitAction::Finished(v) => {
-                st.acc = v.unwrap();
-                true
-            }
-        }
-    });
-    (result, take_output(), jit)
+    let (result, out) = run_with_jit(&mut jit, prog, boxed).unwrap();
+    (result, out, jit)
 }
 
 fn run_oracle(prog: &Program, boxed: bool) -> (i64, Vec<i64>) {

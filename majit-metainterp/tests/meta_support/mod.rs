@@ -14,7 +14,9 @@ use majit_ir::{
     CallDescr, CallEffect, Descr, EffectInfo, FieldDescr, Kind, OpCode, ResultKind, SizeDescr,
     Value,
 };
+use majit_metainterp::driver::{JitAction, JitDriver, JitError};
 use majit_metainterp::jitcode::{Arg, FuncId, JitCode, JitCodeBuilder, JitCodeSet, Reg};
+use majit_metainterp::Backend;
 use std::cell::RefCell;
 
 pub const HALT: i64 = 0;
@@ -245,6 +247,41 @@ fn call_descr(name: &str, args: &[Kind], result: ResultKind, effect: CallEffect)
         },
     }
     .into()
+}
+
+/// Runs `prog` on the plain interpreter with `jit` called at every back
+/// edge: the result and this thread's output, or the driver's first error
+/// (the program stops there).
+pub fn run_with_jit<B: Backend>(
+    jit: &mut JitDriver<B>,
+    prog: &Program,
+    boxed: bool,
+) -> Result<(i64, Vec<i64>), JitError> {
+    take_output();
+    let mut error = None;
+    let result = run_plain(prog, boxed, &mut |st| {
+        let mut g = [Value::Int(st.pc), Value::Int(prog.addr())];
+        let mut r = [st.acc, Value::Int(st.cnt)];
+        match jit.can_enter_jit(&mut g, &mut r) {
+            Ok(JitAction::Interpret) => false,
+            Ok(JitAction::Continue) => {
+                st.pc = g[0].as_int().unwrap();
+                st.acc = r[0];
+                st.cnt = r[1].as_int().unwrap();
+                false
+            }
+            Ok(JitAction::Finished(v)) => {
+                st.acc = v.unwrap();
+                true
+            }
+            Err(e) => {
+                error = Some(e);
+                true
+            }
+        }
+    });
+    let out = take_output();
+    error.map_or(Ok((result, out)), Err)
 }
 
 /// The jitcode of `mix(a, c)`.
