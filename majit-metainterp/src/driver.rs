@@ -314,6 +314,18 @@ impl<B: Backend> JitDriver<B> {
         self
     }
 
+    /// Differential mode with a moving GC: `epoch` returns a counter that
+    /// changes whenever a collection may have moved objects (e.g. the sum
+    /// of majit-gc's minor and major collection counts). A checked entry
+    /// during which it changed, on either side, is inconclusive rather
+    /// than compared (moved refs differ by address). No effect when diff
+    /// mode is off.
+    pub fn set_diff_gc_epoch(&mut self, epoch: Box<dyn Fn() -> u64>) {
+        if let Some(d) = &mut self.diff {
+            d.gc_epoch = Some(epoch);
+        }
+    }
+
     /// What happened so far.
     pub fn stats(&self) -> &Stats {
         &self.stats

@@ -66,7 +66,7 @@ fn run(
     boxed: bool,
     params: JitParams,
     fault: Fault,
-    timeout: Option<Duration>,
+    setup: &dyn Fn(&mut JitDriver<Miscompile>),
 ) -> (
     Result<(i64, Vec<i64>), JitError>,
     majit_metainterp::stats::Stats,
@@ -77,9 +77,7 @@ fn run(
         fault,
     };
     let mut jit = JitDriver::new(set, portal, backend, params).unwrap();
-    if let Some(t) = timeout {
-        jit.set_diff_timeout(t);
-    }
+    setup(&mut jit);
     let got = run_with_jit(&mut jit, prog, boxed);
     (got, jit.stats().clone())
 }
@@ -106,7 +104,7 @@ fn diff_mode_leaves_results_and_output_unchanged() {
     for (opts, boxed) in OPTS.iter().flat_map(|o| [(o, false), (o, true)]) {
         for (name, prog) in programs() {
             let expected = oracle(&prog, boxed);
-            let (got, stats) = run(&prog, boxed, params(opts, 3), Fault::None, None);
+            let (got, stats) = run(&prog, boxed, params(opts, 3), Fault::None, &|_| {});
             let got = got.unwrap_or_else(|e| panic!("{name} boxed={boxed} opts={opts:?}: {e}"));
             assert_eq!(got, expected, "{name} boxed={boxed} opts={opts:?}\n{stats}");
             assert_eq!(stats.diff_inconclusive, 0, "{name}\n{stats}");
@@ -120,7 +118,7 @@ fn diff_mode_leaves_results_and_output_unchanged() {
 #[test]
 fn only_the_first_entries_are_checked_and_bridges_renew_them() {
     let prog = program("odd_even");
-    let (got, stats) = run(&prog, false, params("", 2), Fault::None, None);
+    let (got, stats) = run(&prog, false, params("", 2), Fault::None, &|_| {});
     assert_eq!(got.unwrap(), oracle(&prog, false));
     assert!(stats.bridges_compiled >= 1, "{stats}");
     let per_trace = 2 * (stats.loops_compiled + stats.bridges_compiled);
@@ -132,7 +130,7 @@ fn only_the_first_entries_are_checked_and_bridges_renew_them() {
 #[test]
 fn diff_mode_off_checks_nothing() {
     let prog = program("odd_even");
-    let (got, stats) = run(&prog, false, params("", 0), Fault::IntPlusOne, None);
+    let (got, stats) = run(&prog, false, params("", 0), Fault::IntPlusOne, &|_| {});
     assert!(!matches!(got, Err(JitError::Divergence(_))), "{stats}");
     assert_eq!(stats.diff_checks, 0);
 }
@@ -147,7 +145,7 @@ fn divergence(
     opts: &str,
     fault: Fault,
 ) -> majit_metainterp::diff::Divergence {
-    let (got, stats) = run(&program(prog), boxed, params(opts, 3), fault, None);
+    let (got, stats) = run(&program(prog), boxed, params(opts, 3), fault, &|_| {});
     match got {
         Err(JitError::Divergence(d)) => *d,
         other => panic!("{prog}: expected a divergence, got {other:?}\n{stats}"),
@@ -202,11 +200,44 @@ fn a_wrong_exit_is_reported_with_both_exits() {
 fn checks_that_time_out_are_inconclusive_not_failures() {
     let prog = program("sum");
     let p = params("", 3);
-    let (got, stats) = run(&prog, false, p, Fault::IntPlusOne, Some(Duration::ZERO));
+    let zero = |jit: &mut JitDriver<Miscompile>| jit.set_diff_timeout(Duration::ZERO);
+    let (got, stats) = run(&prog, false, p, Fault::IntPlusOne, &zero);
     // The fault goes unnoticed: no check concluded.
     assert!(got.is_ok(), "{stats}");
     assert!(stats.diff_checks >= 1, "{stats}");
     assert_eq!(stats.diff_inconclusive, stats.diff_checks, "{stats}");
+}
+
+#[test]
+fn entries_during_which_objects_may_have_moved_are_inconclusive() {
+    // An epoch that changes on every reading: as if every entry collected.
+    let always = |jit: &mut JitDriver<Miscompile>| {
+        let n = std::cell::Cell::new(0);
+        jit.set_diff_gc_epoch(Box::new(move || {
+            n.set(n.get() + 1);
+            n.get()
+        }))
+    };
+    let (got, stats) = run(
+        &program("sum"),
+        false,
+        params("", 3),
+        Fault::IntPlusOne,
+        &always,
+    );
+    assert!(got.is_ok(), "{stats}");
+    assert!(stats.diff_checks >= 1, "{stats}");
+    assert_eq!(stats.diff_inconclusive, stats.diff_checks, "{stats}");
+    // A steady epoch changes nothing: the fault is caught.
+    let steady = |jit: &mut JitDriver<Miscompile>| jit.set_diff_gc_epoch(Box::new(|| 7));
+    let (got, _) = run(
+        &program("sum"),
+        false,
+        params("", 3),
+        Fault::IntPlusOne,
+        &steady,
+    );
+    assert!(matches!(got, Err(JitError::Divergence(_))), "{got:?}");
 }
 
 #[test]

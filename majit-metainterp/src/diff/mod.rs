@@ -38,6 +38,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use wire::RefOutcome;
 
+/// Why a check is inconclusive when a collection ran during it.
+const MOVED: &str = "a collection may have moved objects during the entry";
+
 /// How long the parent waits for the reference execution by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -60,6 +63,9 @@ pub(crate) struct DiffState {
     pub(crate) timeout: Duration,
     /// Inconclusive reasons already printed.
     reported: BTreeSet<String>,
+    /// A counter that changes whenever a collection may have moved
+    /// objects (see [`JitDriver::set_diff_gc_epoch`]).
+    pub(crate) gc_epoch: Option<Box<dyn Fn() -> u64>>,
 }
 
 impl DiffState {
@@ -78,6 +84,7 @@ impl DiffState {
             entries,
             timeout: DEFAULT_TIMEOUT,
             reported: BTreeSet::new(),
+            gc_epoch: None,
         }
     }
 
@@ -135,9 +142,13 @@ impl DiffState {
             .ids
             .get(&code)
             .ok_or("the loop has no shadow on the reference executor")?;
-        let (shadow, fresh) = (&mut self.shadow, &self.fresh);
+        let epoch = self.epoch();
+        let (shadow, fresh, gc_epoch) = (&mut self.shadow, &self.fresh, &self.gc_epoch);
         child::spawn(|| {
-            let outcome = match shadow.execute(shadow_code, inputs) {
+            let result = shadow.execute(shadow_code, inputs);
+            let moved = gc_epoch.as_ref().map(|f| f()) != epoch;
+            let outcome = match result {
+                _ if moved => RefOutcome::Inconclusive(MOVED.into()),
                 Ok(df) => {
                     let fresh = fresh.borrow();
                     let is_fresh = |v: &Value| v.as_ref().is_some_and(|p| fresh.contains(&p));
@@ -148,11 +159,18 @@ impl DiffState {
                         values: df.values,
                     }
                 }
-                Err(ExecError::StepLimit) => RefOutcome::StepLimit,
+                Err(ExecError::StepLimit) => {
+                    RefOutcome::Inconclusive("the reference executor reached its step limit".into())
+                }
                 Err(e) => RefOutcome::Failed(e.to_string()),
             };
             wire::encode(&outcome)
         })
+    }
+
+    /// The GC epoch now, if there is a counter.
+    fn epoch(&self) -> Option<u64> {
+        self.gc_epoch.as_ref().map(|f| f())
     }
 
     /// Counts and (once per reason) prints an inconclusive check.
@@ -189,13 +207,15 @@ pub(crate) fn execute<B: Backend>(
         return Ok(jit.backend.execute(code, inputs)?);
     }
     let child = diff.spawn(code, inputs);
-    let timeout = diff.timeout;
+    let (timeout, epoch) = (diff.timeout, diff.epoch());
     let native = jit.backend.execute(code, inputs)?;
+    let moved = jit.diff.as_ref().and_then(DiffState::epoch) != epoch;
     let outcome = child.and_then(|c| c.wait(timeout)).and_then(|bytes| {
         wire::decode(&bytes).ok_or_else(|| "the reference result is truncated".to_string())
     });
     let why = match outcome {
-        Ok(RefOutcome::StepLimit) => "the reference executor reached its step limit".into(),
+        _ if moved => MOVED.into(),
+        Ok(RefOutcome::Inconclusive(why)) => why,
         Ok(reference) => match report::compare(jit, li, inputs, &native, reference) {
             Some(d) => return Err(JitError::Divergence(Box::new(d))),
             None => return Ok(native),

@@ -125,7 +125,7 @@ pub(super) fn compare<B: Backend>(
             (Ok(site(jit, exit, fail_id)), value, Some(code))
         }
         RefOutcome::Failed(e) => (Err(e), None, None),
-        RefOutcome::StepLimit => return None,
+        RefOutcome::Inconclusive(_) => return None,
     };
     let root = jit.loops[li].code;
     let mut codes = vec![root, native.exit.code];

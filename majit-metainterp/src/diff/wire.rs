@@ -3,7 +3,8 @@
 //! Little-endian `u64` words: a tag, then for a frame the exit's code id and
 //! op index, the fail-descr id (`u64::MAX` for none), the value count and
 //! per value its kind, bits and whether it is an object the reference
-//! execution allocated; for an error its message length and UTF-8 bytes.
+//! execution allocated; for an error or an inconclusive run its message
+//! length and UTF-8 bytes.
 
 use crate::backend::{CodeId, ExitId};
 use majit_ir::{Kind, Value};
@@ -22,13 +23,14 @@ pub(crate) enum RefOutcome {
     },
     /// The reference executor reported an error.
     Failed(String),
-    /// It ran out of steps (a long loop, not a divergence).
-    StepLimit,
+    /// It could not be compared, for this reason (e.g. it ran out of
+    /// steps, or a collection moved objects).
+    Inconclusive(String),
 }
 
 const FRAME: u64 = 0;
 const FAILED: u64 = 1;
-const STEP_LIMIT: u64 = 2;
+const INCONCLUSIVE: u64 = 2;
 
 /// The bytes of `outcome`.
 pub(crate) fn encode(outcome: &RefOutcome) -> Vec<u8> {
@@ -53,11 +55,14 @@ pub(crate) fn encode(outcome: &RefOutcome) -> Vec<u8> {
                 words.extend([kind, v.to_bits(), u64::from(f)]);
             }
         }
-        RefOutcome::Failed(message) => {
-            words.extend([FAILED, message.len() as u64]);
+        RefOutcome::Failed(message) | RefOutcome::Inconclusive(message) => {
+            let tag = match outcome {
+                RefOutcome::Failed(_) => FAILED,
+                _ => INCONCLUSIVE,
+            };
+            words.extend([tag, message.len() as u64]);
             tail = message.as_bytes();
         }
-        RefOutcome::StepLimit => words.push(STEP_LIMIT),
     }
     let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     bytes.extend_from_slice(tail);
@@ -94,13 +99,16 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<RefOutcome> {
                 fresh,
             }
         }
-        FAILED => {
+        tag @ (FAILED | INCONCLUSIVE) => {
             let n = usize::try_from(r.word()?).ok()?;
             let text = r.bytes.get(r.at..r.at.checked_add(n)?)?;
             r.at += n;
-            RefOutcome::Failed(String::from_utf8_lossy(text).into_owned())
+            let text = String::from_utf8_lossy(text).into_owned();
+            match tag {
+                FAILED => RefOutcome::Failed(text),
+                _ => RefOutcome::Inconclusive(text),
+            }
         }
-        STEP_LIMIT => RefOutcome::StepLimit,
         _ => return None,
     };
     (r.at == bytes.len()).then_some(outcome)
@@ -137,7 +145,7 @@ mod tests {
         let outcomes = [
             frame,
             RefOutcome::Failed("null pointer access at op 4".into()),
-            RefOutcome::StepLimit,
+            RefOutcome::Inconclusive("step limit".into()),
         ];
         for o in outcomes {
             let bytes = encode(&o);
