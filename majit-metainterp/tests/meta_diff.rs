@@ -24,6 +24,8 @@ enum Fault {
     IntPlusOne,
     /// Reports the exit one op later than the one taken.
     WrongExit,
+    /// Adds 1 to the i64 at this address after every run.
+    CorruptWord(usize),
 }
 
 /// RefExec with a deliberate fault in what `execute` returns.
@@ -52,6 +54,8 @@ impl Backend for Miscompile {
                 }
             }
             Fault::WrongExit => df.exit.op_index += 1,
+            // SAFETY: the tests pass the address of a live i64.
+            Fault::CorruptWord(addr) => unsafe { *(addr as *mut i64) += 1 },
         }
         Ok(df)
     }
@@ -247,6 +251,82 @@ fn diff_is_read_from_the_environment() {
     let e = JitParams::from_lookup(|k| (k == "MAJIT_DIFF").then(|| "yes".into())).unwrap_err();
     assert_eq!(e.var, "MAJIT_DIFF");
     assert_eq!(JitParams::default().diff, 0);
+}
+
+/// `loop { merge(pc; arr, n); arr[n] = 3 * n; n -= 1; if n == 0 { return
+/// 0 } }` on a GC-array-shaped block of `len` items, on a [`Miscompile`]
+/// backend in diff mode whose fault `fault` makes from the items' address;
+/// the driver's result and the items.
+fn fill(len: usize, fault: impl Fn(usize) -> Fault) -> (Result<i64, JitError>, Vec<i64>) {
+    let descr = majit_ir::ArrayDescr {
+        name: "IntArray".into(),
+        base_offset: 16,
+        len_offset: 8,
+        item_size: 8,
+        signed: true,
+        kind: Kind::Int,
+        type_id: 5,
+    };
+    let mut b = JitCodeBuilder::new("fill");
+    let (pc, arr, n) = (b.param(Kind::Int), b.param(Kind::Ref), b.param(Kind::Int));
+    let (v, top, done) = (b.reg(Kind::Int), b.label(), b.label());
+    let d = majit_ir::Descr::from(descr);
+    b.bind(top);
+    b.jit_merge_point(&[pc], &[arr, n]);
+    b.op(OpCode::IntMul, &[n.into(), Arg::Int(3)], v);
+    b.setarrayitem(arr.into(), n.into(), v.into(), d);
+    b.op(OpCode::IntSub, &[n.into(), Arg::Int(1)], n);
+    b.goto_if_not(n.into(), done);
+    b.can_enter_jit(&[pc], &[arr, n]);
+    b.goto(top);
+    b.bind(done);
+    b.ret(Some(Arg::Int(0)));
+    let mut codes = JitCodeSet::new();
+    let portal = codes.add(b.finish().unwrap());
+    let mut block = vec![5, len as i64];
+    block.resize(len + 2, 0);
+    let addr = block.as_mut_ptr() as usize;
+    let backend = Miscompile {
+        inner: RefExec::new(),
+        fault: fault(addr + 16),
+    };
+    let params = JitParams::default().with_threshold(2).with_diff(3);
+    let mut jit = JitDriver::new(codes, portal, backend, params).unwrap();
+    let mut n = len as i64 - 1;
+    let result = loop {
+        // SAFETY: item `n < len` of the block, which lives until the end
+        // (written through the same pointer the JIT uses).
+        unsafe { *((addr + 16) as *mut i64).add(n as usize) = 3 * n };
+        n -= 1;
+        if n == 0 {
+            break Ok(0);
+        }
+        let (mut g, mut r) = ([Value::Int(0)], [Value::Ref(addr), Value::Int(n)]);
+        match jit.can_enter_jit(&mut g, &mut r) {
+            Ok(JitAction::Interpret) => {}
+            Ok(JitAction::Continue) => n = r[1].as_int().unwrap(),
+            Ok(JitAction::Finished(v)) => break Ok(v.unwrap().as_int().unwrap()),
+            Err(e) => break Err(e),
+        }
+    };
+    (result, block[2..].to_vec())
+}
+
+#[test]
+fn stores_are_compared_and_a_wrong_one_is_reported_with_its_op() {
+    let expected: Vec<i64> = (0..40).map(|n| if n == 0 { 0 } else { 3 * n }).collect();
+    let (got, items) = fill(40, |_| Fault::None);
+    assert_eq!((got.unwrap(), items), (0, expected));
+    let (got, _) = fill(40, |items| Fault::CorruptWord(items + 8));
+    let Err(JitError::Divergence(d)) = got else {
+        panic!("expected a divergence, got {got:?}");
+    };
+    assert!(d.value.is_none(), "the dead frames agree: {d}");
+    let m = d.memory.clone().expect("a memory difference");
+    assert_eq!((m.size, m.native, m.reference), (8, Some(4), 3), "{d}");
+    assert!(m.stored_by.op.contains("setarrayitem"), "{d}");
+    let text = d.to_string();
+    assert!(text.contains("memory differs: 8 bytes at"), "{text}");
 }
 
 /// Writes `say <n>` to the real stdout (file descriptor 1).

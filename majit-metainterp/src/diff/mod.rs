@@ -11,10 +11,12 @@
 //! usual. Memory is mutated and output printed once, by the parent.
 //!
 //! The sides agree when they leave through the same exit (same trace, op
-//! and fail descr) with the same values. Refs compare by address, except
-//! refs to objects the reference execution allocated: those match native
-//! refs by a consistent one-to-one renaming (the two sides allocate from
-//! different allocators). Otherwise the driver stops with
+//! and fail descr) with the same values, and the memory the reference
+//! execution stored to (outside the objects it allocated) holds the same
+//! contents afterwards on both sides (`memory.rs`). Refs compare by
+//! address, except refs to objects the reference execution allocated:
+//! those match native refs by a consistent one-to-one renaming (the two
+//! sides allocate from different allocators). Otherwise the driver stops with
 //! [`JitError::Divergence`] and a [`Divergence`] report. A check that
 //! cannot conclude (the child hung past the timeout or crashed, the
 //! reference ran out of steps, the shadow could not compile a trace) is
@@ -25,10 +27,11 @@
 //! for another N entries.
 
 mod child;
+mod memory;
 mod report;
 mod wire;
 
-pub use report::{Divergence, ExitSite, ValueDiff};
+pub use report::{Divergence, ExitSite, MemoryDiff, ValueDiff};
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::driver::{JitDriver, JitError};
@@ -73,8 +76,10 @@ impl DiffState {
     pub(crate) fn new(entries: u32) -> DiffState {
         let fresh = Allocated::default();
         let alloc = RecordingAllocator::new(fresh.clone());
+        let mut shadow = RefExec::with_allocator(Box::new(alloc));
+        shadow.record_stores(true);
         DiffState {
-            shadow: RefExec::with_allocator(Box::new(alloc)),
+            shadow,
             fresh,
             ids: BTreeMap::new(),
             root: BTreeMap::new(),
@@ -150,13 +155,14 @@ impl DiffState {
             let outcome = match result {
                 _ if moved => RefOutcome::Inconclusive(MOVED.into()),
                 Ok(df) => {
-                    let fresh = fresh.borrow();
-                    let is_fresh = |v: &Value| v.as_ref().is_some_and(|p| fresh.contains(&p));
+                    let objects = fresh.borrow();
+                    let is_fresh = |v: &Value| v.as_ref().is_some_and(|p| objects.contains_key(&p));
                     RefOutcome::Frame {
                         exit: df.exit,
                         fail_id: fail_id(&df),
                         fresh: df.values.iter().map(is_fresh).collect(),
                         values: df.values,
+                        written: memory::written(shadow.stores(), fresh),
                     }
                 }
                 Err(ExecError::StepLimit) => {

@@ -1,11 +1,12 @@
 //! Comparing the two sides of a checked entry, and the report of the first
 //! divergence.
 
-use super::wire::RefOutcome;
+use super::memory::Reader;
+use super::wire::{RefOutcome, Written};
 use crate::backend::{Backend, CodeId, DeadFrame, ExitId};
 use crate::driver::JitDriver;
 use majit_ir::text::{op_text, print, ref_text};
-use majit_ir::{Trace, Value};
+use majit_ir::{Kind, Trace, Value};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -28,6 +29,9 @@ pub struct Divergence {
     pub reference: Result<ExitSite, String>,
     /// The first differing value, when both left through the same exit.
     pub value: Option<ValueDiff>,
+    /// The first memory location whose contents differ, when the exits
+    /// and values agree.
+    pub memory: Option<MemoryDiff>,
     /// The traces the exits are in (the loop first), as text.
     pub traces: String,
 }
@@ -57,6 +61,22 @@ pub struct ValueDiff {
     pub reference: Option<Value>,
 }
 
+/// Memory the reference execution stored to holds something else after
+/// the native run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryDiff {
+    pub addr: usize,
+    /// The store's width in bytes.
+    pub size: u8,
+    /// The op that stored there last on the reference side. Its
+    /// `fail_id` is `None`.
+    pub stored_by: ExitSite,
+    /// The native contents (zero-extended), `None` if not readable.
+    pub native: Option<u64>,
+    /// The reference contents (zero-extended).
+    pub reference: u64,
+}
+
 impl fmt::Display for Divergence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
@@ -81,6 +101,14 @@ impl fmt::Display for Divergence {
                 show(&v.reference)
             )?;
         }
+        if let Some(m) = &self.memory {
+            let native = m.native.map_or("unreadable".into(), |n| format!("{n:#x}"));
+            writeln!(
+                f,
+                "  memory differs: {} bytes at {:#x}, last stored by {}: native {native}, reference {:#x}",
+                m.size, m.addr, m.stored_by, m.reference
+            )?;
+        }
         write!(f, "{}", self.traces)
     }
 }
@@ -102,18 +130,23 @@ pub(super) fn compare<B: Backend>(
 ) -> Option<Divergence> {
     let diff = jit.diff.as_ref()?;
     let native_site = site(jit, native.exit, super::fail_id(native));
-    let (reference_site, value, reference_code) = match reference {
+    let (reference_site, value, memory, reference_code) = match reference {
         RefOutcome::Frame {
             exit,
             fail_id,
             values,
             fresh,
+            written,
         } => {
             let code = diff.backend_code(exit.code).unwrap_or(exit.code);
             let exit = ExitId { code, ..exit };
             let same_exit = exit == native.exit && fail_id == super::fail_id(native);
-            let slot = first_difference(&native.values, &values, &fresh);
-            if same_exit && slot.is_none() {
+            let mut renaming = Renaming::default();
+            let slot = first_difference(&mut renaming, &native.values, &values, &fresh);
+            let memory = (same_exit && slot.is_none())
+                .then(|| first_memory_difference(jit, &mut renaming, &written))
+                .flatten();
+            if same_exit && slot.is_none() && memory.is_none() {
                 return None;
             }
             let value = slot.filter(|_| same_exit).map(|slot| ValueDiff {
@@ -122,14 +155,15 @@ pub(super) fn compare<B: Backend>(
                 native: native.values.get(slot).copied(),
                 reference: values.get(slot).copied(),
             });
-            (Ok(site(jit, exit, fail_id)), value, Some(code))
+            (Ok(site(jit, exit, fail_id)), value, memory, Some(code))
         }
-        RefOutcome::Failed(e) => (Err(e), None, None),
+        RefOutcome::Failed(e) => (Err(e), None, None, None),
         RefOutcome::Inconclusive(_) => return None,
     };
     let root = jit.loops[li].code;
     let mut codes = vec![root, native.exit.code];
     codes.extend(reference_code);
+    codes.extend(memory.as_ref().map(|m| m.code));
     Some(Divergence {
         loop_index: li,
         greens: jit.loops[li].key.values().to_vec(),
@@ -138,30 +172,80 @@ pub(super) fn compare<B: Backend>(
         native: native_site,
         reference: reference_site,
         value,
+        memory: memory.map(|m| m.diff),
         traces: traces_text(jit, &codes),
     })
 }
 
-/// The first slot where the values differ. Refs to objects the reference
-/// execution allocated (`fresh`) match non-null native refs through a
-/// consistent one-to-one renaming.
-fn first_difference(native: &[Value], reference: &[Value], fresh: &[bool]) -> Option<usize> {
-    let (mut to_native, mut to_reference) = (BTreeMap::new(), BTreeMap::new());
-    for slot in 0..native.len().max(reference.len()) {
-        let (Some(&n), Some(&r)) = (native.get(slot), reference.get(slot)) else {
-            return Some(slot);
-        };
-        let renamed = match (n, r) {
-            (Value::Ref(n), Value::Ref(r)) if fresh.get(slot) == Some(&true) && n != 0 => {
-                *to_native.entry(r).or_insert(n) == n && *to_reference.entry(n).or_insert(r) == r
-            }
-            _ => n == r,
-        };
-        if !renamed {
-            return Some(slot);
+/// Addresses of objects the reference execution allocated matched to the
+/// native side's: a one-to-one renaming, built as values are compared.
+#[derive(Default)]
+struct Renaming {
+    to_native: BTreeMap<u64, u64>,
+    to_reference: BTreeMap<u64, u64>,
+}
+
+impl Renaming {
+    /// Whether `native` matches `reference`; `fresh`: `reference` is the
+    /// address of an object the reference execution allocated.
+    fn matches(&mut self, native: u64, reference: u64, fresh: bool) -> bool {
+        if !fresh || native == 0 {
+            return native == reference;
         }
+        *self.to_native.entry(reference).or_insert(native) == native
+            && *self.to_reference.entry(native).or_insert(reference) == reference
     }
-    None
+}
+
+/// The first slot where the values differ (kinds included).
+fn first_difference(
+    renaming: &mut Renaming,
+    native: &[Value],
+    reference: &[Value],
+    fresh: &[bool],
+) -> Option<usize> {
+    (0..native.len().max(reference.len())).find(|&slot| {
+        let (Some(&n), Some(&r)) = (native.get(slot), reference.get(slot)) else {
+            return true;
+        };
+        let is_fresh = fresh.get(slot) == Some(&true) && r.kind() == Kind::Ref;
+        n.kind() != r.kind() || !renaming.matches(n.to_bits(), r.to_bits(), is_fresh)
+    })
+}
+
+/// A memory difference and the code of the op that stored there.
+struct Located {
+    diff: MemoryDiff,
+    code: CodeId,
+}
+
+/// The first location the reference execution wrote whose native contents
+/// differ (in address order).
+fn first_memory_difference<B: Backend>(
+    jit: &JitDriver<B>,
+    renaming: &mut Renaming,
+    written: &[Written],
+) -> Option<Located> {
+    let reader = Reader::new()?;
+    let diff = jit.diff.as_ref()?;
+    written.iter().find_map(|w| {
+        let native = reader.read(w.addr, w.size);
+        if native.is_some_and(|n| renaming.matches(n, w.bits, w.fresh)) {
+            return None;
+        }
+        let code = diff.backend_code(w.by.code).unwrap_or(w.by.code);
+        let by = ExitId { code, ..w.by };
+        Some(Located {
+            diff: MemoryDiff {
+                addr: w.addr,
+                size: w.size,
+                stored_by: site(jit, by, None),
+                native,
+                reference: w.bits,
+            },
+            code,
+        })
+    })
 }
 
 /// The driver's name for backend code `code` and its trace.
@@ -220,25 +304,38 @@ fn traces_text<B: Backend>(jit: &JitDriver<B>, codes: &[CodeId]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::first_difference;
+    use super::{first_difference, Renaming};
     use majit_ir::Value;
+
+    fn diff(native: &[Value], reference: &[Value], fresh: &[bool]) -> Option<usize> {
+        first_difference(&mut Renaming::default(), native, reference, fresh)
+    }
 
     #[test]
     fn fresh_refs_match_by_consistent_renaming_only() {
         let (a, b) = (Value::Ref(0x100), Value::Ref(0x200));
         let (x, y) = (Value::Ref(0x900), Value::Ref(0xa00));
         let fresh = [true, true, false];
-        assert_eq!(first_difference(&[a, a], &[x, x], &fresh), None);
-        assert_eq!(first_difference(&[a, b], &[x, y], &fresh), None);
-        assert_eq!(first_difference(&[a, b], &[x, x], &fresh), Some(1));
-        assert_eq!(first_difference(&[a, a], &[x, y], &fresh), Some(1));
+        assert_eq!(diff(&[a, a], &[x, x], &fresh), None);
+        assert_eq!(diff(&[a, b], &[x, y], &fresh), None);
+        assert_eq!(diff(&[a, b], &[x, x], &fresh), Some(1));
+        assert_eq!(diff(&[a, a], &[x, y], &fresh), Some(1));
         // A ref the reference side did not allocate must be the same address.
-        assert_eq!(first_difference(&[a, a, a], &[x, x, y], &fresh), Some(2));
-        assert_eq!(first_difference(&[Value::Ref(0)], &[x], &fresh), Some(0));
-        assert_eq!(
-            first_difference(&[Value::Int(3)], &[Value::Int(4)], &fresh),
-            Some(0)
-        );
-        assert_eq!(first_difference(&[a], &[], &fresh), Some(0));
+        assert_eq!(diff(&[a, a, a], &[x, x, y], &fresh), Some(2));
+        assert_eq!(diff(&[Value::Ref(0)], &[x], &fresh), Some(0));
+        assert_eq!(diff(&[Value::Int(3)], &[Value::Int(4)], &fresh), Some(0));
+        assert_eq!(diff(&[Value::Int(0x900)], &[x], &fresh), Some(0), "kinds");
+        assert_eq!(diff(&[a], &[], &fresh), Some(0));
+    }
+
+    #[test]
+    fn memory_and_values_share_one_renaming() {
+        let mut r = Renaming::default();
+        assert!(r.matches(0x100, 0x900, true));
+        assert!(r.matches(0x100, 0x900, true));
+        assert!(!r.matches(0x200, 0x900, true));
+        assert!(!r.matches(0x100, 0xa00, true));
+        assert!(r.matches(5, 5, false));
+        assert!(!r.matches(5, 6, false));
     }
 }

@@ -3,8 +3,9 @@
 //! Little-endian `u64` words: a tag, then for a frame the exit's code id and
 //! op index, the fail-descr id (`u64::MAX` for none), the value count and
 //! per value its kind, bits and whether it is an object the reference
-//! execution allocated; for an error or an inconclusive run its message
-//! length and UTF-8 bytes.
+//! execution allocated, then the count of written memory locations and per
+//! location its address, size, final bits, freshness and the storing op;
+//! for an error or an inconclusive run its message length and UTF-8 bytes.
 
 use crate::backend::{CodeId, ExitId};
 use majit_ir::{Kind, Value};
@@ -20,12 +21,27 @@ pub(crate) enum RefOutcome {
         /// Per value: a ref to an object allocated during this execution
         /// (its address cannot match the native side's).
         fresh: Vec<bool>,
+        /// The final contents of the memory the execution stored to,
+        /// outside the objects it allocated.
+        written: Vec<Written>,
     },
     /// The reference executor reported an error.
     Failed(String),
     /// It could not be compared, for this reason (e.g. it ran out of
     /// steps, or a collection moved objects).
     Inconclusive(String),
+}
+
+/// Memory a store of the reference execution left: `size` bytes at
+/// `addr` hold `bits`, last stored by the op at `by`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Written {
+    pub addr: usize,
+    pub size: u8,
+    pub bits: u64,
+    /// `bits` is the address of an object the execution allocated.
+    pub fresh: bool,
+    pub by: ExitId,
 }
 
 const FRAME: u64 = 0;
@@ -42,6 +58,7 @@ pub(crate) fn encode(outcome: &RefOutcome) -> Vec<u8> {
             fail_id,
             values,
             fresh,
+            written,
         } => {
             words.extend([FRAME, u64::from(exit.code.0), u64::from(exit.op_index)]);
             words.push(fail_id.map_or(u64::MAX, u64::from));
@@ -53,6 +70,11 @@ pub(crate) fn encode(outcome: &RefOutcome) -> Vec<u8> {
                     Kind::Float => 2,
                 };
                 words.extend([kind, v.to_bits(), u64::from(f)]);
+            }
+            words.push(written.len() as u64);
+            for w in written {
+                words.extend([w.addr as u64, u64::from(w.size), w.bits, u64::from(w.fresh)]);
+                words.extend([u64::from(w.by.code.0), u64::from(w.by.op_index)]);
             }
         }
         RefOutcome::Failed(message) | RefOutcome::Inconclusive(message) => {
@@ -92,11 +114,27 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<RefOutcome> {
                 values.push(Value::from_bits(kind, r.word()?));
                 fresh.push(r.word()? != 0);
             }
+            let n = usize::try_from(r.word()?).ok()?;
+            let mut written = Vec::new();
+            for _ in 0..n {
+                let (addr, size) = (usize::try_from(r.word()?).ok()?, r.word()?);
+                let (bits, fresh) = (r.word()?, r.word()? != 0);
+                let code = CodeId(u32::try_from(r.word()?).ok()?);
+                let op_index = u32::try_from(r.word()?).ok()?;
+                written.push(Written {
+                    addr,
+                    size: u8::try_from(size).ok()?,
+                    bits,
+                    fresh,
+                    by: ExitId { code, op_index },
+                });
+            }
             RefOutcome::Frame {
                 exit: ExitId { code, op_index },
                 fail_id,
                 values,
                 fresh,
+                written,
             }
         }
         tag @ (FAILED | INCONCLUSIVE) => {
@@ -141,6 +179,16 @@ mod tests {
             fail_id: Some(9),
             values: vec![Value::Int(-5), Value::Ref(0x1000), Value::Float(f64::NAN)],
             fresh: vec![false, true, false],
+            written: vec![Written {
+                addr: 0x2000,
+                size: 4,
+                bits: 77,
+                fresh: false,
+                by: ExitId {
+                    code: CodeId(1),
+                    op_index: 2,
+                },
+            }],
         };
         let outcomes = [
             frame,

@@ -14,7 +14,7 @@
 //! [`MallocAllocator`] is the default for tests: zeroed, 16-byte aligned
 //! blocks from the system allocator that never move and are freed when
 //! the allocator drops. [`RecordingAllocator`] is one that also remembers
-//! the address of every object it returned (to tell fresh objects from
+//! the address and size of every object it returned (to tell fresh objects from
 //! others when comparing executions).
 //!
 //! Object conventions (shared with majit-gc): a headered object starts with
@@ -25,7 +25,7 @@
 use majit_ir::{ArrayDescr, SizeDescr};
 use std::alloc::{self, Layout};
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// An allocation failed: the executor reports
@@ -197,11 +197,11 @@ impl Drop for MallocAllocator {
     }
 }
 
-/// The addresses of the objects a [`RecordingAllocator`] returned.
-pub type Allocated = Rc<RefCell<BTreeSet<usize>>>;
+/// The objects a [`RecordingAllocator`] returned: address -> size in bytes.
+pub type Allocated = Rc<RefCell<BTreeMap<usize, usize>>>;
 
-/// A [`MallocAllocator`] that inserts every object it returns into a shared
-/// set.
+/// A [`MallocAllocator`] that records every object it returns (address and
+/// size) in a shared map.
 ///
 /// ```
 /// use majit_metainterp::refexec::{Allocated, Allocator, RecordingAllocator};
@@ -211,7 +211,7 @@ pub type Allocated = Rc<RefCell<BTreeSet<usize>>>;
 /// let seen = Allocated::default();
 /// let mut a = RecordingAllocator::new(seen.clone());
 /// let p = a.new_object(&layout, &mut []).unwrap();
-/// assert!(seen.borrow().contains(&p));
+/// assert_eq!(seen.borrow().get(&p), Some(&16));
 /// ```
 #[derive(Debug)]
 pub struct RecordingAllocator {
@@ -229,8 +229,9 @@ impl RecordingAllocator {
     }
 
     fn note(&self, obj: Result<usize, OutOfMemory>) -> Result<usize, OutOfMemory> {
-        if let Ok(p) = obj {
-            self.allocated.borrow_mut().insert(p);
+        if let (Ok(p), Some(&(block, layout))) = (obj, self.inner.blocks.last()) {
+            debug_assert_eq!(p, block, "the object is the last block allocated");
+            self.allocated.borrow_mut().insert(p, layout.size());
         }
         obj
     }

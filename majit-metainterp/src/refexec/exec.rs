@@ -31,6 +31,16 @@ pub(crate) struct World<'a> {
     pub classes: &'a BTreeMap<u32, u64>,
     pub allocator: &'a mut dyn Allocator,
     pub step_limit: u64,
+    /// Where stores are recorded, when the caller asked for it.
+    pub stores: Option<&'a mut Vec<Store>>,
+}
+
+/// One store a run made: `size` bytes at `addr`, by the op at `by`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Store {
+    pub addr: usize,
+    pub size: u8,
+    pub by: ExitId,
 }
 
 /// How an op left the machine.
@@ -405,6 +415,16 @@ impl<'a> Machine<'a> {
         // SAFETY: the Backend contract: the trace only stores to memory
         // that is valid for the access (null was rejected above).
         unsafe { access.store(addr, value) };
+        if let Some(stores) = &mut self.world.stores {
+            stores.push(Store {
+                addr,
+                size: access.size,
+                by: ExitId {
+                    code: self.code_id,
+                    op_index: self.pc as u32,
+                },
+            });
+        }
         Ok(Flow::Next)
     }
 

@@ -62,6 +62,7 @@ pub use memory::Access;
 pub use signal::{force_frame, raise, take_signals};
 
 use crate::backend::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
+pub use exec::Store;
 use exec::{Machine, World};
 use majit_ir::{Descr, SizeDescr, Trace, Value};
 use prepare::{prepare, Code, Labels};
@@ -101,6 +102,9 @@ pub struct RefExec {
     step_limit: u64,
     /// The exception pending when the last run ended.
     exception: Option<usize>,
+    /// The stores of the last run, when recording (see
+    /// [`RefExec::record_stores`]).
+    stores: Option<Vec<Store>>,
 }
 
 impl Default for RefExec {
@@ -125,6 +129,7 @@ impl RefExec {
             allocator,
             step_limit: DEFAULT_STEP_LIMIT,
             exception: None,
+            stores: None,
         }
     }
 
@@ -137,6 +142,18 @@ impl RefExec {
     /// The allocator, e.g. to allocate test objects the same way traces do.
     pub fn allocator(&mut self) -> &mut dyn Allocator {
         &mut *self.allocator
+    }
+
+    /// Starts (`true`) or stops recording the stores (`setfield_*`,
+    /// `setarrayitem_*`, `raw_store`) each `execute` makes, for
+    /// [`RefExec::stores`].
+    pub fn record_stores(&mut self, on: bool) {
+        self.stores = on.then(Vec::new);
+    }
+
+    /// The stores of the last `execute`, in order, when recording.
+    pub fn stores(&self) -> &[Store] {
+        self.stores.as_deref().unwrap_or(&[])
     }
 
     /// Takes the exception left pending by the last `execute`: raised by a
@@ -234,12 +251,16 @@ impl Backend for RefExec {
 
     fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
         self.exception = None;
+        if let Some(stores) = &mut self.stores {
+            stores.clear();
+        }
         let world = World {
             codes: &self.codes,
             bridges: &self.bridges,
             classes: &self.classes,
             allocator: &mut *self.allocator,
             step_limit: self.step_limit,
+            stores: self.stores.as_mut(),
         };
         let mut machine = Machine::new(world, code, inputs)?;
         let result = machine.run();

@@ -19,7 +19,7 @@ use majit_metainterp::opt::Optimized;
 use majit_metainterp::refexec::{Allocated, RecordingAllocator, RefExec};
 use majit_metainterp::resume::rebuild;
 use majit_metainterp::{Backend, DeadFrame, ExecError};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -229,7 +229,7 @@ struct Compare {
     back: HashMap<usize, usize>,
     /// The objects of each heap; other bits in a ref slot are compared as
     /// plain bits.
-    objects: (BTreeSet<usize>, BTreeSet<usize>),
+    objects: (BTreeMap<usize, usize>, BTreeMap<usize, usize>),
 }
 
 impl Compare {
@@ -253,7 +253,7 @@ impl Compare {
     /// Whether two words are the addresses of corresponding objects.
     fn same_object(&mut self, a: u64, b: u64) -> bool {
         let (a, b) = (a as usize, b as usize);
-        if !self.objects.0.contains(&a) || !self.objects.1.contains(&b) {
+        if !self.objects.0.contains_key(&a) || !self.objects.1.contains_key(&b) {
             return false;
         }
         match (self.there.get(&a), self.back.get(&b)) {
@@ -281,7 +281,10 @@ impl Compare {
                 Err(format!("{what}: null vs non-null ({a:#x}, {b:#x})"))
             };
         }
-        match (self.objects.0.contains(&a), self.objects.1.contains(&b)) {
+        match (
+            self.objects.0.contains_key(&a),
+            self.objects.1.contains_key(&b),
+        ) {
             (true, true) => {}
             (false, false) if a == b => return Ok(()),
             _ => return Err(format!("{what}: object vs non-object ({a:#x}, {b:#x})")),
