@@ -258,19 +258,10 @@ fn diff_is_read_from_the_environment() {
 /// backend in diff mode whose fault `fault` makes from the items' address;
 /// the driver's result and the items.
 fn fill(len: usize, fault: impl Fn(usize) -> Fault) -> (Result<i64, JitError>, Vec<i64>) {
-    let descr = majit_ir::ArrayDescr {
-        name: "IntArray".into(),
-        base_offset: 16,
-        len_offset: 8,
-        item_size: 8,
-        signed: true,
-        kind: Kind::Int,
-        type_id: 5,
-    };
     let mut b = JitCodeBuilder::new("fill");
     let (pc, arr, n) = (b.param(Kind::Int), b.param(Kind::Ref), b.param(Kind::Int));
     let (v, top, done) = (b.reg(Kind::Int), b.label(), b.label());
-    let d = majit_ir::Descr::from(descr);
+    let d = majit_ir::Descr::from(int_array());
     b.bind(top);
     b.jit_merge_point(&[pc], &[arr, n]);
     b.op(OpCode::IntMul, &[n.into(), Arg::Int(3)], v);

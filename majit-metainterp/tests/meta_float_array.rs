@@ -3,23 +3,14 @@
 //! accumulator. The JIT's result and the array's final contents must equal
 //! the plain Rust loop's.
 
-use majit_ir::{ArrayDescr, Kind, OpCode, Value};
+mod meta_support;
+
+use majit_ir::{Kind, OpCode, Value};
 use majit_metainterp::driver::{JitAction, JitDriver};
 use majit_metainterp::jitcode::{Arg, FuncId, JitCodeBuilder, JitCodeSet};
 use majit_metainterp::params::JitParams;
 use majit_metainterp::refexec::RefExec;
-
-fn int_array() -> ArrayDescr {
-    ArrayDescr {
-        name: "IntArray".into(),
-        base_offset: 16,
-        len_offset: 8,
-        item_size: 8,
-        signed: true,
-        kind: Kind::Int,
-        type_id: 5,
-    }
-}
+use meta_support::int_array;
 
 /// A GC-array-shaped block: header, length, items.
 fn make_array(items: &[i64]) -> Vec<i64> {

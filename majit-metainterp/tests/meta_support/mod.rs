@@ -11,8 +11,8 @@
 #![allow(dead_code)]
 
 use majit_ir::{
-    CallDescr, CallEffect, Descr, EffectInfo, FieldDescr, Kind, OpCode, ResultKind, SizeDescr,
-    Value,
+    ArrayDescr, CallDescr, CallEffect, Descr, EffectInfo, FieldDescr, Kind, OpCode, ResultKind,
+    SizeDescr, Value,
 };
 use majit_metainterp::driver::{JitAction, JitDriver, JitError};
 use majit_metainterp::jitcode::{Arg, FuncId, JitCode, JitCodeBuilder, JitCodeSet, Reg};
@@ -247,6 +247,19 @@ fn call_descr(name: &str, args: &[Kind], result: ResultKind, effect: CallEffect)
         },
     }
     .into()
+}
+
+/// A GC array of i64 items: header word (type id 5), length word, items.
+pub fn int_array() -> ArrayDescr {
+    ArrayDescr {
+        name: "IntArray".into(),
+        base_offset: 16,
+        len_offset: 8,
+        item_size: 8,
+        signed: true,
+        kind: Kind::Int,
+        type_id: 5,
+    }
 }
 
 /// Runs `prog` on the plain interpreter with `jit` called at every back
