@@ -73,6 +73,13 @@ pub fn render<B: Backend>(jit: &JitDriver<B>) -> String {
             let _ = writeln!(out, "  kept in {what}: {e}");
         }
     }
+    if s.diff_checks > 0 {
+        let _ = writeln!(
+            out,
+            "diff: {} loop entries checked against the reference executor, {} inconclusive",
+            s.diff_checks, s.diff_inconclusive
+        );
+    }
     let _ = writeln!(
         out,
         "time: tracing {:?}, optimizing {:?}, backend {:?}, running compiled code {:?}",

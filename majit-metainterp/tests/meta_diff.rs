@@ -420,3 +420,20 @@ fn helpers_print_once_to_the_real_stdout() {
     let expected: Vec<String> = (1..=30).rev().map(|n| format!("say {n}")).collect();
     assert_eq!(says, expected);
 }
+
+#[test]
+fn the_stats_summary_counts_the_checks() {
+    let (set, portal) = interp_jitcode(false);
+    let backend = Miscompile {
+        inner: RefExec::new(),
+        fault: Fault::None,
+    };
+    let mut jit = JitDriver::new(set, portal, backend, params("", 3)).unwrap();
+    run_with_jit(&mut jit, &program("sum"), false).unwrap();
+    let n = jit.stats().diff_checks;
+    assert!(n >= 1, "{}", jit.stats());
+    let text = majit_metainterp::summary::render(&jit);
+    let line =
+        format!("diff: {n} loop entries checked against the reference executor, 0 inconclusive");
+    assert!(text.contains(&line), "{text}");
+}
