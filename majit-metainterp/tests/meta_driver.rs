@@ -423,3 +423,34 @@ fn every_allocation_kept_is_in_the_ledger_stats_and_report() {
         "{report}"
     );
 }
+
+#[test]
+fn the_log_and_summary_show_resume_data_aborts_and_removed_allocations() {
+    // Boxed accumulator, optimized: the box is virtual at guards, so the
+    // resume data re-creates it; the allocation count drops.
+    let prog = program("alloc_then_branch");
+    let (r, out, jit) = run_jit_driver(&prog, true, params(2, majit_metainterp::opt::DEFAULT_OPTS));
+    assert_eq!((r, out), run_oracle(&prog, true));
+    let log = majit_metainterp::log::render(&jit);
+    let traces = jit.loops().len() + jit.bridges().len();
+    assert_eq!(log.matches("## recorded trace: ").count(), traces, "{log}");
+    assert_eq!(log.matches("## optimized trace: ").count(), traces, "{log}");
+    assert!(log.contains("rd_virtuals[0] IntBox{"), "{log}");
+    assert!(log.contains("## machine code: none"), "{log}");
+    let s = jit.stats();
+    assert!(s.allocations_removed >= 1, "{s}");
+    let summary = majit_metainterp::summary::render(&jit);
+    let line = format!(
+        "allocations: {} removed, {} kept",
+        s.allocations_removed, s.allocations_kept
+    );
+    assert!(summary.lines().any(|l| l == line), "{summary}");
+    // Aborts are listed by reason with their counts.
+    let (_, _, jit) = run_jit_driver(&prog, false, params(1, "").with_trace_limit(3));
+    let n = jit.stats().aborts_for(AbortReason::TraceTooLong);
+    assert!(n >= 1);
+    let summary = majit_metainterp::summary::render(&jit);
+    let line = format!("  abort ({}): {n}", AbortReason::TraceTooLong.message());
+    assert!(summary.lines().any(|l| l == line), "{summary}");
+    assert!(summary.contains(&format!("{n} aborted")), "{summary}");
+}
