@@ -4,8 +4,7 @@
 //! `--trace-limit N`, `--enable-opts LIST` and `--help` (a value may also
 //! be attached as `--threshold=N`), plus one FILE (`-` = read the program
 //! from stdin). Every value is validated here, so a later JIT reads a
-//! [`JitConfig`] it can trust. There is no JIT yet: the interpreter always
-//! runs plain, and only `--stats` changes what it does.
+//! [`JitConfig`] it can trust.
 //!
 //! Environment: `MAJIT_STATS=1` is `--stats`; `MAJIT_LOG` names the JIT's
 //! log file (kept in the config; nothing is logged without a JIT); the GC
@@ -13,22 +12,16 @@
 //! read by majit-gc's `GcConfig::from_env` in `main.rs`.
 
 use crate::error::{Error, Result};
-
-/// The optimizer passes `--enable-opts` may name, in pipeline order. Must
-/// match majit-metainterp's `ALL_PASSES` (the words of DESIGN.md).
-pub const KNOWN_OPTS: [&str; 6] = [
-    "intbounds",
-    "rewrite",
-    "virtualize",
-    "heap",
-    "pure",
-    "unroll",
-];
+use majit_metainterp::opt;
+use majit_metainterp::params::JitParams;
 
 /// Loop-entry count after which a loop is traced (RPython's default).
 pub const DEFAULT_THRESHOLD: u32 = 1039;
-/// Maximum trace length in operations (RPython's default).
-pub const DEFAULT_TRACE_LIMIT: u32 = 6000;
+/// Maximum recorded trace length in operations. Higher than RPython's 6000:
+/// the tracer records every node load, store and guard of an Aheui
+/// command, most of which the optimizer then removes, and logo's pixel loop
+/// records about 29,000 operations that optimize to about 1,500.
+pub const DEFAULT_TRACE_LIMIT: u32 = 100_000;
 
 /// The usage text printed by `--help`.
 pub const USAGE: &str = "\
@@ -40,19 +33,20 @@ options:
   --no-jit              run the plain interpreter only
   --stats               print statistics to stderr at exit (also MAJIT_STATS=1)
   --threshold N         loop count before tracing, 1..=2^31 (default 1039)
-  --trace-limit N       maximum trace length in operations, 1..=2^31 (default 6000)
+  --trace-limit N       maximum trace length in operations, 1..=2^31 (default 100000)
   --enable-opts LIST    ':'-separated optimizer passes from
                         intbounds:rewrite:virtualize:heap:pure:unroll ('' = none)
   --help                print this text
 
 environment: MAJIT_NURSERY_SIZE (bytes, k/m/g suffix), MAJIT_GC_STRESS=1,
-MAJIT_MAX_HEAP, MAJIT_LOG (JIT log file), MAJIT_STATS=1.
+MAJIT_MAX_HEAP, MAJIT_LOG (JIT log file), MAJIT_STATS=1, and majit's JIT
+parameters (MAJIT_THRESHOLD, MAJIT_TRACE_LIMIT, ...: the flags win).
 exit status: the program's (0..=255); interpreter errors print 'aheui: ...'
 to stderr and exit 64 (usage), 65 (not UTF-8 / bad environment), 66 (cannot
 read FILE), 70 (division by zero, bad number input, out of memory), 74 (I/O).
 ";
 
-/// Parameters for the JIT; validated, read by the JIT once it exists.
+/// Parameters for the JIT, validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JitConfig {
     /// False with `--no-jit`.
@@ -73,7 +67,7 @@ impl Default for JitConfig {
             enabled: true,
             threshold: DEFAULT_THRESHOLD,
             trace_limit: DEFAULT_TRACE_LIMIT,
-            enable_opts: KNOWN_OPTS.to_vec(),
+            enable_opts: opt::parse_opts(opt::DEFAULT_OPTS).expect("the default passes exist"),
             log: None,
         }
     }
@@ -112,6 +106,16 @@ pub fn parse(args: &[String], env: impl Fn(&str) -> Option<String>) -> Result<Co
     let mut file = None;
     let mut stats = false;
     let mut jit = JitConfig::default();
+    let env_params = JitParams::from_lookup(&env).map_err(|e| Error::Env(e.to_string()))?;
+    if env("MAJIT_THRESHOLD").is_some() {
+        jit.threshold = env_params.threshold;
+    }
+    if env("MAJIT_TRACE_LIMIT").is_some() {
+        jit.trace_limit = u32::try_from(env_params.trace_limit).unwrap_or(u32::MAX);
+    }
+    if env("MAJIT_ENABLE_OPTS").is_some() {
+        jit.enable_opts = opts(&env_params.enable_opts)?;
+    }
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let (flag, attached) = match arg.split_once('=') {
@@ -168,22 +172,22 @@ fn count(flag: &str, text: &str) -> Result<u32> {
     }
 }
 
-/// A `:`-separated list of known pass words, no repeats.
+/// A `:`-separated list of known pass words, no repeats; the passes in
+/// pipeline order.
 fn opts(text: &str) -> Result<Vec<&'static str>> {
-    let mut chosen = Vec::new();
-    for word in text.split(':').filter(|w| !w.is_empty()) {
-        let Some(known) = KNOWN_OPTS.iter().find(|k| **k == word) else {
-            return Err(Error::Usage(format!(
-                "--enable-opts: unknown optimization {word:?}; valid: {}",
-                KNOWN_OPTS.join(", ")
-            )));
-        };
-        if chosen.contains(known) {
-            return Err(Error::Usage(format!("--enable-opts: {word:?} given twice")));
-        }
-        chosen.push(*known);
+    let words: Vec<&str> = text.split(':').filter(|w| !w.is_empty()).collect();
+    if let Some(w) =
+        (0..words.len()).find_map(|i| words[..i].contains(&words[i]).then_some(words[i]))
+    {
+        return Err(Error::Usage(format!("--enable-opts: {w:?} given twice")));
     }
-    Ok(chosen)
+    opt::parse_opts(text).map_err(|e| match e {
+        opt::OptError::UnknownPass { word, valid } => Error::Usage(format!(
+            "--enable-opts: unknown optimization {word:?}; valid: {}",
+            valid.join(", ")
+        )),
+        e => Error::Usage(format!("--enable-opts: {e}")),
+    })
 }
 
 #[cfg(test)]
@@ -224,7 +228,7 @@ mod tests {
         assert_eq!(o.file, "-");
         assert!(o.stats && !o.jit.enabled);
         assert_eq!((o.jit.threshold, o.jit.trace_limit), (5, 100));
-        assert_eq!(o.jit.enable_opts, vec!["heap", "intbounds"]);
+        assert_eq!(o.jit.enable_opts, vec!["intbounds", "heap"]);
         assert_eq!(
             options(&["--enable-opts=", "f"]).jit.enable_opts,
             Vec::<&str>::new()

@@ -60,8 +60,8 @@ const CH: usize = CHANNEL as usize;
         residual fn big_swap(s: i64),
         residual fn channel_remember(s: i64),
         residual fn channel_recall(s: i64) -> i64,
-        residual fn print_number(s: i64, v: i64),
-        residual fn print_char(s: i64, v: i64),
+        residual fn print_number(s: i64, v: i64) -> bool,
+        residual fn print_char(s: i64, v: i64) -> bool,
         residual fn read_number(s: i64, state: i64) -> i64,
         residual fn read_char() -> i64,
         residual fn exit_status(s: i64, v: i64) -> i64,
@@ -142,8 +142,16 @@ pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], start: u32) -> i64
                                 big_drop(sel as i64);
                             }
                         }
-                        Op::PrintNum => print_number(sel as i64, v),
-                        Op::PrintChar => print_char(sel as i64, v),
+                        Op::PrintNum => {
+                            if !print_number(sel as i64, v) {
+                                return FAILED;
+                            }
+                        }
+                        Op::PrintChar => {
+                            if !print_char(sel as i64, v) {
+                                return FAILED;
+                            }
+                        }
                         Op::Branch => {
                             if v == BIG {
                                 big_drop(sel as i64);

@@ -233,24 +233,26 @@ pub fn channel_recall(s: i64) -> i64 {
     })
 }
 
-/// ㅁ+ㅇ of a node value popped from `s`.
-pub fn print_number(s: i64, v: i64) {
+/// ㅁ+ㅇ of a node value popped from `s`; false if it failed.
+pub fn print_number(s: i64, v: i64) -> bool {
     with(|x| {
         let v = x.take(s as usize, v);
         if let Err(e) = x.output.print_number(&v) {
             x.fail(Error::Io(e));
         }
-    });
+        x.error.is_none()
+    })
 }
 
-/// ㅁ+ㅎ of a node value popped from `s`.
-pub fn print_char(s: i64, v: i64) {
+/// ㅁ+ㅎ of a node value popped from `s`; false if it failed.
+pub fn print_char(s: i64, v: i64) -> bool {
     with(|x| {
         let v = x.take(s as usize, v);
         if let Err(e) = x.output.print_char(&v) {
             x.fail(Error::Io(e));
         }
-    });
+        x.error.is_none()
+    })
 }
 
 /// ㅂ+ㅇ: a number from stdin, as the node value pushed next onto `s`.
