@@ -95,3 +95,12 @@ fn check_regions(gc: &mut JitGcInfo, trace: &Trace) -> Result<(), CompileError> 
     }
     Ok(())
 }
+
+impl<A: Arch> majit_metainterp::gcheap::GcBackend for NativeBackend<A> {
+    /// A backend on `gc`'s `JitGcInfo` (see [`NativeBackend::with_gc`]).
+    fn on_heap(
+        gc: &std::rc::Rc<std::cell::RefCell<majit_gc::Gc>>,
+    ) -> Result<NativeBackend<A>, CompileError> {
+        NativeBackend::with_gc(gc.borrow().jit_info())
+    }
+}

@@ -239,3 +239,13 @@ pub fn collect(roots: &mut [usize]) -> Result<()> {
     let mut gc = gc.borrow_mut();
     gc.with_roots(roots, |gc| gc.collect_minor())
 }
+
+/// [`collect`] for callers that cannot return an error: on failure (the
+/// live objects do not fit in `MAJIT_MAX_HEAP`) prints why to stderr and
+/// exits the process with status 70.
+pub fn collect_or_exit(roots: &mut [usize]) {
+    if let Err(e) = collect(roots) {
+        eprintln!("majit-gc: collection failed: {e} (raise MAJIT_MAX_HEAP, or keep less alive)");
+        std::process::exit(70)
+    }
+}

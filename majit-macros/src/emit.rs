@@ -29,14 +29,30 @@ pub fn is_macro_stmt(s: &Stmt, name: &str) -> bool {
     }
 }
 
-/// Removes the marker macros (the plain interpreter).
-pub struct StripMarkers;
+/// Removes `can_enter_jit!()` and replaces `jit_merge_point!()` by the
+/// safepoint, if any (the plain interpreter).
+pub struct StripMarkers {
+    pub safepoint: Option<TokenStream>,
+}
 
 impl VisitMut for StripMarkers {
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
-        b.stmts
-            .retain(|s| !is_macro_stmt(s, "jit_merge_point") && !is_macro_stmt(s, "can_enter_jit"));
+        b.stmts.retain(|s| {
+            !is_macro_stmt(s, "can_enter_jit")
+                && (self.safepoint.is_some() || !is_macro_stmt(s, "jit_merge_point"))
+        });
         syn::visit_mut::visit_block_mut(self, b);
+        replace_merge_point(b, &self.safepoint);
+    }
+}
+
+/// Replaces a `jit_merge_point!()` statement of `b` by `safepoint`.
+fn replace_merge_point(b: &mut syn::Block, safepoint: &Option<TokenStream>) {
+    let Some(sp) = safepoint else { return };
+    for s in &mut b.stmts {
+        if is_macro_stmt(s, "jit_merge_point") {
+            *s = syn::parse_quote!(#sp);
+        }
     }
 }
 
@@ -44,13 +60,18 @@ impl VisitMut for StripMarkers {
 pub struct JitBody {
     /// `can_enter_jit!()` replaced by this block.
     pub glue: TokenStream,
+    /// `jit_merge_point!()` replaced by this block (removed if `None`).
+    pub safepoint: Option<TokenStream>,
 }
 
 impl VisitMut for JitBody {
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
         // Children first, so the glue's own `return`s stay as written.
         syn::visit_mut::visit_block_mut(self, b);
-        b.stmts.retain(|s| !is_macro_stmt(s, "jit_merge_point"));
+        if self.safepoint.is_none() {
+            b.stmts.retain(|s| !is_macro_stmt(s, "jit_merge_point"));
+        }
+        replace_merge_point(b, &self.safepoint);
         for s in &mut b.stmts {
             if is_macro_stmt(s, "can_enter_jit") {
                 let glue = &self.glue;
@@ -145,6 +166,82 @@ pub fn glue(
     }
 }
 
+/// A GC reference the interpreter holds at the merge point: a GC-typed
+/// red, or an item of an array red of GC handles.
+pub struct GcPlace {
+    /// The place expression (`stack`, `heads[3]`).
+    pub place: TokenStream,
+    /// The handle type as written.
+    pub rust_ty: TokenStream,
+}
+
+/// The GC references among the reds (all of them mutable locals: the
+/// caller checks), in order.
+pub fn gc_places(state: &[StateVar]) -> Vec<GcPlace> {
+    let mut out = Vec::new();
+    for sv in state.iter().filter(|s| !s.green) {
+        let name = &sv.name;
+        match (sv.ty, &sv.rust_ty) {
+            (Ty::Gc(_), rt) => out.push(GcPlace {
+                place: quote!(#name),
+                rust_ty: quote!(#rt),
+            }),
+            (
+                Ty::Array {
+                    item: crate::ty::Item::Gc(_),
+                    len,
+                },
+                syn::Type::Array(a),
+            ) => {
+                let rt = &a.elem;
+                out.extend((0..usize::from(len)).map(|k| GcPlace {
+                    place: quote!(#name[#k]),
+                    rust_ty: quote!(#rt),
+                }));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The safepoint at the merge point: when the thread heap asked for a
+/// collection, the reds' references are rooted, the heap collects, and
+/// the (possibly moved) references are reloaded. Nothing else holds a GC
+/// reference there, since every value the loop carries is a green or a
+/// red. `jit`: in `NAME_jit` the driver collects (and reports failure as
+/// a `JitError`); in the plain function a failure ends the process with
+/// a message (`thread_heap::collect_or_exit`).
+pub fn safepoint(places: &[GcPlace], jit: bool) -> TokenStream {
+    let n = places.len();
+    let raw = places.iter().map(|p| {
+        let place = &p.place;
+        quote!(#place.to_raw())
+    });
+    let reload = places.iter().enumerate().map(|(i, p)| {
+        let (place, rt) = (&p.place, &p.rust_ty);
+        quote!(#place = <#rt>::from_raw(__majit_roots[#i]);)
+    });
+    let heap = quote!(::majit_metainterp::majit_gc::thread_heap);
+    let collect = if jit {
+        quote! {
+            if let ::core::result::Result::Err(e) = __majit_driver.safepoint(&mut __majit_roots) {
+                return ::core::result::Result::Err(e);
+            }
+        }
+    } else {
+        quote!(#heap::collect_or_exit(&mut __majit_roots);)
+    };
+    quote! {
+        if #heap::collect_requested() {
+            #[allow(unused_mut)]
+            let mut __majit_roots: [usize; #n] = [#(#raw),*];
+            #collect
+            #(#reload)*
+        }
+    }
+}
+
 fn scalar_rust(s: Scalar) -> TokenStream {
     match s {
         Scalar::Int(t) => t.rust(),
@@ -235,10 +332,26 @@ pub fn jitcode_fn(
     name: &syn::Ident,
     lowered: &Lowered,
     helpers: &[(String, Lowered)],
+    structs: &[StructDef],
     shims: TokenStream,
 ) -> TokenStream {
     let f = format_ident!("{}_jitcode", name);
     let fname = name.to_string();
+    let type_ids = structs.iter().map(|s| {
+        let (local, ty) = (s.type_id_local(), format_ident!("{}", s.name));
+        let msg = format!("registering the GC struct `{}` in the thread heap", s.name);
+        quote! {
+            let #local: u32 = ::majit_metainterp::majit_gc::thread_heap::type_id(
+                #ty::__majit_type(),
+            )
+            .map_err(|e| ::majit_metainterp::jitcode::BuildError {
+                function: #fname.into(),
+                insn: 0,
+                message: ::std::format!("{}: {}", #msg, e),
+            })?
+            .0;
+        }
+    });
     let ids: Vec<_> = helpers
         .iter()
         .map(|(n, _)| format_ident!("__majit_f_{}", n))
@@ -257,6 +370,7 @@ pub fn jitcode_fn(
             ::majit_metainterp::jitcode::BuildError,
         > {
             #shims
+            #(#type_ids)*
             let mut set = ::majit_metainterp::jitcode::JitCodeSet::new();
             #( let #ids = set.declare(#names); )*
             #(
@@ -276,14 +390,54 @@ pub fn jitcode_fn(
     }
 }
 
+/// The `NAME_driver` function: a driver whose tracer, blackhole and
+/// backend all allocate on the thread heap (`JitDriver::new_gc`).
+pub fn driver_fn(vis: &syn::Visibility, name: &syn::Ident) -> TokenStream {
+    let (f, jitcode) = (
+        format_ident!("{}_driver", name),
+        format_ident!("{}_jitcode", name),
+    );
+    let fname = name.to_string();
+    let doc = format!(
+        "A JIT driver for `{fname}_jit` (generated by `#[jit_interp]`) on the thread heap: \
+         its tracer, blackhole and backend `B` allocate where the GC structs live, so \
+         collections at the merge point see every object."
+    );
+    let jit = quote!(::majit_metainterp::driver);
+    quote! {
+        #[doc = #doc]
+        #[allow(dead_code)]
+        #vis fn #f<__B: ::majit_metainterp::gcheap::GcBackend>(
+            params: ::majit_metainterp::params::JitParams,
+        ) -> ::core::result::Result<#jit::JitDriver<__B>, #jit::JitError> {
+            let (codes, portal) = #jitcode().map_err(|e| {
+                #jit::JitError::BadState(::std::format!("the jitcode of `{}`: {}", #fname, e))
+            })?;
+            let heap = ::majit_metainterp::majit_gc::thread_heap::shared()?;
+            #jit::JitDriver::new_gc(codes, portal, heap, params)
+        }
+    }
+}
+
 /// The handle type of a declared GC struct: a copyable pointer to a
-/// headerless object of 8-byte slots, with `new`, `null`, `is_null`,
-/// getters and setters. The plain interpreter allocates with the global
-/// allocator (objects are never freed: there is no collector on this
-/// path yet); jitcode allocates through the driver's allocator.
+/// headerless object of 8-byte slots in the thread heap, with `new`,
+/// `null`, `is_null`, getters and setters. `new` never collects
+/// (collections happen at the merge point's safepoint only); setters of
+/// GC fields run the write barrier. Jitcode allocates through the
+/// driver's allocator, on the same heap with `NAME_driver`.
 pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> TokenStream {
     let name = &decl.name;
     let size = 8 * def.fields.len();
+    // A struct without fields still takes one word (the heap's minimum).
+    let (size32, sname) = ((size as u32).max(8), def.name.clone());
+    let ref_offsets: Vec<u32> = def
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, t))| matches!(t, Ty::Gc(_)))
+        .map(|(i, _)| 8 * i as u32)
+        .collect();
+    let heap = quote!(::majit_metainterp::majit_gc::thread_heap);
     let null_msg = format!("null {} dereferenced", def.name);
     let mut params = Vec::new();
     let mut inits = Vec::new();
@@ -298,6 +452,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             ),
             _ => (quote!(bits as i64 as #rty), quote!(v as i64 as u64)),
         };
+        let barrier = matches!(ty, Ty::Gc(_)).then(|| quote!(#heap::write_barrier(self.to_raw());));
         params.push(quote!(#fname: #rty));
         inits.push(quote!(obj.#set(#fname);));
         let doc_get = format!("Reads `{}.{fname}`.", def.name);
@@ -306,7 +461,8 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             #[doc = #doc_get]
             pub fn #fname(self) -> #rty {
                 // SAFETY: `slot` checked the handle is not null; it points
-                // to a live object of this layout (never freed).
+                // to a live object of this layout (handles held across a
+                // collection are reds, which the safepoint updates).
                 let bits = unsafe { self.slot(#i).read() };
                 #read
             }
@@ -314,12 +470,13 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             pub fn #set(self, v: #rty) {
                 // SAFETY: as in the getter.
                 unsafe { self.slot(#i).write(#write) }
+                #barrier
             }
         });
     }
     let doc = format!(
         "A handle of the GC struct `{}` declared in `#[jit_interp]`: a headerless object of \
-         {size} bytes, one 8-byte slot per field.",
+         {size} bytes in the thread heap, one 8-byte slot per field.",
         def.name
     );
     quote! {
@@ -340,17 +497,20 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             pub fn is_null(self) -> bool {
                 self.0.is_null()
             }
-            /// Allocates an object with these field values.
+            /// The struct's type in the thread heap.
+            #[doc(hidden)]
+            pub fn __majit_type() -> &'static #heap::StructType {
+                static TYPE: #heap::StructType =
+                    #heap::StructType::new(#sname, #size32, &[#(#ref_offsets),*]);
+                &TYPE
+            }
+            /// Allocates an object with these field values in the thread
+            /// heap. Never collects. If the heap is exhausted (more than
+            /// `MAJIT_MAX_HEAP` between two merge points), prints why and
+            /// exits the process with status 70.
             #[allow(clippy::too_many_arguments)]
             pub fn new(#(#params),*) -> #name {
-                let layout = ::std::alloc::Layout::from_size_align(#size.max(8), 16)
-                    .expect("a small power-of-two-aligned layout");
-                // SAFETY: the layout has a non-zero size.
-                let p = unsafe { ::std::alloc::alloc_zeroed(layout) } as *mut u64;
-                if p.is_null() {
-                    ::std::alloc::handle_alloc_error(layout);
-                }
-                let obj = #name(p);
+                let obj = #name(#heap::alloc_or_exit(Self::__majit_type()) as *mut u64);
                 #(#inits)*
                 obj
             }

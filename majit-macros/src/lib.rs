@@ -319,18 +319,73 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
         ));
     }
 
+    let places = gc_places(&state, &outer, !structs.is_empty())?;
     let mut plain = func.clone();
-    emit::StripMarkers.visit_block_mut(&mut plain.block);
+    emit::StripMarkers {
+        safepoint: places.as_ref().map(|p| emit::safepoint(p, false)),
+    }
+    .visit_block_mut(&mut plain.block);
 
-    let jit = jit_entry(&func, at, &state, &outer, ret);
+    let safepoint = places.as_ref().map(|p| emit::safepoint(p, true));
+    let jit = jit_entry(&func, at, &state, &outer, ret, safepoint);
     let name = func.sig.ident.to_string();
     let shims = emit::shims(&name, &attr.helpers, &state);
-    let jitcode = emit::jitcode_fn(&func.vis, &func.sig.ident, &lowered, &helpers, shims);
+    let jitcode = emit::jitcode_fn(
+        &func.vis,
+        &func.sig.ident,
+        &lowered,
+        &helpers,
+        &structs,
+        shims,
+    );
+    let driver = emit::driver_fn(&func.vis, &func.sig.ident);
     let types = structs
         .iter()
         .zip(&attr.structs)
         .map(|(d, decl)| emit::gc_struct(&func.vis, d, decl));
-    Ok(quote!(#(#types)* #plain #jit #jitcode))
+    Ok(quote!(#(#types)* #plain #jit #jitcode #driver))
+}
+
+/// The GC references the merge point's safepoint roots, when the
+/// interpreter declares GC structs (`None`: no safepoint). A GC-typed red
+/// must be a mutable local (the safepoint writes moved references back);
+/// a green cannot be GC-typed (traces hold greens as constants, which a
+/// moving collector would leave stale).
+fn gc_places(
+    state: &[lower::StateVar],
+    outer: &[Outer],
+    has_structs: bool,
+) -> syn::Result<Option<Vec<emit::GcPlace>>> {
+    for sv in state {
+        let gc = match sv.ty {
+            ty::Ty::Gc(_) => true,
+            ty::Ty::Array { item, .. } => matches!(item, ty::Item::Gc(_)),
+            _ => false,
+        };
+        if !gc {
+            continue;
+        }
+        let name = sv.name.to_string();
+        if sv.green {
+            return Err(syn::Error::new(
+                sv.name.span(),
+                format!(
+                    "`{name}` is a GC handle and cannot be a green: the collector moves objects, \
+                     while traces keep greens as constants (make it a red)"
+                ),
+            ));
+        }
+        if !outer.iter().any(|o| o.name == name && o.mutable) {
+            return Err(syn::Error::new(
+                sv.name.span(),
+                format!(
+                    "declare `{name}` with `mut`: a GC-typed red is updated when the collector \
+                     moves its object"
+                ),
+            ));
+        }
+    }
+    Ok(has_structs.then(|| emit::gc_places(state)))
 }
 
 /// Lowers every `inline` helper: a nested `fn` of the interpreter
@@ -413,6 +468,7 @@ fn jit_entry(
     state: &[lower::StateVar],
     outer: &[Outer],
     ret: ty::Ty,
+    safepoint: Option<proc_macro2::TokenStream>,
 ) -> proc_macro2::TokenStream {
     let mut f = func.clone();
     let label: syn::Lifetime = match &mut f.block.stmts[at] {
@@ -433,7 +489,7 @@ fn jit_entry(
         syn::ReturnType::Type(_, t) => quote!(#t),
     };
     let glue = emit::glue(state, &mutable, (ret, r.clone()), &label);
-    emit::JitBody { glue }.visit_block_mut(&mut f.block);
+    emit::JitBody { glue, safepoint }.visit_block_mut(&mut f.block);
     f.sig.ident = format_ident!("{}_jit", func.sig.ident);
     f.sig.generics = syn::parse_quote!(<__B: ::majit_metainterp::Backend>);
     f.sig.inputs.insert(

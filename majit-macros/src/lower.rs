@@ -119,14 +119,21 @@ pub struct StructDef {
 }
 
 impl StructDef {
+    /// The local of `NAME_jitcode` holding the struct's type id in the
+    /// thread heap (see `emit::jitcode_fn`).
+    pub fn type_id_local(&self) -> syn::Ident {
+        format_ident!("__majit_ty_{}", self.name)
+    }
+
     /// The `SizeDescr` expression.
     pub fn size_descr(&self) -> TokenStream {
         let name = &self.name;
         let size = 8 * self.fields.len() as u32;
         let fields = self.fields.iter().map(|(f, _)| format!("{name}.{f}"));
+        let ty = self.type_id_local();
         quote! {
             ::majit_ir::Descr::from(::majit_ir::SizeDescr {
-                name: #name.into(), size: #size, type_id: 0, headerless: true, vtable: None,
+                name: #name.into(), size: #size, type_id: #ty, headerless: true, vtable: None,
                 fields: vec![#(#fields.into()),*],
             })
         }

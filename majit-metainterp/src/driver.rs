@@ -84,6 +84,9 @@ pub enum JitError {
     /// Differential mode: the backend and the reference executor left a
     /// loop differently (majit's developers act: a miscompile).
     Divergence(Box<crate::diff::Divergence>),
+    /// The GC heap failed: out of memory at a safepoint's collection, or
+    /// a bad `MAJIT_*` heap variable (the user acts: `MAJIT_MAX_HEAP`).
+    Gc(majit_gc::GcError),
 }
 
 impl fmt::Display for JitError {
@@ -94,6 +97,7 @@ impl fmt::Display for JitError {
             JitError::Exec(e) => write!(f, "compiled code failed: {e}"),
             JitError::Resume(m) => write!(f, "resume failed: {m}"),
             JitError::Divergence(d) => write!(f, "{d}"),
+            JitError::Gc(e) => write!(f, "GC heap: {e}"),
         }
     }
 }
@@ -103,6 +107,11 @@ impl std::error::Error for JitError {}
 impl From<ConcreteError> for JitError {
     fn from(e: ConcreteError) -> JitError {
         JitError::Concrete(e)
+    }
+}
+impl From<majit_gc::GcError> for JitError {
+    fn from(e: majit_gc::GcError) -> JitError {
+        JitError::Gc(e)
     }
 }
 impl From<ExecError> for JitError {
@@ -237,6 +246,8 @@ pub struct JitDriver<B: Backend> {
     pub(crate) diff: Option<DiffState>,
     /// Where compiled code is announced to `perf` (`MAJIT_PERF_MAP`).
     pub(crate) perf_map: Option<crate::perfmap::PerfMap>,
+    /// The heap `alloc` works on, for a driver built on one (`gcheap.rs`).
+    pub(crate) gc: Option<std::rc::Rc<std::cell::RefCell<majit_gc::Gc>>>,
 }
 
 impl<B: Backend> JitDriver<B> {
@@ -287,6 +298,7 @@ impl<B: Backend> JitDriver<B> {
             next_fail_id: 0,
             stats: Stats::default(),
             diff: (params.diff > 0).then(|| DiffState::new(params.diff)),
+            gc: None,
             params,
             perf_map: crate::perfmap::PerfMap::from_env(),
         })

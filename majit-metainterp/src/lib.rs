@@ -22,12 +22,16 @@
 //!   reference executor on the first entries of every loop.
 //! - Observability: [`log`] (the `MAJIT_LOG` report), [`summary`] (the
 //!   `MAJIT_STATS` summary), [`perfmap`] (`MAJIT_PERF_MAP`).
+//! - [`gcheap`]: the JIT on a majit-gc heap (`GcBackend`,
+//!   `JitDriver::new_gc`, safepoints); `majit_gc` is re-exported for the
+//!   code `#[jit_interp]` generates.
 
 pub mod backend;
 pub mod blackhole;
 pub mod bridge;
 pub mod diff;
 pub mod driver;
+pub mod gcheap;
 pub mod jitcode;
 pub mod log;
 pub mod opt;
@@ -39,6 +43,8 @@ pub mod stats;
 pub mod summary;
 pub mod tracer;
 pub mod warmstate;
+
+pub use majit_gc;
 
 pub use backend::{
     Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId, Insn, MachineCode, PoolEntry,

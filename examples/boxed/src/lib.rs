@@ -18,11 +18,11 @@
 
 use majit_ir::Trace;
 use majit_macros::jit_interp;
-use majit_metainterp::driver::{JitDriver, JitError};
+use majit_metainterp::driver::JitError;
+use majit_metainterp::gcheap::GcBackend;
 use majit_metainterp::params::JitParams;
 use majit_metainterp::refexec::RefExec;
 use majit_metainterp::stats::Stats;
-use majit_metainterp::Backend;
 use std::cell::RefCell;
 use std::fmt;
 
@@ -246,7 +246,7 @@ pub fn run(code: &[i64]) -> i64 {
 pub enum BackendChoice {
     /// The metainterp's reference executor (an interpreter of traces).
     RefExec,
-    /// `majit-backend-dynasm`'s native backend (x86_64 only).
+    /// `majit-backend-dynasm`'s native backend (x86_64 and aarch64).
     Native,
 }
 
@@ -268,46 +268,41 @@ pub fn execute_on(
     OUT.with(|o| o.borrow_mut().clear());
     let (result, stats) = match (params, backend) {
         (None, _) => (run(&prog.code), None),
-        (Some(p), BackendChoice::RefExec) => with_jit(prog, RefExec::new(), p)?,
+        (Some(p), BackendChoice::RefExec) => with_jit::<RefExec>(prog, p)?,
         (Some(p), BackendChoice::Native) => native(prog, p)?,
     };
     let out = OUT.with(|o| std::mem::take(&mut *o.borrow_mut()));
     Ok((out, result, stats))
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn native(prog: &Program, params: JitParams) -> Result<(i64, Option<Stats>), JitError> {
-    let backend = majit_backend_dynasm::HostBackend::new()
-        .map_err(|e| JitError::BadState(format!("native backend: {e}")))?;
-    with_jit(prog, backend, params)
+    with_jit::<majit_backend_dynasm::HostBackend>(prog, params)
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 fn native(_: &Program, _: JitParams) -> Result<(i64, Option<Stats>), JitError> {
     Err(JitError::BadState(
-        "the native backend is x86_64-only for now".into(),
+        "the native backend supports x86_64 and aarch64 only".into(),
     ))
 }
 
 /// The loops the JIT compiles for `prog` (after the optimizer), on
 /// RefExec.
 pub fn compiled_loops(prog: &Program, params: JitParams) -> Result<Vec<Trace>, JitError> {
-    let (codes, portal) =
-        run_jitcode().map_err(|e| JitError::BadState(format!("boxed jitcode: {e}")))?;
-    let mut driver = JitDriver::new(codes, portal, RefExec::new(), params)?;
+    let mut driver = run_driver::<RefExec>(params)?;
     OUT.with(|o| o.borrow_mut().clear());
     run_jit(&mut driver, &prog.code)?;
     Ok(driver.loops().iter().map(|l| l.trace.clone()).collect())
 }
 
-fn with_jit<B: Backend>(
+/// Runs `prog` with the JIT on backend `B`; every part of it allocates
+/// on the thread heap, where the plain interpreter's nodes live.
+fn with_jit<B: GcBackend>(
     prog: &Program,
-    backend: B,
     params: JitParams,
 ) -> Result<(i64, Option<Stats>), JitError> {
-    let (codes, portal) =
-        run_jitcode().map_err(|e| JitError::BadState(format!("boxed jitcode: {e}")))?;
-    let mut driver = JitDriver::new(codes, portal, backend, params)?;
+    let mut driver = run_driver::<B>(params)?;
     let r = run_jit(&mut driver, &prog.code)?;
     Ok((r, Some(driver.stats().clone())))
 }
