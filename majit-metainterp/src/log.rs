@@ -25,6 +25,10 @@ use std::fmt::Write;
 /// small integers).
 const MIN_ADDRESS: u64 = 0x10000;
 
+/// A value this close above a known address is taken as that address plus
+/// an offset (a field of an object, a raw base plus a displacement).
+const MAX_OFFSET: u64 = 0x1000;
+
 /// The addresses a log knows, with the names it prints for them.
 #[derive(Clone, Debug, Default)]
 pub struct AddressNames {
@@ -38,9 +42,15 @@ impl AddressNames {
         AddressNames::default()
     }
 
-    /// The name of address `v`, if known.
+    /// The name of address `v`, if known: `ptr1`, or `ptr1+0x10` for a
+    /// value less than [`MAX_OFFSET`] above a known address.
     pub fn name(&self, v: u64) -> Option<String> {
-        self.names.get(&v).cloned()
+        let (&a, name) = self.names.range(..=v).next_back()?;
+        match v - a {
+            0 => Some(name.clone()),
+            off if off < MAX_OFFSET => Some(format!("{name}+{off:#x}")),
+            _ => None,
+        }
     }
 
     fn add(&mut self, v: u64, name: impl FnOnce(&mut Self) -> String) {
@@ -304,19 +314,23 @@ mod tests {
     use majit_ir::{Kind, Op, OpCode};
 
     #[test]
-    fn masks_known_addresses_only_as_whole_numbers() {
+    fn masks_known_addresses_and_offsets_from_them_as_whole_numbers() {
         let mut n = AddressNames::new();
         n.learn_value(Value::Ref(0x7f00_0000_1000));
         n.learn_value(Value::Ref(0x7f00_0000_2000));
         n.learn_value(Value::Ref(0x20)); // below MIN_ADDRESS: not an address
         let text = format!(
-            "ptr({:#x}) Ref({}) i{} 0x20 {}",
-            0x7f00_0000_2000u64, 0x7f00_0000_1000u64, 0x7f00_0000_1000u64, 0x7f00_0000_3000u64
+            "ptr({:#x}) Ref({}) i{} 0x20 {} {}",
+            0x7f00_0000_2000u64,
+            0x7f00_0000_1000u64,
+            0x7f00_0000_1000u64,
+            0x7f00_0000_2018u64,
+            0x7f00_0000_3000u64
         );
         assert_eq!(
             n.mask(&text),
             format!(
-                "ptr(<ptr2>) Ref(<ptr1>) i{} 0x20 {}",
+                "ptr(<ptr2>) Ref(<ptr1>) i{} 0x20 <ptr2+0x18> {}",
                 0x7f00_0000_1000u64, 0x7f00_0000_3000u64
             )
         );
