@@ -43,7 +43,7 @@ impl AddressNames {
     }
 
     /// The name of address `v`, if known: `ptr1`, or `ptr1+0x10` for a
-    /// value less than [`MAX_OFFSET`] above a known address.
+    /// value less than 4 KiB above a known address.
     pub fn name(&self, v: u64) -> Option<String> {
         let (&a, name) = self.names.range(..=v).next_back()?;
         match v - a {
