@@ -89,8 +89,10 @@ fn x86_64(code: &[u8], pool_at: usize, names: &dyn Fn(u64) -> Option<String>) ->
                 OpKind::Immediate64 | OpKind::Immediate32to64 | OpKind::Immediate32
             )
         });
-        if let Some(name) = imm.and_then(|i| names(ins.immediate(i))) {
-            let v = ins.immediate(imm.unwrap_or(0));
+        let named = imm
+            .map(|i| ins.immediate(i))
+            .and_then(|v| Some((v, names(v)?)));
+        if let Some((v, name)) = named {
             text = text.replace(&format!("{v:#x}"), &format!("<{name}>"));
             let offs = decoder.get_constant_offsets(&ins);
             if offs.has_immediate() {
