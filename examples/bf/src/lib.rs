@@ -175,7 +175,8 @@ pub fn run(code: &[i64], tape: &mut [u8]) -> usize {
 pub enum BackendChoice {
     /// The metainterp's reference executor (an interpreter of traces).
     RefExec,
-    /// `majit-backend-dynasm`'s native backend (x86_64 only).
+    /// `majit-backend-dynasm`'s native backend for this machine (x86_64 or
+    /// aarch64).
     Native,
 }
 
@@ -213,18 +214,10 @@ pub fn execute_on(
     Ok((out, stats))
 }
 
-#[cfg(target_arch = "x86_64")]
 fn native(prog: &Program, tape: &mut [u8], params: JitParams) -> Result<Stats, JitError> {
     let backend = majit_backend_dynasm::HostBackend::new()
         .map_err(|e| JitError::BadState(format!("native backend: {e}")))?;
     with_jit(prog, tape, backend, params)
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn native(_: &Program, _: &mut [u8], _: JitParams) -> Result<Stats, JitError> {
-    Err(JitError::BadState(
-        "the native backend is x86_64-only for now".into(),
-    ))
 }
 
 fn with_jit<B: Backend>(

@@ -1,8 +1,7 @@
 //! `bf [--no-jit] [--native] [--stats] [--threshold N] FILE`: runs a
 //! Brainfuck program (input from stdin), printing its output. The JIT
-//! compiles with RefExec unless `--native` picks majit-backend-dynasm
-//! (x86_64); `--stats` prints the JIT's counters and the wall time to
-//! stderr.
+//! compiles with RefExec unless `--native` picks majit-backend-dynasm;
+//! `--stats` prints the JIT's counters and the wall time to stderr.
 
 use majit_metainterp::params::JitParams;
 use std::io::{Read, Write};

@@ -71,7 +71,6 @@ fn unmatched_brackets_are_errors() {
 }
 
 /// The same programs through majit-backend-dynasm's native backend.
-#[cfg(target_arch = "x86_64")]
 #[test]
 fn native_backend_output_equals_plain_output() {
     for (name, src, input) in programs() {
@@ -90,7 +89,6 @@ fn native_backend_output_equals_plain_output() {
 /// Differential mode on the native backend: the first entries of every
 /// loop also run on the reference executor (in a forked child); they
 /// agree, and the output is the plain interpreter's, printed once.
-#[cfg(target_arch = "x86_64")]
 #[test]
 fn native_backend_agrees_with_the_reference_executor_in_diff_mode() {
     for (name, src, input) in programs() {
@@ -110,7 +108,6 @@ fn native_backend_agrees_with_the_reference_executor_in_diff_mode() {
 
 /// The benchmark program (8 million inner steps: native only, RefExec
 /// takes seconds in a debug build).
-#[cfg(target_arch = "x86_64")]
 #[test]
 fn nested_benchmark_program_runs_the_same_with_the_jit() {
     let src = include_str!("../programs/nested.bf");

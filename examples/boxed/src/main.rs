@@ -1,7 +1,7 @@
 //! `boxed [--no-jit] [--native] [--stats] [--threshold N] FILE`: runs a
 //! stack program, printing each printed value on a line and the result.
 //! The JIT compiles with RefExec unless `--native` picks
-//! majit-backend-dynasm (x86_64); `--stats` prints the JIT's counters and
+//! majit-backend-dynasm; `--stats` prints the JIT's counters and
 //! the wall time to stderr.
 
 use majit_metainterp::params::JitParams;
