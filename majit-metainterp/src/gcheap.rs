@@ -7,7 +7,9 @@
 //! [`GcBackend`]: `RefExec` with a `GcAllocator`, the native backend with
 //! the heap's `JitGcInfo`). [`JitDriver::new_gc`] builds such a driver in
 //! one call. The interpreter collects at its safepoints through
-//! [`JitDriver::safepoint`], passing every reference it holds.
+//! [`JitDriver::safepoint`], passing every reference it holds. In diff
+//! mode the heap's collection count is the driver's GC epoch
+//! ([`JitDriver::set_diff_gc_epoch`]).
 
 use crate::backend::{Backend, CompileError};
 use crate::driver::{JitDriver, JitError};
@@ -63,6 +65,11 @@ impl<B: GcBackend> JitDriver<B> {
             .map_err(|e| JitError::BadState(format!("building the backend on the heap: {e}")))?;
         let mut driver = JitDriver::new(codes, portal, backend, params)?
             .with_allocator(Box::new(GcAllocator::new(gc.clone())));
+        let heap = gc.clone();
+        driver.set_diff_gc_epoch(Box::new(move || {
+            let stats = heap.borrow().stats();
+            stats.minor_collections + stats.major_collections
+        }));
         driver.gc = Some(gc);
         Ok(driver)
     }
