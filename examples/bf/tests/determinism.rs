@@ -4,25 +4,16 @@
 //! absolute addresses as names). When cross-testing, `MAJIT_TEST_RUNNER`
 //! names the emulator that runs the binary.
 
+mod common;
+
+use common::bf_command;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// Nested loops (guards hot enough for bridges at the bridge threshold
 /// below), then an echo loop whose trace calls the I/O helpers.
 const PROGRAM: &str = "++++[>++++[>++++[>++++<-]<-]<-]>>>[<<<+>>>-]<<<++++++++++++++++.>,[.,]";
-
-fn bf_command() -> Command {
-    let bin = env!("CARGO_BIN_EXE_bf");
-    match std::env::var_os("MAJIT_TEST_RUNNER") {
-        Some(runner) if !runner.is_empty() => {
-            let mut cmd = Command::new(runner);
-            cmd.arg(bin);
-            cmd
-        }
-        _ => Command::new(bin),
-    }
-}
 
 /// Runs `bf ARGS program` with `input`, logging to `log`; returns stdout.
 fn run_logged(args: &[&str], program: &Path, input: &[u8], log: &Path) -> Vec<u8> {
