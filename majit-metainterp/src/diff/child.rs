@@ -26,13 +26,7 @@ pub(crate) struct Child {
 
 /// Forks a child that runs `run` and sends back the bytes it returns.
 pub(crate) fn spawn(run: impl FnOnce() -> Vec<u8>) -> Result<Child, String> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: `fds` is a writable array of two ints, as `pipe` requires.
-    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-        return Err(format!("pipe: {}", std::io::Error::last_os_error()));
-    }
-    // SAFETY: `pipe` just opened both descriptors and nothing else owns them.
-    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let (read, write) = pipe().map_err(|e| format!("pipe: {e}"))?;
     // SAFETY: the child only runs `run` (the reference execution), writes
     // to the pipe and calls `_exit`; it never returns into the caller.
     let pid = unsafe { libc::fork() };
@@ -49,6 +43,18 @@ pub(crate) fn spawn(run: impl FnOnce() -> Vec<u8>) -> Result<Child, String> {
         output: File::from(read),
         reaped: false,
     })
+}
+
+/// A pipe (read end, write end), close-on-exec: a process another thread
+/// spawns meanwhile must not hold it open.
+pub(super) fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `fds` is a writable array of two ints, as `pipe2` requires.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `pipe2` just opened both descriptors and nothing else owns them.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// The child's whole life: silence the standard streams, run, report, exit.

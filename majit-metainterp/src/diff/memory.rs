@@ -5,7 +5,7 @@
 use super::wire::Written;
 use crate::refexec::{Access, Allocated, Store};
 use std::collections::BTreeMap;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 
 /// The final contents of every location `stores` wrote, outside the
 /// objects in `fresh` (their addresses mean nothing to the parent). Runs
@@ -52,13 +52,7 @@ pub(super) struct Reader {
 
 impl Reader {
     pub(super) fn new() -> Option<Reader> {
-        let mut fds = [0 as libc::c_int; 2];
-        // SAFETY: `fds` is a writable array of two ints, as `pipe` requires.
-        if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-            return None;
-        }
-        // SAFETY: `pipe` just opened both descriptors; nothing else owns them.
-        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let (read, write) = super::child::pipe().ok()?;
         Some(Reader { read, write })
     }
 
