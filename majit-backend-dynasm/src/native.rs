@@ -15,6 +15,7 @@ use crate::guard::ExitRecord;
 use crate::regalloc::{self, AllocPolicy, NativePolicy};
 use crate::sched::{NativeSched, SchedStrategy};
 use majit_ir::{Kind, Trace, Value};
+use majit_metainterp::strategy::Strategies;
 use majit_metainterp::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId, MachineCode};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -132,12 +133,24 @@ impl<A: Arch> NativeBackend<A> {
         self.fields.insert(field.name.clone(), d);
     }
 
-    /// Replaces the scheduling strategy and allocation policy. A user
-    /// policy is always checked.
-    pub fn set_strategies(&mut self, sched: Box<dyn SchedStrategy>, policy: Box<dyn AllocPolicy>) {
+    /// Replaces the scheduling strategy and allocation policy (one
+    /// instance each; `Backend::set_strategies` builds them from a
+    /// driver's factories). A user policy's allocations are always checked.
+    pub fn replace_strategies(
+        &mut self,
+        sched: Box<dyn SchedStrategy>,
+        policy: Box<dyn AllocPolicy>,
+    ) {
         self.sched = sched;
         self.policy = policy;
         self.check = true;
+    }
+
+    /// How many compiled traces (loops and bridges) hold code memory. A
+    /// failed compilation adds none: its code is mapped only once every
+    /// check passed.
+    pub fn code_blocks(&self) -> usize {
+        self.traces.len()
     }
 
     /// The exception a helper raised (with refexec's `raise`) that the
@@ -377,5 +390,23 @@ impl<A: Arch> Backend for NativeBackend<A> {
         names: &dyn Fn(u64) -> Option<String>,
     ) -> Option<MachineCode> {
         self.listing(code, names)
+    }
+
+    fn set_strategies(&mut self, strategies: &Strategies) -> Result<(), CompileError> {
+        let sched: Box<dyn SchedStrategy> = match &strategies.sched {
+            Some(make) => make(),
+            None => Box::new(NativeSched),
+        };
+        let policy: Box<dyn AllocPolicy> = match &strategies.alloc {
+            Some(make) => make(),
+            None => Box::new(NativePolicy),
+        };
+        if strategies.is_native() {
+            self.sched = sched;
+            self.policy = policy;
+        } else {
+            self.replace_strategies(sched, policy);
+        }
+        Ok(())
     }
 }

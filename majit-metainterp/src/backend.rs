@@ -33,6 +33,7 @@
 //!   `guard_no_overflow`/`guard_overflow` tests; on overflow the result is
 //!   the wrapped value.
 
+use crate::strategy::Strategies;
 use majit_ir::{Descr, Trace, Value};
 use std::fmt;
 
@@ -198,6 +199,21 @@ pub trait Backend {
         _names: &dyn Fn(u64) -> Option<String>,
     ) -> Option<MachineCode> {
         None
+    }
+
+    /// Makes later compilations use `strategies` (the driver calls this
+    /// once, when it is built). A backend that makes no scheduling or
+    /// allocation decisions accepts only [`Strategies::is_native`].
+    fn set_strategies(&mut self, strategies: &Strategies) -> Result<(), CompileError> {
+        if strategies.is_native() {
+            return Ok(());
+        }
+        Err(CompileError::Unsupported {
+            op: format!(
+                "user strategies: the {} backend has no scheduler or register allocator",
+                self.name()
+            ),
+        })
     }
 }
 

@@ -178,7 +178,7 @@ pub(crate) fn trace_bridge<B: Backend>(
                         ledger: c.ledger,
                     });
                 }
-                Err(reason) => jit.stats.abort(reason),
+                Err((reason, why)) => jit.stats.abort_because(reason, why),
             }
             Ok(Next::MergePoint(greens, reds))
         }
@@ -196,12 +196,13 @@ pub(crate) struct CompiledTrace {
 }
 
 /// Optimizes (if enabled) and compiles a finished trace as a loop, or as
-/// a bridge of `bridge_of`; registers its exits on success.
+/// a bridge of `bridge_of`; registers its exits on success. On failure,
+/// returns why (the reason and the message for the stats).
 pub(crate) fn compile<B: Backend>(
     jit: &mut JitDriver<B>,
     fin: Finished,
     bridge_of: Option<ExitId>,
-) -> Result<CompiledTrace, AbortReason> {
+) -> Result<CompiledTrace, (AbortReason, String)> {
     let recorded = fin.trace.clone();
     let (trace, resume, ledger) = optimize(jit, fin.trace)?;
     let start = Instant::now();
@@ -210,7 +211,8 @@ pub(crate) fn compile<B: Backend>(
         Some(guard) => jit.backend.compile_bridge(guard, &trace),
     };
     jit.stats.time_backend += start.elapsed();
-    let code = compiled.map_err(|_| AbortReason::CompileFailed)?;
+    let code =
+        compiled.map_err(|e| (AbortReason::CompileFailed, format!("compile failed: {e}")))?;
     if let Some(diff) = &mut jit.diff {
         diff.compiled(code, bridge_of, &trace);
     }
@@ -279,7 +281,7 @@ fn register_guards<B: Backend>(
 fn optimize<B: Backend>(
     jit: &mut JitDriver<B>,
     trace: Trace,
-) -> Result<(Trace, ResumeMap, Ledger), AbortReason> {
+) -> Result<(Trace, ResumeMap, Ledger), (AbortReason, String)> {
     if jit.params.enable_opts.is_empty() {
         return Ok((trace, ResumeMap::new(), Ledger::default()));
     }
@@ -288,7 +290,7 @@ fn optimize<B: Backend>(
     jit.stats.time_optimizing += start.elapsed();
     match out {
         Ok(o) => Ok((o.trace, o.resume, o.ledger)),
-        Err(OptError::Invalid { .. }) => Err(AbortReason::InvalidLoop),
-        Err(_) => Err(AbortReason::CompileFailed),
+        Err(e @ OptError::Invalid { .. }) => Err((AbortReason::InvalidLoop, e.to_string())),
+        Err(e) => Err((AbortReason::CompileFailed, format!("optimizer failed: {e}"))),
     }
 }

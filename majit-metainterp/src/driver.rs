@@ -253,10 +253,12 @@ pub struct JitDriver<B: Backend> {
 impl<B: Backend> JitDriver<B> {
     /// A driver for the portal `portal` of `codes`, compiling with
     /// `backend`. The portal must contain exactly one `jit_merge_point`.
+    /// `params.strategies` go to the backend here; a backend that cannot
+    /// run them is a [`JitError::BadState`].
     pub fn new(
         codes: JitCodeSet,
         portal: FuncId,
-        backend: B,
+        mut backend: B,
         params: JitParams,
     ) -> Result<JitDriver<B>, JitError> {
         if !codes.undefined().is_empty() {
@@ -281,6 +283,9 @@ impl<B: Backend> JitDriver<B> {
                 mps.len()
             )));
         };
+        backend
+            .set_strategies(&params.strategies)
+            .map_err(|e| JitError::BadState(format!("JitParams::strategies: {e}")))?;
         let insn = code.decode(mp_pc);
         let kinds = |l: &[RegOp]| l.iter().map(|r| r.kind).collect::<Vec<_>>();
         Ok(JitDriver {
@@ -605,8 +610,8 @@ impl<B: Backend> JitDriver<B> {
                         self.warm.set_loop(&key, self.loops.len() - 1);
                         self.stats.loops_compiled += 1;
                     }
-                    Err(reason) => {
-                        self.stats.abort(reason);
+                    Err((reason, why)) => {
+                        self.stats.abort_because(reason, why);
                         self.warm.dont_trace(&key);
                     }
                 }

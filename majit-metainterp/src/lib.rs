@@ -25,6 +25,8 @@
 //! - [`gcheap`]: the JIT on a majit-gc heap (`GcBackend`,
 //!   `JitDriver::new_gc`, safepoints); `majit_gc` is re-exported for the
 //!   code `#[jit_interp]` generates.
+//! - [`strategy`]: the interface of user scheduling and allocation
+//!   strategies a native backend runs (set per driver in `JitParams`).
 
 pub mod backend;
 pub mod blackhole;
@@ -40,6 +42,7 @@ pub mod perfmap;
 pub mod refexec;
 pub mod resume;
 pub mod stats;
+pub mod strategy;
 pub mod summary;
 pub mod tracer;
 pub mod warmstate;

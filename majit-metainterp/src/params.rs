@@ -8,6 +8,7 @@
 //! [`ParamError`] naming the variable, the value and what was expected,
 //! never a silent default.
 
+use crate::strategy::Strategies;
 use std::fmt;
 
 /// The JIT's parameters.
@@ -35,6 +36,10 @@ pub struct JitParams {
     /// run on the reference executor, and the two exits are compared
     /// ([`crate::diff`]). 0 (the default) turns it off.
     pub diff: u32,
+    /// User scheduling and allocation strategies for the backend (code
+    /// only, no variable). Default: the backend's own. See
+    /// [`crate::strategy`].
+    pub strategies: Strategies,
 }
 
 impl Default for JitParams {
@@ -47,6 +52,7 @@ impl Default for JitParams {
             max_aborts: 3,
             enable_opts: crate::opt::DEFAULT_OPTS.to_string(),
             diff: 0,
+            strategies: Strategies::native(),
         }
     }
 }
@@ -158,6 +164,12 @@ impl JitParams {
     /// against the reference executor (0: off).
     pub fn with_diff(mut self, entries: u32) -> JitParams {
         self.diff = entries;
+        self
+    }
+    /// Builder-style: set the backend's scheduling and allocation
+    /// strategies.
+    pub fn with_strategies(mut self, strategies: Strategies) -> JitParams {
+        self.strategies = strategies;
         self
     }
     /// Builder-style: set the optimizer passes (colon-separated).

@@ -46,6 +46,10 @@ impl AbortReason {
     }
 }
 
+/// How many abort messages [`Stats`] keeps: enough to diagnose, bounded
+/// so a driver failing to compile again and again does not grow.
+pub const MAX_ABORT_MESSAGES: usize = 32;
+
 /// Counters and times of one driver.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
@@ -63,6 +67,11 @@ pub struct Stats {
     pub blackhole_runs: u64,
     /// Tracing aborts, by reason.
     pub aborts: BTreeMap<AbortReason, u64>,
+    /// What went wrong, for aborts whose reason has a detail (a compile
+    /// failure's `CompileError`, the optimizer's error), oldest first; at
+    /// most [`MAX_ABORT_MESSAGES`] are kept (the counts in `aborts` stay
+    /// exact).
+    pub abort_messages: Vec<(AbortReason, String)>,
     /// Ops recorded by the tracer in traces that were compiled.
     pub ops_recorded: u64,
     /// Ops of those traces after the optimizer.
@@ -87,6 +96,20 @@ impl Stats {
     /// Counts one abort.
     pub fn abort(&mut self, reason: AbortReason) {
         *self.aborts.entry(reason).or_default() += 1;
+    }
+    /// Counts one abort and keeps `message`, its detail.
+    pub fn abort_because(&mut self, reason: AbortReason, message: String) {
+        self.abort(reason);
+        if self.abort_messages.len() < MAX_ABORT_MESSAGES {
+            self.abort_messages.push((reason, message));
+        }
+    }
+    /// The kept messages of aborts for `reason`, oldest first.
+    pub fn abort_messages_for(&self, reason: AbortReason) -> impl Iterator<Item = &str> {
+        self.abort_messages
+            .iter()
+            .filter(move |(r, _)| *r == reason)
+            .map(|(_, m)| m.as_str())
     }
     /// The number of aborts for `reason`.
     pub fn aborts_for(&self, reason: AbortReason) -> u64 {
@@ -119,6 +142,9 @@ impl fmt::Display for Stats {
         writeln!(f, "allocations removed: {}", self.allocations_removed)?;
         for (reason, n) in &self.aborts {
             writeln!(f, "aborts ({}): {n}", reason.message())?;
+        }
+        for (_, m) in &self.abort_messages {
+            writeln!(f, "abort: {m}")?;
         }
         writeln!(
             f,

@@ -226,9 +226,29 @@ fn with_jit<B: Backend>(
     backend: B,
     params: JitParams,
 ) -> Result<Stats, JitError> {
-    let (codes, portal) =
-        run_jitcode().map_err(|e| JitError::BadState(format!("bf jitcode: {e}")))?;
-    let mut driver = JitDriver::new(codes, portal, backend, params)?;
+    let mut driver = driver_for(backend, params)?;
     run_jit(&mut driver, &prog.code, tape)?;
     Ok(driver.stats().clone())
+}
+
+fn driver_for<B: Backend>(backend: B, params: JitParams) -> Result<JitDriver<B>, JitError> {
+    let (codes, portal) =
+        run_jitcode().map_err(|e| JitError::BadState(format!("bf jitcode: {e}")))?;
+    JitDriver::new(codes, portal, backend, params)
+}
+
+/// Runs `prog` on `input` through a JIT compiling with `backend`; returns
+/// the output and the driver (its stats, loops and backend).
+pub fn execute_with<B: Backend>(
+    prog: &Program,
+    input: &[u8],
+    backend: B,
+    params: JitParams,
+) -> Result<(Vec<u8>, JitDriver<B>), JitError> {
+    IO.with(|io| *io.borrow_mut() = (input.to_vec(), 0, Vec::new()));
+    let mut tape = vec![0u8; TAPE];
+    let mut driver = driver_for(backend, params)?;
+    run_jit(&mut driver, &prog.code, &mut tape)?;
+    let out = IO.with(|io| std::mem::take(&mut io.borrow_mut().2));
+    Ok((out, driver))
 }

@@ -40,7 +40,8 @@ use liverange::{value_id, value_ref, Liveness, ValueId};
 use majit_ir::{Const, Kind, Op, OpCode, OpRef, Trace};
 use majit_metainterp::CompileError;
 pub use moves::Move;
-pub use policy::{AllocPolicy, NativePolicy, RandomPolicy};
+use policy::{AllocCx, LiveRange, Occupant, RegCandidate};
+pub use policy::{AllocDecision, AllocPolicy, NativePolicy, RandomPolicy};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The allocation of one op, in schedule order.
@@ -142,6 +143,7 @@ pub fn allocate(
         label_hint: vec![None; nv],
         labels: Vec::new(),
         policy,
+        op: 0,
     };
     let prologue = a.enter(&input.entry)?;
     a.hint_external_jump(input)?;
@@ -174,6 +176,8 @@ struct Allocator<'a> {
     label_hint: Vec<Option<Reg>>,
     labels: Vec<(usize, Vec<Loc>)>,
     policy: &'a mut dyn AllocPolicy,
+    /// The op being allocated (trace index), for the policy and errors.
+    op: usize,
 }
 
 fn invalid(msg: String) -> CompileError {
@@ -329,6 +333,7 @@ impl Allocator<'_> {
     }
 
     fn step(&mut self, p: u32, i: usize, input: &AllocInput) -> Result<OpAlloc, CompileError> {
+        self.op = i;
         let op = &self.t.ops[i];
         let mut out = OpAlloc {
             op: i,
@@ -361,6 +366,7 @@ impl Allocator<'_> {
                 }
             }
         }
+        let before = self.free_slots.len();
         for &a in op.args.iter().chain(op.fail_args.iter().flatten()) {
             if let Some(v) = value_id(self.t, a) {
                 if self.live.last_use[v] <= p {
@@ -368,9 +374,13 @@ impl Allocator<'_> {
                 }
             }
         }
+        // The op still reads the slots of operands dying here, while the
+        // spills for its result are stored before it runs: they must not
+        // reuse those slots.
+        let dying_slots = self.free_slots.split_off(before);
         if let Some(kind) = op.opcode.result().kind() {
             let v = self.t.inputs.len() + i;
-            let r = self.take_reg(v, p, &[], &mut out.moves)?;
+            let r = self.take_reg(v, p, &[], true, &mut out.moves)?;
             debug_assert_eq!(Bank::of(kind), self.regs.info(r).bank);
             self.bind_reg(v, r);
             out.result = Some(Loc::Reg(r));
@@ -378,6 +388,7 @@ impl Allocator<'_> {
                 self.release(v);
             }
         }
+        self.free_slots.extend(dying_slots);
         if needs_live(op) {
             // After every move of the op, the result's spills included.
             let def = self.t.inputs.len() + i;
@@ -405,7 +416,7 @@ impl Allocator<'_> {
                 .iter()
                 .filter_map(|&b| value_id(self.t, b).and_then(|w| self.val_reg[w]))
                 .collect();
-            let r = self.take_reg(v, p, &busy, moves)?;
+            let r = self.take_reg(v, p, &busy, true, moves)?;
             moves.push(Move {
                 from,
                 to: Loc::Reg(r),
@@ -431,16 +442,19 @@ impl Allocator<'_> {
                 continue;
             }
             let bank = self.regs.info(c).bank;
-            let free: Vec<Reg> = self.free_regs(bank, clobbers);
+            let free = self.candidates(&self.free_regs(bank, clobbers));
             if !free.is_empty() {
-                let cx = policy::RegChoice {
-                    regs: self.regs,
-                    value: value_ref(self.t, v),
+                let cx = AllocCx {
+                    op: self.op,
+                    now: p,
+                    range: self.range(v, p),
                     free: &free,
+                    occupied: &[],
                     hint: None,
-                    crosses_call: true,
                 };
-                let r = self.pick_reg(&cx)?;
+                let AllocDecision::Reg(r) = self.decide(&cx)? else {
+                    unreachable!("decide only accepts candidates and none are occupied")
+                };
                 moves.push(Move {
                     from: Loc::Reg(c),
                     to: Loc::Reg(r),
@@ -517,88 +531,132 @@ impl Allocator<'_> {
         Ok(())
     }
 
-    /// A register for value `v` at `p`, never one in `exclude`.
+    /// A register for value `v` at `p`, never one in `exclude`: a free one
+    /// or, when none is free or the policy prefers it (and `may_evict`),
+    /// one whose range the policy evicts.
     fn take_reg(
         &mut self,
         v: ValueId,
         p: u32,
         exclude: &[Reg],
+        may_evict: bool,
         moves: &mut Vec<Move>,
     ) -> Result<Reg, CompileError> {
         let bank = Bank::of(self.kind(v));
-        let free = self.free_regs(bank, exclude);
-        if !free.is_empty() {
-            let cx = policy::RegChoice {
-                regs: self.regs,
-                value: value_ref(self.t, v),
-                free: &free,
-                hint: self.label_hint[v].or(self.live.hint[v]),
-                crosses_call: self.live.crosses_call[v],
-            };
-            return self.pick_reg(&cx);
-        }
-        let candidates: Vec<(Reg, OpRef, Option<u32>)> = self
-            .regs
-            .alloc_order
-            .iter()
-            .copied()
-            .filter(|&r| self.regs.info(r).bank == bank && !exclude.contains(&r))
-            .filter_map(|r| {
-                let w = self.reg_val[r as usize]?;
-                Some((r, value_ref(self.t, w), self.live.next_use(w, p)))
-            })
-            .collect();
-        if candidates.is_empty() {
+        let free = self.candidates(&self.free_regs(bank, exclude));
+        let occupied: Vec<Occupant> = if free.is_empty() || may_evict {
+            self.regs
+                .alloc_order
+                .iter()
+                .copied()
+                .filter(|&r| self.regs.info(r).bank == bank && !exclude.contains(&r))
+                .filter_map(|r| {
+                    let w = self.reg_val[r as usize]?;
+                    Some(Occupant {
+                        reg: self.candidates(&[r])[0],
+                        range: self.range(w, p),
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if free.is_empty() && occupied.is_empty() {
             return Err(CompileError::ImplLimit(format!(
                 "no {bank:?} register left for {:?}",
                 value_ref(self.t, v)
             )));
         }
-        let cx = policy::SpillChoice {
-            regs: self.regs,
-            candidates: &candidates,
+        let cx = AllocCx {
+            op: self.op,
+            now: p,
+            range: self.range(v, p),
+            free: &free,
+            occupied: &occupied,
+            hint: self.label_hint[v].or(self.live.hint[v]),
         };
-        let pick = catch_unwind(AssertUnwindSafe(|| self.policy.pick_spill(&cx)));
-        let r = match pick {
-            Ok(r) if candidates.iter().any(|c| c.0 == r) => r,
-            Ok(r) => {
-                return Err(strategy_error(
-                    self.t,
-                    v,
-                    "spill",
-                    format!("{} holds no spillable value", self.regs.name(r)),
-                ))
+        match self.decide(&cx)? {
+            AllocDecision::Reg(r) => Ok(r),
+            AllocDecision::Evict(x) => {
+                let r = occupied
+                    .iter()
+                    .find(|o| o.range.value == x)
+                    .expect("decide accepted an occupant")
+                    .reg
+                    .reg;
+                self.spill_reg(r, moves)?;
+                Ok(r)
             }
-            Err(_) => {
-                return Err(strategy_error(
-                    self.t,
-                    v,
-                    "spill",
-                    "the policy panicked".into(),
-                ))
-            }
-        };
-        self.spill_reg(r, moves)?;
-        Ok(r)
+        }
     }
 
-    fn pick_reg(&mut self, cx: &policy::RegChoice) -> Result<Reg, CompileError> {
-        let pick = catch_unwind(AssertUnwindSafe(|| self.policy.pick_reg(cx)));
-        let v = value_id(self.t, cx.value).unwrap_or(0);
-        match pick {
-            Ok(r) if cx.free.contains(&r) => Ok(r),
-            Ok(r) => Err(strategy_error(
-                self.t,
-                v,
-                "register",
-                format!("{} is not free", self.regs.name(r)),
+    /// The policy's decision for `cx`, if it is legal.
+    fn decide(&mut self, cx: &AllocCx) -> Result<AllocDecision, CompileError> {
+        let d = catch_unwind(AssertUnwindSafe(|| self.policy.decide(cx))).map_err(|p| {
+            let why = crate::sched::strategy::panic_text(&*p);
+            self.strategy_error(
+                "allocation".into(),
+                format!("the allocation policy panicked: {why}"),
+            )
+        })?;
+        let names = |regs: &mut dyn Iterator<Item = &RegCandidate>| {
+            regs.map(|c| c.name).collect::<Vec<_>>().join(", ")
+        };
+        let value = cx.range.value;
+        match d {
+            AllocDecision::Reg(r) if cx.free.iter().any(|c| c.reg == r) => Ok(d),
+            AllocDecision::Reg(r) => Err(self.strategy_error(
+                match self.regs.regs.get(r as usize) {
+                    Some(info) => format!("register {} for {value:?}", info.name),
+                    None => format!("register #{r} (no such register) for {value:?}"),
+                },
+                format!("not among the candidates [{}]", names(&mut cx.free.iter())),
             )),
-            Err(_) => Err(strategy_error(
-                self.t,
-                v,
-                "register",
-                "the policy panicked".into(),
-            )),
+            AllocDecision::Evict(x) if cx.occupied.iter().any(|o| o.range.value == x) => Ok(d),
+            AllocDecision::Evict(x) => {
+                let why = match value_id(self.t, x).filter(|&w| w < self.val_reg.len()) {
+                    Some(w) if self.loc_of(x).is_ok() && self.live.last_use[w] > cx.now => {
+                        format!(
+                            "{x:?} is live but in no evictable register (evictable: [{}])",
+                            names(&mut cx.occupied.iter().map(|o| &o.reg))
+                        )
+                    }
+                    _ => format!("{x:?} is not live here"),
+                };
+                Err(self.strategy_error(format!("evict {x:?} for {value:?}"), why))
+            }
+        }
+    }
+
+    /// What a policy sees of registers `regs`.
+    fn candidates(&self, regs: &[Reg]) -> Vec<RegCandidate> {
+        regs.iter()
+            .map(|&r| RegCandidate {
+                reg: r,
+                name: self.regs.name(r),
+                caller_saved: self.regs.info(r).caller_saved,
+            })
+            .collect()
+    }
+
+    /// What a policy sees of value `v`'s range at position `p`.
+    fn range(&self, v: ValueId, p: u32) -> LiveRange {
+        LiveRange {
+            value: value_ref(self.t, v),
+            kind: self.kind(v),
+            def: self.live.def[v],
+            next_use: self.live.next_use(v, p),
+            end: self.live.last_use[v],
+            crosses_call: self.live.crosses_call[v],
+        }
+    }
+
+    /// An illegal decision at the current op.
+    fn strategy_error(&self, decision: String, reason: String) -> CompileError {
+        CompileError::Strategy {
+            op: format!("op {} ({})", self.op, self.t.ops[self.op].opcode.name()),
+            decision,
+            reason,
         }
     }
 
@@ -666,7 +724,7 @@ impl Allocator<'_> {
             if self.live.next_use(v, p).is_some() && !free.is_empty() {
                 // Free registers exist, so this spills nothing (earlier
                 // arguments' locations stay valid).
-                let r = self.take_reg(v, p, &[], moves)?;
+                let r = self.take_reg(v, p, &[], false, moves)?;
                 moves.push(Move {
                     from,
                     to: Loc::Reg(r),
@@ -725,12 +783,4 @@ pub fn target_name(op: &Op) -> Result<&str, CompileError> {
         .and_then(|d| d.as_target())
         .map(|t| t.name.as_str())
         .ok_or_else(|| invalid(format!("{} without a target descr", op.opcode)))
-}
-
-fn strategy_error(t: &Trace, v: ValueId, decision: &str, reason: String) -> CompileError {
-    CompileError::Strategy {
-        op: format!("{:?}", value_ref(t, v)),
-        decision: decision.into(),
-        reason,
-    }
 }

@@ -1,79 +1,52 @@
-//! The "which register, or which value to spill" decision: the
-//! [`AllocPolicy`] trait, the native default and a seeded random policy.
+//! The "which register, or which range to evict" decision: the
+//! [`AllocPolicy`] interface (defined in `majit_metainterp::strategy`, so a
+//! `JitParams` can carry it), the native default and a seeded random
+//! policy.
 //!
 //! The allocator computes the legal candidates; a policy only chooses among
 //! them. A choice outside the candidates, or a panic, becomes
 //! `CompileError::Strategy` (checked in `regalloc/mod.rs`), so a user policy
 //! can make code slow but never wrong.
 
-use crate::arch::{Reg, RegFile};
-use majit_ir::OpRef;
+pub use majit_metainterp::strategy::{
+    AllocCx, AllocDecision, AllocPolicy, LiveRange, Occupant, RegCandidate,
+};
 
-/// Choosing a free register for a value.
-#[derive(Debug)]
-pub struct RegChoice<'a> {
-    pub regs: &'a RegFile,
-    /// The value that needs a register.
-    pub value: OpRef,
-    /// Free registers of the right bank, in the arch's preference order.
-    pub free: &'a [Reg],
-    /// A register the value would like (label location, call argument).
-    pub hint: Option<Reg>,
-    /// A call lies inside the value's life.
-    pub crosses_call: bool,
-}
-
-/// Choosing which register to free by spilling its value.
-#[derive(Debug)]
-pub struct SpillChoice<'a> {
-    pub regs: &'a RegFile,
-    /// Occupied candidates: register, its value, the value's next real use
-    /// (`None`: only fail args, `jump` or `finish` still read it).
-    pub candidates: &'a [(Reg, OpRef, Option<u32>)],
-}
-
-/// A register-allocation policy.
-pub trait AllocPolicy {
-    /// Returns one of `cx.free`.
-    fn pick_reg(&mut self, cx: &RegChoice) -> Reg;
-    /// Returns the register of one of `cx.candidates`.
-    fn pick_spill(&mut self, cx: &SpillChoice) -> Reg;
-}
-
-/// The native default: the hint if free; else, for a value living across a
+/// The native default: the hint if free; else, for a range living across a
 /// call, the first free callee-saved register; else the first free one.
-/// Spills the value whose next real use is furthest away (values only
-/// read by exits first).
+/// With none free, evicts the range whose next real use is furthest away
+/// (ranges only read by exits first).
 #[derive(Debug, Default)]
 pub struct NativePolicy;
 
 impl AllocPolicy for NativePolicy {
-    fn pick_reg(&mut self, cx: &RegChoice) -> Reg {
-        if let Some(h) = cx.hint.filter(|h| cx.free.contains(h)) {
-            return h;
+    fn decide(&mut self, cx: &AllocCx) -> AllocDecision {
+        let free = |r| cx.free.iter().any(|c| c.reg == r);
+        if let Some(h) = cx.hint.filter(|&h| free(h)) {
+            return AllocDecision::Reg(h);
         }
-        if cx.crosses_call {
-            if let Some(&r) = cx.free.iter().find(|&&r| !cx.regs.info(r).caller_saved) {
-                return r;
+        if cx.range.crosses_call {
+            if let Some(c) = cx.free.iter().find(|c| !c.caller_saved) {
+                return AllocDecision::Reg(c.reg);
             }
         }
-        cx.free[0]
-    }
-
-    fn pick_spill(&mut self, cx: &SpillChoice) -> Reg {
-        let key = |n: Option<u32>| n.unwrap_or(u32::MAX);
-        let mut best = cx.candidates[0];
-        for &c in &cx.candidates[1..] {
-            if key(c.2) > key(best.2) {
-                best = c;
+        if let Some(c) = cx.free.first() {
+            return AllocDecision::Reg(c.reg);
+        }
+        let key = |o: &Occupant| o.range.next_use.unwrap_or(u32::MAX);
+        let mut best = cx.occupied[0];
+        for &o in &cx.occupied[1..] {
+            if key(&o) > key(&best) {
+                best = o;
             }
         }
-        best.0
+        AllocDecision::Evict(best.range.value)
     }
 }
 
 /// A seeded random policy (xorshift64*), for fuzzing the allocator with
-/// the checker as oracle.
+/// the checker as oracle: a random choice among the free registers and
+/// the evictable ranges.
 #[derive(Debug)]
 pub struct RandomPolicy {
     state: u64,
@@ -93,10 +66,11 @@ impl RandomPolicy {
 }
 
 impl AllocPolicy for RandomPolicy {
-    fn pick_reg(&mut self, cx: &RegChoice) -> Reg {
-        cx.free[self.next(cx.free.len())]
-    }
-    fn pick_spill(&mut self, cx: &SpillChoice) -> Reg {
-        cx.candidates[self.next(cx.candidates.len())].0
+    fn decide(&mut self, cx: &AllocCx) -> AllocDecision {
+        let k = self.next(cx.free.len() + cx.occupied.len());
+        match cx.free.get(k) {
+            Some(c) => AllocDecision::Reg(c.reg),
+            None => AllocDecision::Evict(cx.occupied[k - cx.free.len()].range.value),
+        }
     }
 }

@@ -15,9 +15,10 @@
 
 pub mod strategy;
 
-pub use strategy::{NativeSched, RandomSched, ReadyCx, SchedStrategy};
+pub use strategy::{NativeSched, RandomSched, ReadyCx, ReadyOp, SchedStrategy};
 
-use majit_ir::{Op, RefTarget, Trace};
+use majit_ir::{Op, OpRef, RefTarget, Trace};
+use majit_metainterp::strategy::latency_estimate;
 use majit_metainterp::CompileError;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -32,7 +33,11 @@ pub fn schedule(
     strategy: &mut dyn SchedStrategy,
 ) -> Result<Vec<usize>, CompileError> {
     let n = trace.ops.len();
-    let mut order = Vec::with_capacity(n);
+    let mut s = Scheduler {
+        trace,
+        order: Vec::with_capacity(n),
+        unread: unread_counts(trace),
+    };
     let mut start = 0;
     while start < n {
         let mut end = start;
@@ -40,72 +45,162 @@ pub fn schedule(
             end += 1;
         }
         let region_end = (end < n).then_some(end);
-        schedule_region(trace, start, end, region_end, strategy, &mut order)?;
+        s.region(start, end, region_end, strategy)?;
         if end < n {
-            order.push(end);
+            s.emit(end);
         }
         start = end + 1;
     }
-    Ok(order)
+    Ok(s.order)
 }
 
-fn schedule_region(
-    trace: &Trace,
-    start: usize,
-    end: usize,
-    region_end: Option<usize>,
-    strategy: &mut dyn SchedStrategy,
-    order: &mut Vec<usize>,
-) -> Result<(), CompileError> {
-    if end - start <= 1 {
-        order.extend(start..end);
-        return Ok(());
+/// The value number of `r` (inputs first, then op results), `None` for a
+/// constant.
+fn value_of(trace: &Trace, r: OpRef) -> Option<usize> {
+    match r.target() {
+        RefTarget::Input(i) => Some(i),
+        RefTarget::Op(i) => Some(trace.inputs.len() + i),
+        RefTarget::Const(_) => None,
     }
-    // Unscheduled in-region predecessors of each op, and its in-region users.
-    let mut waiting = vec![0u32; end - start];
-    let mut users: Vec<Vec<usize>> = vec![Vec::new(); end - start];
-    for i in start..end {
-        for a in &trace.ops[i].args {
-            if let RefTarget::Op(d) = a.target() {
-                if (start..i).contains(&d) {
-                    waiting[i - start] += 1;
-                    users[d - start].push(i);
+}
+
+/// Every value an op reads: arguments, then fail args.
+fn reads(op: &Op) -> impl Iterator<Item = &OpRef> {
+    op.args.iter().chain(op.fail_args.iter().flatten())
+}
+
+/// For each value, how many reads of it the trace has.
+fn unread_counts(trace: &Trace) -> Vec<u32> {
+    let mut unread = vec![0u32; trace.inputs.len() + trace.ops.len()];
+    for op in &trace.ops {
+        for &r in reads(op) {
+            if let Some(v) = value_of(trace, r) {
+                unread[v] += 1;
+            }
+        }
+    }
+    unread
+}
+
+struct Scheduler<'a> {
+    trace: &'a Trace,
+    order: Vec<usize>,
+    /// Reads of each value by ops not scheduled yet.
+    unread: Vec<u32>,
+}
+
+impl Scheduler<'_> {
+    fn emit(&mut self, i: usize) {
+        for &r in reads(&self.trace.ops[i]) {
+            if let Some(v) = value_of(self.trace, r) {
+                self.unread[v] -= 1;
+            }
+        }
+        self.order.push(i);
+    }
+
+    /// What a strategy sees of ready op `i`.
+    fn ready_op(&self, i: usize) -> ReadyOp {
+        let op = &self.trace.ops[i];
+        let kind = op.opcode.result().kind();
+        let mut read: Vec<usize> = reads(op).filter_map(|&r| value_of(self.trace, r)).collect();
+        read.sort_unstable();
+        let mut last_reads = 0;
+        for (k, &v) in read.iter().enumerate() {
+            let first = k == 0 || read[k - 1] != v;
+            let mine = read.iter().filter(|&&w| w == v).count() as u32;
+            if first && self.unread[v] == mine {
+                last_reads += 1;
+            }
+        }
+        ReadyOp {
+            index: i,
+            opcode: op.opcode,
+            kind,
+            latency: latency_estimate(op.opcode),
+            pressure: i32::from(kind.is_some()) - last_reads,
+        }
+    }
+
+    fn region(
+        &mut self,
+        start: usize,
+        end: usize,
+        region_end: Option<usize>,
+        strategy: &mut dyn SchedStrategy,
+    ) -> Result<(), CompileError> {
+        if end - start <= 1 {
+            (start..end).for_each(|i| self.emit(i));
+            return Ok(());
+        }
+        // Unscheduled in-region predecessors of each op, and its in-region users.
+        let mut waiting = vec![0u32; end - start];
+        let mut users: Vec<Vec<usize>> = vec![Vec::new(); end - start];
+        for i in start..end {
+            for a in &self.trace.ops[i].args {
+                if let RefTarget::Op(d) = a.target() {
+                    if (start..i).contains(&d) {
+                        waiting[i - start] += 1;
+                        users[d - start].push(i);
+                    }
                 }
             }
         }
+        let mut ready: Vec<usize> = (start..end).filter(|&i| waiting[i - start] == 0).collect();
+        while !ready.is_empty() {
+            let pick = self.pick(&ready, region_end, strategy)?;
+            let i = ready.remove(pick);
+            self.emit(i);
+            for &u in &users[i - start] {
+                waiting[u - start] -= 1;
+                if waiting[u - start] == 0 {
+                    let at = ready.partition_point(|&r| r < u);
+                    ready.insert(at, u);
+                }
+            }
+        }
+        Ok(())
     }
-    let mut ready: Vec<usize> = (start..end).filter(|&i| waiting[i - start] == 0).collect();
-    while !ready.is_empty() {
+
+    /// Asks `strategy` for a position in `ready` and validates it.
+    fn pick(
+        &self,
+        ready: &[usize],
+        region_end: Option<usize>,
+        strategy: &mut dyn SchedStrategy,
+    ) -> Result<usize, CompileError> {
+        let ops: Vec<ReadyOp> = ready.iter().map(|&i| self.ready_op(i)).collect();
         let cx = ReadyCx {
-            trace,
-            ready: &ready,
+            trace: self.trace,
+            ready: &ops,
             region_end,
         };
-        let pick = catch_unwind(AssertUnwindSafe(|| strategy.pick(&cx))).map_err(|_| {
+        let first = ready[0];
+        let at = format!("op {first} ({})", self.trace.ops[first].opcode.name());
+        let pick = catch_unwind(AssertUnwindSafe(|| strategy.pick(&cx))).map_err(|p| {
             CompileError::Strategy {
-                op: trace.ops[ready[0]].opcode.name().to_string(),
-                decision: "schedule".into(),
-                reason: "the scheduling strategy panicked".into(),
+                op: at.clone(),
+                decision: "scheduling".into(),
+                reason: format!(
+                    "the scheduling strategy panicked: {}",
+                    strategy::panic_text(&*p)
+                ),
             }
         })?;
         if pick >= ready.len() {
+            let ids: Vec<String> = ready.iter().map(|i| format!("op {i}")).collect();
             return Err(CompileError::Strategy {
-                op: trace.ops[ready[0]].opcode.name().to_string(),
-                decision: format!("ready position {pick}"),
-                reason: format!("only {} ops are ready", ready.len()),
+                op: at,
+                decision: format!("scheduling pick {pick}"),
+                reason: format!(
+                    "outside the ready set of {} ({})",
+                    ready.len(),
+                    ids.join(", ")
+                ),
             });
         }
-        let i = ready.remove(pick);
-        order.push(i);
-        for &u in &users[i - start] {
-            waiting[u - start] -= 1;
-            if waiting[u - start] == 0 {
-                let at = ready.partition_point(|&r| r < u);
-                ready.insert(at, u);
-            }
-        }
+        Ok(pick)
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -153,6 +248,39 @@ mod tests {
     #[test]
     fn an_illegal_pick_is_a_strategy_error() {
         let err = schedule(&sample(), &mut Bad).unwrap_err();
-        assert!(matches!(err, CompileError::Strategy { .. }), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "illegal strategy decision at op 0 (int_lt): scheduling pick 2: \
+             outside the ready set of 2 (op 0, op 1)"
+        );
+    }
+
+    /// Records what it was shown and picks the oldest op.
+    #[derive(Default)]
+    struct Spy(Vec<Vec<ReadyOp>>);
+    impl SchedStrategy for Spy {
+        fn pick(&mut self, cx: &ReadyCx) -> usize {
+            self.0.push(cx.ready.to_vec());
+            0
+        }
+    }
+
+    #[test]
+    fn ready_ops_carry_kind_latency_and_pressure() {
+        let mut t = Trace::new(&[Kind::Int, Kind::Int]);
+        let mul = t.push(Op::new(OpCode::IntMul, &[t.input(0), t.input(0)]));
+        t.push(Op::new(OpCode::IntAdd, &[mul, t.input(1)]));
+        t.push(Op::new(OpCode::Finish, &[mul]));
+        let mut spy = Spy::default();
+        assert_eq!(schedule(&t, &mut spy).unwrap(), vec![0, 1, 2]);
+        let first = spy.0[0][0];
+        assert_eq!((first.index, first.opcode), (0, OpCode::IntMul));
+        assert_eq!((first.kind, first.latency), (Some(Kind::Int), 3));
+        // Defines one value; i0 is read by nobody else: 1 - 1.
+        assert_eq!(first.pressure, 0);
+        let add = spy.0[1][0];
+        // Defines one value, last read of i1 (`finish` still reads the
+        // product): 1 - 1.
+        assert_eq!((add.index, add.latency, add.pressure), (1, 1, 0));
     }
 }

@@ -1,27 +1,12 @@
-//! The choice among ready ops: the [`SchedStrategy`] trait, the native
-//! default and a seeded random strategy for fuzzing.
+//! The choice among ready ops: the [`SchedStrategy`] interface (defined
+//! in `majit_metainterp::strategy`, so a `JitParams` can carry it), the
+//! native default and a seeded random strategy for fuzzing.
 //!
 //! A strategy only chooses; `sched/mod.rs` decides what is ready, so no
 //! choice can break a dependency. An out-of-range choice or a panic becomes
 //! a `CompileError::Strategy`.
 
-use majit_ir::Trace;
-
-/// What a strategy sees when it picks.
-#[derive(Debug)]
-pub struct ReadyCx<'a> {
-    pub trace: &'a Trace,
-    /// Ready op indices, ascending.
-    pub ready: &'a [usize],
-    /// The op that ends the region (a guard, store, call, jump, ...), if any.
-    pub region_end: Option<usize>,
-}
-
-/// Picks the next op to schedule among the ready ones.
-pub trait SchedStrategy {
-    /// Returns a position in `cx.ready`.
-    fn pick(&mut self, cx: &ReadyCx) -> usize;
-}
+pub use majit_metainterp::strategy::{ReadyCx, ReadyOp, SchedStrategy};
 
 /// The native default: trace order, except that an op the region's final
 /// guard tests goes last, so a comparison sits right before its guard and
@@ -40,7 +25,10 @@ impl SchedStrategy for NativeSched {
             }
         });
         let is_tested = |i: usize| tested.is_some_and(|t| t == majit_ir::OpRef::op(i));
-        cx.ready.iter().position(|&i| !is_tested(i)).unwrap_or(0)
+        cx.ready
+            .iter()
+            .position(|r| !is_tested(r.index))
+            .unwrap_or(0)
     }
 }
 
@@ -64,5 +52,16 @@ impl SchedStrategy for RandomSched {
         self.state ^= self.state << 25;
         self.state ^= self.state >> 27;
         (self.state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % cx.ready.len()
+    }
+}
+
+/// The message of a caught panic, for the error that reports it.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s
+    } else {
+        "(no message)"
     }
 }

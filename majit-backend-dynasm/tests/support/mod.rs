@@ -300,7 +300,7 @@ pub fn differential<A: Arch>(
     }
     let mut native = NativeBackend::<A>::new().map_err(|e| e.to_string())?;
     if let Some(seed) = strategies {
-        native.set_strategies(
+        native.replace_strategies(
             Box::new(RandomSched::new(seed)),
             Box::new(RandomPolicy::new(seed)),
         );
@@ -900,12 +900,12 @@ pub struct BadPolicy {
 }
 
 impl majit_backend_dynasm::regalloc::AllocPolicy for BadPolicy {
-    fn pick_reg(&mut self, _: &majit_backend_dynasm::regalloc::policy::RegChoice) -> u8 {
+    fn decide(
+        &mut self,
+        _: &majit_backend_dynasm::regalloc::policy::AllocCx,
+    ) -> majit_backend_dynasm::regalloc::AllocDecision {
         assert!(!self.panic, "a user policy panicked");
-        u8::MAX
-    }
-    fn pick_spill(&mut self, _: &majit_backend_dynasm::regalloc::policy::SpillChoice) -> u8 {
-        u8::MAX
+        majit_backend_dynasm::regalloc::AllocDecision::Reg(u8::MAX)
     }
 }
 
@@ -920,7 +920,7 @@ pub fn bad_input_errors<A: Arch>() {
     );
     for panic in [false, true] {
         let mut b = NativeBackend::<A>::new().expect("backend");
-        b.set_strategies(Box::new(NativeSched), Box::new(BadPolicy { panic }));
+        b.replace_strategies(Box::new(NativeSched), Box::new(BadPolicy { panic }));
         let e = b
             .compile_loop(&t)
             .expect_err("an illegal choice is rejected");
