@@ -42,6 +42,9 @@ pub fn render<B: Backend>(jit: &JitDriver<B>) -> String {
     );
     for (reason, n) in &s.aborts {
         let _ = writeln!(out, "  abort ({}): {n}", reason.message());
+        for m in s.abort_messages_for(*reason) {
+            let _ = writeln!(out, "    {m}");
+        }
     }
     let _ = writeln!(
         out,
