@@ -26,12 +26,15 @@ enum Fault {
     WrongExit,
     /// Adds 1 to the i64 at this address after every run.
     CorruptWord(usize),
+    /// [`Fault::IntPlusOne`] for exits inside bridges only.
+    IntPlusOneInBridges,
 }
 
 /// RefExec with a deliberate fault in what `execute` returns.
 struct Miscompile {
     inner: RefExec,
     fault: Fault,
+    bridges: Vec<CodeId>,
 }
 
 impl Backend for Miscompile {
@@ -42,13 +45,17 @@ impl Backend for Miscompile {
         self.inner.compile_loop(trace)
     }
     fn compile_bridge(&mut self, guard: ExitId, bridge: &Trace) -> Result<CodeId, CompileError> {
-        self.inner.compile_bridge(guard, bridge)
+        let code = self.inner.compile_bridge(guard, bridge)?;
+        self.bridges.push(code);
+        Ok(code)
     }
     fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
         let mut df = self.inner.execute(code, inputs)?;
+        let in_bridge = self.bridges.contains(&df.exit.code);
         match self.fault {
             Fault::None => {}
-            Fault::IntPlusOne => {
+            Fault::IntPlusOneInBridges if !in_bridge => {}
+            Fault::IntPlusOne | Fault::IntPlusOneInBridges => {
                 if let Some(v) = df.values.iter_mut().find(|v| v.as_int().is_some()) {
                     *v = Value::Int(v.as_int().unwrap().wrapping_add(1));
                 }
@@ -79,6 +86,7 @@ fn run(
     let backend = Miscompile {
         inner: RefExec::new(),
         fault,
+        bridges: Vec::new(),
     };
     let mut jit = JitDriver::new(set, portal, backend, params).unwrap();
     setup(&mut jit);
@@ -184,6 +192,35 @@ fn a_wrong_value_is_reported_with_loop_exit_and_both_values() {
 }
 
 #[test]
+fn a_wrong_value_at_a_bridge_exit_names_the_bridge() {
+    // odd_even with one more iteration: the last exit is in the bridge.
+    let prog = Program::new(&[
+        (LOADA, 1),
+        (LOADC, 501),
+        (ODD, 7),
+        (DECC, 0),
+        (JNZ, 2),
+        (PRINT, 0),
+        (HALT, 0),
+    ]);
+    let (got, stats) = run(
+        &prog,
+        false,
+        params("", 3),
+        Fault::IntPlusOneInBridges,
+        &|_| {},
+    );
+    let Err(JitError::Divergence(d)) = got else {
+        panic!("expected a divergence, got {got:?}\n{stats}");
+    };
+    assert!(d.native.trace.starts_with("bridge "), "{d}");
+    assert_eq!(Ok(&d.native), d.reference.as_ref(), "{d}");
+    let text = d.to_string();
+    assert!(text.contains(&format!("# {}\n", d.native.trace)), "{text}");
+    assert!(text.contains("# loop 0\n"), "{text}");
+}
+
+#[test]
 fn a_wrong_exit_is_reported_with_both_exits() {
     let d = divergence("sum", false, "", Fault::WrongExit);
     let reference = d.reference.clone().unwrap();
@@ -280,6 +317,7 @@ fn fill(len: usize, fault: impl Fn(usize) -> Fault) -> (Result<i64, JitError>, V
     let backend = Miscompile {
         inner: RefExec::new(),
         fault: fault(addr + 16),
+        bridges: Vec::new(),
     };
     let params = JitParams::default().with_threshold(2).with_diff(3);
     let mut jit = JitDriver::new(codes, portal, backend, params).unwrap();
@@ -427,6 +465,7 @@ fn the_stats_summary_counts_the_checks() {
     let backend = Miscompile {
         inner: RefExec::new(),
         fault: Fault::None,
+        bridges: Vec::new(),
     };
     let mut jit = JitDriver::new(set, portal, backend, params("", 3)).unwrap();
     run_with_jit(&mut jit, &program("sum"), false).unwrap();
