@@ -1,8 +1,10 @@
 //! `boxed [--no-jit] [--native] [--stats] [--threshold N] FILE`: runs a
 //! stack program, printing each printed value on a line and the result.
 //! The JIT compiles with RefExec unless `--native` picks
-//! majit-backend-dynasm; `--stats` prints the JIT's counters and
-//! the wall time to stderr.
+//! majit-backend-dynasm; `--stats` prints the JIT's
+//! counters, the heap's collections and sizes, and the wall time to
+//! stderr. The nodes live in the thread heap (`MAJIT_NURSERY_SIZE`,
+//! `MAJIT_GC_STRESS`, `MAJIT_MAX_HEAP` apply).
 
 use majit_metainterp::params::JitParams;
 use std::process::ExitCode;
@@ -65,6 +67,18 @@ fn main() -> ExitCode {
             if stats {
                 if let Some(st) = st {
                     eprint!("{st}");
+                }
+                if let Ok(heap) = majit_metainterp::majit_gc::thread_heap::shared() {
+                    let gc = heap.borrow().stats();
+                    eprintln!(
+                        "gc: {} minor and {} major collections, {} objects promoted, \
+                         heap {} bytes, old space peak {} bytes",
+                        gc.minor_collections,
+                        gc.major_collections,
+                        gc.promoted_objects,
+                        gc.heap_bytes,
+                        gc.old_bytes_peak
+                    );
                 }
                 eprintln!("wall: {:?}", start.elapsed());
             }
