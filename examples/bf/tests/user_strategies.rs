@@ -129,6 +129,8 @@ fn fails_cleanly(strategies: Strategies, expect: &str) {
     assert_eq!(stats.loop_entries, 0, "{stats}");
     let failed = stats.aborts_for(AbortReason::CompileFailed);
     assert!(failed >= 10, "every loop failed:\n{stats}");
+    // A key whose loop failed to compile is not traced again.
+    assert_eq!(stats.traces_started, failed, "{stats}");
     let messages: Vec<&str> = stats
         .abort_messages_for(AbortReason::CompileFailed)
         .collect();
