@@ -112,23 +112,32 @@ impl Gc {
     /// headered types). May collect.
     #[inline]
     pub fn alloc(&mut self, ty: TypeId) -> Result<GcRef> {
-        let heap = self.heap_mut();
-        if let Some(fast) = heap.fast.get(ty.0 as usize) {
-            if !fast.words.is_null() {
-                // SAFETY: region words stay allocated while the heap lives.
-                let words = unsafe { &mut *fast.words };
-                let obj = words.free;
-                if obj + fast.size <= words.top {
-                    words.free = obj + fast.size;
-                    if fast.header != 0 {
-                        // SAFETY: obj starts `size` ≥ 8 fresh zeroed bytes.
-                        unsafe { *(obj as *mut u64) = fast.header };
-                    }
-                    return Ok(GcRef(obj));
-                }
-            }
+        match self.bump(ty) {
+            Some(obj) => Ok(obj),
+            None => self.heap_mut().alloc_slow(ty).map(GcRef),
         }
-        heap.alloc_slow(ty).map(GcRef)
+    }
+
+    /// The inline fast path: a bump of `ty`'s region up to its `top`
+    /// (never taken in stress mode, where `top == free`).
+    #[inline]
+    fn bump(&mut self, ty: TypeId) -> Option<GcRef> {
+        let fast = *self.heap().fast.get(ty.0 as usize)?;
+        if fast.words.is_null() {
+            return None;
+        }
+        // SAFETY: region words stay allocated while the heap lives.
+        let words = unsafe { &mut *fast.words };
+        let obj = words.free;
+        if obj + fast.size > words.top {
+            return None;
+        }
+        words.free = obj + fast.size;
+        if fast.header != 0 {
+            // SAFETY: obj starts `size` ≥ 8 fresh zeroed bytes.
+            unsafe { *(obj as *mut u64) = fast.header };
+        }
+        Some(GcRef(obj))
     }
 
     /// Allocates a zeroed object of fixed-size type `ty` (header set for
@@ -155,8 +164,12 @@ impl Gc {
     /// gc.with_roots(&mut roots, |gc| gc.collect_minor()).unwrap();
     /// assert!(!gc.collect_requested());
     /// ```
+    #[inline]
     pub fn alloc_uncollected(&mut self, ty: TypeId) -> Result<GcRef> {
-        self.heap_mut().alloc_uncollected(ty).map(GcRef)
+        match self.bump(ty) {
+            Some(obj) => Ok(obj),
+            None => self.heap_mut().alloc_uncollected(ty).map(GcRef),
+        }
     }
 
     /// Whether an allocation that could not collect asked for a

@@ -438,6 +438,10 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         .map(|(i, _)| 8 * i as u32)
         .collect();
     let heap = quote!(::majit_metainterp::majit_gc::thread_heap);
+    // One barrier after all the stores: a fresh object is old only when
+    // the nursery was full, and then it is recorded with every field set.
+    let new_barrier =
+        (!ref_offsets.is_empty()).then(|| quote!(#heap::write_barrier(obj.to_raw());));
     let null_msg = format!("null {} dereferenced", def.name);
     let mut params = Vec::new();
     let mut inits = Vec::new();
@@ -454,7 +458,11 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         };
         let barrier = matches!(ty, Ty::Gc(_)).then(|| quote!(#heap::write_barrier(self.to_raw());));
         params.push(quote!(#fname: #rty));
-        inits.push(quote!(obj.#set(#fname);));
+        inits.push(quote! {
+            let v = #fname;
+            // SAFETY: `obj` is a fresh object of this layout.
+            unsafe { obj.0.add(#i).write(#write) }
+        });
         let doc_get = format!("Reads `{}.{fname}`.", def.name);
         let doc_set = format!("Writes `{}.{fname}`.", def.name);
         accessors.push(quote! {
@@ -512,6 +520,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             pub fn new(#(#params),*) -> #name {
                 let obj = #name(#heap::alloc_or_exit(Self::__majit_type()) as *mut u64);
                 #(#inits)*
+                #new_barrier
                 obj
             }
             /// The address (as the JIT sees it).
