@@ -31,7 +31,7 @@ use crate::session::{
 };
 use majit_backend_dynasm::HostBackend;
 use majit_macros::jit_interp;
-use majit_metainterp::driver::{JitDriver, JitError};
+use majit_metainterp::driver::JitError;
 use majit_metainterp::params::JitParams;
 use majit_metainterp::stats::Stats;
 use std::io::{BufRead, Write};
@@ -331,9 +331,9 @@ pub fn execute(
 
 fn with_jit(t: &Tables, params: JitParams) -> Result<(i64, Option<Stats>)> {
     let jit_error = |e: JitError| Error::Jit(e.to_string());
-    let (codes, portal) = run_jitcode().map_err(|e| Error::Jit(format!("jitcode: {e}")))?;
-    let backend = HostBackend::new().map_err(|e| Error::Jit(format!("native backend: {e}")))?;
-    let mut driver = JitDriver::new(codes, portal, backend, params).map_err(jit_error)?;
+    // The tracer, blackhole and compiled code allocate on the thread heap,
+    // where the plain code's nodes live (collected at the merge point).
+    let mut driver = run_driver::<HostBackend>(params).map_err(jit_error)?;
     let status =
         run_jit(&mut driver, &t.ops, &t.args, &t.go, &t.back, t.start).map_err(jit_error)?;
     Ok((status, Some(driver.stats().clone())))
