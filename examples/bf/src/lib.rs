@@ -20,6 +20,7 @@
 
 use majit_macros::jit_interp;
 use majit_metainterp::driver::{JitDriver, JitError};
+use majit_metainterp::gcheap::GcBackend;
 use majit_metainterp::params::JitParams;
 use majit_metainterp::refexec::RefExec;
 use majit_metainterp::stats::Stats;
@@ -206,27 +207,24 @@ pub fn execute_on(
             None
         }
         Some(params) => Some(match backend {
-            BackendChoice::RefExec => with_jit(prog, &mut tape, RefExec::new(), params)?,
-            BackendChoice::Native => native(prog, &mut tape, params)?,
+            BackendChoice::RefExec => with_jit::<RefExec>(prog, &mut tape, params)?,
+            BackendChoice::Native => {
+                with_jit::<majit_backend_dynasm::HostBackend>(prog, &mut tape, params)?
+            }
         }),
     };
     let out = IO.with(|io| std::mem::take(&mut io.borrow_mut().2));
     Ok((out, stats))
 }
 
-fn native(prog: &Program, tape: &mut [u8], params: JitParams) -> Result<Stats, JitError> {
-    let backend = majit_backend_dynasm::HostBackend::new()
-        .map_err(|e| JitError::BadState(format!("native backend: {e}")))?;
-    with_jit(prog, tape, backend, params)
-}
-
-fn with_jit<B: Backend>(
+/// Runs `prog` with the JIT on backend `B`, built by `run_driver` (the
+/// one-liner every `#[jit_interp]` interpreter gets).
+fn with_jit<B: GcBackend>(
     prog: &Program,
     tape: &mut [u8],
-    backend: B,
     params: JitParams,
 ) -> Result<Stats, JitError> {
-    let mut driver = driver_for(backend, params)?;
+    let mut driver = run_driver::<B>(params)?;
     run_jit(&mut driver, &prog.code, tape)?;
     Ok(driver.stats().clone())
 }
