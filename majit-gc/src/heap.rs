@@ -294,7 +294,11 @@ impl GcHeap {
                 requested: size,
                 max_heap: self.config.max_heap,
             })?;
-        Ok(self.init_old(obj, headerless, size, fast.header))
+        let obj = self.init_old(obj, headerless, size, fast.header);
+        // The caller initialises the object with plain stores, which may
+        // be young references: record it as the barrier would.
+        self.remember(obj);
+        Ok(obj)
     }
 
     /// Allocates an array of `len` items: header and length set, items 0.

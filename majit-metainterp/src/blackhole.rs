@@ -257,7 +257,11 @@ impl<'a> Blackhole<'a> {
             }
             JOp::SetfieldI | JOp::SetfieldR | JOp::SetfieldF => {
                 let d = self.descr(insn, 2);
-                eval::setfield(f.reference(insn.reg(0)), field(&d), f.get(insn.reg(1)))?;
+                let obj = f.reference(insn.reg(0));
+                eval::setfield(obj, field(&d), f.get(insn.reg(1)))?;
+                if field(&d).kind == Kind::Ref {
+                    self.alloc.write_barrier(obj);
+                }
             }
             JOp::GetarrayitemI | JOp::GetarrayitemR | JOp::GetarrayitemF => {
                 let d = self.descr(insn, 2);
@@ -272,6 +276,9 @@ impl<'a> Blackhole<'a> {
                     f.get(insn.reg(2)),
                 );
                 eval::setarrayitem(a, i, array(&d), v)?;
+                if array(&d).kind == Kind::Ref {
+                    self.alloc.write_barrier_array(a, i);
+                }
             }
             JOp::Arraylen => {
                 let d = self.descr(insn, 1);

@@ -37,7 +37,7 @@ use crate::params::JitParams;
 use crate::refexec::{Allocator, MallocAllocator};
 use crate::stats::{AbortReason, Stats};
 use crate::tracer::{Finished, Snapshot, TraceEnd, TraceEnv, Tracer};
-use crate::warmstate::{GreenKey, WarmState};
+use crate::warmstate::{GreenKey, Visit, WarmState};
 use majit_ir::{Descr, Kind, TargetDescr, Trace, Value};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -392,16 +392,16 @@ impl<B: Backend> JitDriver<B> {
     ) -> Result<JitAction, JitError> {
         self.check_state(greens, reds)?;
         let key = GreenKey::new(greens);
-        let next = if let Some(li) = self.warm.loop_at(&key) {
-            self.stats.loop_entries += 1;
-            self.run_loop(li, reds.to_vec())?
-        } else if self.warm.tick(&key, self.params.threshold) {
-            match self.trace_loop(key, greens, reds)? {
+        let next = match self.warm.visit(&key, self.params.threshold) {
+            Visit::Loop(li) => {
+                self.stats.loop_entries += 1;
+                self.run_loop(li, reds.to_vec())?
+            }
+            Visit::Trace => match self.trace_loop(key, greens, reds)? {
                 Next::MergePoint(g, r) => self.continue_at(g, r)?,
                 done => done,
-            }
-        } else {
-            return Ok(JitAction::Interpret);
+            },
+            Visit::Interpret => return Ok(JitAction::Interpret),
         };
         Ok(match next {
             Next::Finished(v) => JitAction::Finished(v),

@@ -672,6 +672,9 @@ impl<'a> Tracer<'a> {
         let d = self.descr(insn, 2);
         let (obj, val) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
         eval::setfield(obj.v.as_ref().unwrap_or(0), field(&d), val.v)?;
+        if field(&d).kind == Kind::Ref {
+            self.env.alloc.write_barrier(obj.v.as_ref().unwrap_or(0));
+        }
         self.heap.store(obj.r, field(&d), val);
         self.trace
             .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
@@ -706,6 +709,10 @@ impl<'a> Tracer<'a> {
             array(&d),
             val.v,
         )?;
+        if array(&d).kind == Kind::Ref {
+            let (a, i) = (arr.v.as_ref().unwrap_or(0), idx.v.as_int().unwrap_or(0));
+            self.env.alloc.write_barrier_array(a, i);
+        }
         self.trace
             .push(Op::new(OpCode::SetarrayitemGc, &[arr.r, idx.r, val.r]).with_descr(d));
         Ok(())

@@ -8,9 +8,53 @@
 //! `max_aborts` times is never traced again. Keys are compared exactly
 //! (kind and bit pattern of every green), so distinct positions never share
 //! compiled code.
+//!
+//! `can_enter_jit` runs at every back edge the interpreter takes, so a
+//! visit is one hash of the greens (a multiply-rotate hash, not SipHash:
+//! the keys are the interpreter's own positions, not hostile input) and one
+//! probe, allocating only when a key is seen for the first time.
 
 use majit_ir::{Kind, Value};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A fast, deterministic hasher for green keys (words in, one multiply
+/// and rotate per word).
+#[derive(Default)]
+pub struct GreenHasher(u64);
+
+impl Hasher for GreenHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.write_u64(u64::from(b));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// What a back edge at a key should do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Visit {
+    /// Run compiled loop `i`.
+    Loop(usize),
+    /// The key just became hot: trace from it.
+    Trace,
+    /// Keep interpreting.
+    Interpret,
+}
 
 /// The greens of one merge point, as an exact map key.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -46,7 +90,7 @@ pub struct WarmEntry {
 /// The warm state of one driver.
 #[derive(Debug, Default)]
 pub struct WarmState {
-    entries: HashMap<GreenKey, WarmEntry>,
+    entries: HashMap<GreenKey, WarmEntry, BuildHasherDefault<GreenHasher>>,
 }
 
 impl WarmState {
@@ -68,16 +112,28 @@ impl WarmState {
     /// Counts one pass at `key`; true when the key just became hot (and
     /// may be traced). The counter restarts from zero then.
     pub fn tick(&mut self, key: &GreenKey, threshold: u32) -> bool {
-        let e = self.entries.entry(key.clone()).or_default();
-        if e.dont_trace || e.loop_index.is_some() {
-            return false;
+        self.visit(key, threshold) == Visit::Trace
+    }
+
+    /// One back edge at `key`: its compiled loop, or a tick of its counter
+    /// (see [`WarmState::tick`]).
+    pub fn visit(&mut self, key: &GreenKey, threshold: u32) -> Visit {
+        let e = match self.entries.get_mut(key) {
+            Some(e) => e,
+            None => self.entries.entry(key.clone()).or_default(),
+        };
+        if let Some(i) = e.loop_index {
+            return Visit::Loop(i);
+        }
+        if e.dont_trace {
+            return Visit::Interpret;
         }
         e.counter = e.counter.saturating_add(1);
         if e.counter >= threshold {
             e.counter = 0;
-            return true;
+            return Visit::Trace;
         }
-        false
+        Visit::Interpret
     }
 
     /// Decays every counter by `percent` (a trace is starting).

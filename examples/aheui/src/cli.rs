@@ -61,6 +61,20 @@ pub struct JitConfig {
     pub log: Option<String>,
 }
 
+impl JitConfig {
+    /// The JIT's parameters: the environment's (`MAJIT_*`), with this
+    /// configuration's threshold, trace limit and passes.
+    pub fn params(&self) -> Result<JitParams> {
+        let env = |e: majit_metainterp::params::ParamError| Error::Env(e.to_string());
+        JitParams::from_env()
+            .map_err(env)?
+            .with_threshold(self.threshold)
+            .with_trace_limit(self.trace_limit as usize)
+            .with_opts(&self.enable_opts.join(":"))
+            .map_err(env)
+    }
+}
+
 impl Default for JitConfig {
     fn default() -> Self {
         JitConfig {

@@ -14,10 +14,11 @@
 //! stack whose ㅃ pushes the value last pushed to it by ㅂ, ㅆ or ㅃ.
 //!
 //! Node values are `i64`; [`BIG`] marks a value kept exactly in the
-//! session (`session.rs`), whose residual helpers also do the I/O. A
-//! transition to a state not after the current one is a back edge of the
-//! Aheui program (every cycle of the state graph has one): the JIT counts
-//! loops there.
+//! session (`session.rs`), whose residual helpers also do the I/O. The
+//! back edges of the Aheui program, where the JIT counts loops, are the
+//! transitions a depth-first search of the state graph from the start finds
+//! closing a cycle ([`Tables::new`]): every cycle has one, and far fewer
+//! transitions call into the JIT than with a rule like "moving up or left".
 
 use crate::code::CodeSpace;
 use crate::decode::{Op, CHANNEL, QUEUE};
@@ -36,6 +37,9 @@ use majit_metainterp::params::JitParams;
 use majit_metainterp::stats::Stats;
 use std::io::{BufRead, Write};
 
+/// `closes[state]` bits: taking `go` / `back` closes a cycle.
+const CLOSES_GO: u8 = 1;
+const CLOSES_BACK: u8 = 2;
 /// No storage receives a push.
 const NO_PUSH: usize = 99;
 /// The queue's and the channel's storage indices.
@@ -43,10 +47,10 @@ const Q: usize = QUEUE as usize;
 const CH: usize = CHANNEL as usize;
 
 /// Runs the program whose tables are `ops`/`args` (per cell) and
-/// `go`/`back` (per state) from state `start`; returns the exit status,
-/// [`STALLED`] or [`FAILED`].
+/// `go`/`back`/`closes` (per state) from state `start`; returns the exit
+/// status, [`STALLED`] or [`FAILED`].
 #[jit_interp(
-    greens = [state, sel, ops, args, go, back],
+    greens = [state, sel, ops, args, go, back, closes],
     reds = [heads, tail, channel],
     enums = [Op: u8],
     structs = [Node { value: i64, next: Node }],
@@ -68,7 +72,7 @@ const CH: usize = CHANNEL as usize;
         residual fn failed() -> bool,
     ]
 )]
-pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], start: u32) -> i64 {
+pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], closes: &[u8], start: u32) -> i64 {
     let mut state: u32 = start;
     let mut sel: usize = 0;
     let mut heads: [Node; 28] = [Node::null(); 28];
@@ -78,7 +82,8 @@ pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], start: u32) -> i64
         jit_merge_point!();
         let cell = (state >> 3) as usize;
         let op = ops[cell];
-        let mut next = go[state as usize];
+        // The op is skipped or ㅊ popped zero: the momentum reverses.
+        let mut reversed = false;
         let mut push_to: usize = NO_PUSH;
         let mut pushed: i64 = 0;
         // ㅂ, ㅆ and ㅃ pushes make the channel remember the value.
@@ -88,7 +93,7 @@ pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], start: u32) -> i64
             Op::Nop => {}
             Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Mod | Op::Cmp => {
                 if head.is_null() || head.next().is_null() {
-                    next = back[state as usize];
+                    reversed = true;
                 } else {
                     let a = head.value();
                     let second = head.next();
@@ -132,7 +137,7 @@ pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], start: u32) -> i64
             }
             Op::Pop | Op::PrintNum | Op::PrintChar | Op::Branch | Op::Move => {
                 if head.is_null() {
-                    next = back[state as usize];
+                    reversed = true;
                 } else {
                     let v = head.value();
                     heads[sel] = head.next();
@@ -157,7 +162,7 @@ pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], start: u32) -> i64
                                 big_drop(sel as i64);
                             }
                             if v == 0 {
-                                next = back[state as usize];
+                                reversed = true;
                             }
                         }
                         _ => {
@@ -195,7 +200,7 @@ pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], start: u32) -> i64
             }
             Op::Dup => {
                 if head.is_null() {
-                    next = back[state as usize];
+                    reversed = true;
                 } else if sel == CH {
                     push_to = sel;
                     pushed = channel;
@@ -214,7 +219,7 @@ pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], start: u32) -> i64
             }
             Op::Swap => {
                 if head.is_null() || head.next().is_null() {
-                    next = back[state as usize];
+                    reversed = true;
                 } else {
                     let second = head.next();
                     let a = head.value();
@@ -254,12 +259,17 @@ pub fn run(ops: &[Op], args: &[u8], go: &[u32], back: &[u32], start: u32) -> i64
                 }
             }
         }
-        if next <= state {
-            state = next;
+        let mut cycle = closes[state as usize] & CLOSES_GO;
+        let mut next = go[state as usize];
+        if reversed {
+            cycle = closes[state as usize] & CLOSES_BACK;
+            next = back[state as usize];
+        }
+        state = next;
+        if cycle != 0 {
             can_enter_jit!();
             continue;
         }
-        state = next;
     }
 }
 
@@ -270,84 +280,117 @@ pub struct Tables {
     args: Vec<u8>,
     go: Vec<u32>,
     back: Vec<u32>,
+    closes: Vec<u8>,
     start: u32,
 }
 
 impl Tables {
     /// The tables of a built code space.
     pub fn new(code: &CodeSpace) -> Tables {
+        let go: Vec<u32> = code.steps().iter().map(|s| s.go).collect();
+        let back: Vec<u32> = code.steps().iter().map(|s| s.back).collect();
+        let closes = back_edges(&go, &back, code.start());
         Tables {
             ops: code.cells().iter().map(|c| c.op).collect(),
             args: code.cells().iter().map(|c| c.arg).collect(),
-            go: code.steps().iter().map(|s| s.go).collect(),
-            back: code.steps().iter().map(|s| s.back).collect(),
+            go,
+            back,
+            closes,
             start: code.start(),
         }
     }
 }
 
-/// How a run ended, and the JIT's counters when it ran.
-pub struct Ran {
-    /// ㅎ's exit status, or a stall.
-    pub outcome: Outcome,
-    /// The JIT's statistics (`None` without the JIT).
-    pub jit: Option<Stats>,
+/// The transitions that close a cycle: an iterative depth-first search
+/// from `start` marks an edge whose target is still on the search path.
+/// Every cycle reachable from `start` contains such an edge.
+fn back_edges(go: &[u32], back: &[u32], start: u32) -> Vec<u8> {
+    const NEW: u8 = 0;
+    const ON_PATH: u8 = 1;
+    const DONE: u8 = 2;
+    let mut color = vec![NEW; go.len()];
+    let mut closes = vec![0u8; go.len()];
+    // (state, successors tried so far)
+    let mut path: Vec<(u32, u8)> = vec![(start, 0)];
+    color[start as usize] = ON_PATH;
+    while let Some(top) = path.last_mut() {
+        let (s, tried) = (top.0 as usize, top.1);
+        if tried == 2 {
+            color[s] = DONE;
+            path.pop();
+            continue;
+        }
+        top.1 += 1;
+        let (target, bit) = match tried {
+            0 => (go[s], CLOSES_GO),
+            _ => (back[s], CLOSES_BACK),
+        };
+        match color[target as usize] {
+            ON_PATH => closes[s] |= bit,
+            NEW => {
+                color[target as usize] = ON_PATH;
+                path.push((target, 0));
+            }
+            _ => {}
+        }
+    }
+    closes
 }
 
-/// Runs `code` reading `input` and writing `output`: plainly without
-/// `params`, else with the JIT on the host's native backend.
-///
-/// ```
-/// use aheui::{code::CodeSpace, interp::Outcome, jit};
-/// // push 2, push 3, multiply, print, halt
-/// let code = CodeSpace::build("박받따망희").unwrap();
-/// let out = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-/// let ran = jit::execute(&code, Box::new(&b""[..]), Box::new(jit::SharedBuf(out.clone())), None).unwrap();
-/// assert_eq!(ran.outcome, Outcome::Halted(0));
-/// assert_eq!(*out.borrow(), b"6");
-/// ```
+/// Runs `code` with the JIT on the host's native backend, reading `input`
+/// and writing `output`; how it ended and the JIT's counters. (The
+/// function `run` without the JIT is the plain form of the same
+/// interpreter; `--no-jit` runs [`crate::interp`], see `engine.rs`.)
 pub fn execute(
     code: &CodeSpace,
     input: Box<dyn BufRead>,
     output: Box<dyn Write>,
-    params: Option<JitParams>,
-) -> Result<Ran> {
+    params: JitParams,
+) -> Result<(Outcome, Stats)> {
     let t = Tables::new(code);
+    // The nodes' heap, from MAJIT_NURSERY_SIZE, MAJIT_GC_STRESS and
+    // MAJIT_MAX_HEAP: a bad setting is reported before the program runs.
+    majit_gc::thread_heap::shared().map_err(|e| Error::Env(e.to_string()))?;
     session::start(input, output, code.positions().to_vec());
-    let result = match params {
-        None => Ok((run(&t.ops, &t.args, &t.go, &t.back, t.start), None)),
-        Some(p) => with_jit(&t, p),
-    };
+    let result = with_jit(&t, params);
     let finished = session::finish();
-    let (status, jit) = result?;
+    let (status, stats) = result?;
     finished?;
     let outcome = match status {
         STALLED => Outcome::Stalled,
-        FAILED => return Err(Error::Heap("a helper failed without an error".into())),
+        FAILED => return Err(Error::Jit("a helper failed without an error".into())),
         s => Outcome::Halted(s as u8),
     };
-    Ok(Ran { outcome, jit })
+    Ok((outcome, stats))
 }
 
-fn with_jit(t: &Tables, params: JitParams) -> Result<(i64, Option<Stats>)> {
-    let jit_error = |e: JitError| Error::Jit(e.to_string());
+/// A JIT failure as the interpreter reports it: an exhausted heap is the
+/// program's (exit 70, like the plain interpreter's), anything else a JIT
+/// bug.
+fn jit_error(e: JitError) -> Error {
+    use majit_metainterp::jitcode::eval::ConcreteError;
+    use majit_metainterp::ExecError;
+    match e {
+        JitError::Exec(ExecError::OutOfMemory { .. })
+        | JitError::Concrete(ConcreteError::OutOfMemory)
+        | JitError::Gc(_) => Error::Heap(format!("out of memory: {e} (raise MAJIT_MAX_HEAP)")),
+        e => Error::Jit(e.to_string()),
+    }
+}
+
+fn with_jit(t: &Tables, params: JitParams) -> Result<(i64, Stats)> {
     // The tracer, blackhole and compiled code allocate on the thread heap,
     // where the plain code's nodes live (collected at the merge point).
     let mut driver = run_driver::<HostBackend>(params).map_err(jit_error)?;
-    let status =
-        run_jit(&mut driver, &t.ops, &t.args, &t.go, &t.back, t.start).map_err(jit_error)?;
-    Ok((status, Some(driver.stats().clone())))
-}
-
-/// A `Write` into a shared buffer, for callers that collect the output.
-pub struct SharedBuf(pub std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
-
-impl Write for SharedBuf {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+    let status = run_jit(
+        &mut driver,
+        &t.ops,
+        &t.args,
+        &t.go,
+        &t.back,
+        &t.closes,
+        t.start,
+    )
+    .map_err(jit_error)?;
+    Ok((status, driver.stats().clone()))
 }

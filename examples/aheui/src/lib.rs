@@ -30,6 +30,7 @@
 pub mod cli;
 pub mod code;
 pub mod decode;
+pub mod engine;
 pub mod error;
 pub mod int;
 pub mod interp;

@@ -8,12 +8,12 @@
 
 use aheui::cli::{self, Command, Options};
 use aheui::code::CodeSpace;
+use aheui::engine::{self, Engine};
 use aheui::error::{Error, Result};
-use aheui::interp::{Machine, Outcome};
-use aheui::storage::Storages;
-use majit_gc::GcConfig;
-use std::io::{Read, Write};
+use aheui::interp::Outcome;
+use std::io::Read;
 use std::process::ExitCode;
+use std::time::Instant;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -39,16 +39,21 @@ fn fail(e: &Error) -> ExitCode {
 fn run(options: &Options) -> Result<u8> {
     let source = load(&options.file)?;
     let code = CodeSpace::build(&source)?;
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let gc_config = GcConfig::from_env().map_err(|e| Error::Env(e.to_string()))?;
-    let storages = Storages::new(gc_config)?;
-    let mut machine = Machine::new(&code, storages, stdin.lock(), stdout.lock());
-    let outcome = machine.run();
+    let engine = match options.jit.enabled {
+        true => Engine::Jit(options.jit.params()?),
+        false => Engine::Plain,
+    };
+    let input = Box::new(std::io::BufReader::new(std::io::stdin()));
+    let start = Instant::now();
+    let ran = engine::run(&code, input, Box::new(std::io::stdout()), engine)?;
     if options.stats {
-        print_stats(&machine);
+        eprintln!("aheui stats: time {:.3} s", start.elapsed().as_secs_f64());
+        eprint!("{}", ran.run_stats);
+        if let Some(st) = &ran.jit_stats {
+            eprint!("{st}");
+        }
     }
-    match outcome? {
+    match ran.outcome {
         Outcome::Halted(status) => Ok(status),
         Outcome::Stalled => loop {
             std::thread::park();
@@ -75,24 +80,4 @@ fn load(path: &str) -> Result<String> {
         path: path.to_string(),
         offset: e.utf8_error().valid_up_to(),
     })
-}
-
-fn print_stats<R: std::io::BufRead, W: Write>(machine: &Machine<R, W>) {
-    let gc = machine.storages().gc_stats();
-    eprintln!(
-        "aheui stats: instructions executed: {}",
-        machine.stats.instructions
-    );
-    eprintln!(
-        "aheui stats: gc: {} minor and {} major collections, {} nodes promoted ({} bytes), \
-         {} nursery bytes allocated, {} old bytes (peak {}), {} heap bytes",
-        gc.minor_collections,
-        gc.major_collections,
-        gc.promoted_objects,
-        gc.promoted_bytes,
-        gc.nursery_bytes_allocated,
-        gc.old_bytes,
-        gc.old_bytes_peak,
-        gc.heap_bytes
-    );
 }

@@ -65,9 +65,27 @@ fn every_flag_is_accepted() {
 
 #[test]
 fn majit_stats_prints_stats() {
-    let r = run(&[&program("cmd_add")], b"", &[("MAJIT_STATS", "1")], LIMIT);
-    assert_eq!(r.status, Some(0));
-    assert!(r.stderr.contains("instructions executed"), "{}", r.stderr);
+    let plain = run(
+        &["--no-jit", &program("cmd_add")],
+        b"",
+        &[("MAJIT_STATS", "1")],
+        LIMIT,
+    );
+    assert_eq!(plain.status, Some(0));
+    assert!(
+        plain.stderr.contains("instructions executed"),
+        "{}",
+        plain.stderr
+    );
+    let jit = run(
+        &[&program("loop_sum_to_n")],
+        b"3000",
+        &[("MAJIT_STATS", "1")],
+        LIMIT,
+    );
+    assert_eq!(jit.status, Some(0));
+    assert!(jit.stderr.contains("aheui stats: time"), "{}", jit.stderr);
+    assert!(jit.stderr.contains("loops compiled:   1"), "{}", jit.stderr);
 }
 
 #[test]

@@ -6,8 +6,12 @@
 //! interpreter rpaheui except where README.md documents a defined
 //! behaviour it lacks (errors, malformed input).
 //!
-//! The corpus runs twice: as is, and under `MAJIT_GC_STRESS=1` with the
-//! smallest nursery, where every allocation collects (finds GC root bugs).
+//! The corpus runs in every engine configuration, each compared with the
+//! same expected files (so all agree): the plain interpreter (`--no-jit`),
+//! the JIT at its default threshold, the JIT compiling every loop at its
+//! first back edge (`--threshold 1`), and the plain interpreter and
+//! `--threshold 1` under `MAJIT_GC_STRESS=1` with the smallest nursery,
+//! where collections happen as often as the GC can (finds root bugs).
 
 mod common;
 
@@ -59,12 +63,17 @@ fn load_cases() -> Vec<Case> {
         .collect()
 }
 
-/// Runs every case with `env`; returns one line per failure.
-fn run_corpus(env: &[(&str, &str)]) -> (usize, Vec<String>) {
+/// Runs every case with `flags` and `env`; returns one line per failure.
+fn run_corpus(flags: &[&str], env: &[(&str, &str)]) -> (usize, Vec<String>) {
     let cases = load_cases();
     let mut failures = Vec::new();
     for case in &cases {
-        let got = run(&[&case.program], &case.stdin, env, Duration::from_secs(60));
+        let args: Vec<&str> = flags
+            .iter()
+            .copied()
+            .chain([case.program.as_str()])
+            .collect();
+        let got = run(&args, &case.stdin, env, Duration::from_secs(60));
         let mut problems = Vec::new();
         if got.status != Some(case.status) {
             problems.push(format!("status {:?}, expected {}", got.status, case.status));
@@ -92,8 +101,8 @@ fn run_corpus(env: &[(&str, &str)]) -> (usize, Vec<String>) {
     (cases.len(), failures)
 }
 
-fn assert_corpus(env: &[(&str, &str)]) {
-    let (count, failures) = run_corpus(env);
+fn assert_corpus(flags: &[&str], env: &[(&str, &str)]) {
+    let (count, failures) = run_corpus(flags, env);
     assert!(
         count >= 100,
         "only {count} programs found in tests/programs"
@@ -106,12 +115,29 @@ fn assert_corpus(env: &[(&str, &str)]) {
     );
 }
 
+const STRESS: [(&str, &str); 2] = [("MAJIT_GC_STRESS", "1"), ("MAJIT_NURSERY_SIZE", "256")];
+
 #[test]
-fn corpus() {
-    assert_corpus(&[]);
+fn corpus_plain() {
+    assert_corpus(&["--no-jit"], &[]);
 }
 
 #[test]
-fn corpus_under_gc_stress() {
-    assert_corpus(&[("MAJIT_GC_STRESS", "1"), ("MAJIT_NURSERY_SIZE", "256")]);
+fn corpus_plain_under_gc_stress() {
+    assert_corpus(&["--no-jit"], &STRESS);
+}
+
+#[test]
+fn corpus_jit() {
+    assert_corpus(&[], &[]);
+}
+
+#[test]
+fn corpus_jit_threshold_1() {
+    assert_corpus(&["--threshold", "1"], &[]);
+}
+
+#[test]
+fn corpus_jit_threshold_1_under_gc_stress() {
+    assert_corpus(&["--threshold", "1"], &STRESS);
 }

@@ -415,6 +415,7 @@ impl<'a> Machine<'a> {
         // SAFETY: the Backend contract: the trace only stores to memory
         // that is valid for the access (null was rejected above).
         unsafe { access.store(addr, value) };
+        self.barrier_after_store(s);
         if let Some(stores) = &mut self.world.stores {
             stores.push(Store {
                 addr,
@@ -426,6 +427,28 @@ impl<'a> Machine<'a> {
             });
         }
         Ok(Flow::Next)
+    }
+
+    /// A ref stored into a GC object by a trace that was not rewritten
+    /// (which has no `cond_call_gc_wb`): the allocator's barrier records
+    /// the object, as compiled code's barrier would.
+    fn barrier_after_store(&mut self, s: &Step) {
+        let obj = self.arg(s, 0) as usize;
+        let stores_ref = |field: bool| {
+            let kind = s.descr.as_ref().and_then(|d| match field {
+                true => d.as_field().map(|f| f.kind),
+                false => d.as_array().map(|a| a.kind),
+            });
+            kind == Some(majit_ir::Kind::Ref)
+        };
+        match s.opcode {
+            OpCode::SetfieldGc if stores_ref(true) => self.world.allocator.write_barrier(obj),
+            OpCode::SetarrayitemGc if stores_ref(false) => {
+                let index = self.arg(s, 1) as i64;
+                self.world.allocator.write_barrier_array(obj, index)
+            }
+            _ => {}
+        }
     }
 
     fn exec_arraylen_gc(&mut self, s: &Step) -> Result<Flow, ExecError> {
