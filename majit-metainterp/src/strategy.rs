@@ -154,7 +154,8 @@ pub struct AllocCx<'a> {
     /// Free registers of its bank, in the backend's preference order.
     pub free: &'a [RegCandidate],
     /// Registers whose range may be evicted for it (may be empty; never
-    /// empty when `free` is).
+    /// empty when `free` is; empty while `free` is not, for a policy whose
+    /// [`AllocPolicy::evicts_while_free`] is false).
     pub occupied: &'a [Occupant],
     /// A register the range would like (a label location, a call
     /// argument or result register), free or not.
@@ -175,6 +176,12 @@ pub enum AllocDecision {
 pub trait AllocPolicy {
     /// Decides where `cx.range` goes.
     fn decide(&mut self, cx: &AllocCx) -> AllocDecision;
+    /// Whether it may evict while registers are free. When false, the
+    /// backend fills [`AllocCx::occupied`] only when no register is free,
+    /// which saves describing every occupied register at each decision.
+    fn evicts_while_free(&self) -> bool {
+        true
+    }
 }
 
 /// Builds a fresh scheduling strategy for one backend.

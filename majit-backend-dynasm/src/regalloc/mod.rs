@@ -442,7 +442,7 @@ impl Allocator<'_> {
                 continue;
             }
             let bank = self.regs.info(c).bank;
-            let free = self.candidates(&self.free_regs(bank, clobbers));
+            let free = self.free_candidates(bank, clobbers);
             if !free.is_empty() {
                 let cx = AllocCx {
                     op: self.op,
@@ -500,19 +500,6 @@ impl Allocator<'_> {
         out
     }
 
-    fn free_regs(&self, bank: Bank, exclude: &[Reg]) -> Vec<Reg> {
-        self.regs
-            .alloc_order
-            .iter()
-            .copied()
-            .filter(|&r| {
-                self.regs.info(r).bank == bank
-                    && self.reg_val[r as usize].is_none()
-                    && !exclude.contains(&r)
-            })
-            .collect()
-    }
-
     /// Frees register `r` by storing its value into the value's slot
     /// (allocated and written on its first spill only).
     fn spill_reg(&mut self, r: Reg, moves: &mut Vec<Move>) -> Result<(), CompileError> {
@@ -543,8 +530,9 @@ impl Allocator<'_> {
         moves: &mut Vec<Move>,
     ) -> Result<Reg, CompileError> {
         let bank = Bank::of(self.kind(v));
-        let free = self.candidates(&self.free_regs(bank, exclude));
-        let occupied: Vec<Occupant> = if free.is_empty() || may_evict {
+        let free = self.free_candidates(bank, exclude);
+        let offer = free.is_empty() || (may_evict && self.policy.evicts_while_free());
+        let occupied: Vec<Occupant> = if offer {
             self.regs
                 .alloc_order
                 .iter()
@@ -553,7 +541,7 @@ impl Allocator<'_> {
                 .filter_map(|r| {
                     let w = self.reg_val[r as usize]?;
                     Some(Occupant {
-                        reg: self.candidates(&[r])[0],
+                        reg: self.candidate(r),
                         range: self.range(w, p),
                     })
                 })
@@ -628,15 +616,23 @@ impl Allocator<'_> {
         }
     }
 
-    /// What a policy sees of registers `regs`.
-    fn candidates(&self, regs: &[Reg]) -> Vec<RegCandidate> {
-        regs.iter()
-            .map(|&r| RegCandidate {
-                reg: r,
-                name: self.regs.name(r),
-                caller_saved: self.regs.info(r).caller_saved,
-            })
-            .collect()
+    /// What a policy sees of register `r`.
+    fn candidate(&self, r: Reg) -> RegCandidate {
+        RegCandidate {
+            reg: r,
+            name: self.regs.name(r),
+            caller_saved: self.regs.info(r).caller_saved,
+        }
+    }
+
+    /// The free registers of `bank` but `exclude`, as candidates.
+    fn free_candidates(&self, bank: Bank, exclude: &[Reg]) -> Vec<RegCandidate> {
+        let free = self.regs.alloc_order.iter().copied().filter(|&r| {
+            self.regs.info(r).bank == bank
+                && self.reg_val[r as usize].is_none()
+                && !exclude.contains(&r)
+        });
+        free.map(|r| self.candidate(r)).collect()
     }
 
     /// What a policy sees of value `v`'s range at position `p`.
@@ -720,7 +716,7 @@ impl Allocator<'_> {
         let kind = self.kind(v);
         if self.val_reg[v].is_none() {
             let from = self.loc_of(value_ref(self.t, v))?;
-            let free = self.free_regs(Bank::of(kind), &[]);
+            let free = self.free_candidates(Bank::of(kind), &[]);
             if self.live.next_use(v, p).is_some() && !free.is_empty() {
                 // Free registers exist, so this spills nothing (earlier
                 // arguments' locations stay valid).

@@ -42,6 +42,10 @@ impl AllocPolicy for NativePolicy {
         }
         AllocDecision::Evict(best.range.value)
     }
+
+    fn evicts_while_free(&self) -> bool {
+        false
+    }
 }
 
 /// A seeded random policy (xorshift64*), for fuzzing the allocator with

@@ -37,6 +37,7 @@ pub fn schedule(
         trace,
         order: Vec::with_capacity(n),
         unread: unread_counts(trace),
+        shown: Vec::new(),
     };
     let mut start = 0;
     while start < n {
@@ -87,6 +88,8 @@ struct Scheduler<'a> {
     order: Vec<usize>,
     /// Reads of each value by ops not scheduled yet.
     unread: Vec<u32>,
+    /// What the strategy is shown (one buffer for every pick).
+    shown: Vec<ReadyOp>,
 }
 
 impl Scheduler<'_> {
@@ -103,13 +106,14 @@ impl Scheduler<'_> {
     fn ready_op(&self, i: usize) -> ReadyOp {
         let op = &self.trace.ops[i];
         let kind = op.opcode.result().kind();
-        let mut read: Vec<usize> = reads(op).filter_map(|&r| value_of(self.trace, r)).collect();
-        read.sort_unstable();
+        let value = |r: &OpRef| value_of(self.trace, *r);
         let mut last_reads = 0;
-        for (k, &v) in read.iter().enumerate() {
-            let first = k == 0 || read[k - 1] != v;
-            let mine = read.iter().filter(|&&w| w == v).count() as u32;
-            if first && self.unread[v] == mine {
+        // Movable ops read a few values: a quadratic scan, no allocation.
+        for (k, r) in reads(op).enumerate() {
+            let Some(v) = value(r) else { continue };
+            let seen = reads(op).take(k).any(|w| value(w) == Some(v));
+            let mine = reads(op).filter(|w| value(w) == Some(v)).count() as u32;
+            if !seen && self.unread[v] == mine {
                 last_reads += 1;
             }
         }
@@ -164,33 +168,35 @@ impl Scheduler<'_> {
 
     /// Asks `strategy` for a position in `ready` and validates it.
     fn pick(
-        &self,
+        &mut self,
         ready: &[usize],
         region_end: Option<usize>,
         strategy: &mut dyn SchedStrategy,
     ) -> Result<usize, CompileError> {
-        let ops: Vec<ReadyOp> = ready.iter().map(|&i| self.ready_op(i)).collect();
+        let mut shown = std::mem::take(&mut self.shown);
+        shown.clear();
+        shown.extend(ready.iter().map(|&i| self.ready_op(i)));
         let cx = ReadyCx {
             trace: self.trace,
-            ready: &ops,
+            ready: &shown,
             region_end,
         };
+        let picked = catch_unwind(AssertUnwindSafe(|| strategy.pick(&cx)));
+        self.shown = shown;
         let first = ready[0];
-        let at = format!("op {first} ({})", self.trace.ops[first].opcode.name());
-        let pick = catch_unwind(AssertUnwindSafe(|| strategy.pick(&cx))).map_err(|p| {
-            CompileError::Strategy {
-                op: at.clone(),
-                decision: "scheduling".into(),
-                reason: format!(
-                    "the scheduling strategy panicked: {}",
-                    strategy::panic_text(&*p)
-                ),
-            }
+        let at = || format!("op {first} ({})", self.trace.ops[first].opcode.name());
+        let pick = picked.map_err(|p| CompileError::Strategy {
+            op: at(),
+            decision: "scheduling".into(),
+            reason: format!(
+                "the scheduling strategy panicked: {}",
+                strategy::panic_text(&*p)
+            ),
         })?;
         if pick >= ready.len() {
             let ids: Vec<String> = ready.iter().map(|i| format!("op {i}")).collect();
             return Err(CompileError::Strategy {
-                op: at,
+                op: at(),
                 decision: format!("scheduling pick {pick}"),
                 reason: format!(
                     "outside the ready set of {} ({})",
