@@ -257,11 +257,8 @@ impl<'a> Blackhole<'a> {
             }
             JOp::SetfieldI | JOp::SetfieldR | JOp::SetfieldF => {
                 let d = self.descr(insn, 2);
-                let obj = f.reference(insn.reg(0));
-                eval::setfield(obj, field(&d), f.get(insn.reg(1)))?;
-                if field(&d).kind == Kind::Ref {
-                    self.alloc.write_barrier(obj);
-                }
+                let (obj, v) = (f.reference(insn.reg(0)), f.get(insn.reg(1)));
+                eval::setfield(self.alloc, obj, field(&d), v)?;
             }
             JOp::GetarrayitemI | JOp::GetarrayitemR | JOp::GetarrayitemF => {
                 let d = self.descr(insn, 2);
@@ -275,10 +272,7 @@ impl<'a> Blackhole<'a> {
                     f.int(insn.reg(1)),
                     f.get(insn.reg(2)),
                 );
-                eval::setarrayitem(a, i, array(&d), v)?;
-                if array(&d).kind == Kind::Ref {
-                    self.alloc.write_barrier_array(a, i);
-                }
+                eval::setarrayitem(self.alloc, a, i, array(&d), v)?;
             }
             JOp::Arraylen => {
                 let d = self.descr(insn, 1);

@@ -671,10 +671,12 @@ impl<'a> Tracer<'a> {
     fn setfield(&mut self, insn: &Insn) -> Result<(), ConcreteError> {
         let d = self.descr(insn, 2);
         let (obj, val) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
-        eval::setfield(obj.v.as_ref().unwrap_or(0), field(&d), val.v)?;
-        if field(&d).kind == Kind::Ref {
-            self.env.alloc.write_barrier(obj.v.as_ref().unwrap_or(0));
-        }
+        eval::setfield(
+            self.env.alloc,
+            obj.v.as_ref().unwrap_or(0),
+            field(&d),
+            val.v,
+        )?;
         self.heap.store(obj.r, field(&d), val);
         self.trace
             .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
@@ -704,15 +706,12 @@ impl<'a> Tracer<'a> {
             self.get(insn.reg(2)),
         );
         eval::setarrayitem(
+            self.env.alloc,
             arr.v.as_ref().unwrap_or(0),
             idx.v.as_int().unwrap_or(0),
             array(&d),
             val.v,
         )?;
-        if array(&d).kind == Kind::Ref {
-            let (a, i) = (arr.v.as_ref().unwrap_or(0), idx.v.as_int().unwrap_or(0));
-            self.env.alloc.write_barrier_array(a, i);
-        }
         self.trace
             .push(Op::new(OpCode::SetarrayitemGc, &[arr.r, idx.r, val.r]).with_descr(d));
         Ok(())

@@ -233,26 +233,27 @@ pub fn channel_recall(s: i64) -> i64 {
     })
 }
 
-/// ㅁ+ㅇ of a node value popped from `s`; false if it failed.
-pub fn print_number(s: i64, v: i64) -> bool {
+type Printer = fn(&mut Output<Box<dyn Write>>, &Int) -> std::io::Result<()>;
+
+/// Prints a node value popped from `s` with `print`; false if it failed.
+fn print_with(s: i64, v: i64, print: Printer) -> bool {
     with(|x| {
         let v = x.take(s as usize, v);
-        if let Err(e) = x.output.print_number(&v) {
+        if let Err(e) = print(&mut x.output, &v) {
             x.fail(Error::Io(e));
         }
         x.error.is_none()
     })
 }
 
+/// ㅁ+ㅇ of a node value popped from `s`; false if it failed.
+pub fn print_number(s: i64, v: i64) -> bool {
+    print_with(s, v, Output::print_number)
+}
+
 /// ㅁ+ㅎ of a node value popped from `s`; false if it failed.
 pub fn print_char(s: i64, v: i64) -> bool {
-    with(|x| {
-        let v = x.take(s as usize, v);
-        if let Err(e) = x.output.print_char(&v) {
-            x.fail(Error::Io(e));
-        }
-        x.error.is_none()
-    })
+    print_with(s, v, Output::print_char)
 }
 
 /// ㅂ+ㅇ: a number from stdin, as the node value pushed next onto `s`.

@@ -12,8 +12,8 @@
 //! (the interpreter's own objects); null is checked here and reported as a
 //! [`ConcreteError`], never dereferenced.
 
-use crate::refexec::{call_extern, Access};
-use majit_ir::{eval, ArrayDescr, CallDescr, FieldDescr, OpCode, Value};
+use crate::refexec::{call_extern, Access, Allocator};
+use majit_ir::{eval, ArrayDescr, CallDescr, FieldDescr, Kind, OpCode, Value};
 use std::fmt;
 
 /// A concrete operation that cannot be performed: the interpreter's
@@ -83,10 +83,20 @@ pub fn getfield(obj: usize, d: &FieldDescr) -> Result<Value, ConcreteError> {
 }
 
 /// `obj.field = v`.
-pub fn setfield(obj: usize, d: &FieldDescr, v: Value) -> Result<(), ConcreteError> {
+/// A ref stored into a GC object also runs `alloc`'s write barrier, as
+/// compiled code's `cond_call_gc_wb` would.
+pub fn setfield(
+    alloc: &mut dyn Allocator,
+    obj: usize,
+    d: &FieldDescr,
+    v: Value,
+) -> Result<(), ConcreteError> {
     let obj = non_null(obj, &d.name)?;
     // SAFETY: as in `getfield`, the field's bytes are writable.
     unsafe { access(d.size, d.signed).store(obj + d.offset as usize, v.to_bits()) };
+    if d.kind == Kind::Ref {
+        alloc.write_barrier(obj);
+    }
     Ok(())
 }
 
@@ -104,10 +114,20 @@ pub fn getarrayitem(arr: usize, index: i64, d: &ArrayDescr) -> Result<Value, Con
 }
 
 /// `array[index] = v`.
-pub fn setarrayitem(arr: usize, index: i64, d: &ArrayDescr, v: Value) -> Result<(), ConcreteError> {
+/// Refs run `alloc`'s array write barrier, as in [`setfield`].
+pub fn setarrayitem(
+    alloc: &mut dyn Allocator,
+    arr: usize,
+    index: i64,
+    d: &ArrayDescr,
+    v: Value,
+) -> Result<(), ConcreteError> {
     let arr = non_null(arr, &d.name)?;
     // SAFETY: as in `getarrayitem`.
     unsafe { access(d.item_size, d.signed).store(item_addr(arr, d, index), v.to_bits()) };
+    if d.kind == Kind::Ref {
+        alloc.write_barrier_array(arr, index);
+    }
     Ok(())
 }
 
