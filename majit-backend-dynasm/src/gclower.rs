@@ -5,7 +5,8 @@
 //! ([`majit_gc::rewrite::rewrite`]): `new*` become nursery allocations
 //! and reference stores get write barriers, which the emitters handle.
 //! A trace that already holds lowered GC ops (`call_malloc_nursery*`,
-//! `nursery_ptr_increment`, `cond_call_gc_wb*`) was rewritten by its
+//! `nursery_ptr_increment`, `cond_call_gc_wb*`: the op table's `gc`
+//! column says which) was rewritten by its
 //! producer and compiles as it is; a trace without them gains nothing
 //! from a second rewrite, so the test is exact.
 //!
@@ -21,23 +22,13 @@ use crate::arch::Arch;
 use crate::native::NativeBackend;
 use majit_gc::rewrite::{rewrite_with_origins, RewriteConfig};
 use majit_gc::{JitGcInfo, TypeId};
-use majit_ir::{Descr, OpCode, Trace};
+use majit_ir::{Descr, DescrUse, Trace};
 use majit_metainterp::CompileError;
 use std::borrow::Cow;
 
 /// Whether `trace` already went through the GC rewrite.
 fn is_lowered(trace: &Trace) -> bool {
-    trace.ops.iter().any(|op| {
-        matches!(
-            op.opcode,
-            OpCode::CallMallocNursery
-                | OpCode::CallMallocNurseryHeaderless
-                | OpCode::CallMallocNurseryVarsize
-                | OpCode::NurseryPtrIncrement
-                | OpCode::CondCallGcWb
-                | OpCode::CondCallGcWbArray
-        )
-    })
+    trace.ops.iter().any(|op| op.opcode.is_gc_lowered())
 }
 
 impl<A: Arch> NativeBackend<A> {
@@ -76,7 +67,7 @@ fn check_regions(gc: &mut JitGcInfo, trace: &Trace) -> Result<(), CompileError> 
     let allocating = trace
         .ops
         .iter()
-        .filter(|op| matches!(op.opcode, OpCode::New | OpCode::CallMallocNurseryHeaderless));
+        .filter(|op| op.opcode.descr_use() == DescrUse::Size);
     let layouts = allocating.filter_map(|op| op.descr.as_ref()?.as_size());
     for layout in layouts.filter(|l| l.headerless) {
         let ty = TypeId(layout.type_id);

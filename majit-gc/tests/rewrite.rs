@@ -281,13 +281,7 @@ fn random_traces_rewrite_into_valid_traces() {
         });
         for op in &out.ops {
             assert!(
-                !matches!(
-                    op.opcode,
-                    majit_ir::OpCode::New
-                        | majit_ir::OpCode::NewWithVtable
-                        | majit_ir::OpCode::NewArray
-                        | majit_ir::OpCode::NewArrayClear
-                ),
+                !op.opcode.is_allocation(),
                 "seed {seed}: `{}` left in the output",
                 op.opcode
             );

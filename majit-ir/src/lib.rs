@@ -39,7 +39,7 @@ pub use descr::{
 };
 pub use error::{ParseError, VerifyError, VerifyErrorKind, VerifyErrors};
 pub use op::{Args, Const, Op, OpRef, RefTarget, Value};
-pub use opcode::{Kind, OpCode, OpInfo, ResultKind};
+pub use opcode::{DescrUse, GcRole, Kind, OpCode, OpInfo, ResultKind};
 pub use text::{parse, parse_with, print, print_with, Namespace};
 pub use trace::Trace;
 pub use verify::verify;

@@ -1,11 +1,24 @@
 //! The one operation table.
 //!
-//! Every opcode of the trace IR is one line of the `opcodes!` call below:
-//! its Rust variant, its text name, its argument signature, its result kind
-//! and its flags. `OpCode`, `OpCode::ALL`, `name()`, `from_name()` and the
-//! per-op [`OpInfo`] all come from that single list, so adding an opcode is
-//! one line here plus the exhaustive `match`es (verifier, refexec, emitters)
-//! that the compiler then points at.
+//! Every opcode of the trace IR is one line of the `opcodes!` call below,
+//! and every per-op fact the crates rely on is a column of that line:
+//!
+//! | column  | meaning                                                      | read by |
+//! |---------|--------------------------------------------------------------|---------|
+//! | variant | the Rust name                                                | everyone |
+//! | text    | the name in trace text                                       | `text` |
+//! | args    | the argument signature (below)                               | verifier, refexec, parser |
+//! | result  | the result kind                                              | everyone |
+//! | descr   | which descriptor it takes and what for ([`DescrUse`])        | verifier, refexec `prepare` |
+//! | gc      | what the GC rewrite does with it ([`GcRole`])                | `gclower`, regalloc, emitters |
+//! | lat     | estimated cycles until its result is ready                   | schedulers ([`OpCode::latency`]) |
+//! | flags   | pure, guard, side effect, ... ([`flags`])                    | optimizer, scheduler, everyone |
+//!
+//! `OpCode`, `OpCode::ALL`, `name()`, `from_name()` and the per-op
+//! [`OpInfo`] all come from that single list. Adding an opcode is one line
+//! here plus its semantics where they live (see `docs/adding-an-op.md`):
+//! `eval.rs` for a value op, refexec's `step`, and one emission arm per
+//! backend; the compiler points at each exhaustive `match`.
 //!
 //! Argument signatures are strings, one character per argument:
 //! `i` int, `r` ref, `f` float, `a` any kind, `v` the kind named by the
@@ -13,8 +26,10 @@
 //! "any number of further arguments of any kind" (calls, `label`, `jump`,
 //! `finish`, `debug_merge_point`).
 //!
-//! Relations that code leans on (a guard's inverse, a comparison's swap)
-//! are explicit methods checked over `OpCode::ALL` by the tests.
+//! Relations between columns (a `v` argument needs a field or array
+//! descr, a GC allocation can malloc, ...) and between ops (a guard's
+//! inverse, a comparison's swap) are checked over `OpCode::ALL` by the
+//! tests at the end of this file.
 
 /// The kind of a value: the three register banks of the JIT.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -89,6 +104,63 @@ impl ResultKind {
     }
 }
 
+/// The descriptor an op takes, and what the descriptor describes for it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DescrUse {
+    /// No descriptor.
+    Nothing,
+    /// A fail descr, or nothing (guards, `finish`).
+    OptFail,
+    /// A field descr: the field read or written.
+    Field,
+    /// An array descr: the item at index arg 1 (GC arrays and raw arrays).
+    Item,
+    /// An array descr: the width and signedness of a raw access at byte
+    /// offset arg 1 (`raw_load_*`, `raw_store`).
+    Raw,
+    /// An array descr: where the length word is (`arraylen_gc`).
+    Len,
+    /// A size descr: the object allocated.
+    Size,
+    /// An array descr: the array allocated, of length arg 0.
+    NewArray,
+    /// A call descr: signature and effects.
+    Call,
+    /// A target descr: the loop entry a `label` defines and a `jump` enters.
+    Target,
+}
+
+impl DescrUse {
+    /// The sort of descriptor required (as [`crate::Descr::sort`] names
+    /// it); `None` when none is required.
+    pub fn sort(self) -> Option<&'static str> {
+        match self {
+            DescrUse::Nothing | DescrUse::OptFail => None,
+            DescrUse::Field => Some("field"),
+            DescrUse::Item | DescrUse::Raw | DescrUse::Len | DescrUse::NewArray => Some("array"),
+            DescrUse::Size => Some("size"),
+            DescrUse::Call => Some("call"),
+            DescrUse::Target => Some("target"),
+        }
+    }
+}
+
+/// What the GC rewrite (`majit_gc::rewrite`) does with an op.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GcRole {
+    /// Nothing: it passes through unchanged (stores of refs gain a write
+    /// barrier in front, but stay).
+    Plain,
+    /// A high-level allocation: the rewrite replaces it by nursery ops, so
+    /// a backend with a heap never sees it.
+    Alloc,
+    /// Produced by the rewrite, with a slow path into the GC (a
+    /// collection or a barrier): the emitter needs the live values.
+    Slow,
+    /// Produced by the rewrite, plain address arithmetic.
+    Inline,
+}
+
 /// Bit flags describing an opcode. Predicates on [`OpCode`] read these,
 /// never positions in the list.
 pub mod flags {
@@ -105,20 +177,19 @@ pub mod flags {
     pub const CAN_RAISE: u16 = 1 << 4;
     /// May allocate, hence may run a collection.
     pub const CAN_MALLOC: u16 = 1 << 5;
-    /// Needs a descriptor.
-    pub const DESCR: u16 = 1 << 6;
     /// Overflow-checked arithmetic: must be followed by
     /// `guard_no_overflow` or `guard_overflow`.
-    pub const OVF: u16 = 1 << 7;
+    pub const OVF: u16 = 1 << 6;
     /// Ends a trace (`jump`, `finish`).
-    pub const FINAL: u16 = 1 << 8;
+    pub const FINAL: u16 = 1 << 7;
     /// A call: the first argument is the function address, the effects
     /// come from the `CallDescr`.
-    pub const CALL: u16 = 1 << 9;
+    pub const CALL: u16 = 1 << 8;
     /// Reads memory (loads).
-    pub const LOAD: u16 = 1 << 10;
-    /// May carry a descriptor but does not need one (`finish`, guards).
-    pub const OPT_DESCR: u16 = 1 << 11;
+    pub const LOAD: u16 = 1 << 9;
+    /// Its arguments are carried elsewhere (to a label, an exit, the log),
+    /// not computed on: they may be in any location.
+    pub const CARRY: u16 = 1 << 10;
 }
 
 use flags::*;
@@ -132,12 +203,19 @@ pub struct OpInfo {
     pub args: &'static str,
     /// Result kind.
     pub result: ResultKind,
+    /// The descriptor it takes.
+    pub descr: DescrUse,
+    /// What the GC rewrite does with it.
+    pub gc: GcRole,
+    /// Estimated cycles until the result is available.
+    pub latency: u8,
     /// Bit set of [`flags`].
     pub flags: u16,
 }
 
 macro_rules! opcodes {
-    ($( $variant:ident $name:literal $args:literal $result:ident $flags:expr ;)*) => {
+    ($( $variant:ident $name:literal $args:literal $result:ident $descr:ident $gc:ident
+        $latency:literal $flags:expr ;)*) => {
         /// An IR operation. See the module docs for the table it comes from.
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u16)]
@@ -147,142 +225,147 @@ macro_rules! opcodes {
             /// Every opcode, in table order.
             pub const ALL: &'static [OpCode] = &[ $( OpCode::$variant ),* ];
             const INFO: &'static [OpInfo] = &[
-                $( OpInfo { name: $name, args: $args, result: ResultKind::$result, flags: $flags } ),*
+                $( OpInfo {
+                    name: $name,
+                    args: $args,
+                    result: ResultKind::$result,
+                    descr: DescrUse::$descr,
+                    gc: GcRole::$gc,
+                    latency: $latency,
+                    flags: $flags,
+                } ),*
             ];
         }
     };
 }
 
-const NONE: u16 = 0;
-const LOADD: u16 = LOAD | DESCR;
-const STORE: u16 = SIDE_EFFECT | DESCR;
-const ALLOC: u16 = CAN_MALLOC | DESCR;
-const CALLS: u16 = CALL | DESCR | SIDE_EFFECT | CAN_RAISE | CAN_MALLOC;
-const CALL_PURE: u16 = CALL | DESCR | PURE;
-const CALL_FORCE: u16 = CALL | DESCR | SIDE_EFFECT | CAN_RAISE | CAN_MALLOC;
-const GUARDD: u16 = GUARD | OPT_DESCR;
+const STORE: u16 = SIDE_EFFECT;
+const ALLOC: u16 = CAN_MALLOC;
+const CALLS: u16 = CALL | SIDE_EFFECT | CAN_RAISE | CAN_MALLOC;
+const CALL_PURE: u16 = CALL | PURE;
+const CALL_FORCE: u16 = CALL | SIDE_EFFECT | CAN_RAISE | CAN_MALLOC;
 
 opcodes! {
-//  variant                         text                                args    result  flags
+//  variant                         text                                args    result  descr    gc     lat flags
     // -- integer arithmetic (wrapping) --
-    IntAdd                          "int_add"                           "ii"    Int     PURE | COMMUTATIVE;
-    IntSub                          "int_sub"                           "ii"    Int     PURE;
-    IntMul                          "int_mul"                           "ii"    Int     PURE | COMMUTATIVE;
-    IntFloorDiv                     "int_floordiv"                      "ii"    Int     PURE;
-    IntMod                          "int_mod"                           "ii"    Int     PURE;
-    IntAnd                          "int_and"                           "ii"    Int     PURE | COMMUTATIVE;
-    IntOr                           "int_or"                            "ii"    Int     PURE | COMMUTATIVE;
-    IntXor                          "int_xor"                           "ii"    Int     PURE | COMMUTATIVE;
-    IntLshift                       "int_lshift"                        "ii"    Int     PURE;
-    IntRshift                       "int_rshift"                        "ii"    Int     PURE;
-    UintRshift                      "uint_rshift"                       "ii"    Int     PURE;
-    IntNeg                          "int_neg"                           "i"     Int     PURE;
-    IntInvert                       "int_invert"                        "i"     Int     PURE;
-    IntIsZero                       "int_is_zero"                       "i"     Int     PURE;
-    IntIsTrue                       "int_is_true"                       "i"     Int     PURE;
+    IntAdd                          "int_add"                           "ii"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    IntSub                          "int_sub"                           "ii"    Int     Nothing  Plain  1   PURE;
+    IntMul                          "int_mul"                           "ii"    Int     Nothing  Plain  3   PURE | COMMUTATIVE;
+    IntFloorDiv                     "int_floordiv"                      "ii"    Int     Nothing  Plain  20  PURE;
+    IntMod                          "int_mod"                           "ii"    Int     Nothing  Plain  20  PURE;
+    IntAnd                          "int_and"                           "ii"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    IntOr                           "int_or"                            "ii"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    IntXor                          "int_xor"                           "ii"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    IntLshift                       "int_lshift"                        "ii"    Int     Nothing  Plain  1   PURE;
+    IntRshift                       "int_rshift"                        "ii"    Int     Nothing  Plain  1   PURE;
+    UintRshift                      "uint_rshift"                       "ii"    Int     Nothing  Plain  1   PURE;
+    IntNeg                          "int_neg"                           "i"     Int     Nothing  Plain  1   PURE;
+    IntInvert                       "int_invert"                        "i"     Int     Nothing  Plain  1   PURE;
+    IntIsZero                       "int_is_zero"                       "i"     Int     Nothing  Plain  1   PURE;
+    IntIsTrue                       "int_is_true"                       "i"     Int     Nothing  Plain  1   PURE;
     // -- overflow-checked arithmetic --
-    IntAddOvf                       "int_add_ovf"                       "ii"    Int     OVF | COMMUTATIVE;
-    IntSubOvf                       "int_sub_ovf"                       "ii"    Int     OVF;
-    IntMulOvf                       "int_mul_ovf"                       "ii"    Int     OVF | COMMUTATIVE;
+    IntAddOvf                       "int_add_ovf"                       "ii"    Int     Nothing  Plain  1   OVF | COMMUTATIVE;
+    IntSubOvf                       "int_sub_ovf"                       "ii"    Int     Nothing  Plain  1   OVF;
+    IntMulOvf                       "int_mul_ovf"                       "ii"    Int     Nothing  Plain  3   OVF | COMMUTATIVE;
     // -- integer comparisons (result 0 or 1) --
-    IntLt                           "int_lt"                            "ii"    Int     PURE;
-    IntLe                           "int_le"                            "ii"    Int     PURE;
-    IntEq                           "int_eq"                            "ii"    Int     PURE | COMMUTATIVE;
-    IntNe                           "int_ne"                            "ii"    Int     PURE | COMMUTATIVE;
-    IntGt                           "int_gt"                            "ii"    Int     PURE;
-    IntGe                           "int_ge"                            "ii"    Int     PURE;
-    UintLt                          "uint_lt"                           "ii"    Int     PURE;
-    UintLe                          "uint_le"                           "ii"    Int     PURE;
-    UintGt                          "uint_gt"                           "ii"    Int     PURE;
-    UintGe                          "uint_ge"                           "ii"    Int     PURE;
+    IntLt                           "int_lt"                            "ii"    Int     Nothing  Plain  1   PURE;
+    IntLe                           "int_le"                            "ii"    Int     Nothing  Plain  1   PURE;
+    IntEq                           "int_eq"                            "ii"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    IntNe                           "int_ne"                            "ii"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    IntGt                           "int_gt"                            "ii"    Int     Nothing  Plain  1   PURE;
+    IntGe                           "int_ge"                            "ii"    Int     Nothing  Plain  1   PURE;
+    UintLt                          "uint_lt"                           "ii"    Int     Nothing  Plain  1   PURE;
+    UintLe                          "uint_le"                           "ii"    Int     Nothing  Plain  1   PURE;
+    UintGt                          "uint_gt"                           "ii"    Int     Nothing  Plain  1   PURE;
+    UintGe                          "uint_ge"                           "ii"    Int     Nothing  Plain  1   PURE;
     // -- floats --
-    FloatAdd                        "float_add"                         "ff"    Float   PURE | COMMUTATIVE;
-    FloatSub                        "float_sub"                         "ff"    Float   PURE;
-    FloatMul                        "float_mul"                         "ff"    Float   PURE | COMMUTATIVE;
-    FloatTrueDiv                    "float_truediv"                     "ff"    Float   PURE;
-    FloatNeg                        "float_neg"                         "f"     Float   PURE;
-    FloatAbs                        "float_abs"                         "f"     Float   PURE;
-    FloatLt                         "float_lt"                          "ff"    Int     PURE;
-    FloatLe                         "float_le"                          "ff"    Int     PURE;
-    FloatEq                         "float_eq"                          "ff"    Int     PURE | COMMUTATIVE;
-    FloatNe                         "float_ne"                          "ff"    Int     PURE | COMMUTATIVE;
-    FloatGt                         "float_gt"                          "ff"    Int     PURE;
-    FloatGe                         "float_ge"                          "ff"    Int     PURE;
-    CastFloatToInt                  "cast_float_to_int"                 "f"     Int     PURE;
-    CastIntToFloat                  "cast_int_to_float"                 "i"     Float   PURE;
-    ConvertFloatBytesToLonglong     "convert_float_bytes_to_longlong"   "f"     Int     PURE;
-    ConvertLonglongBytesToFloat     "convert_longlong_bytes_to_float"   "i"     Float   PURE;
+    FloatAdd                        "float_add"                         "ff"    Float   Nothing  Plain  3   PURE | COMMUTATIVE;
+    FloatSub                        "float_sub"                         "ff"    Float   Nothing  Plain  3   PURE;
+    FloatMul                        "float_mul"                         "ff"    Float   Nothing  Plain  3   PURE | COMMUTATIVE;
+    FloatTrueDiv                    "float_truediv"                     "ff"    Float   Nothing  Plain  20  PURE;
+    FloatNeg                        "float_neg"                         "f"     Float   Nothing  Plain  1   PURE;
+    FloatAbs                        "float_abs"                         "f"     Float   Nothing  Plain  1   PURE;
+    FloatLt                         "float_lt"                          "ff"    Int     Nothing  Plain  1   PURE;
+    FloatLe                         "float_le"                          "ff"    Int     Nothing  Plain  1   PURE;
+    FloatEq                         "float_eq"                          "ff"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    FloatNe                         "float_ne"                          "ff"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    FloatGt                         "float_gt"                          "ff"    Int     Nothing  Plain  1   PURE;
+    FloatGe                         "float_ge"                          "ff"    Int     Nothing  Plain  1   PURE;
+    CastFloatToInt                  "cast_float_to_int"                 "f"     Int     Nothing  Plain  3   PURE;
+    CastIntToFloat                  "cast_int_to_float"                 "i"     Float   Nothing  Plain  3   PURE;
+    ConvertFloatBytesToLonglong     "convert_float_bytes_to_longlong"   "f"     Int     Nothing  Plain  1   PURE;
+    ConvertLonglongBytesToFloat     "convert_longlong_bytes_to_float"   "i"     Float   Nothing  Plain  1   PURE;
     // -- pointers and copies --
-    PtrEq                           "ptr_eq"                            "rr"    Int     PURE | COMMUTATIVE;
-    PtrNe                           "ptr_ne"                            "rr"    Int     PURE | COMMUTATIVE;
-    CastPtrToInt                    "cast_ptr_to_int"                   "r"     Int     PURE;
-    CastIntToPtr                    "cast_int_to_ptr"                   "i"     Ref     PURE;
-    SameAsI                         "same_as_i"                         "i"     Int     PURE;
-    SameAsR                         "same_as_r"                         "r"     Ref     PURE;
-    SameAsF                         "same_as_f"                         "f"     Float   PURE;
+    PtrEq                           "ptr_eq"                            "rr"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    PtrNe                           "ptr_ne"                            "rr"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    CastPtrToInt                    "cast_ptr_to_int"                   "r"     Int     Nothing  Plain  1   PURE;
+    CastIntToPtr                    "cast_int_to_ptr"                   "i"     Ref     Nothing  Plain  1   PURE;
+    SameAsI                         "same_as_i"                         "i"     Int     Nothing  Plain  1   PURE;
+    SameAsR                         "same_as_r"                         "r"     Ref     Nothing  Plain  1   PURE;
+    SameAsF                         "same_as_f"                         "f"     Float   Nothing  Plain  1   PURE;
     // -- guards --
-    GuardTrue                       "guard_true"                        "i"     Void    GUARDD;
-    GuardFalse                      "guard_false"                       "i"     Void    GUARDD;
-    GuardValue                      "guard_value"                       "aa"    Void    GUARDD;
-    GuardClass                      "guard_class"                       "ri"    Void    GUARDD;
-    GuardNonnull                    "guard_nonnull"                     "r"     Void    GUARDD;
-    GuardIsnull                     "guard_isnull"                      "r"     Void    GUARDD;
-    GuardNonnullClass               "guard_nonnull_class"               "ri"    Void    GUARDD;
-    GuardNoException                "guard_no_exception"                ""      Void    GUARDD;
-    GuardNotInvalidated             "guard_not_invalidated"             ""      Void    GUARDD;
-    GuardNoOverflow                 "guard_no_overflow"                 ""      Void    GUARDD;
-    GuardOverflow                   "guard_overflow"                    ""      Void    GUARDD;
-    GuardNotForced                  "guard_not_forced"                  ""      Void    GUARDD;
+    GuardTrue                       "guard_true"                        "i"     Void    OptFail  Plain  1   GUARD;
+    GuardFalse                      "guard_false"                       "i"     Void    OptFail  Plain  1   GUARD;
+    GuardValue                      "guard_value"                       "aa"    Void    OptFail  Plain  1   GUARD;
+    GuardClass                      "guard_class"                       "ri"    Void    OptFail  Plain  1   GUARD;
+    GuardNonnull                    "guard_nonnull"                     "r"     Void    OptFail  Plain  1   GUARD;
+    GuardIsnull                     "guard_isnull"                      "r"     Void    OptFail  Plain  1   GUARD;
+    GuardNonnullClass               "guard_nonnull_class"               "ri"    Void    OptFail  Plain  1   GUARD;
+    GuardNoException                "guard_no_exception"                ""      Void    OptFail  Plain  1   GUARD;
+    GuardNotInvalidated             "guard_not_invalidated"             ""      Void    OptFail  Plain  1   GUARD;
+    GuardNoOverflow                 "guard_no_overflow"                 ""      Void    OptFail  Plain  1   GUARD;
+    GuardOverflow                   "guard_overflow"                    ""      Void    OptFail  Plain  1   GUARD;
+    GuardNotForced                  "guard_not_forced"                  ""      Void    OptFail  Plain  1   GUARD;
     // -- GC memory: fields, arrays --
-    GetfieldGcI                     "getfield_gc_i"                     "r"     Int     LOADD;
-    GetfieldGcR                     "getfield_gc_r"                     "r"     Ref     LOADD;
-    GetfieldGcF                     "getfield_gc_f"                     "r"     Float   LOADD;
-    SetfieldGc                      "setfield_gc"                       "rv"    Void    STORE;
-    GetarrayitemGcI                 "getarrayitem_gc_i"                 "ri"    Int     LOADD;
-    GetarrayitemGcR                 "getarrayitem_gc_r"                 "ri"    Ref     LOADD;
-    GetarrayitemGcF                 "getarrayitem_gc_f"                 "ri"    Float   LOADD;
-    SetarrayitemGc                  "setarrayitem_gc"                   "riv"   Void    STORE;
-    ArraylenGc                      "arraylen_gc"                       "r"     Int     PURE | DESCR;
+    GetfieldGcI                     "getfield_gc_i"                     "r"     Int     Field    Plain  4   LOAD;
+    GetfieldGcR                     "getfield_gc_r"                     "r"     Ref     Field    Plain  4   LOAD;
+    GetfieldGcF                     "getfield_gc_f"                     "r"     Float   Field    Plain  4   LOAD;
+    SetfieldGc                      "setfield_gc"                       "rv"    Void    Field    Plain  1   STORE;
+    GetarrayitemGcI                 "getarrayitem_gc_i"                 "ri"    Int     Item     Plain  4   LOAD;
+    GetarrayitemGcR                 "getarrayitem_gc_r"                 "ri"    Ref     Item     Plain  4   LOAD;
+    GetarrayitemGcF                 "getarrayitem_gc_f"                 "ri"    Float   Item     Plain  4   LOAD;
+    SetarrayitemGc                  "setarrayitem_gc"                   "riv"   Void    Item     Plain  1   STORE;
+    ArraylenGc                      "arraylen_gc"                       "r"     Int     Len      Plain  1   PURE;
     // -- raw memory (addresses are ints) --
-    GetfieldRawI                    "getfield_raw_i"                    "i"     Int     LOADD;
-    GetfieldRawF                    "getfield_raw_f"                    "i"     Float   LOADD;
-    SetfieldRaw                     "setfield_raw"                      "iv"    Void    STORE;
-    GetarrayitemRawI                "getarrayitem_raw_i"                "ii"    Int     LOADD;
-    GetarrayitemRawF                "getarrayitem_raw_f"                "ii"    Float   LOADD;
-    SetarrayitemRaw                 "setarrayitem_raw"                  "iiv"   Void    STORE;
-    RawLoadI                        "raw_load_i"                        "ii"    Int     LOADD;
-    RawLoadF                        "raw_load_f"                        "ii"    Float   LOADD;
-    RawStore                        "raw_store"                         "iiv"   Void    STORE;
+    GetfieldRawI                    "getfield_raw_i"                    "i"     Int     Field    Plain  4   LOAD;
+    GetfieldRawF                    "getfield_raw_f"                    "i"     Float   Field    Plain  4   LOAD;
+    SetfieldRaw                     "setfield_raw"                      "iv"    Void    Field    Plain  1   STORE;
+    GetarrayitemRawI                "getarrayitem_raw_i"                "ii"    Int     Item     Plain  4   LOAD;
+    GetarrayitemRawF                "getarrayitem_raw_f"                "ii"    Float   Item     Plain  4   LOAD;
+    SetarrayitemRaw                 "setarrayitem_raw"                  "iiv"   Void    Item     Plain  1   STORE;
+    RawLoadI                        "raw_load_i"                        "ii"    Int     Raw      Plain  4   LOAD;
+    RawLoadF                        "raw_load_f"                        "ii"    Float   Raw      Plain  4   LOAD;
+    RawStore                        "raw_store"                         "iiv"   Void    Raw      Plain  1   STORE;
     // -- allocation: high-level forms (optimizer) --
-    New                             "new"                               ""      Ref     ALLOC;
-    NewWithVtable                   "new_with_vtable"                   ""      Ref     ALLOC;
-    NewArray                        "new_array"                         "i"     Ref     ALLOC;
-    NewArrayClear                   "new_array_clear"                   "i"     Ref     ALLOC;
+    New                             "new"                               ""      Ref     Size     Alloc  1   ALLOC;
+    NewWithVtable                   "new_with_vtable"                   ""      Ref     Size     Alloc  1   ALLOC;
+    NewArray                        "new_array"                         "i"     Ref     NewArray Alloc  1   ALLOC;
+    NewArrayClear                   "new_array_clear"                   "i"     Ref     NewArray Alloc  1   ALLOC;
     // -- allocation: lowered forms (GC rewrite -> backend) --
-    CallMallocNursery               "call_malloc_nursery"               "i"     Ref     CAN_MALLOC;
-    CallMallocNurseryHeaderless     "call_malloc_nursery_headerless"    "i"     Ref     ALLOC;
-    CallMallocNurseryVarsize        "call_malloc_nursery_varsize"       "i"     Ref     ALLOC;
-    NurseryPtrIncrement             "nursery_ptr_increment"             "ri"    Ref     PURE;
-    CondCallGcWb                    "cond_call_gc_wb"                   "r"     Void    SIDE_EFFECT;
-    CondCallGcWbArray               "cond_call_gc_wb_array"             "ri"    Void    SIDE_EFFECT;
+    CallMallocNursery               "call_malloc_nursery"               "i"     Ref     Nothing  Slow   1   CAN_MALLOC;
+    CallMallocNurseryHeaderless     "call_malloc_nursery_headerless"    "i"     Ref     Size     Slow   1   ALLOC;
+    CallMallocNurseryVarsize        "call_malloc_nursery_varsize"       "i"     Ref     NewArray Slow   1   ALLOC;
+    NurseryPtrIncrement             "nursery_ptr_increment"             "ri"    Ref     Nothing  Inline 1   PURE;
+    CondCallGcWb                    "cond_call_gc_wb"                   "r"     Void    Nothing  Slow   1   SIDE_EFFECT;
+    CondCallGcWbArray               "cond_call_gc_wb_array"             "ri"    Void    Nothing  Slow   1   SIDE_EFFECT;
     // -- calls: arg 0 is the function address --
-    CallI                           "call_i"                            "i*"    Int     CALLS;
-    CallR                           "call_r"                            "i*"    Ref     CALLS;
-    CallF                           "call_f"                            "i*"    Float   CALLS;
-    CallN                           "call_n"                            "i*"    Void    CALLS;
-    CallPureI                       "call_pure_i"                       "i*"    Int     CALL_PURE;
-    CallPureR                       "call_pure_r"                       "i*"    Ref     CALL_PURE;
-    CallPureF                       "call_pure_f"                       "i*"    Float   CALL_PURE;
-    CallPureN                       "call_pure_n"                       "i*"    Void    CALL_PURE;
-    CallMayForceI                   "call_may_force_i"                  "i*"    Int     CALL_FORCE;
-    CallMayForceR                   "call_may_force_r"                  "i*"    Ref     CALL_FORCE;
-    CallMayForceF                   "call_may_force_f"                  "i*"    Float   CALL_FORCE;
-    CallMayForceN                   "call_may_force_n"                  "i*"    Void    CALL_FORCE;
+    CallI                           "call_i"                            "i*"    Int     Call     Plain  1   CALLS;
+    CallR                           "call_r"                            "i*"    Ref     Call     Plain  1   CALLS;
+    CallF                           "call_f"                            "i*"    Float   Call     Plain  1   CALLS;
+    CallN                           "call_n"                            "i*"    Void    Call     Plain  1   CALLS;
+    CallPureI                       "call_pure_i"                       "i*"    Int     Call     Plain  1   CALL_PURE;
+    CallPureR                       "call_pure_r"                       "i*"    Ref     Call     Plain  1   CALL_PURE;
+    CallPureF                       "call_pure_f"                       "i*"    Float   Call     Plain  1   CALL_PURE;
+    CallPureN                       "call_pure_n"                       "i*"    Void    Call     Plain  1   CALL_PURE;
+    CallMayForceI                   "call_may_force_i"                  "i*"    Int     Call     Plain  1   CALL_FORCE;
+    CallMayForceR                   "call_may_force_r"                  "i*"    Ref     Call     Plain  1   CALL_FORCE;
+    CallMayForceF                   "call_may_force_f"                  "i*"    Float   Call     Plain  1   CALL_FORCE;
+    CallMayForceN                   "call_may_force_n"                  "i*"    Void    Call     Plain  1   CALL_FORCE;
     // -- control --
-    Label                           "label"                             "*"     Void    DESCR;
-    Jump                            "jump"                              "*"     Void    DESCR | FINAL;
-    Finish                          "finish"                            "*"     Void    FINAL | OPT_DESCR;
-    DebugMergePoint                 "debug_merge_point"                 "*"     Void    NONE;
+    Label                           "label"                             "*"     Void    Target   Plain  1   CARRY;
+    Jump                            "jump"                              "*"     Void    Target   Plain  1   FINAL | CARRY;
+    Finish                          "finish"                            "*"     Void    OptFail  Plain  1   FINAL | CARRY;
+    DebugMergePoint                 "debug_merge_point"                 "*"     Void    Nothing  Plain  1   CARRY;
 }
 
 impl OpCode {
@@ -351,13 +434,46 @@ impl OpCode {
     pub fn is_load(self) -> bool {
         self.has(LOAD)
     }
+    /// Its arguments are carried elsewhere, not computed on ([`flags::CARRY`]).
+    pub fn carries_args(self) -> bool {
+        self.has(CARRY)
+    }
+    /// The descriptor it takes.
+    pub fn descr_use(self) -> DescrUse {
+        self.info().descr
+    }
     /// A descriptor is required.
     pub fn needs_descr(self) -> bool {
-        self.has(DESCR)
+        self.descr_use().sort().is_some()
     }
     /// A descriptor is allowed (required or optional).
     pub fn allows_descr(self) -> bool {
-        self.has(DESCR | OPT_DESCR)
+        self.descr_use() != DescrUse::Nothing
+    }
+    /// What the GC rewrite does with it.
+    pub fn gc_role(self) -> GcRole {
+        self.info().gc
+    }
+    /// A high-level allocation (`new*`), which the GC rewrite lowers.
+    pub fn is_allocation(self) -> bool {
+        self.gc_role() == GcRole::Alloc
+    }
+    /// Only the GC rewrite produces it: a trace holding one is lowered.
+    pub fn is_gc_lowered(self) -> bool {
+        matches!(self.gc_role(), GcRole::Slow | GcRole::Inline)
+    }
+    /// A load, store or length read of a GC object (arg 0).
+    pub fn accesses_gc_object(self) -> bool {
+        let memory = matches!(
+            self.descr_use(),
+            DescrUse::Field | DescrUse::Item | DescrUse::Len
+        );
+        memory && self.info().args.starts_with('r')
+    }
+    /// Estimated cycles until the result is available: what a scheduler
+    /// can use to start long operations early. Machine-independent.
+    pub fn latency(self) -> u32 {
+        u32::from(self.info().latency)
     }
 
     /// The guard that holds exactly when this one fails, if any.
@@ -515,6 +631,71 @@ mod tests {
                     assert_eq!(f.call_with_result(r).unwrap().result(), r);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn descr_column_agrees_with_the_flags() {
+        for &op in OpCode::ALL {
+            let d = op.descr_use();
+            assert_eq!(op.is_call(), d == DescrUse::Call, "{op}");
+            if op.is_guard() {
+                assert_eq!(d, DescrUse::OptFail, "{op}");
+            }
+            if d == DescrUse::OptFail {
+                assert!(op.is_guard() || op == OpCode::Finish, "{op}");
+            }
+            if d == DescrUse::Target {
+                assert!(op.carries_args(), "{op}");
+            }
+            if op.is_load() || op.info().args.contains('v') {
+                let memory = [DescrUse::Field, DescrUse::Item, DescrUse::Raw];
+                assert!(memory.contains(&d), "{op}: {d:?}");
+            }
+            if matches!(d, DescrUse::Size | DescrUse::NewArray) {
+                assert!(op.can_malloc() && op.result() == ResultKind::Ref, "{op}");
+            }
+        }
+    }
+
+    #[test]
+    fn gc_column_agrees_with_the_flags() {
+        for &op in OpCode::ALL {
+            match op.gc_role() {
+                GcRole::Plain => {}
+                GcRole::Alloc => {
+                    assert!(op.can_malloc() && op.result() == ResultKind::Ref, "{op}");
+                    assert!(!op.is_gc_lowered(), "{op}");
+                }
+                GcRole::Slow => assert!(op.can_malloc() || op.has_side_effect(), "{op}"),
+                GcRole::Inline => assert!(op.is_always_pure(), "{op}"),
+            }
+            // Every other op that can allocate is a call (the GC sees its
+            // effects through the call descr).
+            if op.can_malloc() && op.gc_role() == GcRole::Plain {
+                assert!(op.is_call(), "{op}");
+            }
+        }
+    }
+
+    #[test]
+    fn latencies_rank_long_operations_first() {
+        use OpCode::*;
+        for &op in OpCode::ALL {
+            assert!(op.latency() >= 1, "{op}");
+            if op.is_load() {
+                assert!(op.latency() > IntAdd.latency(), "{op}");
+            }
+        }
+        assert!(IntFloorDiv.latency() > IntMul.latency());
+        assert!(IntMul.latency() > IntAdd.latency());
+        assert_eq!(IntMulOvf.latency(), IntMul.latency());
+    }
+
+    #[test]
+    fn carried_args_are_the_variadic_non_calls() {
+        for &op in OpCode::ALL {
+            assert_eq!(op.carries_args(), op.is_variadic() && !op.is_call(), "{op}");
         }
     }
 }

@@ -3,8 +3,8 @@
 //!
 //! One walk over the ops. For each op it checks, in order: references
 //! (in range, defined earlier, not a void op's result) for args and fail
-//! args; arity; the descriptor (presence and sort, from one exhaustive
-//! `match` over `OpCode`); argument kinds against the signature (`v` is the
+//! args; arity; the descriptor (presence and sort, from the op table's
+//! `descr` column); argument kinds against the signature (`v` is the
 //! kind of the field/array descr; `guard_value`'s two args agree; call args
 //! and result against the `CallDescr`; load results against their descr);
 //! fail args on guards only; overflow pairing (`*_ovf` immediately followed
@@ -20,7 +20,7 @@
 use crate::descr::Descr;
 use crate::error::{VerifyError, VerifyErrorKind as E, VerifyErrors};
 use crate::op::{Op, OpRef, RefTarget};
-use crate::opcode::{Kind, OpCode};
+use crate::opcode::{DescrUse, Kind, OpCode};
 use crate::text::{is_name, op_text, result_name};
 use crate::trace::Trace;
 use std::collections::BTreeMap;
@@ -67,101 +67,6 @@ pub fn verify(trace: &Trace) -> Result<(), VerifyErrors> {
 struct Verifier<'t> {
     trace: &'t Trace,
     errors: Vec<VerifyError>,
-}
-
-/// What descriptor an op takes.
-enum Need {
-    Nothing,
-    /// A fail descr or nothing (guards, `finish`).
-    OptionalFail,
-    /// A descr of this sort (as [`Descr::sort`] names it).
-    Sort(&'static str),
-}
-
-/// The descriptor rule of each opcode; exhaustive so a new op must be placed.
-fn descr_need(op: OpCode) -> Need {
-    use OpCode::*;
-    match op {
-        IntAdd
-        | IntSub
-        | IntMul
-        | IntFloorDiv
-        | IntMod
-        | IntAnd
-        | IntOr
-        | IntXor
-        | IntLshift
-        | IntRshift
-        | UintRshift
-        | IntNeg
-        | IntInvert
-        | IntIsZero
-        | IntIsTrue
-        | IntAddOvf
-        | IntSubOvf
-        | IntMulOvf
-        | IntLt
-        | IntLe
-        | IntEq
-        | IntNe
-        | IntGt
-        | IntGe
-        | UintLt
-        | UintLe
-        | UintGt
-        | UintGe
-        | FloatAdd
-        | FloatSub
-        | FloatMul
-        | FloatTrueDiv
-        | FloatNeg
-        | FloatAbs
-        | FloatLt
-        | FloatLe
-        | FloatEq
-        | FloatNe
-        | FloatGt
-        | FloatGe
-        | CastFloatToInt
-        | CastIntToFloat
-        | ConvertFloatBytesToLonglong
-        | ConvertLonglongBytesToFloat
-        | PtrEq
-        | PtrNe
-        | CastPtrToInt
-        | CastIntToPtr
-        | SameAsI
-        | SameAsR
-        | SameAsF
-        | CallMallocNursery
-        | NurseryPtrIncrement
-        | CondCallGcWb
-        | CondCallGcWbArray
-        | DebugMergePoint => Need::Nothing,
-        GuardTrue | GuardFalse | GuardValue | GuardClass | GuardNonnull | GuardIsnull
-        | GuardNonnullClass | GuardNoException | GuardNotInvalidated | GuardNoOverflow
-        | GuardOverflow | GuardNotForced | Finish => Need::OptionalFail,
-        GetfieldGcI | GetfieldGcR | GetfieldGcF | SetfieldGc | GetfieldRawI | GetfieldRawF
-        | SetfieldRaw => Need::Sort("field"),
-        GetarrayitemGcI
-        | GetarrayitemGcR
-        | GetarrayitemGcF
-        | SetarrayitemGc
-        | ArraylenGc
-        | GetarrayitemRawI
-        | GetarrayitemRawF
-        | SetarrayitemRaw
-        | RawLoadI
-        | RawLoadF
-        | RawStore
-        | NewArray
-        | NewArrayClear
-        | CallMallocNurseryVarsize => Need::Sort("array"),
-        New | NewWithVtable | CallMallocNurseryHeaderless => Need::Sort("size"),
-        CallI | CallR | CallF | CallN | CallPureI | CallPureR | CallPureF | CallPureN
-        | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => Need::Sort("call"),
-        Label | Jump => Need::Sort("target"),
-    }
 }
 
 /// The kind of values a field or array descr stores, if `d` is one.
@@ -237,16 +142,17 @@ impl Verifier<'_> {
 
     fn check_descr<'t>(&mut self, i: usize, op: &'t Op, names: &mut BTreeMap<&'t str, &'t Descr>) {
         let name = op.opcode.name();
-        match (descr_need(op.opcode), &op.descr) {
-            (Need::Nothing, Some(d)) => {
+        let need = op.opcode.descr_use();
+        match (need, need.sort(), &op.descr) {
+            (DescrUse::Nothing, _, Some(d)) => {
                 self.error(i, E::Descr, format!("`{name}` takes no descr, got `{d}`"))
             }
-            (Need::OptionalFail, Some(d)) if d.as_fail().is_none() => {
+            (DescrUse::OptFail, _, Some(d)) if d.as_fail().is_none() => {
                 let msg = format!("`{name}` takes a fail descr, got {} descr `{d}`", d.sort());
                 self.error(i, E::Descr, msg)
             }
-            (Need::Sort(s), None) => self.error(i, E::Descr, format!("`{name}` needs a {s} descr")),
-            (Need::Sort(s), Some(d)) if d.sort() != s => {
+            (_, Some(s), None) => self.error(i, E::Descr, format!("`{name}` needs a {s} descr")),
+            (_, Some(s), Some(d)) if d.sort() != s => {
                 let msg = format!("`{name}` needs a {s} descr, got {} descr `{d}`", d.sort());
                 self.error(i, E::Descr, msg)
             }

@@ -234,13 +234,8 @@ pub(crate) fn compile<B: Backend>(
 
 /// The allocation ops of `trace`.
 fn allocations(trace: &Trace) -> u64 {
-    let alloc = |o: OpCode| {
-        matches!(
-            o,
-            OpCode::New | OpCode::NewWithVtable | OpCode::NewArray | OpCode::NewArrayClear
-        )
-    };
-    trace.ops.iter().filter(|op| alloc(op.opcode)).count() as u64
+    let allocs = trace.ops.iter().filter(|op| op.opcode.is_allocation());
+    allocs.count() as u64
 }
 
 /// Registers the exits of a compiled trace. Unoptimized, each recorded

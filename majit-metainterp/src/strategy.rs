@@ -69,7 +69,7 @@ pub struct ReadyOp {
     /// The kind of its result (`None`: no result).
     pub kind: Option<Kind>,
     /// Estimated cycles until its result is available
-    /// ([`latency_estimate`]).
+    /// ([`OpCode::latency`], the op table's `lat` column).
     pub latency: u32,
     /// How scheduling it now changes the number of live values: +1 for a
     /// result, -1 for each operand it is the last remaining reader of.
@@ -92,19 +92,6 @@ pub struct ReadyCx<'a> {
 pub trait SchedStrategy {
     /// Returns a position in `cx.ready` (not a trace index).
     fn pick(&mut self, cx: &ReadyCx) -> usize;
-}
-
-/// A machine-independent latency estimate, in cycles: what a strategy can
-/// use to start long operations early.
-pub fn latency_estimate(opcode: OpCode) -> u32 {
-    use OpCode::*;
-    match opcode {
-        IntFloorDiv | IntMod | FloatTrueDiv => 20,
-        IntMul | IntMulOvf | FloatMul => 3,
-        FloatAdd | FloatSub | CastIntToFloat | CastFloatToInt => 3,
-        op if op.is_load() => 4,
-        _ => 1,
-    }
 }
 
 /// A register a range may get.
@@ -283,12 +270,5 @@ mod tests {
         let err = b.set_strategies(&user).unwrap_err();
         assert!(matches!(err, CompileError::Unsupported { .. }), "{err}");
         assert!(err.to_string().contains("refexec"), "{err}");
-    }
-
-    #[test]
-    fn long_ops_have_longer_latency_estimates() {
-        assert!(latency_estimate(OpCode::IntFloorDiv) > latency_estimate(OpCode::IntMul));
-        assert!(latency_estimate(OpCode::IntMul) > latency_estimate(OpCode::IntAdd));
-        assert_eq!(latency_estimate(OpCode::IntAdd), 1);
     }
 }

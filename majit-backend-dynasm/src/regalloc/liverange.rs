@@ -79,10 +79,7 @@ impl Liveness {
         for (k, &i) in order.iter().enumerate() {
             let p = k as u32 + 1;
             let op = &trace.ops[i];
-            let any_loc = matches!(
-                op.opcode,
-                OpCode::Jump | OpCode::Finish | OpCode::Label | OpCode::DebugMergePoint
-            );
+            let any_loc = op.opcode.carries_args();
             for (j, &a) in op.args.iter().enumerate() {
                 let Some(v) = value_id(trace, a) else {
                     continue;

@@ -37,7 +37,7 @@ pub mod policy;
 
 use crate::arch::{Bank, Loc, OpConstraints, Reg, RegFile};
 use liverange::{value_id, value_ref, Liveness, ValueId};
-use majit_ir::{Const, Kind, Op, OpCode, OpRef, Trace};
+use majit_ir::{Const, GcRole, Kind, Op, OpCode, OpRef, Trace};
 use majit_metainterp::CompileError;
 pub use moves::Move;
 use policy::{AllocCx, LiveRange, Occupant, RegCandidate};
@@ -64,19 +64,12 @@ pub struct OpAlloc {
     pub live: Vec<(Loc, Kind)>,
 }
 
-/// Whether the emitter needs the live values of `op`: allocations (their
-/// slow path saves live registers and roots refs), write barriers (their
-/// slow path saves live caller-saved registers) and collecting calls.
+/// Whether the emitter needs the live values of `op`: lowered GC ops with
+/// a slow path ([`GcRole::Slow`]: an allocation's saves live registers and
+/// roots refs, a write barrier's saves live caller-saved registers) and
+/// collecting calls.
 pub fn needs_live(op: &Op) -> bool {
-    use OpCode::*;
-    matches!(
-        op.opcode,
-        CallMallocNursery
-            | CallMallocNurseryHeaderless
-            | CallMallocNurseryVarsize
-            | CondCallGcWb
-            | CondCallGcWbArray
-    ) || refs_to_slots(op)
+    op.opcode.gc_role() == GcRole::Slow || refs_to_slots(op)
 }
 
 /// Whether `op` is a call that may collect: live refs must be in spill

@@ -18,7 +18,6 @@ pub mod strategy;
 pub use strategy::{NativeSched, RandomSched, ReadyCx, ReadyOp, SchedStrategy};
 
 use majit_ir::{Op, OpRef, RefTarget, Trace};
-use majit_metainterp::strategy::latency_estimate;
 use majit_metainterp::CompileError;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -121,7 +120,7 @@ impl Scheduler<'_> {
             index: i,
             opcode: op.opcode,
             kind,
-            latency: latency_estimate(op.opcode),
+            latency: op.opcode.latency(),
             pressure: i32::from(kind.is_some()) - last_reads,
         }
     }

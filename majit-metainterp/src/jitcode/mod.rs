@@ -133,10 +133,7 @@ pub fn is_pure_jitcode_op(op: OpCode) -> bool {
 
 /// Whether `op` may appear in an `ovf` instruction.
 pub fn is_ovf_jitcode_op(op: OpCode) -> bool {
-    matches!(
-        op,
-        OpCode::IntAddOvf | OpCode::IntSubOvf | OpCode::IntMulOvf
-    )
+    op.is_ovf()
 }
 
 /// A register (or constant) operand: a bank and a byte.

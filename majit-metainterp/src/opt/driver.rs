@@ -161,7 +161,7 @@ impl Pipeline {
                 continue;
             }
             self.cx.define(res, &o, k);
-            if is_allocation(o.opcode) {
+            if o.opcode.is_allocation() {
                 let info = self.cx.info_mut(res);
                 info.fresh = true;
                 info.nonnull = true;
@@ -341,7 +341,7 @@ impl Pipeline {
             self.cx.force_args(&op.op, &why);
             self.commit_forced();
         }
-        if is_gc_access(op.op.opcode) {
+        if op.op.opcode.accesses_gc_object() {
             // A load or store dereferences its object: it is not null.
             self.cx.info_mut(op.op.arg(0)).nonnull = true;
         }
@@ -351,7 +351,7 @@ impl Pipeline {
 
     /// Every allocation in the output gets a ledger entry.
     fn note_alloc(&mut self, op: &OptOp) {
-        if !is_allocation(op.op.opcode) || !self.allocs_noted.insert(op.res) {
+        if !op.op.opcode.is_allocation() || !self.allocs_noted.insert(op.res) {
             return;
         }
         let explained = self.cx.ledger.entries.iter().any(|e| {
@@ -403,31 +403,6 @@ impl Pipeline {
             short_preamble: None,
         }
     }
-}
-
-/// The `new*` ops the optimizer treats as allocations.
-pub(super) fn is_allocation(code: OpCode) -> bool {
-    matches!(
-        code,
-        OpCode::New | OpCode::NewWithVtable | OpCode::NewArray | OpCode::NewArrayClear
-    )
-}
-
-/// GC loads and stores (their first argument is the object).
-fn is_gc_access(code: OpCode) -> bool {
-    use OpCode::*;
-    matches!(
-        code,
-        GetfieldGcI
-            | GetfieldGcR
-            | GetfieldGcF
-            | SetfieldGc
-            | GetarrayitemGcI
-            | GetarrayitemGcR
-            | GetarrayitemGcF
-            | SetarrayitemGc
-            | ArraylenGc
-    )
 }
 
 /// Which ops to keep: everything but side-effect-free ops whose result

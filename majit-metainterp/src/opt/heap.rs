@@ -416,10 +416,8 @@ impl Heap {
             .and_then(|d| d.as_call())
             .map(|c| c.effect.clone())
             .unwrap_or_default();
-        let pure = matches!(
-            code,
-            OpCode::CallPureI | OpCode::CallPureR | OpCode::CallPureF | OpCode::CallPureN
-        );
+        // `call_pure_*` (the only pure calls).
+        let pure = code.is_always_pure();
         let random = effect.effect == CallEffect::Random || effect.may_force;
         if pure || (effect.effect == CallEffect::Elidable && !random) {
             return Outcome::Emit(op);

@@ -7,11 +7,11 @@
 //!
 //! Checks made here, each a `CompileError` naming the op: arity and
 //! argument kinds against the op table, definition before use, the
-//! descriptor each opcode needs and its widths, call signatures against the
-//! canonical call's limits, and the label rule below. They are what the
-//! executor relies on to run without panicking (`RefExec` runs
-//! `majit_ir::verify`, the full verifier, first; these checks keep
-//! `prepare` safe on its own).
+//! descriptor each opcode needs (the table's `descr` column) and its
+//! widths, call signatures against the canonical call's limits, and the
+//! label rule below. They are what the executor relies on to run without
+//! panicking (`RefExec` runs `majit_ir::verify`, the full verifier,
+//! first; these checks keep `prepare` safe on its own).
 //!
 //! **Label rule** (as RPython's llgraph backend): a `jump` to a label
 //! starts a fresh frame holding only the jump's values, so ops after a
@@ -22,7 +22,8 @@ use super::call;
 use super::memory::{is_valid_width, Access};
 use crate::backend::{CodeId, CompileError};
 use majit_ir::{
-    ArrayDescr, CallDescr, Descr, FieldDescr, Kind, Op, OpCode, OpRef, RefTarget, SizeDescr, Trace,
+    ArrayDescr, CallDescr, Descr, DescrUse, FieldDescr, Kind, Op, OpCode, OpRef, RefTarget,
+    SizeDescr, Trace,
 };
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -308,108 +309,6 @@ fn stored_kind(op: &Op) -> Option<Kind> {
     }
 }
 
-/// The descriptor sort an opcode needs, as the executor digests it.
-#[derive(Copy, Clone, PartialEq, Eq)]
-enum Need {
-    Nothing,
-    Field,
-    ArrayItem,
-    RawOffset,
-    Length,
-    Object,
-    Array,
-    Call,
-    Label,
-    Jump,
-}
-
-fn need(opcode: OpCode) -> Need {
-    use OpCode::*;
-    match opcode {
-        IntAdd
-        | IntSub
-        | IntMul
-        | IntFloorDiv
-        | IntMod
-        | IntAnd
-        | IntOr
-        | IntXor
-        | IntLshift
-        | IntRshift
-        | UintRshift
-        | IntNeg
-        | IntInvert
-        | IntIsZero
-        | IntIsTrue
-        | IntAddOvf
-        | IntSubOvf
-        | IntMulOvf
-        | IntLt
-        | IntLe
-        | IntEq
-        | IntNe
-        | IntGt
-        | IntGe
-        | UintLt
-        | UintLe
-        | UintGt
-        | UintGe
-        | FloatAdd
-        | FloatSub
-        | FloatMul
-        | FloatTrueDiv
-        | FloatNeg
-        | FloatAbs
-        | FloatLt
-        | FloatLe
-        | FloatEq
-        | FloatNe
-        | FloatGt
-        | FloatGe
-        | CastFloatToInt
-        | CastIntToFloat
-        | ConvertFloatBytesToLonglong
-        | ConvertLonglongBytesToFloat
-        | PtrEq
-        | PtrNe
-        | CastPtrToInt
-        | CastIntToPtr
-        | SameAsI
-        | SameAsR
-        | SameAsF
-        | GuardTrue
-        | GuardFalse
-        | GuardValue
-        | GuardClass
-        | GuardNonnull
-        | GuardIsnull
-        | GuardNonnullClass
-        | GuardNoException
-        | GuardNotInvalidated
-        | GuardNoOverflow
-        | GuardOverflow
-        | GuardNotForced
-        | CallMallocNursery
-        | NurseryPtrIncrement
-        | CondCallGcWb
-        | CondCallGcWbArray
-        | Finish
-        | DebugMergePoint => Need::Nothing,
-        GetfieldGcI | GetfieldGcR | GetfieldGcF | SetfieldGc | GetfieldRawI | GetfieldRawF
-        | SetfieldRaw => Need::Field,
-        GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | SetarrayitemGc | GetarrayitemRawI
-        | GetarrayitemRawF | SetarrayitemRaw => Need::ArrayItem,
-        RawLoadI | RawLoadF | RawStore => Need::RawOffset,
-        ArraylenGc => Need::Length,
-        New | NewWithVtable | CallMallocNurseryHeaderless => Need::Object,
-        NewArray | NewArrayClear | CallMallocNurseryVarsize => Need::Array,
-        CallI | CallR | CallF | CallN | CallPureI | CallPureR | CallPureF | CallPureN
-        | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => Need::Call,
-        Label => Need::Label,
-        Jump => Need::Jump,
-    }
-}
-
 /// Digests op `i`'s descriptor into its `Extra`.
 fn extra_for(
     trace: &Trace,
@@ -418,7 +317,7 @@ fn extra_for(
     labels: &Labels,
     own: &Labels,
 ) -> Result<Extra, CompileError> {
-    let need = need(op.opcode);
+    let need = op.opcode.descr_use();
     let descr = op.descr.as_ref();
     let missing = |sort: &str| {
         invalid(
@@ -428,8 +327,9 @@ fn extra_for(
         )
     };
     match need {
-        Need::Nothing | Need::Label => Ok(Extra::None),
-        Need::Field => {
+        DescrUse::Nothing | DescrUse::OptFail => Ok(Extra::None),
+        DescrUse::Target if op.opcode == OpCode::Label => Ok(Extra::None),
+        DescrUse::Field => {
             let f = descr
                 .and_then(Descr::as_field)
                 .ok_or_else(|| missing("field"))?;
@@ -437,14 +337,14 @@ fn extra_for(
             check_loaded_kind(i, op, f.kind)?;
             Ok(field_access(f))
         }
-        Need::ArrayItem | Need::RawOffset => {
+        DescrUse::Item | DescrUse::Raw => {
             let a = descr
                 .and_then(Descr::as_array)
                 .ok_or_else(|| missing("array"))?;
             check_width(i, op, a.kind, a.item_size)?;
             check_loaded_kind(i, op, a.kind)?;
             let (offset, stride) = match need {
-                Need::ArrayItem => (a.base_offset as usize, a.item_size as usize),
+                DescrUse::Item => (a.base_offset as usize, a.item_size as usize),
                 _ => (0, 1),
             };
             let access = Access {
@@ -457,7 +357,7 @@ fn extra_for(
                 access,
             })
         }
-        Need::Length => {
+        DescrUse::Len => {
             let a = descr
                 .and_then(Descr::as_array)
                 .ok_or_else(|| missing("array"))?;
@@ -465,19 +365,19 @@ fn extra_for(
                 offset: a.len_offset as usize,
             })
         }
-        Need::Object => Ok(Extra::Object(
+        DescrUse::Size => Ok(Extra::Object(
             descr
                 .and_then(Descr::as_size)
                 .ok_or_else(|| missing("size"))?
                 .clone(),
         )),
-        Need::Array => Ok(Extra::Array(
+        DescrUse::NewArray => Ok(Extra::Array(
             descr
                 .and_then(Descr::as_array)
                 .ok_or_else(|| missing("array"))?
                 .clone(),
         )),
-        Need::Call => call_extra(
+        DescrUse::Call => call_extra(
             trace,
             i,
             op,
@@ -485,7 +385,7 @@ fn extra_for(
                 .and_then(Descr::as_call)
                 .ok_or_else(|| missing("call"))?,
         ),
-        Need::Jump => {
+        DescrUse::Target => {
             let t = descr
                 .and_then(Descr::as_target)
                 .ok_or_else(|| missing("target"))?;
