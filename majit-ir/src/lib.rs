@@ -19,6 +19,8 @@
 //!   shifts, casts), shared by every evaluator.
 //! - `fuzzing` (feature `fuzzing`): the shared test namespace, a generator
 //!   of valid random traces, a text mutator and round-trip checks.
+//! - `testing` (feature `testing`): `expect!`, blessable expected text for
+//!   text-in/text-out tests (`MAJIT_BLESS=1` rewrites it in place).
 //!
 //! This crate knows nothing of tracing, GC or machine code.
 
@@ -29,6 +31,8 @@ pub mod eval;
 pub mod fuzzing;
 pub mod op;
 pub mod opcode;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod text;
 pub mod trace;
 pub mod verify;

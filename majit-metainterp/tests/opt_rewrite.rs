@@ -3,6 +3,7 @@
 
 mod opt_support;
 
+use majit_ir::expect;
 use majit_metainterp::opt::{optimize, OptError};
 use opt_support::{assert_opt, parse};
 
@@ -19,11 +20,13 @@ fn constants_fold_and_identities_apply() {
         i5 = int_mul(i0, 8)
         i6 = int_xor(i5, 0)
         finish(i3, i4, i6)",
-        "
-        [i0]
-        i2 = int_mul(i0, 7)
-        i5 = int_lshift(i0, 3)
-        finish(i2, 0, i5)",
+        expect![
+            "
+            [i0]
+            i2 = int_mul(i0, 7)
+            i5 = int_lshift(i0, 3)
+            finish(i2, 0, i5)"
+        ],
     );
 }
 
@@ -37,11 +40,13 @@ fn constants_move_right_and_additions_reassociate() {
         i2 = int_add(i1, 5)
         i3 = int_lt(10, i2)
         finish(i3)",
-        "
-        [i0]
-        i2 = int_add(i0, 7)
-        i3 = int_gt(i2, 10)
-        finish(i3)",
+        expect![
+            "
+            [i0]
+            i2 = int_add(i0, 7)
+            i3 = int_gt(i2, 10)
+            finish(i3)"
+        ],
     );
 }
 
@@ -55,11 +60,13 @@ fn is_zero_of_a_comparison_becomes_its_negation() {
         i3 = int_is_zero(i2)
         guard_true(i3) [i0]
         finish()",
-        "
-        [i0, i1]
-        i3 = int_ge(i0, i1)
-        guard_true(i3) [i0]
-        finish()",
+        expect![
+            "
+            [i0, i1]
+            i3 = int_ge(i0, i1)
+            guard_true(i3) [i0]
+            finish()"
+        ],
     );
 }
 
@@ -75,12 +82,14 @@ fn duplicate_guards_go() {
         guard_nonnull(p1) [i0]
         guard_nonnull(p1) [i0]
         finish()",
-        "
-        [i0, p1]
-        i2 = int_gt(i0, 0)
-        guard_true(i2) [i0]
-        guard_nonnull(p1) [i0]
-        finish()",
+        expect![
+            "
+            [i0, p1]
+            i2 = int_gt(i0, 0)
+            guard_true(i2) [i0]
+            guard_nonnull(p1) [i0]
+            finish()"
+        ],
     );
 }
 
@@ -94,10 +103,12 @@ fn guard_value_turns_its_value_into_a_constant_after_it() {
         i1 = int_add(i0, 1)
         guard_value(i0, 5) [i0]
         finish(i1)",
-        "
-        [i0]
-        guard_value(i0, 5) [i0]
-        finish(6)",
+        expect![
+            "
+            [i0]
+            guard_value(i0, 5) [i0]
+            finish(6)"
+        ],
     );
     // The guard's own resume data keeps the run-time value, not 5.
     let rd = &out.resume[&opt_support::AUTO_FAIL_BASE];
@@ -141,9 +152,11 @@ fn folded_overflow_check_takes_its_guard_along() {
         i2 = int_mul_ovf(3, 4)
         guard_no_overflow() [i0]
         finish(i1, i2)",
-        "
-        [i0]
-        finish(i0, 12)",
+        expect![
+            "
+            [i0]
+            finish(i0, 12)"
+        ],
     );
 }
 
@@ -162,13 +175,15 @@ fn bounds_from_a_guard_decide_later_comparisons() {
         i4 = int_add(i0, 5)
         i5 = int_le(i4, 14)
         finish(i5)",
-        "
-        [i0]
-        i1 = int_lt(i0, 10)
-        guard_true(i1) [i0]
-        i2 = int_ge(i0, 0)
-        guard_true(i2) [i0]
-        finish(1)",
+        expect![
+            "
+            [i0]
+            i1 = int_lt(i0, 10)
+            guard_true(i1) [i0]
+            i2 = int_ge(i0, 0)
+            guard_true(i2) [i0]
+            finish(1)"
+        ],
     );
 }
 
@@ -184,13 +199,15 @@ fn overflow_check_proven_by_bounds_is_removed() {
         i3 = int_mul_ovf(i0, 2)
         guard_no_overflow() [i0]
         finish(i2, i3)",
-        "
-        [i0]
-        i1 = int_and(i0, 255)
-        i2 = int_add(i1, 1)
-        i3 = int_mul_ovf(i0, 2)
-        guard_no_overflow() [i0]
-        finish(i2, i3)",
+        expect![
+            "
+            [i0]
+            i1 = int_and(i0, 255)
+            i2 = int_add(i1, 1)
+            i3 = int_mul_ovf(i0, 2)
+            guard_no_overflow() [i0]
+            finish(i2, i3)"
+        ],
     );
 }
 
@@ -205,11 +222,13 @@ fn narrow_loads_have_bounds() {
         i2 = int_lt(i1, 256)
         guard_true(i2) [i1]
         finish(i1)",
-        "
-        [p0]
-        i0 = cast_ptr_to_int(p0)
-        i1 = getarrayitem_raw_i(i0, 0, descr=RawU8)
-        finish(i1)",
+        expect![
+            "
+            [p0]
+            i0 = cast_ptr_to_int(p0)
+            i1 = getarrayitem_raw_i(i0, 0, descr=RawU8)
+            finish(i1)"
+        ],
     );
 }
 
@@ -226,12 +245,14 @@ fn pure_ops_and_elidable_calls_are_shared() {
         i6 = int_mul(i4, i5)
         i7 = int_sub(10, 4)
         finish(i6, i7)",
-        "
-        [i0, i1]
-        i2 = int_add(i0, i1)
-        i4 = call_pure_i(@add_ints, i2, 1, descr=Call.ii_i)
-        i6 = int_mul(i4, i4)
-        finish(i6, 6)",
+        expect![
+            "
+            [i0, i1]
+            i2 = int_add(i0, i1)
+            i4 = call_pure_i(@add_ints, i2, 1, descr=Call.ii_i)
+            i6 = int_mul(i4, i4)
+            finish(i6, 6)"
+        ],
     );
 }
 
@@ -250,10 +271,12 @@ fn default_pipeline_on_a_straight_trace() {
         i7 = int_sub(i5, i6)
         guard_value(i7, 0) [p2]
         finish(i6)",
-        "
-        [p0, i1]
-        i5 = int_lshift(i1, 1)
-        finish(i5)",
+        expect![
+            "
+            [p0, i1]
+            i5 = int_lshift(i1, 1)
+            finish(i5)"
+        ],
     );
 }
 
@@ -266,11 +289,13 @@ fn the_ledger_reports_kept_overflow_checks_and_unpeeled_traces() {
         i1 = int_add_ovf(i0, 1)
         guard_no_overflow() [i0]
         finish(i1)",
-        "
-        [i0]
-        i1 = int_add_ovf(i0, 1)
-        guard_no_overflow() [i0]
-        finish(i1)",
+        expect![
+            "
+            [i0]
+            i1 = int_add_ovf(i0, 1)
+            guard_no_overflow() [i0]
+            finish(i1)"
+        ],
     );
     let text: Vec<String> = out.ledger.entries.iter().map(|e| e.to_string()).collect();
     assert!(
@@ -297,12 +322,14 @@ fn guards_get_their_cheaper_forms() {
         guard_nonnull_class(p1, 0x5700) [i0]
         guard_class(p1, 0x5700) [i0]
         finish()",
-        "
-        [i0, p1]
-        i2 = int_lt(i0, 4)
-        guard_true(i2) [i0]
-        guard_nonnull(p1) [i0]
-        guard_class(p1, 0x5700) [i0]
-        finish()",
+        expect![
+            "
+            [i0, p1]
+            i2 = int_lt(i0, 4)
+            guard_true(i2) [i0]
+            guard_nonnull(p1) [i0]
+            guard_class(p1, 0x5700) [i0]
+            finish()"
+        ],
     );
 }

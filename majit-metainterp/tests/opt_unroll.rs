@@ -3,6 +3,7 @@
 
 mod opt_support;
 
+use majit_ir::expect;
 use majit_metainterp::resume::{PendingField, Slot, Tagged};
 use opt_support::{assert_opt, exec::check_equivalent, optimize_checked, parse};
 
@@ -38,20 +39,22 @@ fn aheui_without_unroll_is_the_primers_preamble() {
     let out = assert_opt(
         "intbounds:rewrite:virtualize:heap:pure",
         AHEUI,
-        "
-        [p0]
-        label(p0, descr=Loop)
-        p1 = getfield_gc_r(p0, descr=Stack.head)
-        i3 = getfield_gc_i(p1, descr=Node.value)
-        p4 = getfield_gc_r(p1, descr=Node.next)
-        i5 = int_sub(i3, 2)
-        i8 = int_is_zero(i5)
-        guard_false(i8) [p0, i5, p4]
-        p6 = new(descr=Node)
-        setfield_gc(p6, i5, descr=Node.value)
-        setfield_gc(p6, p4, descr=Node.next)
-        setfield_gc(p0, p6, descr=Stack.head)
-        jump(p0, descr=Loop)",
+        expect![
+            "
+            [p0]
+            label(p0, descr=Loop)
+            p1 = getfield_gc_r(p0, descr=Stack.head)
+            i3 = getfield_gc_i(p1, descr=Node.value)
+            p4 = getfield_gc_r(p1, descr=Node.next)
+            i5 = int_sub(i3, 2)
+            i8 = int_is_zero(i5)
+            guard_false(i8) [p0, i5, p4]
+            p6 = new(descr=Node)
+            setfield_gc(p6, i5, descr=Node.value)
+            setfield_gc(p6, p4, descr=Node.next)
+            setfield_gc(p0, p6, descr=Stack.head)
+            jump(p0, descr=Loop)"
+        ],
     );
     // v0 = Node{i5, p4}; pending p0.head := v0
     let rd = &out.resume[&0];
@@ -81,29 +84,31 @@ fn aheui_with_unroll_reads_no_memory_in_the_loop() {
     let out = assert_opt(
         "intbounds:rewrite:virtualize:heap:pure:unroll",
         AHEUI,
-        "
-        descr Loop.peeled = target()
-        [p0]
-        label(p0, descr=Loop)
-        p1 = getfield_gc_r(p0, descr=Stack.head)
-        i3 = getfield_gc_i(p1, descr=Node.value)
-        p4 = getfield_gc_r(p1, descr=Node.next)
-        i5 = int_sub(i3, 2)
-        i8 = int_is_zero(i5)
-        guard_false(i8) [p0, i5, p4]
-        p6 = new(descr=Node)
-        setfield_gc(p6, p4, descr=Node.next)
-        setfield_gc(p6, i5, descr=Node.value)
-        setfield_gc(p0, p6, descr=Stack.head)
-        label(p0, i5, p4, descr=Loop.peeled)
-        i10 = int_sub(i5, 2)
-        i11 = int_is_zero(i10)
-        guard_false(i11) [p0, i10, p4]
-        p12 = new(descr=Node)
-        setfield_gc(p12, p4, descr=Node.next)
-        setfield_gc(p12, i10, descr=Node.value)
-        setfield_gc(p0, p12, descr=Stack.head)
-        jump(p0, i10, p4, descr=Loop.peeled)",
+        expect![
+            "
+            descr Loop.peeled = target()
+            [p0]
+            label(p0, descr=Loop)
+            p1 = getfield_gc_r(p0, descr=Stack.head)
+            i3 = getfield_gc_i(p1, descr=Node.value)
+            p4 = getfield_gc_r(p1, descr=Node.next)
+            i5 = int_sub(i3, 2)
+            i8 = int_is_zero(i5)
+            guard_false(i8) [p0, i5, p4]
+            p6 = new(descr=Node)
+            setfield_gc(p6, p4, descr=Node.next)
+            setfield_gc(p6, i5, descr=Node.value)
+            setfield_gc(p0, p6, descr=Stack.head)
+            label(p0, i5, p4, descr=Loop.peeled)
+            i10 = int_sub(i5, 2)
+            i11 = int_is_zero(i10)
+            guard_false(i11) [p0, i10, p4]
+            p12 = new(descr=Node)
+            setfield_gc(p12, p4, descr=Node.next)
+            setfield_gc(p12, i10, descr=Node.value)
+            setfield_gc(p0, p12, descr=Stack.head)
+            jump(p0, i10, p4, descr=Loop.peeled)"
+        ],
     );
     let copy = out
         .resume
@@ -144,20 +149,22 @@ fn invariant_pure_and_load_move_out_of_the_loop() {
         i5 = int_lt(i4, 1000)
         guard_true(i5) [i4]
         jump(p0, i4, descr=Loop)",
-        "
-        descr Loop.peeled = target()
-        [p0, i1]
-        label(p0, i1, descr=Loop)
-        i2 = getfield_gc_i(p0, descr=Node.value)
-        i3 = int_mul(i2, 3)
-        i4 = int_add(i1, i3)
-        i5 = int_lt(i4, 1000)
-        guard_true(i5) [i4]
-        label(i4, i3, descr=Loop.peeled)
-        i6 = int_add(i4, i3)
-        i7 = int_lt(i6, 1000)
-        guard_true(i7) [i6]
-        jump(i6, i3, descr=Loop.peeled)",
+        expect![
+            "
+            descr Loop.peeled = target()
+            [p0, i1]
+            label(p0, i1, descr=Loop)
+            i2 = getfield_gc_i(p0, descr=Node.value)
+            i3 = int_mul(i2, 3)
+            i4 = int_add(i1, i3)
+            i5 = int_lt(i4, 1000)
+            guard_true(i5) [i4]
+            label(i4, i3, descr=Loop.peeled)
+            i6 = int_add(i4, i3)
+            i7 = int_lt(i6, 1000)
+            guard_true(i7) [i6]
+            jump(i6, i3, descr=Loop.peeled)"
+        ],
     );
 }
 
@@ -196,20 +203,22 @@ fn red_head_travels_unboxed_through_the_label() {
     let out = assert_opt(
         "intbounds:rewrite:virtualize:heap:pure:unroll",
         RED_HEAD,
-        "
-        descr Loop.peeled = target()
-        [p0]
-        label(p0, descr=Loop)
-        i1 = getfield_gc_i(p0, descr=Node.value)
-        p2 = getfield_gc_r(p0, descr=Node.next)
-        i3 = int_sub(i1, 2)
-        i5 = int_is_zero(i3)
-        guard_false(i5) [i3, p2]
-        label(i3, p2, descr=Loop.peeled)
-        i6 = int_sub(i3, 2)
-        i7 = int_is_zero(i6)
-        guard_false(i7) [i6, p2]
-        jump(i6, p2, descr=Loop.peeled)",
+        expect![
+            "
+            descr Loop.peeled = target()
+            [p0]
+            label(p0, descr=Loop)
+            i1 = getfield_gc_i(p0, descr=Node.value)
+            p2 = getfield_gc_r(p0, descr=Node.next)
+            i3 = int_sub(i1, 2)
+            i5 = int_is_zero(i3)
+            guard_false(i5) [i3, p2]
+            label(i3, p2, descr=Loop.peeled)
+            i6 = int_sub(i3, 2)
+            i7 = int_is_zero(i6)
+            guard_false(i7) [i6, p2]
+            jump(i6, p2, descr=Loop.peeled)"
+        ],
     );
     assert_eq!(out.ledger.allocations().count(), 0, "{:?}", out.ledger);
     let copy = out
@@ -243,22 +252,24 @@ fn growing_stack_allocates_exactly_the_persisting_node() {
     let out = assert_opt(
         "intbounds:rewrite:virtualize:heap:pure:unroll",
         input,
-        "
-        descr Loop.peeled = target()
-        [p0, i1]
-        label(p0, i1, descr=Loop)
-        i2 = int_add(i1, 1)
-        i4 = int_lt(i2, 5)
-        guard_true(i4) [i2, p0]
-        i5 = same_as_i(i2)
-        label(i2, p0, i5, descr=Loop.peeled)
-        i6 = int_add(i5, 1)
-        i7 = int_lt(i6, 5)
-        guard_true(i7) [i6, i2, p0]
-        p8 = new(descr=Node)
-        setfield_gc(p8, p0, descr=Node.next)
-        setfield_gc(p8, i2, descr=Node.value)
-        jump(i6, p8, i6, descr=Loop.peeled)",
+        expect![
+            "
+            descr Loop.peeled = target()
+            [p0, i1]
+            label(p0, i1, descr=Loop)
+            i2 = int_add(i1, 1)
+            i4 = int_lt(i2, 5)
+            guard_true(i4) [i2, p0]
+            i5 = same_as_i(i2)
+            label(i2, p0, i5, descr=Loop.peeled)
+            i6 = int_add(i5, 1)
+            i7 = int_lt(i6, 5)
+            guard_true(i7) [i6, i2, p0]
+            p8 = new(descr=Node)
+            setfield_gc(p8, p0, descr=Node.next)
+            setfield_gc(p8, i2, descr=Node.value)
+            jump(i6, p8, i6, descr=Loop.peeled)"
+        ],
     );
     let t = parse(input);
     assert!(check_equivalent(&t, &out, 8) >= 4);
@@ -279,19 +290,21 @@ fn label_bounds_remove_the_overflow_check_in_the_loop() {
     let out = assert_opt(
         majit_metainterp::opt::DEFAULT_OPTS,
         input,
-        "
-        descr Loop.peeled = target()
-        [i0]
-        label(i0, descr=Loop)
-        i1 = int_add_ovf(i0, 1)
-        guard_no_overflow() [i0]
-        i2 = int_lt(i1, 100)
-        guard_true(i2) [i1]
-        label(i1, descr=Loop.peeled)
-        i3 = int_add(i1, 1)
-        i4 = int_lt(i3, 100)
-        guard_true(i4) [i3]
-        jump(i3, descr=Loop.peeled)",
+        expect![
+            "
+            descr Loop.peeled = target()
+            [i0]
+            label(i0, descr=Loop)
+            i1 = int_add_ovf(i0, 1)
+            guard_no_overflow() [i0]
+            i2 = int_lt(i1, 100)
+            guard_true(i2) [i1]
+            label(i1, descr=Loop.peeled)
+            i3 = int_add(i1, 1)
+            i4 = int_lt(i3, 100)
+            guard_true(i4) [i3]
+            jump(i3, descr=Loop.peeled)"
+        ],
     );
     assert!(check_equivalent(&parse(input), &out, 8) >= 8);
 }
@@ -311,15 +324,17 @@ fn label_facts_the_loop_contradicts_are_dropped() {
     let out = assert_opt(
         majit_metainterp::opt::DEFAULT_OPTS,
         input,
-        "
-        descr Loop.peeled = target()
-        [i0]
-        label(i0, descr=Loop)
-        guard_value(i0, 5) [i0]
-        i2 = same_as_i(6)
-        label(i2, descr=Loop.peeled)
-        guard_value(i2, 5) [i2]
-        jump(6, descr=Loop.peeled)",
+        expect![
+            "
+            descr Loop.peeled = target()
+            [i0]
+            label(i0, descr=Loop)
+            guard_value(i0, 5) [i0]
+            i2 = same_as_i(6)
+            label(i2, descr=Loop.peeled)
+            guard_value(i2, 5) [i2]
+            jump(6, descr=Loop.peeled)"
+        ],
     );
     check_equivalent(&parse(input), &out, 40);
 }

@@ -3,6 +3,7 @@
 
 mod opt_support;
 
+use majit_ir::expect;
 use majit_metainterp::resume::{Layout, PendingField, Slot, Tagged};
 use opt_support::{assert_opt, exec::check_equivalent, optimize_checked, parse};
 
@@ -16,9 +17,11 @@ fn field_read_of_a_virtual_folds() {
         setfield_gc(p1, i0, descr=Node.value)
         i2 = getfield_gc_i(p1, descr=Node.value)
         finish(i2)",
-        "
-        [i0]
-        finish(i0)",
+        expect![
+            "
+            [i0]
+            finish(i0)"
+        ],
     );
 }
 
@@ -32,9 +35,11 @@ fn unset_fields_read_as_zero_and_null() {
         i2 = getfield_gc_i(p1, descr=Node.value)
         p3 = getfield_gc_r(p1, descr=Node.next)
         finish(i2, p3)",
-        "
-        [i0]
-        finish(0, null)",
+        expect![
+            "
+            [i0]
+            finish(0, null)"
+        ],
     );
 }
 
@@ -49,13 +54,15 @@ fn virtual_escaping_through_a_store_is_forced_at_the_store() {
         i2 = int_add(i0, 1)
         setfield_gc(p0, p1, descr=Stack.head)
         finish(i2)",
-        "
-        [p0, i0]
-        i2 = int_add(i0, 1)
-        p1 = new(descr=Node)
-        setfield_gc(p1, i0, descr=Node.value)
-        setfield_gc(p0, p1, descr=Stack.head)
-        finish(i2)",
+        expect![
+            "
+            [p0, i0]
+            i2 = int_add(i0, 1)
+            p1 = new(descr=Node)
+            setfield_gc(p1, i0, descr=Node.value)
+            setfield_gc(p0, p1, descr=Stack.head)
+            finish(i2)"
+        ],
     );
 }
 
@@ -70,13 +77,15 @@ fn virtual_escaping_through_a_call_is_forced_before_it() {
         p2 = call_r(@id_ref, p1, descr=Call.r_r)
         i3 = getfield_gc_i(p2, descr=Node.value)
         finish(i3)",
-        "
-        [i0]
-        p1 = new(descr=Node)
-        setfield_gc(p1, i0, descr=Node.value)
-        p2 = call_r(@id_ref, p1, descr=Call.r_r)
-        i3 = getfield_gc_i(p2, descr=Node.value)
-        finish(i3)",
+        expect![
+            "
+            [i0]
+            p1 = new(descr=Node)
+            setfield_gc(p1, i0, descr=Node.value)
+            p2 = call_r(@id_ref, p1, descr=Call.r_r)
+            i3 = getfield_gc_i(p2, descr=Node.value)
+            finish(i3)"
+        ],
     );
     let escaped: Vec<_> = out.ledger.allocations().collect();
     assert_eq!(escaped.len(), 1, "{:?}", out.ledger);
@@ -96,14 +105,16 @@ fn virtual_returned_by_finish_is_forced_with_its_fields() {
         setfield_gc(p1, p2, descr=Node.next)
         setfield_gc(p2, 7, descr=Node.value)
         finish(p1)",
-        "
-        [i0]
-        p1 = new(descr=Node)
-        p2 = new(descr=Node)
-        setfield_gc(p1, i0, descr=Node.value)
-        setfield_gc(p1, p2, descr=Node.next)
-        setfield_gc(p2, 7, descr=Node.value)
-        finish(p1)",
+        expect![
+            "
+            [i0]
+            p1 = new(descr=Node)
+            p2 = new(descr=Node)
+            setfield_gc(p1, i0, descr=Node.value)
+            setfield_gc(p1, p2, descr=Node.next)
+            setfield_gc(p2, 7, descr=Node.value)
+            finish(p1)"
+        ],
     );
     assert_eq!(out.ledger.allocations().count(), 2);
 }
@@ -119,13 +130,15 @@ fn cyclic_virtuals_are_forced_once_each() {
         setfield_gc(p1, p2, descr=Node.next)
         setfield_gc(p2, p1, descr=Node.next)
         finish(p1)",
-        "
-        [i0]
-        p1 = new(descr=Node)
-        p2 = new(descr=Node)
-        setfield_gc(p1, p2, descr=Node.next)
-        setfield_gc(p2, p1, descr=Node.next)
-        finish(p1)",
+        expect![
+            "
+            [i0]
+            p1 = new(descr=Node)
+            p2 = new(descr=Node)
+            setfield_gc(p1, p2, descr=Node.next)
+            setfield_gc(p2, p1, descr=Node.next)
+            finish(p1)"
+        ],
     );
 }
 
@@ -141,11 +154,13 @@ fn a_guard_does_not_force_its_virtuals_resume_data_describes_them() {
         guard_true(i3) [p2, i1]
         i4 = getfield_gc_i(p2, descr=Node.value)
         finish(i4)",
-        "
-        [i0, i1]
-        i3 = int_lt(i1, 5)
-        guard_true(i3) [i0, i1]
-        finish(i0)",
+        expect![
+            "
+            [i0, i1]
+            i3 = int_lt(i1, 5)
+            guard_true(i3) [i0, i1]
+            finish(i0)"
+        ],
     );
     let rd = &out.resume[&opt_support::AUTO_FAIL_BASE];
     assert_eq!(rd.values, vec![Tagged::Virtual(0), Tagged::Box(1)]);
@@ -169,14 +184,16 @@ fn lazy_set_of_a_virtual_becomes_a_pending_field() {
         i3 = int_lt(i1, 5)
         guard_true(i3) [p0]
         finish()",
-        "
-        [p0, i1]
-        i3 = int_lt(i1, 5)
-        guard_true(i3) [p0, i1]
-        p2 = new(descr=Node)
-        setfield_gc(p2, i1, descr=Node.value)
-        setfield_gc(p0, p2, descr=Stack.head)
-        finish()",
+        expect![
+            "
+            [p0, i1]
+            i3 = int_lt(i1, 5)
+            guard_true(i3) [p0, i1]
+            p2 = new(descr=Node)
+            setfield_gc(p2, i1, descr=Node.value)
+            setfield_gc(p0, p2, descr=Stack.head)
+            finish()"
+        ],
     );
     let rd = &out.resume[&opt_support::AUTO_FAIL_BASE];
     assert_eq!(rd.values, vec![Tagged::Box(0)]);
@@ -201,13 +218,15 @@ fn shared_virtual_keeps_its_identity_in_resume_data() {
         i4 = int_gt(i1, 3)
         guard_false(i4) [p3, p2, p0]
         finish()",
-        "
-        [p0, i1]
-        i4 = int_gt(i1, 3)
-        guard_false(i4) [p0]
-        p2 = new(descr=Node)
-        setfield_gc(p0, p2, descr=Stack.head)
-        finish()",
+        expect![
+            "
+            [p0, i1]
+            i4 = int_gt(i1, 3)
+            guard_false(i4) [p0]
+            p2 = new(descr=Node)
+            setfield_gc(p0, p2, descr=Stack.head)
+            finish()"
+        ],
     );
     let rd = &out.resume[&opt_support::AUTO_FAIL_BASE];
     assert_eq!(
@@ -229,9 +248,11 @@ fn virtual_arrays_fold_items_and_length() {
         i3 = getarrayitem_gc_i(p1, 2, descr=IntArray)
         i4 = arraylen_gc(p1, descr=IntArray)
         finish(i2, i3, i4)",
-        "
-        [i0]
-        finish(i0, 0, 3)",
+        expect![
+            "
+            [i0]
+            finish(i0, 0, 3)"
+        ],
     );
 }
 
@@ -245,9 +266,11 @@ fn ptr_eq_of_a_virtual_is_known() {
         i2 = ptr_eq(p1, p0)
         i3 = ptr_eq(p1, p1)
         finish(i2, i3)",
-        "
-        [p0]
-        finish(0, 1)",
+        expect![
+            "
+            [p0]
+            finish(0, 1)"
+        ],
     );
 }
 
@@ -260,9 +283,11 @@ fn guard_class_on_a_virtual_with_the_right_vtable_goes() {
         p1 = new_with_vtable(descr=Stack)
         guard_nonnull_class(p1, 0x5700) []
         finish(i0)",
-        "
-        [i0]
-        finish(i0)",
+        expect![
+            "
+            [i0]
+            finish(i0)"
+        ],
     );
 }
 
@@ -301,11 +326,13 @@ fn a_forced_object_keeps_its_known_class() {
         p2 = call_r(@id_ref, p1, descr=Call.r_r)
         guard_class(p1, 0x5700) [i0]
         finish(p2)",
-        "
-        [i0]
-        p1 = new_with_vtable(descr=Stack)
-        setfield_gc(p1, i0, descr=Stack.len)
-        p2 = call_r(@id_ref, p1, descr=Call.r_r)
-        finish(p2)",
+        expect![
+            "
+            [i0]
+            p1 = new_with_vtable(descr=Stack)
+            setfield_gc(p1, i0, descr=Stack.len)
+            p2 = call_r(@id_ref, p1, descr=Call.r_r)
+            finish(p2)"
+        ],
     );
 }

@@ -1,12 +1,13 @@
 //! Shared helpers of the optimizer tests: parsing with the shared test
 //! namespace, `assert_opt` (text in, text out, compared modulo renaming,
-//! verified after every pass prefix) and the execution oracle.
+//! verified after every pass prefix, blessable) and the execution oracle.
 
 #![allow(dead_code)]
 
 pub mod exec;
 
 use majit_ir::fuzzing::test_namespace;
+use majit_ir::testing::Expect;
 use majit_ir::{parse_with, print_with, verify, Const, Descr, FailDescr, Namespace, Trace};
 use majit_metainterp::opt::{optimize, parse_opts, OptError, Optimized};
 
@@ -64,18 +65,6 @@ pub fn normalized(t: &Trace) -> String {
     print_with(&t, &ns())
 }
 
-fn side_by_side(a: &str, b: &str) -> String {
-    let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
-    let w = la.iter().map(|l| l.len()).max().unwrap_or(0).max(10);
-    let mut out = format!("{:<w$} | {}\n", "got", "expected");
-    for i in 0..la.len().max(lb.len()) {
-        let (x, y) = (la.get(i).unwrap_or(&""), lb.get(i).unwrap_or(&""));
-        let mark = if x == y { ' ' } else { '!' };
-        out += &format!("{x:<w$} |{mark}{y}\n");
-    }
-    out
-}
-
 /// Optimizes `t` with every prefix of `passes` (pipeline order) and checks
 /// that each output verifies; returns the full run.
 pub fn optimize_checked(passes: &str, t: &Trace) -> Optimized {
@@ -102,18 +91,17 @@ pub fn try_optimize_checked(passes: &str, t: &Trace) -> Result<Optimized, OptErr
 }
 
 /// Text in, text out: optimizes `input` with `passes` and compares with
-/// `expected` modulo renaming; then runs both on the reference executor
-/// (see [`exec::check_equivalent`]).
-pub fn assert_opt(passes: &str, input: &str, expected: &str) -> Optimized {
+/// `expected` modulo renaming (`MAJIT_BLESS=1` rewrites a differing
+/// `expected`, see [`majit_ir::testing`]); then runs both on the reference
+/// executor (see [`exec::check_equivalent`]).
+#[track_caller]
+pub fn assert_opt(passes: &str, input: &str, expected: Expect) -> Optimized {
     let t = parse(input);
     let out = optimize_checked(passes, &t);
-    let want = parse(expected);
+    let want = parse(&expected.text());
     let (got, want_text) = (normalized(&out.trace), normalized(&want));
     if got != want_text {
-        panic!(
-            "optimized trace differs ({passes}):\n{}",
-            side_by_side(&got, &want_text)
-        );
+        expected.mismatch(&got, &want_text);
     }
     exec::check_equivalent(&t, &out, 8);
     out
