@@ -247,7 +247,7 @@ fn register_guards<B: Backend>(
     guards: Vec<(u32, Snapshot)>,
     resume: ResumeMap,
 ) {
-    let unoptimized = jit.params.enable_opts.is_empty();
+    let unoptimized = !jit.params.optimizes();
     let snapshots: BTreeMap<u32, Snapshot> = guards.into_iter().collect();
     let mut exits: Vec<(u32, Snapshot, Option<GuardResume>)> = Vec::new();
     if unoptimized {
@@ -272,16 +272,17 @@ fn register_guards<B: Backend>(
     }
 }
 
-/// Runs the optimizer when `enable_opts` names passes.
+/// Runs the optimizer when built-in or user passes are enabled.
 fn optimize<B: Backend>(
     jit: &mut JitDriver<B>,
     trace: Trace,
 ) -> Result<(Trace, ResumeMap, Ledger), (AbortReason, String)> {
-    if jit.params.enable_opts.is_empty() {
+    if !jit.params.optimizes() {
         return Ok((trace, ResumeMap::new(), Ledger::default()));
     }
     let start = Instant::now();
-    let out = crate::opt::optimize(&trace, &jit.params.enable_opts);
+    let (opts, user) = (&jit.params.enable_opts, &jit.params.passes);
+    let out = crate::opt::optimize_with(&trace, opts, user);
     jit.stats.time_optimizing += start.elapsed();
     match out {
         Ok(o) => Ok((o.trace, o.resume, o.ledger)),

@@ -254,7 +254,8 @@ impl<B: Backend> JitDriver<B> {
     /// A driver for the portal `portal` of `codes`, compiling with
     /// `backend`. The portal must contain exactly one `jit_merge_point`.
     /// `params.strategies` go to the backend here; a backend that cannot
-    /// run them is a [`JitError::BadState`].
+    /// run them, or a user pass position naming no built-in pass
+    /// (`params.passes`), is a [`JitError::BadState`].
     pub fn new(
         codes: JitCodeSet,
         portal: FuncId,
@@ -286,6 +287,10 @@ impl<B: Backend> JitDriver<B> {
         backend
             .set_strategies(&params.strategies)
             .map_err(|e| JitError::BadState(format!("JitParams::strategies: {e}")))?;
+        params
+            .passes
+            .check()
+            .map_err(|e| JitError::BadState(format!("JitParams::passes: {e}")))?;
         let insn = code.decode(mp_pc);
         let kinds = |l: &[RegOp]| l.iter().map(|r| r.kind).collect::<Vec<_>>();
         Ok(JitDriver {

@@ -8,6 +8,7 @@
 //! [`ParamError`] naming the variable, the value and what was expected,
 //! never a silent default.
 
+use crate::opt::UserPasses;
 use crate::strategy::Strategies;
 use std::fmt;
 
@@ -40,6 +41,10 @@ pub struct JitParams {
     /// only, no variable). Default: the backend's own. See
     /// [`crate::strategy`].
     pub strategies: Strategies,
+    /// User optimizer passes at named positions of the pipeline (code
+    /// only, no variable). Default: none. They run whenever the optimizer
+    /// does, even with `enable_opts` empty. See [`crate::opt::UserPasses`].
+    pub passes: UserPasses,
 }
 
 impl Default for JitParams {
@@ -53,6 +58,7 @@ impl Default for JitParams {
             enable_opts: crate::opt::DEFAULT_OPTS.to_string(),
             diff: 0,
             strategies: Strategies::native(),
+            passes: UserPasses::none(),
         }
     }
 }
@@ -171,6 +177,16 @@ impl JitParams {
     pub fn with_strategies(mut self, strategies: Strategies) -> JitParams {
         self.strategies = strategies;
         self
+    }
+    /// Builder-style: set the user optimizer passes.
+    pub fn with_passes(mut self, passes: UserPasses) -> JitParams {
+        self.passes = passes;
+        self
+    }
+    /// Whether traces go through the optimizer: built-in or user passes
+    /// are enabled.
+    pub fn optimizes(&self) -> bool {
+        !self.enable_opts.is_empty() || !self.passes.is_empty()
     }
     /// Builder-style: set the optimizer passes (colon-separated).
     pub fn with_opts(mut self, opts: &str) -> Result<JitParams, ParamError> {

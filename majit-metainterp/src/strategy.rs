@@ -94,6 +94,18 @@ pub trait SchedStrategy {
     fn pick(&mut self, cx: &ReadyCx) -> usize;
 }
 
+/// The message of a caught panic (a strategy's, a user pass's), for the
+/// error that reports it.
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s
+    } else {
+        "(no message)"
+    }
+}
+
 /// A register a range may get.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RegCandidate {

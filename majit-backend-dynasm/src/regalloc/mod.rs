@@ -574,7 +574,7 @@ impl Allocator<'_> {
     /// The policy's decision for `cx`, if it is legal.
     fn decide(&mut self, cx: &AllocCx) -> Result<AllocDecision, CompileError> {
         let d = catch_unwind(AssertUnwindSafe(|| self.policy.decide(cx))).map_err(|p| {
-            let why = crate::sched::strategy::panic_text(&*p);
+            let why = majit_metainterp::strategy::panic_text(&*p);
             self.strategy_error(
                 "allocation".into(),
                 format!("the allocation policy panicked: {why}"),

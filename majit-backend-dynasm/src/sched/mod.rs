@@ -189,7 +189,7 @@ impl Scheduler<'_> {
             decision: "scheduling".into(),
             reason: format!(
                 "the scheduling strategy panicked: {}",
-                strategy::panic_text(&*p)
+                majit_metainterp::strategy::panic_text(&*p)
             ),
         })?;
         if pick >= ready.len() {

@@ -54,14 +54,3 @@ impl SchedStrategy for RandomSched {
         (self.state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % cx.ready.len()
     }
 }
-
-/// The message of a caught panic, for the error that reports it.
-pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        s
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s
-    } else {
-        "(no message)"
-    }
-}

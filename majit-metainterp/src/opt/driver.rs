@@ -19,7 +19,9 @@ use super::cx::{Cx, OptOp};
 use super::encode::encode_guard;
 use super::ledger::LedgerKind;
 use super::unroll;
+use super::user::{catch_user_panic, Guarded};
 use super::{parse_opts, OptError, Optimized, Outcome, Pass, ALL_PASSES};
+use super::{PassFactory, Position, UserPasses};
 use crate::resume::{GuardResume, ResumeMap};
 use majit_ir::{Descr, Op, OpCode, OpRef, RefTarget, Trace};
 use std::collections::{HashMap, HashSet};
@@ -27,28 +29,102 @@ use std::collections::{HashMap, HashSet};
 /// Optimizes `trace` with the passes named in `enable_opts` (see the
 /// [module docs](super) for the contract).
 pub fn optimize(trace: &Trace, enable_opts: &str) -> Result<Optimized, OptError> {
-    let out = optimize_unchecked(trace, enable_opts)?;
-    if cfg!(debug_assertions) {
-        if let Err(e) = majit_ir::verify(&out.trace) {
-            let text = majit_ir::print(&out.trace);
-            let m = format!("the optimized trace does not verify: {e}\n{text}");
-            return Err(OptError::Internal(m));
-        }
-    }
-    Ok(out)
+    optimize_with(trace, enable_opts, &UserPasses::none())
 }
 
-fn optimize_unchecked(trace: &Trace, enable_opts: &str) -> Result<Optimized, OptError> {
-    let names = parse_opts(enable_opts)?;
+/// As [`optimize`], with `user`'s passes at their positions: each is
+/// checked as `user.rs` describes.
+pub fn optimize_with(
+    trace: &Trace,
+    enable_opts: &str,
+    user: &UserPasses,
+) -> Result<Optimized, OptError> {
+    user.check()?;
+    let stages = stages(&parse_opts(enable_opts)?, user);
+    if user.is_empty() {
+        let out = optimize_stages(trace, &stages)?;
+        if cfg!(debug_assertions) {
+            verified(out, OptError::Internal)
+        } else {
+            Ok(out)
+        }
+    } else {
+        catch_user_panic(|| optimize_checking_users(trace, &stages))
+    }
+}
+
+/// Runs the prefix of `stages` ending with each user pass and verifies
+/// its output, then the whole pipeline, verified too.
+fn optimize_checking_users(trace: &Trace, stages: &[Stage]) -> Result<Optimized, OptError> {
+    let peels = stages.iter().any(|s| matches!(s, Stage::Builtin("unroll")));
+    let mut names = Vec::new();
+    for (k, stage) in stages.iter().enumerate() {
+        let Stage::User(make) = stage else { continue };
+        let name = make().name();
+        names.push(name);
+        let mut prefix = stages[..=k].to_vec();
+        if peels && !prefix.iter().any(|s| matches!(s, Stage::Builtin("unroll"))) {
+            prefix.push(Stage::Builtin("unroll"));
+        }
+        let out = optimize_stages(trace, &prefix)?;
+        verified(out, |m| user_error(name, m))?;
+    }
+    let out = optimize_stages(trace, stages)?;
+    verified(out, |m| user_error(&names.join("`, `"), m))
+}
+
+fn user_error(pass: &str, reason: String) -> OptError {
+    OptError::UserPass {
+        pass: pass.to_string(),
+        reason,
+    }
+}
+
+/// `out`, or `error` of why its trace does not verify.
+fn verified(out: Optimized, error: impl Fn(String) -> OptError) -> Result<Optimized, OptError> {
+    match majit_ir::verify(&out.trace) {
+        Ok(()) => Ok(out),
+        Err(e) => {
+            let text = majit_ir::print(&out.trace);
+            Err(error(format!(
+                "the optimized trace does not verify: {e}\n{text}"
+            )))
+        }
+    }
+}
+
+/// One stage of a pipeline: a built-in pass by its `enable_opts` word, or
+/// a user pass.
+#[derive(Clone)]
+pub(super) enum Stage {
+    Builtin(&'static str),
+    User(PassFactory),
+}
+
+/// The enabled built-in passes `names` (pipeline order) with `user`'s
+/// passes at their positions.
+fn stages(names: &[&'static str], user: &UserPasses) -> Vec<Stage> {
+    let mut out = Vec::new();
+    for &(word, _) in ALL_PASSES {
+        out.extend(user.at(Position::Before(word)).cloned().map(Stage::User));
+        if names.contains(&word) {
+            out.push(Stage::Builtin(word));
+        }
+        out.extend(user.at(Position::After(word)).cloned().map(Stage::User));
+    }
+    out
+}
+
+fn optimize_stages(trace: &Trace, stages: &[Stage]) -> Result<Optimized, OptError> {
     check_fail_descrs(trace)?;
     let mut not_peeled = None;
-    if names.contains(&"unroll") {
-        match unroll::optimize_loop(trace, &names)? {
+    if stages.iter().any(|s| matches!(s, Stage::Builtin("unroll"))) {
+        match unroll::optimize_loop(trace, stages)? {
             Ok(out) => return Ok(out),
             Err(why) => not_peeled = Some(why),
         }
     }
-    let mut p = Pipeline::new(trace, &names);
+    let mut p = Pipeline::new(trace, stages);
     if let Some(why) = not_peeled {
         let detail = format!("loop not peeled: {why}");
         p.cx.ledger.note("unroll", LedgerKind::Missed, None, detail);
@@ -99,17 +175,20 @@ pub(super) struct Pipeline {
 }
 
 impl Pipeline {
-    pub(super) fn new(trace: &Trace, names: &[&'static str]) -> Pipeline {
-        Self::with_inputs(&trace.inputs, names)
+    pub(super) fn new(trace: &Trace, stages: &[Stage]) -> Pipeline {
+        Self::with_inputs(&trace.inputs, stages)
     }
 
     /// A pipeline whose input values have kinds `inputs`.
-    pub(super) fn with_inputs(inputs: &[majit_ir::Kind], names: &[&'static str]) -> Pipeline {
-        let passes = names
-            .iter()
-            .filter(|n| **n != "unroll")
-            .map(|n| (ALL_PASSES.iter().find(|(w, _)| w == n).expect("parsed").1)())
-            .collect();
+    pub(super) fn with_inputs(inputs: &[majit_ir::Kind], stages: &[Stage]) -> Pipeline {
+        let make = |s: &Stage| -> Option<Box<dyn Pass>> {
+            match s {
+                Stage::Builtin("unroll") => None,
+                Stage::Builtin(n) => ALL_PASSES.iter().find(|(w, _)| w == n).map(|p| (p.1)()),
+                Stage::User(f) => Some(Box::new(Guarded(f()))),
+            }
+        };
+        let passes = stages.iter().filter_map(make).collect();
         Pipeline {
             cx: Cx::new(inputs),
             passes,

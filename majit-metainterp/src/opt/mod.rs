@@ -1,7 +1,9 @@
 //! # The optimizer
 //!
 //! Passes over traces, one file each, run in the order `enable_opts` gives
-//! (default [`DEFAULT_OPTS`]: `intbounds:rewrite:virtualize:heap:pure:unroll`).
+//! (default [`DEFAULT_OPTS`]: `intbounds:rewrite:virtualize:heap:pure:unroll`),
+//! plus the embedder's own passes at named positions ([`UserPasses`],
+//! `user.rs`; set through `JitParams::with_passes`).
 //!
 //! Read first: this file (the contract and the [`Pass`] trait), then
 //! [`cx`] (the shared state, value ids and forcing), [`info`] (facts about
@@ -93,12 +95,14 @@ pub mod ledger;
 pub mod pure;
 pub mod rewrite;
 pub mod unroll;
+mod user;
 pub mod virtualize;
 mod vstate;
 
 pub use cx::{Cx, OptOp, PendingStore};
-pub use driver::optimize;
+pub use driver::{optimize, optimize_with};
 pub use ledger::{Ledger, LedgerEntry, LedgerKind};
+pub use user::{PassFactory, Position, UserPasses};
 
 use crate::resume::ResumeMap;
 use majit_ir::Trace;
@@ -199,6 +203,9 @@ pub enum OptError {
     /// The optimizer broke an invariant, e.g. its output does not verify
     /// (checked in debug builds; majit's developers act).
     Internal(String),
+    /// A user pass produced a trace that does not verify, or panicked
+    /// (its author acts; see [`UserPasses`]).
+    UserPass { pass: String, reason: String },
 }
 
 impl fmt::Display for OptError {
@@ -216,6 +223,7 @@ impl fmt::Display for OptError {
             } => write!(f, "trace invalid at op {op_index} ({pass}): {reason}"),
             OptError::BadInput(m) => write!(f, "bad optimizer input: {m}"),
             OptError::Internal(m) => write!(f, "optimizer bug: {m}"),
+            OptError::UserPass { pass, reason } => write!(f, "user pass `{pass}`: {reason}"),
         }
     }
 }

@@ -44,7 +44,7 @@
 //! end does not fit: the retries end with boxed arguments and no facts.
 
 use super::cx::{Cx, OptOp};
-use super::driver::Pipeline;
+use super::driver::{Pipeline, Stage};
 use super::info::IntBound;
 use super::vstate::{self, VState};
 use super::{OptError, Optimized, Outcome, Pass};
@@ -132,7 +132,7 @@ fn loop_target(trace: &Trace) -> Option<Descr> {
 /// argument boxed.
 pub(super) fn optimize_loop(
     trace: &Trace,
-    names: &[&'static str],
+    stages: &[Stage],
 ) -> Result<Result<Optimized, String>, OptError> {
     let Some(Descr::Target(target)) = loop_target(trace) else {
         let why = "not a loop of the shape label(inputs) ... jump (see opt docs)";
@@ -144,7 +144,7 @@ pub(super) fn optimize_loop(
     let mut unboxed = vec![true; trace.inputs.len()];
     let mut with_facts = true;
     loop {
-        match peel(trace, names, &peeled, &unboxed, with_facts)? {
+        match peel(trace, stages, &peeled, &unboxed, with_facts)? {
             Peel::Done(out) => return Ok(Ok(*out)),
             Peel::FactsBroken if with_facts => with_facts = false,
             Peel::FactsBroken => return Ok(Err("label facts do not hold".into())),
@@ -173,7 +173,7 @@ enum Peel {
 /// about label arguments (bounds, non-nullness, class) into the loop.
 fn peel(
     trace: &Trace,
-    names: &[&'static str],
+    stages: &[Stage],
     peeled: &Descr,
     unboxed: &[bool],
     with_facts: bool,
@@ -181,7 +181,7 @@ fn peel(
     let last = trace.ops.len() - 1;
     let jump = &trace.ops[last];
 
-    let mut pre = Pipeline::new(trace, names);
+    let mut pre = Pipeline::new(trace, stages);
     pre.feed_trace(trace, &|k| k == last)?;
     let j: Vec<OpRef> = jump.args.iter().map(|a| pre.rename(trace, *a)).collect();
     let mut seen = HashSet::new();
@@ -221,7 +221,7 @@ fn peel(
     let n = leaves.len();
     let mut kinds = leaf_kinds;
     kinds.extend(short.iter().map(|s| s.kind));
-    let mut body = Pipeline::with_inputs(&kinds, names);
+    let mut body = Pipeline::with_inputs(&kinds, stages);
     body.fail_id_offset = max_fail_id(trace) + 1;
     let mut inputs = (0..n).map(OpRef::input);
     body.input_map = states
