@@ -15,10 +15,18 @@
 //! | flags   | pure, guard, side effect, ... ([`flags`])                    | optimizer, scheduler, everyone |
 //!
 //! `OpCode`, `OpCode::ALL`, `name()`, `from_name()` and the per-op
-//! [`OpInfo`] all come from that single list. Adding an opcode is one line
-//! here plus its semantics where they live (see `docs/adding-an-op.md`):
-//! `eval.rs` for a value op, refexec's `step`, and one emission arm per
-//! backend; the compiler points at each exhaustive `match`.
+//! [`OpInfo`] all come from that single list.
+//!
+//! Adding an opcode (`docs/adding-an-op.md` has the details):
+//! 1. one line here (and its relation methods below, if it has a partner);
+//! 2. its semantics: `eval.rs` for a value op, else an arm in refexec's
+//!    `step` (`majit-metainterp/src/refexec/exec.rs`);
+//! 3. one dispatch arm in the backend's shared emission core
+//!    (`majit-backend-dynasm/src/emit/`) and one encoder per architecture;
+//! 4. its use in `majit-ir/tests/families.rs`, the fuzz generator (or
+//!    `NOT_GENERATED` in `tests/fuzz_smoke.rs`) and a backend suite trace.
+//!
+//! The compiler points at the exhaustive `match`es, the tests at the rest.
 //!
 //! Argument signatures are strings, one character per argument:
 //! `i` int, `r` ref, `f` float, `a` any kind, `v` the kind named by the
