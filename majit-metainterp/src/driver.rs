@@ -34,7 +34,7 @@ use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
 use crate::opt::ledger::Ledger;
 use crate::params::JitParams;
-use crate::refexec::{Allocator, MallocAllocator};
+use crate::runtime::{Allocator, MallocAllocator};
 use crate::stats::{AbortReason, Stats};
 use crate::tracer::{Finished, Snapshot, TraceEnd, TraceEnv, Tracer};
 use crate::warmstate::{GreenKey, Visit, WarmState};

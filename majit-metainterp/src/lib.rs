@@ -2,6 +2,9 @@
 //!
 //! - [`backend`]: the contract native backends implement.
 //! - [`refexec`]: the reference executor, which interprets traces.
+//! - [`runtime`]: allocation, memory access, the call shim and helper
+//!   signals, shared by the executor, the tracer, the blackhole, resume
+//!   and native code.
 //! - [`opt`]: the optimizer passes.
 //! - [`resume`]: per-guard resume data (virtuals, pending fields).
 //!
@@ -41,6 +44,7 @@ pub mod params;
 pub mod perfmap;
 pub mod refexec;
 pub mod resume;
+pub mod runtime;
 pub mod stats;
 pub mod strategy;
 pub mod summary;

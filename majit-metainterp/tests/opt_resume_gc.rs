@@ -8,8 +8,9 @@ mod opt_support;
 
 use majit_gc::{ArrayLayout, Gc, GcConfig, GcRef, Layout};
 use majit_ir::Value;
-use majit_metainterp::refexec::{GcAllocator, RefExec};
+use majit_metainterp::refexec::RefExec;
 use majit_metainterp::resume::{rebuild, Tagged};
+use majit_metainterp::runtime::GcAllocator;
 use majit_metainterp::Backend;
 use opt_support::{optimize_checked, parse};
 use std::cell::RefCell;

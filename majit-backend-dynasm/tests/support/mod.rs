@@ -33,7 +33,7 @@ pub extern "C" fn ii_i(a: i64, b: i64) -> i64 {
 /// Raises exception `0x5150` (refexec's `raise`) when `a % 5 == 3`.
 pub extern "C" fn i_v(a: i64) {
     if a.rem_euclid(5) == 3 {
-        majit_metainterp::refexec::raise(0x5150);
+        majit_metainterp::runtime::raise(0x5150);
     }
 }
 pub extern "C" fn ff_f(a: f64, b: f64) -> f64 {
@@ -78,7 +78,7 @@ pub extern "C" fn r_r(p: usize) -> usize {
 /// Forces the calling frame (refexec's `force_frame`) when `a < 0`.
 pub extern "C" fn force_i(a: i64) -> i64 {
     if a < 0 {
-        majit_metainterp::refexec::force_frame();
+        majit_metainterp::runtime::force_frame();
     }
     a.wrapping_add(1)
 }
@@ -1191,7 +1191,7 @@ pub fn gc_differential<A: Arch>(
     inputs: &[Value],
     native_rewrites: bool,
 ) -> Result<Option<GcOutcome>, String> {
-    use majit_metainterp::refexec::GcAllocator;
+    use majit_metainterp::runtime::GcAllocator;
     let heap_a = stress_heap();
     let heap_b = stress_heap();
     let lowered = gc_rewrite(trace, &heap_a.borrow().jit_info());
@@ -1247,7 +1247,7 @@ pub fn gc_differential<A: Arch>(
 /// sum of the values read back, and the list each heap holds afterwards
 /// must be `n, n-1, .., 1, 0`.
 pub fn escaping_nodes<A: Arch>(n: i64) {
-    use majit_metainterp::refexec::GcAllocator;
+    use majit_metainterp::runtime::GcAllocator;
     let text = format!(
         "[i0, i1]
         p0 = new(descr=Node)

@@ -35,7 +35,8 @@ pub use report::{Divergence, ExitSite, MemoryDiff, ValueDiff};
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::driver::{JitDriver, JitError};
-use crate::refexec::{Allocated, RecordingAllocator, RefExec};
+use crate::refexec::RefExec;
+use crate::runtime::{Allocated, MallocAllocator};
 use majit_ir::{Trace, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -75,7 +76,7 @@ impl DiffState {
     /// Checks the first `entries` entries of every loop.
     pub(crate) fn new(entries: u32) -> DiffState {
         let fresh = Allocated::default();
-        let alloc = RecordingAllocator::new(fresh.clone());
+        let alloc = MallocAllocator::recording(fresh.clone());
         let mut shadow = RefExec::with_allocator(Box::new(alloc));
         shadow.record_stores(true);
         DiffState {

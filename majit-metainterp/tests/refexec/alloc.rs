@@ -4,7 +4,8 @@
 
 use crate::{compile, int, reference, run_in, try_run};
 use majit_ir::{ArrayDescr, SizeDescr};
-use majit_metainterp::refexec::{Allocator, MallocAllocator, OutOfMemory, RefExec};
+use majit_metainterp::refexec::RefExec;
+use majit_metainterp::runtime::{Allocator, MallocAllocator, OutOfMemory};
 use majit_metainterp::{Backend, ExecError};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -213,14 +214,6 @@ impl Allocator for Moving {
         Ok(obj)
     }
     fn malloc_nursery(&mut self, size: usize, roots: &mut [usize]) -> Result<usize, OutOfMemory> {
-        self.fresh(size, roots)
-    }
-    fn malloc_nursery_headerless(
-        &mut self,
-        size: usize,
-        _layout: &SizeDescr,
-        roots: &mut [usize],
-    ) -> Result<usize, OutOfMemory> {
         self.fresh(size, roots)
     }
     fn write_barrier(&mut self, obj: usize) {

@@ -6,7 +6,8 @@
 use crate::{compile, int, namespace, reference, DESCRS};
 use majit_gc::{majit_gc_collect, ArrayLayout, Gc, GcConfig, GcHeap, GcRef, Layout};
 use majit_ir::{parse_with, Const};
-use majit_metainterp::refexec::{GcAllocator, RefExec};
+use majit_metainterp::refexec::RefExec;
+use majit_metainterp::runtime::GcAllocator;
 use majit_metainterp::Backend;
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -12,7 +12,8 @@ use majit_ir::fuzzing::{
     random_trace, test_namespace, Knobs, SplitMix64, CALL_DESCRS, CALL_TARGET_BASE,
 };
 use majit_ir::{parse_with, print, Const, Kind, Trace, Value};
-use majit_metainterp::refexec::{self, GcAllocator, RefExec};
+use majit_metainterp::refexec::RefExec;
+use majit_metainterp::runtime::{self, GcAllocator};
 use majit_metainterp::{Backend, DeadFrame, ExecError};
 use std::rc::Rc;
 
@@ -22,7 +23,7 @@ extern "C" fn ii_i(a: i64, b: i64) -> i64 {
 
 extern "C" fn i_v(a: i64) {
     if a.rem_euclid(5) == 3 {
-        refexec::raise(0x5150);
+        runtime::raise(0x5150);
     }
 }
 
@@ -57,7 +58,7 @@ extern "C" fn r_r(p: usize) -> usize {
 
 extern "C" fn force_i(a: i64) -> i64 {
     if a < 0 {
-        refexec::force_frame();
+        runtime::force_frame();
     }
     a.wrapping_add(1)
 }

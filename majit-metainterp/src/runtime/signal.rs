@@ -1,5 +1,5 @@
-//! How called helpers talk back to the reference executor: exceptions and
-//! frame forcing.
+//! How called helpers talk back to whatever called them (the reference
+//! executor, native code): exceptions and frame forcing.
 //!
 //! A real `extern "C"` helper cannot return an exception. Instead it calls
 //! [`raise`] (or [`force_frame`]) before returning; these set a
