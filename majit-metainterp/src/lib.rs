@@ -17,8 +17,10 @@
 //!   snapshots.
 //! - [`blackhole`]: runs jitcode on plain values after a guard failure or
 //!   an abort, up to the next merge point.
-//! - [`bridge`]: bridges from hot guards, and the one compile path
-//!   (optimizer, backend, exit registration).
+//! - [`bridge`]: bridges from hot guards, and the steps of the one
+//!   compile path (optimizer, backend, exit registration).
+//! - [`compiled`]: what a driver compiled (loops, bridges, guards), which
+//!   the log, the summary and differential mode read.
 //! - [`warmstate`], [`params`], [`stats`]: hotness counters, `JitParams`,
 //!   counters and abort reasons.
 //! - [`diff`]: differential mode, checking the backend against the
@@ -34,6 +36,7 @@
 pub mod backend;
 pub mod blackhole;
 pub mod bridge;
+pub mod compiled;
 pub mod diff;
 pub mod driver;
 pub mod gcheap;
