@@ -30,6 +30,8 @@
 //! - [`gcheap`]: the JIT on a majit-gc heap (`GcBackend`,
 //!   `JitDriver::new_gc`, safepoints); `majit_gc` is re-exported for the
 //!   code `#[jit_interp]` generates.
+//! - `testing` (feature `testing`): test support, the helpers of the
+//!   test namespace's calls, random cases, the binary-under-test command.
 //! - [`strategy`]: the interface of user scheduling and allocation
 //!   strategies a native backend runs (set per driver in `JitParams`).
 
@@ -51,6 +53,8 @@ pub mod runtime;
 pub mod stats;
 pub mod strategy;
 pub mod summary;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod tracer;
 pub mod warmstate;
 

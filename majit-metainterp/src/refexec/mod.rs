@@ -38,7 +38,8 @@
 //!   Label names are unique among live traces; a `jump` binds to its label
 //!   when compiled, and fails with [`ExecError::UnknownCode`] once that
 //!   label's trace is freed.
-//! - Calls: at most [`MAX_INT_ARGS`] int/ref and [`MAX_FLOAT_ARGS`] float
+//! - Calls: at most [`MAX_INT_ARGS`](crate::runtime::MAX_INT_ARGS) int/ref
+//!   and [`MAX_FLOAT_ARGS`](crate::runtime::MAX_FLOAT_ARGS) float
 //!   arguments (more is [`CompileError::ImplLimit`]); on targets other
 //!   than SysV x86-64 and AAPCS64 calls are [`CompileError::Unsupported`].
 
@@ -47,8 +48,6 @@ mod prepare;
 
 use crate::backend::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
 use crate::runtime::{Allocator, MallocAllocator};
-#[cfg(doc)]
-use crate::runtime::{MAX_FLOAT_ARGS, MAX_INT_ARGS};
 pub use exec::Store;
 use exec::{Machine, World};
 use majit_ir::{Descr, SizeDescr, Trace, Value};

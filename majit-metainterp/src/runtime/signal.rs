@@ -28,10 +28,11 @@ thread_local! {
     static PENDING: Cell<Signals> = const { Cell::new(Signals { exception: None, forced: false }) };
 }
 
-/// Raises `exception` (a non-null ref) from a helper that refexec called:
-/// the exception is pending when the helper returns, so the trace's next
-/// `guard_no_exception` fails. A later call to `raise` within the same
-/// helper call replaces it. Has no effect outside a refexec call.
+/// Raises `exception` (a non-null ref) from a helper a trace called (on
+/// refexec or in native code): the exception is pending when the helper
+/// returns, so the trace's next `guard_no_exception` fails. A later call
+/// to `raise` within the same helper call replaces it. Has no effect
+/// outside such a call.
 pub fn raise(exception: usize) {
     PENDING.with(|p| {
         p.set(Signals {

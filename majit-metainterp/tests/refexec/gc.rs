@@ -4,7 +4,8 @@
 //! barrier.
 
 use crate::{compile, int, namespace, reference, DESCRS};
-use majit_gc::{majit_gc_collect, ArrayLayout, Gc, GcConfig, GcHeap, GcRef, Layout};
+use majit_gc::testing::{stress_config, test_heap};
+use majit_gc::{majit_gc_collect, Gc, GcConfig, GcHeap, GcRef};
 use majit_ir::{parse_with, Const};
 use majit_metainterp::refexec::RefExec;
 use majit_metainterp::runtime::GcAllocator;
@@ -12,38 +13,14 @@ use majit_metainterp::Backend;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// A heap whose type ids match the shared test namespace (ids are dense
-/// in registration order).
+/// A heap whose type ids match the shared test namespace; `stress`: a
+/// minor collection at every allocation.
 pub fn heap(stress: bool) -> Rc<RefCell<Gc>> {
     let config = GcConfig {
-        nursery_size: 4096,
         stress_every: stress.then_some(1),
-        ..GcConfig::default()
+        ..stress_config()
     };
-    let mut gc = Gc::new(config).unwrap();
-    let array = |name: &str, item_size, items_are_refs| ArrayLayout {
-        name: name.into(),
-        item_size,
-        items_are_refs,
-    };
-    let ids = [
-        gc.register_layout(Layout::headerless("Node", 16, &[8])),
-        gc.register_layout(Layout::headerless("Triple", 24, &[16])),
-        gc.register_layout(Layout::headered("Stack", 24, &[8])),
-        gc.register_array(array("IntArray", 8, false)),
-        gc.register_array(array("RefArray", 8, true)),
-        gc.register_array(array("FloatArray", 8, false)),
-        gc.register_array(array("ByteArray", 1, false)),
-        gc.register_layout(Layout::headered("Unused", 16, &[])),
-        gc.register_layout(Layout::headered("Box", 16, &[])),
-    ];
-    let ids: Vec<u32> = ids.into_iter().map(|r| r.unwrap().0).collect();
-    assert_eq!(
-        ids,
-        (1..=9).collect::<Vec<_>>(),
-        "type ids of the test namespace"
-    );
-    Rc::new(RefCell::new(gc))
+    Rc::new(RefCell::new(test_heap(config)))
 }
 
 fn exec_on(gc: &Rc<RefCell<Gc>>) -> RefExec {
