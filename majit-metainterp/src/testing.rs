@@ -1,12 +1,14 @@
 //! Test support (feature `testing`), for the tests of every crate that
 //! runs traces: the real `extern "C"` helpers behind the call descrs of
 //! the shared test namespace (`Call.ii_i`, `Call.many`, ...), random
-//! cases with those helpers bound, and the command that runs a binary
-//! under test (through `MAJIT_TEST_RUNNER` when cross-testing).
+//! cases with those helpers bound, the seeds a fuzz test runs
+//! (`MAJIT_FUZZ_SEED`, `MAJIT_FUZZ_CASES`), and the command that runs a
+//! binary under test (through `MAJIT_TEST_RUNNER` when cross-testing).
 
 use crate::runtime;
 use majit_ir::fuzzing::{random_trace, Knobs, SplitMix64, CALL_DESCRS, CALL_TARGET_BASE};
 use majit_ir::{Const, Kind, Trace, Value};
+use std::ops::Range;
 use std::process::Command;
 
 /// `Call.ii_i`: `a * 31 ^ b`.
@@ -153,6 +155,35 @@ pub fn random_case(seed: u64, knobs: &Knobs, refs: RefArgs) -> (Trace, Vec<Value
     let trace = bound_random_trace(seed, knobs, refs);
     let inputs = random_inputs(&trace, seed);
     (trace, inputs)
+}
+
+/// The seeds a fuzz test runs: `MAJIT_FUZZ_SEED` alone when it is set
+/// (replaying one case), else `default`, as many as `MAJIT_FUZZ_CASES`
+/// says when that is set.
+///
+/// # Panics
+/// When either variable is set but not a number (the test's user acts).
+pub fn fuzz_seeds(default: Range<u64>) -> Range<u64> {
+    let number = |name: &str| {
+        let v = std::env::var(name).ok()?;
+        Some(
+            v.parse::<u64>()
+                .unwrap_or_else(|_| panic!("{name}={v} is not a number")),
+        )
+    };
+    match number("MAJIT_FUZZ_SEED") {
+        Some(seed) => seed..seed + 1,
+        None => match number("MAJIT_FUZZ_CASES") {
+            Some(n) => default.start..default.start + n,
+            None => default,
+        },
+    }
+}
+
+/// Whether `MAJIT_FUZZ_SEED` replays one case (totals over many cases do
+/// not apply then).
+pub fn replaying() -> bool {
+    std::env::var_os("MAJIT_FUZZ_SEED").is_some()
 }
 
 /// A command that runs the binary `bin` (a test's `CARGO_BIN_EXE_*`).

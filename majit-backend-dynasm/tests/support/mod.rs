@@ -26,7 +26,7 @@ use majit_ir::fuzzing::{test_namespace, Knobs};
 use majit_ir::{parse_with, print, Const, Kind, Namespace, Trace, Value};
 use majit_metainterp::refexec::RefExec;
 use majit_metainterp::testing::{
-    bound_random_trace, ff_f, ff_v, force_i, i_v, ii_i, many, r_r, random_case, RefArgs,
+    bound_random_trace, ff_f, ff_v, force_i, fuzz_seeds, i_v, ii_i, many, r_r, random_case, RefArgs,
 };
 use majit_metainterp::{Backend, DeadFrame, ExecError};
 use std::cell::RefCell;
@@ -317,22 +317,9 @@ pub fn run_suite<A: Arch>(dir: &Path) -> usize {
 /// or only `MAJIT_FUZZ_SEED` when set; `MAJIT_FUZZ_CASES` overrides
 /// `cases`. Panics with the seed and trace text on a mismatch.
 pub fn fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
-    let (first, cases) = match std::env::var("MAJIT_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        Some(seed) => (seed, 1),
-        None => {
-            let n = std::env::var("MAJIT_FUZZ_CASES")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(cases);
-            (first_seed, n)
-        }
-    };
     let mut buf = Buffer::new();
     let mut ran = 0;
-    for seed in first..first + cases {
+    for seed in fuzz_seeds(first_seed..first_seed + cases) {
         let knobs = Knobs {
             memory: false,
             lowered: false,
@@ -1169,21 +1156,8 @@ pub fn escaping_nodes<A: Arch>(n: i64) {
 /// Random allocating traces (majit-ir's generator with memory on),
 /// rewritten by majit-gc, under the GC stress setting.
 pub fn gc_fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
-    let (first, cases) = match std::env::var("MAJIT_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        Some(seed) => (seed, 1),
-        None => {
-            let n = std::env::var("MAJIT_FUZZ_CASES")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(cases);
-            (first_seed, n)
-        }
-    };
     let mut ran = 0;
-    for seed in first..first + cases {
+    for seed in fuzz_seeds(first_seed..first_seed + cases) {
         let knobs = Knobs {
             memory: true,
             lowered: false,

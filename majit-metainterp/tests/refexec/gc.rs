@@ -3,7 +3,7 @@
 //! holds must survive moves, and stores into old objects need their
 //! barrier.
 
-use crate::{compile, int, namespace, reference, DESCRS};
+use crate::{compile, int, namespace, node_values, reference, BUILD_LIST, DESCRS};
 use majit_gc::testing::{stress_config, test_heap};
 use majit_gc::{majit_gc_collect, Gc, GcConfig, GcHeap, GcRef};
 use majit_ir::{parse_with, Const};
@@ -27,37 +27,18 @@ fn exec_on(gc: &Rc<RefCell<Gc>>) -> RefExec {
     RefExec::with_allocator(Box::new(GcAllocator::new(Rc::clone(gc))))
 }
 
-/// The values of the `Node` list starting at `node` (at most 1000: a
-/// corrupted list may be cyclic).
-fn list(gc: &Gc, mut node: usize) -> Vec<i64> {
-    let mut values = Vec::new();
-    while node != 0 && values.len() < 1000 {
-        values.push(gc.read_word(GcRef(node), 0) as i64);
-        node = gc.read_ref(GcRef(node), 8).0;
-    }
-    values
-}
-
 #[test]
 fn a_list_built_in_a_loop_survives_a_collection_per_allocation() {
     let gc = heap(true);
     let mut exec = exec_on(&gc);
-    let code = compile(
-        &mut exec,
-        "[i0, p1]
-         label(i0, p1, descr=Loop)
-         i2 = int_gt(i0, 0)
-         guard_true(i2, descr=g0) [p1]
-         p3 = new(descr=Node)
-         setfield_gc(p3, i0, descr=Node.value)
-         setfield_gc(p3, p1, descr=Node.next)
-         i4 = int_sub(i0, 1)
-         jump(i4, p3, descr=Loop)",
-    );
+    let code = compile(&mut exec, BUILD_LIST);
     let frame = exec.execute(code, &[int(300), reference(0)]).unwrap();
     let gc = gc.borrow();
     assert!(gc.stats().minor_collections >= 300, "{:?}", gc.stats());
-    assert_eq!(list(&gc, frame.reference(0)), (1..=300).collect::<Vec<_>>());
+    assert_eq!(
+        node_values(frame.reference(0)),
+        (1..=300).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -94,7 +75,7 @@ fn stores_into_an_old_object_keep_young_nodes_alive_through_the_barrier() {
     assert_eq!(frame.reference(0), stack, "old objects do not move");
     let gc = gc.borrow();
     let head = gc.read_ref(GcRef(stack), 8).0;
-    assert_eq!(list(&gc, head), (1..=100).collect::<Vec<_>>());
+    assert_eq!(node_values(head), (1..=100).collect::<Vec<_>>());
 }
 
 #[test]
