@@ -10,12 +10,12 @@
 //! blackhole.
 //!
 //! The driver's `compile` is the one path from a finished trace to the
-//! backend, for loops and bridges alike: [`optimize`] when `enable_opts`
+//! backend, for loops and bridges alike: `optimize` when `enable_opts`
 //! names passes, then the backend, then (only on success) the trace's
 //! exits are registered in [`Compiled`](crate::compiled::Compiled) and
 //! counted. This file holds the steps that need no driver: the values of
-//! a failed guard ([`original_fail_args`]), where a bridge trace starts
-//! ([`bridge_start`]), the optimizer step and what counting needs.
+//! a failed guard (`original_fail_args`), where a bridge trace starts
+//! (`bridge_start`), the optimizer step and what counting needs.
 
 use crate::backend::CodeId;
 use crate::compiled::GuardInfo;
