@@ -27,7 +27,7 @@ impl<A: Arch> NativeBackend<A> {
     /// a compiled trace (`code3`, `code3+0x40`).
     pub fn address_name(&self, v: u64) -> Option<String> {
         let v = usize::try_from(v).ok()?;
-        let take_signals = majit_metainterp::refexec::take_signals as *const () as usize;
+        let take_signals = majit_metainterp::runtime::take_signals as *const () as usize;
         let mut known = vec![
             (self.env.exit_routine, "exit_routine".to_string()),
             (take_signals, "take_signals".to_string()),

@@ -361,7 +361,7 @@ impl<A: Arch> Backend for NativeBackend<A> {
         let mut forced = 0u64;
         // SAFETY: `forced` is a valid word. Drops signals raised outside
         // any call of this run, as refexec does before each call.
-        unsafe { majit_metainterp::refexec::take_signals(&mut forced) };
+        unsafe { majit_metainterp::runtime::take_signals(&mut forced) };
         // SAFETY: `entry` is this backend's trampoline, `t.block` holds
         // compiled code of this backend, and the frame has `max_slots`
         // slots, the most any compiled trace uses.

@@ -11,7 +11,7 @@ use majit_metainterp::driver::{JitAction, JitDriver};
 use majit_metainterp::jitcode::{Arg, JitCodeBuilder, JitCodeSet};
 use majit_metainterp::params::JitParams;
 use majit_metainterp::perfmap::PerfMap;
-use majit_metainterp::{log, summary, Backend};
+use majit_metainterp::Backend;
 
 /// `loop { merge(pc; acc, n); if n & 1 { acc += n } else { acc -= 1 };
 /// n -= 1; if n == 0 { return acc } }`: the branch fails its guard every
@@ -105,7 +105,7 @@ fn the_log_has_every_section_with_a_disassembly() {
     let (result, mut jit) = run(1000, None);
     assert_eq!(result, oracle(1000));
     assert!(jit.stats().bridges_compiled >= 1, "{}", jit.report());
-    let text = log::render(&jit);
+    let text = jit.log();
     let arch = jit_arch();
     assert_eq!(
         text.matches("## machine code: ").count(),
@@ -154,7 +154,7 @@ fn jit_base(jit: &mut JitDriver<HostBackend>) -> usize {
 fn the_summary_counts_what_the_stats_count() {
     let (_, jit) = run(600, None);
     let s = jit.stats();
-    let text = summary::render(&jit);
+    let text = jit.summary();
     let expect = [
         format!(
             "loops: {} compiled, {} entries",

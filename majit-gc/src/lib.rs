@@ -19,6 +19,8 @@
 //! - [`thread_heap`]: the heap of the current thread, for GC objects
 //!   handled as plain Rust values (`#[jit_interp]` structs), with
 //!   allocation that never collects and explicit safepoints.
+//! - `testing` (feature `testing`): test heaps with the layouts of
+//!   majit-ir's test namespace.
 //!
 //! `docs/gc.md` in the repository describes the protocol for backends.
 
@@ -36,6 +38,8 @@ pub mod rewrite;
 pub mod roots;
 pub mod space;
 pub mod stats;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod thread_heap;
 
 pub use config::{GcConfig, MIN_NURSERY_SIZE, STRESS_NURSERY_SIZE};

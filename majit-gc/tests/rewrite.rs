@@ -4,21 +4,14 @@
 //! `Box`, `RefArray`, calls) plus the header descr `Gc.header`. Each case
 //! checks the exact output and that it passes the IR verifier.
 
-use majit_gc::rewrite::{header_descr, rewrite, RewriteConfig, RewriteError};
-use majit_ir::fuzzing::test_namespace;
-use majit_ir::{parse_with, print_with, verify, Namespace};
-
-fn namespace() -> Namespace {
-    let mut ns = test_namespace();
-    ns.add_descr(header_descr());
-    ns
-}
+use majit_gc::rewrite::{RewriteConfig, RewriteError};
+use majit_gc::testing::{rewrite_namespace as namespace, rewrite_test_trace};
+use majit_ir::{parse_with, print_with, verify};
 
 fn run(config: &RewriteConfig, input: &str) -> Result<majit_ir::Trace, RewriteError> {
-    let ns = namespace();
-    let trace = parse_with(input, &ns).unwrap_or_else(|e| panic!("input: {e}"));
+    let trace = parse_with(input, &namespace()).unwrap_or_else(|e| panic!("input: {e}"));
     verify(&trace).unwrap_or_else(|e| panic!("input does not verify: {e:?}"));
-    rewrite(&trace, config, &|name| ns.descr(name).cloned())
+    rewrite_test_trace(&trace, config)
 }
 
 fn assert_rewrite_with(config: &RewriteConfig, input: &str, expected: &str) {
@@ -274,7 +267,7 @@ fn random_traces_rewrite_into_valid_traces() {
     let mut seen = [0usize; 3];
     for seed in 0..300 {
         let trace = majit_ir::fuzzing::random_trace(seed, &knobs);
-        let out = rewrite(&trace, &RewriteConfig::default(), &|n| ns.descr(n).cloned())
+        let out = rewrite_test_trace(&trace, &RewriteConfig::default())
             .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", print_with(&trace, &ns)));
         verify(&out).unwrap_or_else(|e| {
             panic!("seed {seed}: {e:?}\n{}", print_with(&out, &ns));

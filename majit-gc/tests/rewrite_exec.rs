@@ -10,48 +10,15 @@
 //! point). A missing barrier, header store or root leaves a stale or
 //! corrupt reference that the graph comparison catches.
 
-use majit_gc::rewrite::{header_descr, rewrite, RewriteConfig};
-use majit_gc::{
-    ArrayLayout, Gc, GcConfig, GcHeap, GcRef, JitFrameRoots, JitGcInfo, Layout, TypeId,
-};
-use majit_ir::fuzzing::test_namespace;
-use majit_ir::{parse_with, Descr, Kind, Namespace, OpCode, OpRef, RefTarget, Trace};
+use majit_gc::rewrite::RewriteConfig;
+use majit_gc::testing::{rewrite_namespace, rewrite_test_trace, stress_config, test_heap};
+use majit_gc::{Gc, GcHeap, GcRef, JitFrameRoots, JitGcInfo, TypeId};
+use majit_ir::{parse_with, Descr, Kind, OpCode, OpRef, RefTarget, Trace};
 use std::collections::HashMap;
 
-fn namespace() -> Namespace {
-    let mut ns = test_namespace();
-    ns.add_descr(header_descr());
-    ns
-}
-
-/// A heap whose type ids match the test namespace's.
+/// A stress-mode heap whose type ids match the test namespace's.
 fn heap() -> Gc {
-    let mut gc = Gc::new(GcConfig {
-        nursery_size: 1024,
-        stress_every: Some(1),
-        ..GcConfig::default()
-    })
-    .unwrap();
-    let array = |name: &str, item_size, refs| ArrayLayout {
-        name: name.into(),
-        item_size,
-        items_are_refs: refs,
-    };
-    let ids = [
-        gc.register_layout(Layout::headerless("Node", 16, &[8])),
-        gc.register_layout(Layout::headerless("Triple", 24, &[16])),
-        gc.register_layout(Layout::headered("Stack", 24, &[8])),
-        gc.register_array(array("IntArray", 8, false)),
-        gc.register_array(array("RefArray", 8, true)),
-        gc.register_array(array("FloatArray", 8, false)),
-        gc.register_array(array("ByteArray", 1, false)),
-        gc.register_layout(Layout::headered("Unused", 8, &[])),
-        gc.register_layout(Layout::headered("Box", 16, &[])),
-    ];
-    for (i, id) in ids.into_iter().enumerate() {
-        assert_eq!(id.unwrap(), TypeId(i as u32 + 1));
-    }
-    gc
+    test_heap(stress_config())
 }
 
 /// Runs `trace` with the given inputs; returns the `finish` values.
@@ -268,9 +235,9 @@ fn graph(gc: &Gc, roots: &[u64], kinds: &[Kind]) -> Vec<String> {
 /// Runs `text` before and after the rewrite; inputs `p*` get a fresh old
 /// `Stack` each, `i*` get `ints` in order.
 fn check_same_graph(text: &str, ints: &[u64]) {
-    let ns = namespace();
+    let ns = rewrite_namespace();
     let trace = parse_with(text, &ns).unwrap();
-    let lowered = rewrite(&trace, &RewriteConfig::default(), &|n| ns.descr(n).cloned()).unwrap();
+    let lowered = rewrite_test_trace(&trace, &RewriteConfig::default()).unwrap();
     let mut results = Vec::new();
     for (t, jit) in [(&trace, false), (&lowered, true)] {
         let mut gc = heap();

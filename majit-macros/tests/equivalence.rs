@@ -13,7 +13,7 @@ use majit_ir::Value;
 use majit_macros::jit_interp;
 use majit_metainterp::blackhole::{BhFrame, Blackhole, Outcome};
 use majit_metainterp::jitcode::{FuncId, JOp, JitCodeSet};
-use majit_metainterp::refexec::MallocAllocator;
+use majit_metainterp::runtime::MallocAllocator;
 use std::cell::RefCell;
 
 thread_local! {

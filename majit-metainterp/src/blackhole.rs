@@ -18,7 +18,7 @@
 
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{FuncId, Insn, JOp, JitCode, JitCodeSet, Operand, RegOp};
-use crate::refexec::Allocator;
+use crate::runtime::Allocator;
 use majit_ir::{Descr, Kind, Value};
 use std::sync::Arc;
 
@@ -188,7 +188,7 @@ impl<'a> Blackhole<'a> {
         make: impl FnOnce(
             &mut dyn Allocator,
             &mut [usize],
-        ) -> Result<usize, crate::refexec::OutOfMemory>,
+        ) -> Result<usize, crate::runtime::OutOfMemory>,
     ) -> Result<usize, ConcreteError> {
         let mut roots: Vec<usize> = self
             .frames

@@ -1,4 +1,4 @@
-//! Bridges, and compiling finished traces.
+//! Bridges, and the steps of compiling finished traces.
 //!
 //! A guard that failed more than `bridge_threshold` times gets a bridge:
 //! the tracer restarts from the guard's resume state, with the dead frame's
@@ -9,41 +9,42 @@
 //! if tracing aborts or compilation fails, it keeps exiting to the
 //! blackhole.
 //!
-//! `compile` is the one path from a finished trace to the backend, for
-//! loops and bridges alike: the optimizer when `enable_opts` names passes,
-//! then the backend, then (only on success) the trace's exits are
-//! registered and counted.
+//! The driver's `compile` is the one path from a finished trace to the
+//! backend, for loops and bridges alike: `optimize` when `enable_opts`
+//! names passes, then the backend, then (only on success) the trace's
+//! exits are registered in [`Compiled`](crate::compiled::Compiled) and
+//! counted. This file holds the steps that need no driver: the values of
+//! a failed guard (`original_fail_args`), where a bridge trace starts
+//! (`bridge_start`), the optimizer step and what counting needs.
 
-use crate::backend::{Backend, CodeId, DeadFrame, ExitId};
-use crate::driver::{BridgeInfo, Exit, GuardInfo, JitDriver, JitError, Next};
+use crate::backend::CodeId;
+use crate::compiled::GuardInfo;
 use crate::opt::ledger::Ledger;
 use crate::opt::OptError;
-use crate::resume::{GuardResume, Layout, ResumeMap, Slot, Tagged};
+use crate::params::JitParams;
+use crate::resume::{GuardResume, Layout, RebuildError, ResumeMap, Slot, Tagged};
+use crate::runtime::Allocator;
 use crate::stats::AbortReason;
-use crate::tracer::{
-    const_of, frame_live_set, BridgeFrame, Finished, SnapValue, Snapshot, TBox, TraceEnd, Tracer,
-};
+use crate::tracer::{const_of, frame_live_set, BridgeFrame, SnapValue, TBox};
 use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, Trace, Value};
-use std::collections::BTreeMap;
-use std::time::Instant;
 
 /// The values of a failed guard's original fail args (the ones its
-/// snapshot numbers): the dead frame's values for an unoptimized trace;
-/// for an optimized one, rebuilt from the optimizer's resume data
-/// (virtuals allocated, pending fields stored).
-pub(crate) fn original_fail_args<B: Backend>(
-    jit: &mut JitDriver<B>,
-    df: &DeadFrame,
+/// snapshot numbers), from the dead frame's values `frame`: those
+/// themselves for an unoptimized trace; for an optimized one, rebuilt
+/// from the optimizer's resume data (virtuals allocated with `alloc`,
+/// pending fields stored).
+pub(crate) fn original_fail_args(
+    frame: &[Value],
     info: &GuardInfo,
-) -> Result<Vec<Value>, JitError> {
+    alloc: &mut dyn Allocator,
+) -> Result<Vec<Value>, RebuildError> {
     let Some(rd) = &info.resume else {
-        return Ok(df.values.clone());
+        return Ok(frame.to_vec());
     };
     // SAFETY: `rd` is the optimizer's description of the guard that
-    // produced `df`, so its refs are live objects of the layouts `rd`
+    // produced `frame`, so its refs are live objects of the layouts `rd`
     // stores into, and the driver's allocator returns zeroed objects.
-    unsafe { crate::resume::rebuild(&df.values, rd, &mut *jit.alloc) }
-        .map_err(|e| JitError::Resume(e.to_string()))
+    unsafe { crate::resume::rebuild(frame, rd, alloc) }
 }
 
 /// The boxes of a bridge's original fail args: inputs for `Box` values,
@@ -115,16 +116,16 @@ fn bridge_boxes(trace: &mut Trace, rd: Option<&GuardResume>, values: &[Value]) -
         .collect()
 }
 
-/// Traces and compiles a bridge from the guard that produced `df` (its
-/// original fail args are `values`, already rebuilt); returns
-/// where the bridge trace left the interpreter.
-pub(crate) fn trace_bridge<B: Backend>(
-    jit: &mut JitDriver<B>,
-    df: &DeadFrame,
+/// Where the bridge from the guard `info` starts: its trace (inputs of
+/// the kinds of the dead frame's values `frame`, plus the recorded
+/// allocations of virtuals) and the tracer's frames, from the guard's
+/// snapshot and its original fail args `values` (already rebuilt).
+pub(crate) fn bridge_start(
+    frame: &[Value],
     info: &GuardInfo,
     values: &[Value],
-) -> Result<Next, JitError> {
-    let kinds: Vec<Kind> = df.values.iter().map(|v| v.kind()).collect();
+) -> (Trace, Vec<BridgeFrame>) {
+    let kinds: Vec<Kind> = frame.iter().map(|v| v.kind()).collect();
     let mut trace = Trace::new(&kinds);
     let boxes = bridge_boxes(&mut trace, info.resume.as_ref(), values);
     let snap = &info.snapshot;
@@ -150,39 +151,7 @@ pub(crate) fn trace_bridge<B: Backend>(
             regs,
         });
     }
-    let end = jit.run_tracer(|env| Tracer::for_bridge(env, trace, frames))?;
-    match end {
-        TraceEnd::Aborted {
-            reason,
-            frames,
-            returned,
-        } => jit.after_abort(reason, frames, returned),
-        TraceEnd::Done(fin) => {
-            let (greens, reds) = (fin.greens.clone(), fin.reds.clone());
-            match compile(jit, *fin, Some(df.exit)) {
-                Ok(c) => {
-                    jit.stats.bridges_compiled += 1;
-                    let guard = df.exit;
-                    let name = format!(
-                        "majit bridge {} from code {} op {}",
-                        jit.bridges.len(),
-                        guard.code.0,
-                        guard.op_index
-                    );
-                    jit.announce(c.code, &name);
-                    jit.bridges.push(BridgeInfo {
-                        guard,
-                        code: c.code,
-                        trace: c.trace,
-                        recorded: c.recorded,
-                        ledger: c.ledger,
-                    });
-                }
-                Err((reason, why)) => jit.stats.abort_because(reason, why),
-            }
-            Ok(Next::MergePoint(greens, reds))
-        }
-    }
+    (trace, frames)
 }
 
 /// A trace the backend accepted.
@@ -195,98 +164,28 @@ pub(crate) struct CompiledTrace {
     pub ledger: Ledger,
 }
 
-/// Optimizes (if enabled) and compiles a finished trace as a loop, or as
-/// a bridge of `bridge_of`; registers its exits on success. On failure,
-/// returns why (the reason and the message for the stats).
-pub(crate) fn compile<B: Backend>(
-    jit: &mut JitDriver<B>,
-    fin: Finished,
-    bridge_of: Option<ExitId>,
-) -> Result<CompiledTrace, (AbortReason, String)> {
-    let recorded = fin.trace.clone();
-    let (trace, resume, ledger) = optimize(jit, fin.trace)?;
-    let start = Instant::now();
-    let compiled = match bridge_of {
-        None => jit.backend.compile_loop(&trace),
-        Some(guard) => jit.backend.compile_bridge(guard, &trace),
-    };
-    jit.stats.time_backend += start.elapsed();
-    let code =
-        compiled.map_err(|e| (AbortReason::CompileFailed, format!("compile failed: {e}")))?;
-    if let Some(diff) = &mut jit.diff {
-        diff.compiled(code, bridge_of, &trace);
-    }
-    jit.stats.ops_recorded += recorded.ops.len() as u64;
-    jit.stats.ops_optimized += trace.ops.len() as u64;
-    jit.stats.allocations_kept += ledger.allocations().count() as u64;
-    jit.stats.allocations_removed += allocations(&recorded).saturating_sub(allocations(&trace));
-    register_guards(jit, fin.guards, resume);
-    if let Some(id) = fin.finish {
-        jit.exits.insert(id, Exit::Finish(fin.greens.clone()));
-    }
-    Ok(CompiledTrace {
-        code,
-        trace,
-        recorded,
-        ledger,
-    })
-}
+/// Why a trace was not compiled: the reason and the message for the stats.
+pub(crate) type Rejected = (AbortReason, String);
 
-/// The allocation ops of `trace`.
-fn allocations(trace: &Trace) -> u64 {
-    let allocs = trace.ops.iter().filter(|op| op.opcode.is_allocation());
-    allocs.count() as u64
-}
-
-/// Registers the exits of a compiled trace. Unoptimized, each recorded
-/// guard is an exit; optimized, each guard in the resume map is, with the
-/// snapshot of the guard it was copied from (`GuardResume::original`).
-/// Later fail-descr ids stay above every id the optimizer used.
-fn register_guards<B: Backend>(
-    jit: &mut JitDriver<B>,
-    guards: Vec<(u32, Snapshot)>,
-    resume: ResumeMap,
-) {
-    let unoptimized = !jit.params.optimizes();
-    let snapshots: BTreeMap<u32, Snapshot> = guards.into_iter().collect();
-    let mut exits: Vec<(u32, Snapshot, Option<GuardResume>)> = Vec::new();
-    if unoptimized {
-        exits.extend(snapshots.into_iter().map(|(id, s)| (id, s, None)));
-    } else {
-        for (id, rd) in resume {
-            if let Some(s) = snapshots.get(&rd.original) {
-                exits.push((id, s.clone(), Some(rd)));
-            }
-        }
-    }
-    for (id, snapshot, resume) in exits {
-        jit.next_fail_id = jit.next_fail_id.max(id + 1);
-        let info = GuardInfo {
-            snapshot,
-            resume,
-            failures: 0,
-            value_failures: BTreeMap::new(),
-            bridged: false,
-        };
-        jit.exits.insert(id, Exit::Guard(info));
-    }
-}
-
-/// Runs the optimizer when built-in or user passes are enabled.
-fn optimize<B: Backend>(
-    jit: &mut JitDriver<B>,
+/// Runs the optimizer when built-in or user passes are enabled: the trace
+/// to compile, the resume data of its guards (`None`: unoptimized, the
+/// recorded guards are the exits) and the ledger.
+pub(crate) fn optimize(
+    params: &JitParams,
     trace: Trace,
-) -> Result<(Trace, ResumeMap, Ledger), (AbortReason, String)> {
-    if !jit.params.optimizes() {
-        return Ok((trace, ResumeMap::new(), Ledger::default()));
+) -> Result<(Trace, Option<ResumeMap>, Ledger), Rejected> {
+    if !params.optimizes() {
+        return Ok((trace, None, Ledger::default()));
     }
-    let start = Instant::now();
-    let (opts, user) = (&jit.params.enable_opts, &jit.params.passes);
-    let out = crate::opt::optimize_with(&trace, opts, user);
-    jit.stats.time_optimizing += start.elapsed();
-    match out {
-        Ok(o) => Ok((o.trace, o.resume, o.ledger)),
+    match crate::opt::optimize_with(&trace, &params.enable_opts, &params.passes) {
+        Ok(o) => Ok((o.trace, Some(o.resume), o.ledger)),
         Err(e @ OptError::Invalid { .. }) => Err((AbortReason::InvalidLoop, e.to_string())),
         Err(e) => Err((AbortReason::CompileFailed, format!("optimizer failed: {e}"))),
     }
+}
+
+/// The allocation ops of `trace`.
+pub(crate) fn allocations(trace: &Trace) -> u64 {
+    let allocs = trace.ops.iter().filter(|op| op.opcode.is_allocation());
+    allocs.count() as u64
 }

@@ -28,18 +28,17 @@
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::blackhole::{BhFrame, Blackhole, Outcome};
-use crate::bridge;
-use crate::diff::DiffState;
+use crate::bridge::{self, CompiledTrace, Rejected};
+use crate::compiled::{BridgeInfo, Compiled, Exit, GuardInfo, LoopInfo};
+use crate::diff::{self, DiffState};
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
-use crate::opt::ledger::Ledger;
 use crate::params::JitParams;
-use crate::refexec::{Allocator, MallocAllocator};
+use crate::runtime::{Allocator, MallocAllocator};
 use crate::stats::{AbortReason, Stats};
 use crate::tracer::{Finished, Snapshot, TraceEnd, TraceEnv, Tracer};
 use crate::warmstate::{GreenKey, Visit, WarmState};
-use majit_ir::{Descr, Kind, TargetDescr, Trace, Value};
-use std::collections::BTreeMap;
+use majit_ir::{Descr, Kind, TargetDescr, Value};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -119,58 +118,13 @@ impl From<ExecError> for JitError {
         JitError::Exec(e)
     }
 }
-
-/// One compiled loop (or loop entry that jumps into another loop).
-#[derive(Clone, Debug)]
-pub struct LoopInfo {
-    pub key: GreenKey,
-    pub code: CodeId,
-    /// The label `jump`s to this loop name.
-    pub target: Descr,
-    /// The trace as compiled (after the optimizer), for logs and tests.
-    pub trace: Trace,
-    /// The trace as the tracer recorded it (before the optimizer).
-    pub recorded: Trace,
-    /// What the optimizer could not do (e.g. allocations it kept).
-    pub ledger: Ledger,
-}
-
-/// One compiled bridge.
-#[derive(Clone, Debug)]
-pub struct BridgeInfo {
-    /// The guard it is attached to.
-    pub guard: ExitId,
-    pub code: CodeId,
-    /// The trace as compiled (after the optimizer).
-    pub trace: Trace,
-    /// The trace as the tracer recorded it (before the optimizer).
-    pub recorded: Trace,
-    /// What the optimizer could not do (e.g. allocations it kept).
-    pub ledger: Ledger,
-}
-
-/// What a guard of compiled code needs when it fails.
-#[derive(Clone, Debug)]
-pub struct GuardInfo {
-    pub snapshot: Snapshot,
-    /// The optimizer's resume description (`None`: unoptimized trace, the
-    /// dead frame holds the original fail args).
-    pub resume: Option<crate::resume::GuardResume>,
-    /// Failures so far.
-    pub failures: u32,
-    /// For a `guard_value`: failures per failing value (bit pattern); a
-    /// bridge is traced for a value that is hot by itself.
-    pub value_failures: BTreeMap<u64, u32>,
-    /// A bridge was traced from this guard (successfully or not).
-    pub bridged: bool,
-}
-
-/// What an exit of compiled code means.
-#[derive(Clone, Debug)]
-pub(crate) enum Exit {
-    Guard(GuardInfo),
-    /// A `finish` at a merge point with these greens; its values are reds.
-    Finish(Vec<Value>),
+impl From<diff::Failure> for JitError {
+    fn from(e: diff::Failure) -> JitError {
+        match e {
+            diff::Failure::Exec(e) => JitError::Exec(e),
+            diff::Failure::Diverged(d) => JitError::Divergence(d),
+        }
+    }
 }
 
 /// Where the interpreter's state is after the JIT handled something.
@@ -237,10 +191,7 @@ pub struct JitDriver<B: Backend> {
     pub(crate) params: JitParams,
     pub(crate) warm: WarmState,
     pub(crate) alloc: Box<dyn Allocator>,
-    pub(crate) exits: BTreeMap<u32, Exit>,
-    pub(crate) loops: Vec<LoopInfo>,
-    pub(crate) bridges: Vec<BridgeInfo>,
-    pub(crate) next_fail_id: u32,
+    pub(crate) compiled: Compiled,
     pub(crate) stats: Stats,
     /// Differential mode's shadow executor (`params.diff > 0`).
     pub(crate) diff: Option<DiffState>,
@@ -302,10 +253,7 @@ impl<B: Backend> JitDriver<B> {
             backend,
             warm: WarmState::new(),
             alloc: Box::new(MallocAllocator::default()),
-            exits: BTreeMap::new(),
-            loops: Vec::new(),
-            bridges: Vec::new(),
-            next_fail_id: 0,
+            compiled: Compiled::default(),
             stats: Stats::default(),
             diff: (params.diff > 0).then(|| DiffState::new(params.diff)),
             gc: None,
@@ -358,14 +306,19 @@ impl<B: Backend> JitDriver<B> {
         &self.params
     }
 
+    /// Everything compiled so far: loops, bridges, guards.
+    pub fn compiled(&self) -> &Compiled {
+        &self.compiled
+    }
+
     /// The compiled loops, in compilation order.
     pub fn loops(&self) -> &[LoopInfo] {
-        &self.loops
+        self.compiled.loops()
     }
 
     /// The compiled bridges, in compilation order.
     pub fn bridges(&self) -> &[BridgeInfo] {
-        &self.bridges
+        self.compiled.bridges()
     }
 
     /// The backend (e.g. to inspect or free code).
@@ -451,7 +404,7 @@ impl<B: Backend> JitDriver<B> {
     fn run_loop(&mut self, mut li: usize, mut reds: Vec<Value>) -> Result<Next, JitError> {
         loop {
             let start = Instant::now();
-            let df = crate::diff::execute(self, li, &reds);
+            let df = self.execute(li, &reds);
             self.stats.time_running += start.elapsed();
             let df = df?;
             match self.handle_exit(df)? {
@@ -467,6 +420,16 @@ impl<B: Backend> JitDriver<B> {
         }
     }
 
+    /// Runs loop `li` with `inputs`, checked against the reference
+    /// executor in differential mode.
+    fn execute(&mut self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
+        let (backend, stats, compiled) = (&mut self.backend, &mut self.stats, &self.compiled);
+        match &mut self.diff {
+            Some(d) => Ok(d.execute(backend, stats, compiled, li, inputs)?),
+            None => Ok(backend.execute(compiled.loops[li].code, inputs)?),
+        }
+    }
+
     /// A dead frame came back: a guard failed or a `finish` was reached.
     fn handle_exit(&mut self, df: DeadFrame) -> Result<Next, JitError> {
         let id = df
@@ -476,6 +439,7 @@ impl<B: Backend> JitDriver<B> {
             .map(|f| f.id)
             .ok_or_else(|| ExecError::BadInputs("an exit without a fail descr".into()))?;
         let exit = self
+            .compiled
             .exits
             .get_mut(&id)
             .ok_or_else(|| ExecError::BadInputs(format!("unknown exit g{id}")))?;
@@ -484,9 +448,10 @@ impl<B: Backend> JitDriver<B> {
             Exit::Guard(info) => {
                 self.stats.guard_failures += 1;
                 let info = info.clone();
-                let values = bridge::original_fail_args(self, &df, &info)?;
+                let values = bridge::original_fail_args(&df.values, &info, &mut *self.alloc)
+                    .map_err(|e| JitError::Resume(e.to_string()))?;
                 if self.count_failure(id, &info, &values) {
-                    return bridge::trace_bridge(self, &df, &info, &values);
+                    return self.trace_bridge(&df, &info, &values);
                 }
                 let frames = frames_from_snapshot(&info.snapshot, &values);
                 self.blackhole(frames)
@@ -498,7 +463,7 @@ impl<B: Backend> JitDriver<B> {
     /// true when a bridge should be traced now (once per guard).
     fn count_failure(&mut self, id: u32, info: &GuardInfo, values: &[Value]) -> bool {
         let threshold = self.params.bridge_threshold;
-        let Some(Exit::Guard(g)) = self.exits.get_mut(&id) else {
+        let Some(Exit::Guard(g)) = self.compiled.exits.get_mut(&id) else {
             return false;
         };
         g.failures += 1;
@@ -556,13 +521,13 @@ impl<B: Backend> JitDriver<B> {
     ) -> Result<TraceEnd, JitError> {
         let start = Instant::now();
         self.stats.traces_started += 1;
-        let (warm, loops) = (&self.warm, &self.loops);
+        let (warm, loops) = (&self.warm, &self.compiled.loops);
         let lookup = |k: &GreenKey| warm.loop_at(k).map(|i| loops[i].target.clone());
         let env = TraceEnv {
             codes: &self.codes,
             alloc: &mut *self.alloc,
             trace_limit: self.params.trace_limit,
-            next_fail_id: &mut self.next_fail_id,
+            next_fail_id: &mut self.compiled.next_fail_id,
             loop_target: &lookup,
         };
         let end = make(env).run();
@@ -579,7 +544,7 @@ impl<B: Backend> JitDriver<B> {
     ) -> Result<Next, JitError> {
         self.warm.decay_all(self.params.decay);
         let target: Descr = TargetDescr {
-            name: format!("Loop{}", self.loops.len()),
+            name: format!("Loop{}", self.compiled.loops.len()),
         }
         .into();
         let (portal, mp_pc) = (self.portal.clone(), self.mp_pc);
@@ -597,14 +562,14 @@ impl<B: Backend> JitDriver<B> {
             TraceEnd::Done(fin) => {
                 let Finished { greens, reds, .. } = &*fin;
                 let (greens, reds) = (greens.clone(), reds.clone());
-                match bridge::compile(self, *fin, None) {
+                match self.compile(*fin, None) {
                     Ok(c) => {
                         let greens: Vec<String> =
                             key.values().iter().map(|v| format!("{v:?}")).collect();
-                        let name =
-                            format!("majit loop {} [{}]", self.loops.len(), greens.join(", "));
+                        let n = self.compiled.loops.len();
+                        let name = format!("majit loop {n} [{}]", greens.join(", "));
                         self.announce(c.code, &name);
-                        self.loops.push(LoopInfo {
+                        self.compiled.loops.push(LoopInfo {
                             key: key.clone(),
                             code: c.code,
                             target,
@@ -612,7 +577,7 @@ impl<B: Backend> JitDriver<B> {
                             recorded: c.recorded,
                             ledger: c.ledger,
                         });
-                        self.warm.set_loop(&key, self.loops.len() - 1);
+                        self.warm.set_loop(&key, n);
                         self.stats.loops_compiled += 1;
                     }
                     Err((reason, why)) => {
@@ -624,27 +589,116 @@ impl<B: Backend> JitDriver<B> {
             }
         }
     }
-}
 
-impl<B: Backend> JitDriver<B> {
-    /// Everything compiled so far as text: the [`crate::summary`], then the
-    /// [`crate::log`] report (traces, resume data, machine code).
-    pub fn report(&self) -> String {
-        format!(
-            "{}\n{}",
-            crate::summary::render(self),
-            crate::log::render(self)
-        )
+    /// Traces and compiles a bridge from the guard `info` that produced
+    /// `df` (its original fail args are `values`, already rebuilt);
+    /// returns where the bridge trace left the interpreter.
+    fn trace_bridge(
+        &mut self,
+        df: &DeadFrame,
+        info: &GuardInfo,
+        values: &[Value],
+    ) -> Result<Next, JitError> {
+        let (trace, frames) = bridge::bridge_start(&df.values, info, values);
+        let fin = match self.run_tracer(|env| Tracer::for_bridge(env, trace, frames))? {
+            TraceEnd::Aborted {
+                reason,
+                frames,
+                returned,
+            } => return self.after_abort(reason, frames, returned),
+            TraceEnd::Done(fin) => fin,
+        };
+        let (greens, reds) = (fin.greens.clone(), fin.reds.clone());
+        let guard = df.exit;
+        match self.compile(*fin, Some(guard)) {
+            Ok(c) => {
+                self.stats.bridges_compiled += 1;
+                let n = self.compiled.bridges.len();
+                let (code, op) = (guard.code.0, guard.op_index);
+                self.announce(
+                    c.code,
+                    &format!("majit bridge {n} from code {code} op {op}"),
+                );
+                self.compiled.bridges.push(BridgeInfo {
+                    guard,
+                    code: c.code,
+                    trace: c.trace,
+                    recorded: c.recorded,
+                    ledger: c.ledger,
+                });
+            }
+            Err((reason, why)) => self.stats.abort_because(reason, why),
+        }
+        Ok(Next::MergePoint(greens, reds))
+    }
+
+    /// Optimizes (if enabled) and compiles a finished trace as a loop, or
+    /// as a bridge of `bridge_of`; registers its exits on success (see
+    /// `bridge.rs`).
+    fn compile(
+        &mut self,
+        fin: Finished,
+        bridge_of: Option<ExitId>,
+    ) -> Result<CompiledTrace, Rejected> {
+        let recorded = fin.trace.clone();
+        let start = Instant::now();
+        let optimized = bridge::optimize(&self.params, fin.trace);
+        self.stats.time_optimizing += start.elapsed();
+        let (trace, resume, ledger) = optimized?;
+        let start = Instant::now();
+        let compiled = match bridge_of {
+            None => self.backend.compile_loop(&trace),
+            Some(guard) => self.backend.compile_bridge(guard, &trace),
+        };
+        self.stats.time_backend += start.elapsed();
+        let code =
+            compiled.map_err(|e| (AbortReason::CompileFailed, format!("compile failed: {e}")))?;
+        if let Some(diff) = &mut self.diff {
+            diff.compiled(code, bridge_of, &trace);
+        }
+        let s = &mut self.stats;
+        s.ops_recorded += recorded.ops.len() as u64;
+        s.ops_optimized += trace.ops.len() as u64;
+        s.allocations_kept += ledger.allocations().count() as u64;
+        let removed = bridge::allocations(&recorded).saturating_sub(bridge::allocations(&trace));
+        s.allocations_removed += removed;
+        let finish = fin.finish.map(|id| (id, fin.greens));
+        self.compiled.register_exits(fin.guards, resume, finish);
+        Ok(CompiledTrace {
+            code,
+            trace,
+            recorded,
+            ledger,
+        })
     }
 }
 
-/// `MAJIT_STATS` (set, not `0`) prints [`crate::summary::render`] to stderr
-/// and `MAJIT_LOG=path` appends [`crate::log::render`] to `path` when a
+impl<B: Backend> JitDriver<B> {
+    /// The `MAJIT_STATS` summary of this driver ([`crate::summary`]).
+    pub fn summary(&self) -> String {
+        crate::summary::render(&self.stats, self.backend.name(), &self.compiled)
+    }
+
+    /// The `MAJIT_LOG` report of this driver ([`crate::log`]): traces,
+    /// resume data, machine code.
+    pub fn log(&self) -> String {
+        crate::log::render(&self.backend, &self.compiled)
+    }
+
+    /// Everything compiled so far as text: [`JitDriver::summary`], then
+    /// [`JitDriver::log`].
+    pub fn report(&self) -> String {
+        format!("{}\n{}", self.summary(), self.log())
+    }
+}
+
+/// `MAJIT_STATS` (set, not `0`) prints [`JitDriver::summary`] to stderr
+/// and `MAJIT_LOG=path` appends [`JitDriver::log`] to `path` when a
 /// driver is dropped.
 impl<B: Backend> Drop for JitDriver<B> {
     fn drop(&mut self) {
         if std::env::var("MAJIT_STATS").is_ok_and(|v| !v.is_empty() && v != "0") {
-            eprint!("{}", crate::summary::render(self));
+            eprint!("{}", self.summary());
         }
         if let Ok(path) = std::env::var("MAJIT_LOG") {
             use std::io::Write;
@@ -652,7 +706,7 @@ impl<B: Backend> Drop for JitDriver<B> {
                 .create(true)
                 .append(true)
                 .open(&path);
-            let text = crate::log::render(self);
+            let text = self.log();
             if let Err(e) = file.and_then(|mut f| f.write_all(text.as_bytes())) {
                 eprintln!("MAJIT_LOG={path}: {e}");
             }

@@ -2,6 +2,9 @@
 //!
 //! - [`backend`]: the contract native backends implement.
 //! - [`refexec`]: the reference executor, which interprets traces.
+//! - [`runtime`]: allocation, memory access, the call shim and helper
+//!   signals, shared by the executor, the tracer, the blackhole, resume
+//!   and native code.
 //! - [`opt`]: the optimizer passes.
 //! - [`resume`]: per-guard resume data (virtuals, pending fields).
 //!
@@ -14,8 +17,10 @@
 //!   snapshots.
 //! - [`blackhole`]: runs jitcode on plain values after a guard failure or
 //!   an abort, up to the next merge point.
-//! - [`bridge`]: bridges from hot guards, and the one compile path
-//!   (optimizer, backend, exit registration).
+//! - [`bridge`]: bridges from hot guards, and the steps of the one
+//!   compile path (optimizer, backend, exit registration).
+//! - [`compiled`]: what a driver compiled (loops, bridges, guards), which
+//!   the log, the summary and differential mode read.
 //! - [`warmstate`], [`params`], [`stats`]: hotness counters, `JitParams`,
 //!   counters and abort reasons.
 //! - [`diff`]: differential mode, checking the backend against the
@@ -25,12 +30,15 @@
 //! - [`gcheap`]: the JIT on a majit-gc heap (`GcBackend`,
 //!   `JitDriver::new_gc`, safepoints); `majit_gc` is re-exported for the
 //!   code `#[jit_interp]` generates.
+//! - `testing` (feature `testing`): test support, the helpers of the
+//!   test namespace's calls, random cases, the binary-under-test command.
 //! - [`strategy`]: the interface of user scheduling and allocation
 //!   strategies a native backend runs (set per driver in `JitParams`).
 
 pub mod backend;
 pub mod blackhole;
 pub mod bridge;
+pub mod compiled;
 pub mod diff;
 pub mod driver;
 pub mod gcheap;
@@ -41,9 +49,12 @@ pub mod params;
 pub mod perfmap;
 pub mod refexec;
 pub mod resume;
+pub mod runtime;
 pub mod stats;
 pub mod strategy;
 pub mod summary;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod tracer;
 pub mod warmstate;
 

@@ -13,8 +13,8 @@
 //! `<Loop0>`, `<code2+0x40>`). Times are not in the log (`MAJIT_STATS`
 //! prints them).
 
-use crate::backend::{Backend, MachineCode};
-use crate::driver::{Exit, GuardInfo, JitDriver};
+use crate::backend::{Backend, CodeId, MachineCode};
+use crate::compiled::{Compiled, GuardInfo};
 use crate::opt::ledger::Ledger;
 use crate::tracer::{SnapValue, Snapshot};
 use majit_ir::{Const, Descr, Trace, Value};
@@ -142,108 +142,114 @@ impl AddressNames {
     }
 }
 
-/// The `MAJIT_LOG` text for everything `jit` compiled (see the module
-/// docs).
+/// The `MAJIT_LOG` text for everything a driver `compiled` with `backend`
+/// (see the module docs; what
+/// [`JitDriver::log`](crate::driver::JitDriver::log) writes).
 ///
 /// ```
-/// use majit_metainterp::{driver::JitDriver, jitcode::JitCodeSet, log};
-/// # use majit_metainterp::jitcode::JitCodeBuilder;
-/// # use majit_ir::Kind;
-/// # let mut b = JitCodeBuilder::new("portal");
-/// # let pc = b.param(Kind::Int);
-/// # b.jit_merge_point(&[pc], &[]);
-/// # b.ret(None);
-/// # let mut codes = JitCodeSet::new();
-/// # let portal = codes.add(b.finish().unwrap());
-/// let jit = JitDriver::new(codes, portal, majit_metainterp::refexec::RefExec::new(),
-///     Default::default()).unwrap();
-/// assert!(log::render(&jit).starts_with("# majit log: backend refexec"));
+/// use majit_metainterp::{compiled::Compiled, log, refexec::RefExec};
+/// let text = log::render(&RefExec::new(), &Compiled::default());
+/// assert!(text.starts_with("# majit log: backend refexec, 0 loops"));
 /// ```
-pub fn render<B: Backend>(jit: &JitDriver<B>) -> String {
+pub fn render(backend: &dyn Backend, compiled: &Compiled) -> String {
     let mut names = AddressNames::new();
-    for l in &jit.loops {
+    for l in compiled.loops() {
         l.key
             .values()
             .into_iter()
             .for_each(|v| names.learn_value(v));
     }
-    let traces = jit.loops.iter().map(|l| (&l.recorded, &l.trace));
-    let traces = traces.chain(jit.bridges.iter().map(|b| (&b.recorded, &b.trace)));
+    let traces = compiled.loops().iter().map(|l| (&l.recorded, &l.trace));
+    let traces = traces.chain(compiled.bridges().iter().map(|b| (&b.recorded, &b.trace)));
     for (recorded, optimized) in traces {
         names.learn_trace(recorded);
         names.learn_trace(optimized);
     }
     let mut out = format!(
         "# majit log: backend {}, {} loops, {} bridges\n",
-        jit.backend.name(),
-        jit.loops.len(),
-        jit.bridges.len()
+        backend.name(),
+        compiled.loops().len(),
+        compiled.bridges().len()
     );
-    for (i, l) in jit.loops.iter().enumerate() {
+    let log = Log {
+        backend,
+        compiled,
+        names,
+    };
+    for (i, l) in compiled.loops().iter().enumerate() {
         let greens: Vec<String> = l.key.values().iter().map(|v| format!("{v:?}")).collect();
         let head = format!(
             "loop {i} at greens [{}], code {}",
             greens.join(", "),
             l.code.0
         );
-        out += &section(jit, &names, &head, l.code, &l.recorded, &l.trace, &l.ledger);
+        out += &log.section(&head, l.code, &l.recorded, &l.trace, &l.ledger);
     }
-    for (i, b) in jit.bridges.iter().enumerate() {
+    for (i, b) in compiled.bridges().iter().enumerate() {
         let head = format!(
             "bridge {i} from guard {} (code {} op {}), code {}",
-            guard_name(jit, b.guard.code, b.guard.op_index as usize),
+            guard_name(compiled, b.guard.code, b.guard.op_index as usize),
             b.guard.code.0,
             b.guard.op_index,
             b.code.0
         );
-        out += &section(jit, &names, &head, b.code, &b.recorded, &b.trace, &b.ledger);
+        out += &log.section(&head, b.code, &b.recorded, &b.trace, &b.ledger);
     }
     out
 }
 
 /// The name of the guard at `op` of the trace compiled as `code`.
-fn guard_name<B: Backend>(jit: &JitDriver<B>, code: crate::CodeId, op: usize) -> String {
-    let loops = jit.loops.iter().map(|l| (l.code, &l.trace));
-    let mut all = loops.chain(jit.bridges.iter().map(|b| (b.code, &b.trace)));
-    all.find(|(c, _)| *c == code)
+fn guard_name(compiled: &Compiled, code: CodeId, op: usize) -> String {
+    compiled
+        .trace_of(code)
         .and_then(|(_, t)| t.ops.get(op)?.descr.as_ref().map(|d| d.name().to_string()))
         .unwrap_or_else(|| "?".into())
 }
 
-/// One loop or bridge: header, traces, ledger, resume data, machine code.
-fn section<B: Backend>(
-    jit: &JitDriver<B>,
-    names: &AddressNames,
-    head: &str,
-    code: crate::CodeId,
-    recorded: &Trace,
-    optimized: &Trace,
-    ledger: &Ledger,
-) -> String {
-    let mut out = format!("\n# {}\n", names.mask(head));
-    let _ = writeln!(out, "## recorded trace: {} ops", recorded.ops.len());
-    out += &names.mask(&majit_ir::text::print(recorded));
-    let _ = writeln!(out, "## optimized trace: {} ops", optimized.ops.len());
-    out += &names.mask(&majit_ir::text::print(optimized));
-    for e in &ledger.entries {
-        out += &names.mask(&format!("# ledger: {e}\n"));
-    }
-    out += "## resume data\n";
-    for (i, op) in optimized.ops.iter().enumerate() {
-        let Some(fail) = op.descr.as_ref().and_then(|d| d.as_fail()) else {
-            continue;
-        };
-        if let Some(Exit::Guard(info)) = jit.exits.get(&fail.id) {
-            let what = format!("{} (op {i}, {})", fail.name, op.opcode);
-            out += &names.mask(&guard_text(&what, info));
+/// What every section of one log needs.
+struct Log<'a> {
+    backend: &'a dyn Backend,
+    compiled: &'a Compiled,
+    names: AddressNames,
+}
+
+impl Log<'_> {
+    /// One loop or bridge: header, traces, ledger, resume data, machine
+    /// code.
+    fn section(
+        &self,
+        head: &str,
+        code: CodeId,
+        recorded: &Trace,
+        optimized: &Trace,
+        ledger: &Ledger,
+    ) -> String {
+        let names = &self.names;
+        let mut out = format!("\n# {}\n", names.mask(head));
+        let _ = writeln!(out, "## recorded trace: {} ops", recorded.ops.len());
+        out += &names.mask(&majit_ir::text::print(recorded));
+        let _ = writeln!(out, "## optimized trace: {} ops", optimized.ops.len());
+        out += &names.mask(&majit_ir::text::print(optimized));
+        for e in &ledger.entries {
+            out += &names.mask(&format!("# ledger: {e}\n"));
         }
+        out += "## resume data\n";
+        for (i, op) in optimized.ops.iter().enumerate() {
+            let Some(fail) = op.descr.as_ref().and_then(|d| d.as_fail()) else {
+                continue;
+            };
+            if let Some(info) = self.compiled.guard(fail.id) {
+                let what = format!("{} (op {i}, {})", fail.name, op.opcode);
+                out += &names.mask(&guard_text(&what, info));
+            }
+        }
+        let lookup = |v: u64| names.name(v);
+        match self.backend.machine_code(code, &lookup) {
+            Some(mc) => out += &machine_code_text(&mc),
+            None => out += "## machine code: none (the backend interprets traces)\n",
+        }
+        out
     }
-    let lookup = |v: u64| names.name(v);
-    match jit.backend.machine_code(code, &lookup) {
-        Some(mc) => out += &machine_code_text(&mc),
-        None => out += "## machine code: none (the backend interprets traces)\n",
-    }
-    out
 }
 
 /// A guard's resume data: failures, snapshot frames, optimizer resume.

@@ -2,32 +2,24 @@
 //! compiled, why tracing gave up, which guards fail most, what the
 //! optimizer did, and where the time went.
 
-use crate::backend::Backend;
-use crate::driver::{Exit, JitDriver};
+use crate::compiled::Compiled;
+use crate::stats::Stats;
 use std::fmt::Write;
 
 /// How many of the most-failing guards the summary lists.
 pub const HOTTEST_GUARDS: usize = 10;
 
-/// The summary of `jit` as text, one fact a line.
+/// The summary of a driver as text, one fact a line: its `stats`, the
+/// name of its backend and what it `compiled` (what
+/// [`JitDriver::summary`](crate::driver::JitDriver::summary) prints).
 ///
 /// ```
-/// use majit_metainterp::{driver::JitDriver, jitcode::JitCodeSet, summary};
-/// # use majit_metainterp::jitcode::JitCodeBuilder;
-/// # use majit_ir::Kind;
-/// # let mut b = JitCodeBuilder::new("portal");
-/// # let pc = b.param(Kind::Int);
-/// # b.jit_merge_point(&[pc], &[]);
-/// # b.ret(None);
-/// # let mut codes = JitCodeSet::new();
-/// # let portal = codes.add(b.finish().unwrap());
-/// let jit = JitDriver::new(codes, portal, majit_metainterp::refexec::RefExec::new(),
-///     Default::default()).unwrap();
-/// assert!(summary::render(&jit).contains("loops: 0 compiled, 0 entries"));
+/// use majit_metainterp::{compiled::Compiled, stats::Stats, summary};
+/// let text = summary::render(&Stats::default(), "refexec", &Compiled::default());
+/// assert!(text.contains("loops: 0 compiled, 0 entries"));
 /// ```
-pub fn render<B: Backend>(jit: &JitDriver<B>) -> String {
-    let s = &jit.stats;
-    let mut out = format!("# majit stats (backend {})\n", jit.backend.name());
+pub fn render(s: &Stats, backend: &str, compiled: &Compiled) -> String {
+    let mut out = format!("# majit stats (backend {backend})\n");
     let _ = writeln!(
         out,
         "loops: {} compiled, {} entries",
@@ -51,7 +43,7 @@ pub fn render<B: Backend>(jit: &JitDriver<B>) -> String {
         "guard failures: {}, blackhole runs: {}",
         s.guard_failures, s.blackhole_runs
     );
-    out += &hottest_guards(jit);
+    out += &hottest_guards(compiled);
     let _ = writeln!(
         out,
         "ops: {} recorded, {} after optimization",
@@ -62,12 +54,13 @@ pub fn render<B: Backend>(jit: &JitDriver<B>) -> String {
         "allocations: {} removed, {} kept",
         s.allocations_removed, s.allocations_kept
     );
-    let ledgers = jit
-        .loops
+    let ledgers = compiled
+        .loops()
         .iter()
         .map(|l| (format!("loop {}", l.code.0), &l.ledger));
     let ledgers = ledgers.chain(
-        jit.bridges
+        compiled
+            .bridges()
             .iter()
             .map(|b| (format!("bridge {}", b.code.0), &b.ledger)),
     );
@@ -93,14 +86,11 @@ pub fn render<B: Backend>(jit: &JitDriver<B>) -> String {
 
 /// The guards that failed most (ties by fail id), at most
 /// [`HOTTEST_GUARDS`], each with where it is.
-fn hottest_guards<B: Backend>(jit: &JitDriver<B>) -> String {
-    let mut guards: Vec<(u32, u32, bool)> = jit
-        .exits
-        .iter()
-        .filter_map(|(&id, e)| match e {
-            Exit::Guard(g) if g.failures > 0 => Some((id, g.failures, g.bridged)),
-            _ => None,
-        })
+fn hottest_guards(compiled: &Compiled) -> String {
+    let mut guards: Vec<(u32, u32, bool)> = compiled
+        .guards()
+        .filter(|(_, g)| g.failures > 0)
+        .map(|(id, g)| (id, g.failures, g.bridged))
         .collect();
     guards.sort_by_key(|&(id, n, _)| (std::cmp::Reverse(n), id));
     let mut out = String::new();
@@ -110,25 +100,15 @@ fn hottest_guards<B: Backend>(jit: &JitDriver<B>) -> String {
             out,
             "  guard {} ({}): {n} failures{bridge}",
             id,
-            guard_place(jit, id)
+            guard_place(compiled, id)
         );
     }
     out
 }
 
 /// `loop 0 op 12 guard_true`: where the guard with fail id `id` is.
-fn guard_place<B: Backend>(jit: &JitDriver<B>, id: u32) -> String {
-    let loops = jit
-        .loops
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (format!("loop {i}"), &l.trace));
-    let bridges = jit
-        .bridges
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (format!("bridge {i}"), &b.trace));
-    for (what, t) in loops.chain(bridges) {
+fn guard_place(compiled: &Compiled, id: u32) -> String {
+    for (what, _, t) in compiled.traces() {
         for (k, op) in t.ops.iter().enumerate() {
             let fid = op.descr.as_ref().and_then(|d| d.as_fail()).map(|f| f.id);
             if fid == Some(id) {

@@ -32,7 +32,7 @@
 use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame};
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
-use crate::refexec::Allocator;
+use crate::runtime::Allocator;
 use crate::stats::AbortReason;
 use crate::warmstate::GreenKey;
 use majit_ir::{
@@ -458,7 +458,7 @@ impl<'a> Tracer<'a> {
         make: impl FnOnce(
             &mut dyn Allocator,
             &mut [usize],
-        ) -> Result<usize, crate::refexec::OutOfMemory>,
+        ) -> Result<usize, crate::runtime::OutOfMemory>,
     ) -> Result<usize, ConcreteError> {
         let mut roots: Vec<usize> = self
             .frames

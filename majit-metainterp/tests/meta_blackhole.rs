@@ -7,7 +7,7 @@ mod meta_support;
 use majit_ir::Value;
 use majit_metainterp::blackhole::{BhFrame, Blackhole, Outcome};
 use majit_metainterp::jitcode::JitCodeSet;
-use majit_metainterp::refexec::MallocAllocator;
+use majit_metainterp::runtime::MallocAllocator;
 use meta_support::*;
 
 /// Runs the whole program in the blackhole, passing every merge point.

@@ -471,7 +471,7 @@ fn the_stats_summary_counts_the_checks() {
     run_with_jit(&mut jit, &program("sum"), false).unwrap();
     let n = jit.stats().diff_checks;
     assert!(n >= 1, "{}", jit.stats());
-    let text = majit_metainterp::summary::render(&jit);
+    let text = jit.summary();
     let line =
         format!("diff: {n} loop entries checked against the reference executor, 0 inconclusive");
     assert!(text.contains(&line), "{text}");

@@ -431,7 +431,7 @@ fn the_log_and_summary_show_resume_data_aborts_and_removed_allocations() {
     let prog = program("alloc_then_branch");
     let (r, out, jit) = run_jit_driver(&prog, true, params(2, majit_metainterp::opt::DEFAULT_OPTS));
     assert_eq!((r, out), run_oracle(&prog, true));
-    let log = majit_metainterp::log::render(&jit);
+    let log = jit.log();
     let traces = jit.loops().len() + jit.bridges().len();
     assert_eq!(log.matches("## recorded trace: ").count(), traces, "{log}");
     assert_eq!(log.matches("## optimized trace: ").count(), traces, "{log}");
@@ -439,7 +439,7 @@ fn the_log_and_summary_show_resume_data_aborts_and_removed_allocations() {
     assert!(log.contains("## machine code: none"), "{log}");
     let s = jit.stats();
     assert!(s.allocations_removed >= 1, "{s}");
-    let summary = majit_metainterp::summary::render(&jit);
+    let summary = jit.summary();
     let line = format!(
         "allocations: {} removed, {} kept",
         s.allocations_removed, s.allocations_kept
@@ -449,7 +449,7 @@ fn the_log_and_summary_show_resume_data_aborts_and_removed_allocations() {
     let (_, _, jit) = run_jit_driver(&prog, false, params(1, "").with_trace_limit(3));
     let n = jit.stats().aborts_for(AbortReason::TraceTooLong);
     assert!(n >= 1);
-    let summary = majit_metainterp::summary::render(&jit);
+    let summary = jit.summary();
     let line = format!("  abort ({}): {n}", AbortReason::TraceTooLong.message());
     assert!(summary.lines().any(|l| l == line), "{summary}");
     assert!(summary.contains(&format!("{n} aborted")), "{summary}");

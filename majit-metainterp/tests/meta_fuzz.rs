@@ -9,6 +9,7 @@ use majit_ir::Value;
 use majit_metainterp::driver::{JitAction, JitDriver, JitState};
 use majit_metainterp::params::JitParams;
 use majit_metainterp::refexec::RefExec;
+use majit_metainterp::testing::fuzz_seeds;
 use meta_support::*;
 
 /// xorshift64*: a tiny seeded generator.
@@ -96,11 +97,7 @@ fn run(prog: &Program, boxed: bool, params: JitParams) -> (i64, Vec<i64>) {
 
 #[test]
 fn random_programs_match_the_plain_interpreter() {
-    let seeds: Vec<u64> = match std::env::var("MAJIT_FUZZ_SEED") {
-        Ok(s) => vec![s.parse().expect("MAJIT_FUZZ_SEED is a u64")],
-        Err(_) => (1..=40).collect(),
-    };
-    for seed in seeds {
+    for seed in fuzz_seeds(1..41) {
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
         let code = random_program(&mut rng);
         let prog = Program::new(&code);

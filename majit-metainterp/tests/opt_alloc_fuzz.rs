@@ -9,6 +9,7 @@ mod opt_support;
 
 use majit_ir::fuzzing::SplitMix64;
 use majit_metainterp::opt::OptError;
+use majit_metainterp::testing::{fuzz_seeds, replaying};
 use opt_support::exec::{check_equivalent, exit_index};
 use opt_support::{parse, try_optimize_checked};
 
@@ -178,22 +179,10 @@ fn generate(seed: u64) -> String {
     text + &g.lines.join("\n")
 }
 
-/// Whether one seed is being replayed (coverage totals do not apply).
-fn replaying() -> bool {
-    std::env::var("MAJIT_FUZZ_SEED").is_ok()
-}
-
-fn seeds(default: std::ops::Range<u64>) -> Vec<u64> {
-    match std::env::var("MAJIT_FUZZ_SEED") {
-        Ok(s) => vec![s.parse().expect("MAJIT_FUZZ_SEED is a number")],
-        Err(_) => default.collect(),
-    }
-}
-
 #[test]
 fn optimizable_random_traces_behave_like_the_original() {
     let (mut exits, mut pending, mut virtuals) = (0, 0, 0);
-    for seed in seeds(0..120) {
+    for seed in fuzz_seeds(0..120) {
         let text = generate(seed);
         let t = parse(&text);
         for opts in [

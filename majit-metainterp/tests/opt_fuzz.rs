@@ -8,6 +8,7 @@ mod opt_support;
 use majit_ir::fuzzing::{random_trace, Knobs};
 use majit_ir::{Descr, FailDescr, Trace};
 use majit_metainterp::opt::OptError;
+use majit_metainterp::testing::{fuzz_seeds, replaying};
 use opt_support::exec::{check_equivalent, exit_index};
 use opt_support::{try_optimize_checked, AUTO_FAIL_BASE};
 
@@ -41,21 +42,9 @@ fn with_fail_descrs(mut t: Trace) -> Trace {
     t
 }
 
-/// Whether one seed is being replayed (coverage totals do not apply).
-fn replaying() -> bool {
-    std::env::var("MAJIT_FUZZ_SEED").is_ok()
-}
-
-fn seeds(default: std::ops::Range<u64>) -> Vec<u64> {
-    match std::env::var("MAJIT_FUZZ_SEED") {
-        Ok(s) => vec![s.parse().expect("MAJIT_FUZZ_SEED is a number")],
-        Err(_) => default.collect(),
-    }
-}
-
 fn check(opts: &str, range: std::ops::Range<u64>) -> usize {
     let mut guard_exits = 0;
-    for seed in seeds(range) {
+    for seed in fuzz_seeds(range) {
         let t = with_fail_descrs(random_trace(seed, &knobs()));
         let result = std::panic::catch_unwind(|| match try_optimize_checked(opts, &t) {
             Ok(out) => check_equivalent(&t, &out, 3),

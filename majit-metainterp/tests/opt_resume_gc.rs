@@ -6,10 +6,12 @@
 
 mod opt_support;
 
-use majit_gc::{ArrayLayout, Gc, GcConfig, GcRef, Layout};
+use majit_gc::testing::{stress_config, test_heap};
+use majit_gc::{Gc, GcRef};
 use majit_ir::Value;
-use majit_metainterp::refexec::{GcAllocator, RefExec};
+use majit_metainterp::refexec::RefExec;
 use majit_metainterp::resume::{rebuild, Tagged};
+use majit_metainterp::runtime::GcAllocator;
 use majit_metainterp::Backend;
 use opt_support::{optimize_checked, parse};
 use std::cell::RefCell;
@@ -17,27 +19,7 @@ use std::rc::Rc;
 
 /// A stress-mode heap whose type ids match the shared test namespace.
 fn heap() -> Rc<RefCell<Gc>> {
-    let config = GcConfig {
-        nursery_size: 4096,
-        stress_every: Some(1),
-        ..GcConfig::default()
-    };
-    let mut gc = Gc::new(config).expect("heap");
-    let array = |name: &str, item_size, items_are_refs| ArrayLayout {
-        name: name.into(),
-        item_size,
-        items_are_refs,
-    };
-    let ids = [
-        gc.register_layout(Layout::headerless("Node", 16, &[8])),
-        gc.register_layout(Layout::headerless("Triple", 24, &[16])),
-        gc.register_layout(Layout::headered("Stack", 24, &[8])),
-        gc.register_array(array("IntArray", 8, false)),
-        gc.register_array(array("RefArray", 8, true)),
-    ];
-    let ids: Vec<u32> = ids.into_iter().map(|r| r.expect("layout").0).collect();
-    assert_eq!(ids, vec![1, 2, 3, 4, 5], "type ids of the test namespace");
-    Rc::new(RefCell::new(gc))
+    Rc::new(RefCell::new(test_heap(stress_config())))
 }
 
 /// Runs a minor collection with `refs` rooted; returns them moved.

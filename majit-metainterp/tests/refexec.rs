@@ -85,3 +85,33 @@ pub fn addr_of<T>(x: &mut T) -> usize {
 pub fn symbol(ns: &mut Namespace, name: &str, address: usize) {
     ns.add_symbol(name, Const::Int(address as i64));
 }
+
+/// A loop that prepends `Node`s valued `i0`, `i0 - 1`, ..., 1 to the list
+/// `p1`, then leaves through `g0` with the list.
+pub const BUILD_LIST: &str = "[i0, p1]
+    label(i0, p1, descr=Loop)
+    i2 = int_gt(i0, 0)
+    guard_true(i2, descr=g0) [p1]
+    p3 = new(descr=Node)
+    setfield_gc(p3, i0, descr=Node.value)
+    setfield_gc(p3, p1, descr=Node.next)
+    i4 = int_sub(i0, 1)
+    jump(i4, p3, descr=Loop)";
+
+/// The 8-byte word at `addr + offset`.
+pub fn word(addr: usize, offset: usize) -> u64 {
+    // SAFETY: tests only read objects the executor allocated and keeps
+    // alive (its allocator or heap is still live).
+    unsafe { ((addr + offset) as *const u64).read() }
+}
+
+/// The values of the `Node` list starting at `node` (at most 1000: a
+/// corrupted list may be cyclic).
+pub fn node_values(mut node: usize) -> Vec<i64> {
+    let mut values = Vec::new();
+    while node != 0 && values.len() < 1000 {
+        values.push(word(node, 0) as i64);
+        node = word(node, 8) as usize;
+    }
+    values
+}

@@ -2,14 +2,12 @@
 //! diff mode from the environment prints the program's output once and
 //! reports its checks in `--stats`.
 
-mod common;
-
-use common::bf_command;
+use majit_metainterp::testing::bin_command;
 
 #[test]
 fn majit_diff_from_the_environment_checks_and_keeps_the_output() {
     let program = concat!(env!("CARGO_MANIFEST_DIR"), "/programs/nested.bf");
-    let out = bf_command()
+    let out = bin_command(env!("CARGO_BIN_EXE_bf"))
         .args(["--native", "--stats", "--threshold", "2", program])
         .env("MAJIT_DIFF", "3")
         .env_remove("MAJIT_LOG")

@@ -4,9 +4,7 @@
 //! absolute addresses as names). When cross-testing, `MAJIT_TEST_RUNNER`
 //! names the emulator that runs the binary.
 
-mod common;
-
-use common::bf_command;
+use majit_metainterp::testing::bin_command;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -18,7 +16,7 @@ const PROGRAM: &str = "++++[>++++[>++++[>++++<-]<-]<-]>>>[<<<+>>>-]<<<++++++++++
 /// Runs `bf ARGS program` with `input`, logging to `log`; returns stdout.
 fn run_logged(args: &[&str], program: &Path, input: &[u8], log: &Path) -> Vec<u8> {
     let _ = std::fs::remove_file(log);
-    let mut child = bf_command()
+    let mut child = bin_command(env!("CARGO_BIN_EXE_bf"))
         .args(args)
         .arg(program)
         .env("MAJIT_LOG", log)

@@ -143,7 +143,7 @@ fn fails_cleanly(strategies: Strategies, expect: &str) {
         assert!(m.contains(expect), "{m}");
     }
     assert!(stats.to_string().contains(expect), "{stats}");
-    let summary = majit_metainterp::summary::render(&jit);
+    let summary = jit.summary();
     assert!(summary.contains(expect), "{summary}");
     assert_eq!(
         jit.backend().code_blocks(),

@@ -33,7 +33,7 @@ impl A64Emitter {
     /// the old one`, `frame[FORCED] = forced flag` (refexec's semantics),
     /// keeping the call's result (saved at `[sp + result_at]`).
     fn take_signals(&mut self, result_at: u32) {
-        let take = majit_metainterp::refexec::take_signals as *const () as usize;
+        let take = majit_metainterp::runtime::take_signals as *const () as usize;
         let (take, _) = self.pool_word(PoolSource::Abs(take));
         let exception = (frame::EXCEPTION * 8) as u32;
         let forced = (frame::FORCED * 8) as u32;

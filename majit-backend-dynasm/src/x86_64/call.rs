@@ -27,7 +27,7 @@ impl X64Emitter {
     /// the old one`, `frame[FORCED] = forced flag` (refexec's semantics),
     /// keeping the call's result (saved at `[rsp + result_at]`).
     fn take_signals(&mut self, result_at: i32) {
-        let take = majit_metainterp::refexec::take_signals as *const () as usize;
+        let take = majit_metainterp::runtime::take_signals as *const () as usize;
         let (take, _) = self.pool_word(PoolSource::Abs(take));
         let exception = (crate::frame::EXCEPTION * 8) as i32;
         let forced = (crate::frame::FORCED * 8) as i32;

@@ -1,6 +1,7 @@
 //! Shared backend test support: the trace-text suite runner, the
 //! differential fuzzer (refexec against a native backend) and the call
-//! helpers both use. An architecture runs all of it with one line:
+//! helpers both use beyond those of `majit_metainterp::testing` (the
+//! test heap is `majit_gc::testing`'s). An architecture runs all of it with one line:
 //! `backend_suite!(x86_64);` (see `tests/x86_64.rs`).
 //!
 //! Suite files (`tests/suite/*.trace`) are trace text in the shared test
@@ -19,69 +20,18 @@ use majit_backend_dynasm::arch::Arch;
 use majit_backend_dynasm::regalloc::RandomPolicy;
 use majit_backend_dynasm::sched::RandomSched;
 use majit_backend_dynasm::NativeBackend;
-use majit_ir::fuzzing::{
-    random_trace, test_namespace, Knobs, SplitMix64, CALL_DESCRS, CALL_TARGET_BASE,
-};
+use majit_gc::rewrite::RewriteConfig;
+use majit_gc::testing::{rewrite_test_trace, stress_config, test_heap};
+use majit_ir::fuzzing::{test_namespace, Knobs};
 use majit_ir::{parse_with, print, Const, Kind, Namespace, Trace, Value};
 use majit_metainterp::refexec::RefExec;
+use majit_metainterp::testing::{
+    bound_random_trace, ff_f, ff_v, force_i, fuzz_seeds, i_v, ii_i, many, r_r, random_case, RefArgs,
+};
 use majit_metainterp::{Backend, DeadFrame, ExecError};
+use std::cell::RefCell;
 use std::path::Path;
-
-pub extern "C" fn ii_i(a: i64, b: i64) -> i64 {
-    a.wrapping_mul(31) ^ b
-}
-/// Raises exception `0x5150` (refexec's `raise`) when `a % 5 == 3`.
-pub extern "C" fn i_v(a: i64) {
-    if a.rem_euclid(5) == 3 {
-        majit_metainterp::refexec::raise(0x5150);
-    }
-}
-pub extern "C" fn ff_f(a: f64, b: f64) -> f64 {
-    a * b + 1.0
-}
-pub extern "C" fn ff_v(_a: f64, _b: f64) {}
-#[allow(clippy::too_many_arguments)]
-pub extern "C" fn many(
-    a: i64,
-    p: usize,
-    x: f64,
-    b: i64,
-    q: usize,
-    y: f64,
-    c: i64,
-    d: i64,
-    z: f64,
-) -> i64 {
-    let ints = a ^ b.wrapping_mul(3) ^ c.wrapping_mul(5) ^ d.wrapping_mul(7);
-    let refs = (p ^ q) as i64;
-    let floats = (x + 2.0 * y + 3.0 * z) as i64;
-    ints.wrapping_add(refs).wrapping_add(floats)
-}
-/// `many` without the addresses (which differ between two heaps).
-#[allow(clippy::too_many_arguments)]
-pub extern "C" fn many_gc(
-    a: i64,
-    p: usize,
-    x: f64,
-    b: i64,
-    q: usize,
-    y: f64,
-    c: i64,
-    d: i64,
-    z: f64,
-) -> i64 {
-    many(a, (p != 0) as usize, x, b, (q != 0) as usize, y, c, d, z)
-}
-pub extern "C" fn r_r(p: usize) -> usize {
-    p
-}
-/// Forces the calling frame (refexec's `force_frame`) when `a < 0`.
-pub extern "C" fn force_i(a: i64) -> i64 {
-    if a < 0 {
-        majit_metainterp::refexec::force_frame();
-    }
-    a.wrapping_add(1)
-}
+use std::rc::Rc;
 
 /// A helper that overwrites every caller-saved register (int and xmm)
 /// before returning `a + 1`; values the caller keeps there must survive.
@@ -184,20 +134,6 @@ pub extern "C" fn collect(a: i64) -> i64 {
     a.wrapping_add(1)
 }
 
-/// The helper for each `CALL_DESCRS` entry.
-pub fn helper(name: &str) -> usize {
-    match name {
-        "Call.ii_i" => ii_i as *const () as usize,
-        "Call.i_v" => i_v as *const () as usize,
-        "Call.ff_f" => ff_f as *const () as usize,
-        "Call.ff_v" => ff_v as *const () as usize,
-        "Call.many" => many as *const () as usize,
-        "Call.r_r" => r_r as *const () as usize,
-        "Call.force_i" => force_i as *const () as usize,
-        other => panic!("no helper for {other}"),
-    }
-}
-
 /// The scratch buffer traces reach through `@buf`.
 pub struct Buffer(Box<[u64; 64]>);
 
@@ -235,21 +171,6 @@ pub fn namespace(buf: &Buffer) -> Namespace {
     }
     ns.add_symbol("buf", Const::Int(buf.addr() as i64));
     ns
-}
-
-/// Replaces the generator's fake call addresses by real helpers.
-pub fn bind_calls(trace: &mut Trace) {
-    for i in 0..trace.ops.len() {
-        if !trace.ops[i].opcode.is_call() {
-            continue;
-        }
-        let Some(Const::Int(fake)) = trace.get_const(trace.ops[i].args[0]) else {
-            continue;
-        };
-        let n = ((fake - CALL_TARGET_BASE) / 16) as usize;
-        let real = trace.add_const(Const::Int(helper(CALL_DESCRS[n]) as i64));
-        trace.ops[i].args[0] = real;
-    }
 }
 
 /// Parses one `; run:` value for an input of `kind`.
@@ -391,41 +312,14 @@ pub fn run_suite<A: Arch>(dir: &Path) -> usize {
     runs
 }
 
-/// Inputs for a random trace: small ints, floats, null refs.
-pub fn random_inputs(trace: &Trace, seed: u64) -> Vec<Value> {
-    let mut rng = SplitMix64::new(seed ^ 0x5eed);
-    trace
-        .inputs
-        .iter()
-        .map(|k| match k {
-            Kind::Int => Value::Int(rng.below(200) as i64 - 100),
-            Kind::Float => Value::Float(rng.below(1000) as f64 / 8.0 - 60.0),
-            Kind::Ref => Value::Ref(0),
-        })
-        .collect()
-}
-
 /// The differential fuzzer: `cases` random traces from `first_seed` on
 /// (every third with random scheduling and allocation strategies),
 /// or only `MAJIT_FUZZ_SEED` when set; `MAJIT_FUZZ_CASES` overrides
 /// `cases`. Panics with the seed and trace text on a mismatch.
 pub fn fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
-    let (first, cases) = match std::env::var("MAJIT_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        Some(seed) => (seed, 1),
-        None => {
-            let n = std::env::var("MAJIT_FUZZ_CASES")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(cases);
-            (first_seed, n)
-        }
-    };
     let mut buf = Buffer::new();
     let mut ran = 0;
-    for seed in first..first + cases {
+    for seed in fuzz_seeds(first_seed..first_seed + cases) {
         let knobs = Knobs {
             memory: false,
             lowered: false,
@@ -434,9 +328,7 @@ pub fn fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
             max_inputs: 1 + (seed % 8) as usize,
             ..Knobs::default()
         };
-        let mut trace = random_trace(seed, &knobs);
-        bind_calls(&mut trace);
-        let inputs = random_inputs(&trace, seed);
+        let (trace, inputs) = random_case(seed, &knobs, RefArgs::Addresses);
         let strategies = (seed % 3 == 1).then_some(seed);
         match differential::<A>(&trace, &inputs, &mut buf, strategies) {
             Ok(true) => ran += 1,
@@ -873,8 +765,7 @@ pub fn deterministic_bytes<A: Arch>(seeds: std::ops::Range<u64>) -> usize {
             loops: seed % 2 == 0,
             ..Knobs::default()
         };
-        let mut trace = random_trace(seed, &knobs);
-        bind_calls(&mut trace);
+        let trace = bound_random_trace(seed, &knobs, RefArgs::Addresses);
         let mut a = NativeBackend::<A>::new().expect("backend");
         let mut b = NativeBackend::<A>::new().expect("backend");
         let (Ok(ca), Ok(cb)) = (a.compile_loop(&trace), b.compile_loop(&trace)) else {
@@ -987,8 +878,7 @@ pub fn deterministic_gc_bytes<A: Arch>(seeds: std::ops::Range<u64>) -> usize {
             loops: seed % 2 == 0,
             ..Knobs::default()
         };
-        let mut trace = random_trace(seed, &knobs);
-        bind_calls(&mut trace);
+        let trace = bound_random_trace(seed, &knobs, RefArgs::Addresses);
         let (heap_a, heap_b) = (stress_heap(), stress_heap());
         let lowered = gc_rewrite(&trace, &heap_a.borrow().jit_info());
         let mut a = NativeBackend::<A>::with_gc(heap_a.borrow().jit_info()).expect("backend");
@@ -1115,48 +1005,14 @@ jump(i0, i_y, descr=Loop)";
 
 /// A majit-gc heap in stress mode (a collection at every allocation)
 /// whose type ids match the shared test namespace.
-pub fn stress_heap() -> std::rc::Rc<std::cell::RefCell<majit_gc::Gc>> {
-    use majit_gc::{ArrayLayout, Gc, GcConfig, Layout, TypeId};
-    let mut gc = Gc::new(GcConfig {
-        nursery_size: 1024,
-        stress_every: Some(1),
-        // A small reservation: qemu-user keeps per-page bookkeeping for
-        // every reserved range (the 4 GB default cost ~25 MB of host
-        // memory per heap there, 150 fuzz cases ~7 GB).
-        max_heap: 64 << 20,
-        ..GcConfig::default()
-    })
-    .expect("heap");
-    let array = |name: &str, item_size, refs| ArrayLayout {
-        name: name.into(),
-        item_size,
-        items_are_refs: refs,
-    };
-    let ids = [
-        gc.register_layout(Layout::headerless("Node", 16, &[8])),
-        gc.register_layout(Layout::headerless("Triple", 24, &[16])),
-        gc.register_layout(Layout::headered("Stack", 24, &[8])),
-        gc.register_array(array("IntArray", 8, false)),
-        gc.register_array(array("RefArray", 8, true)),
-        gc.register_array(array("FloatArray", 8, false)),
-        gc.register_array(array("ByteArray", 1, false)),
-        gc.register_layout(Layout::headered("Unused", 8, &[])),
-        gc.register_layout(Layout::headered("Box", 16, &[])),
-    ];
-    for (i, id) in ids.into_iter().enumerate() {
-        assert_eq!(id.expect("layout"), TypeId(i as u32 + 1));
-    }
-    std::rc::Rc::new(std::cell::RefCell::new(gc))
+pub fn stress_heap() -> Rc<RefCell<majit_gc::Gc>> {
+    Rc::new(RefCell::new(test_heap(stress_config())))
 }
 
 /// Lowers `trace`'s allocations and barriers with majit-gc's rewrite.
 pub fn gc_rewrite(trace: &Trace, info: &majit_gc::JitGcInfo) -> Trace {
-    let mut ns = test_namespace();
-    ns.add_descr(majit_gc::rewrite::header_descr());
-    let lookup = |name: &str| ns.descr(name).cloned();
-    let config = majit_gc::rewrite::RewriteConfig::from_jit_info(info);
-    majit_gc::rewrite::rewrite(trace, &config, &lookup)
-        .unwrap_or_else(|e| panic!("rewrite: {e}\n{}", print(trace)))
+    let config = RewriteConfig::from_jit_info(info);
+    rewrite_test_trace(trace, &config).unwrap_or_else(|e| panic!("rewrite: {e}\n{}", print(trace)))
 }
 
 /// An exit, its descr name and its values with refs reduced to null or not.
@@ -1191,7 +1047,7 @@ pub fn gc_differential<A: Arch>(
     inputs: &[Value],
     native_rewrites: bool,
 ) -> Result<Option<GcOutcome>, String> {
-    use majit_metainterp::refexec::GcAllocator;
+    use majit_metainterp::runtime::GcAllocator;
     let heap_a = stress_heap();
     let heap_b = stress_heap();
     let lowered = gc_rewrite(trace, &heap_a.borrow().jit_info());
@@ -1247,7 +1103,7 @@ pub fn gc_differential<A: Arch>(
 /// sum of the values read back, and the list each heap holds afterwards
 /// must be `n, n-1, .., 1, 0`.
 pub fn escaping_nodes<A: Arch>(n: i64) {
-    use majit_metainterp::refexec::GcAllocator;
+    use majit_metainterp::runtime::GcAllocator;
     let text = format!(
         "[i0, i1]
         p0 = new(descr=Node)
@@ -1300,21 +1156,8 @@ pub fn escaping_nodes<A: Arch>(n: i64) {
 /// Random allocating traces (majit-ir's generator with memory on),
 /// rewritten by majit-gc, under the GC stress setting.
 pub fn gc_fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
-    let (first, cases) = match std::env::var("MAJIT_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        Some(seed) => (seed, 1),
-        None => {
-            let n = std::env::var("MAJIT_FUZZ_CASES")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(cases);
-            (first_seed, n)
-        }
-    };
     let mut ran = 0;
-    for seed in first..first + cases {
+    for seed in fuzz_seeds(first_seed..first_seed + cases) {
         let knobs = Knobs {
             memory: true,
             lowered: false,
@@ -1322,20 +1165,7 @@ pub fn gc_fuzz<A: Arch>(cases: u64, first_seed: u64) -> u64 {
             max_ops: 10 + (seed % 50) as usize,
             ..Knobs::default()
         };
-        let mut trace = random_trace(seed, &knobs);
-        bind_calls(&mut trace);
-        let (bound, neutral) = (
-            helper("Call.many") as i64,
-            many_gc as *const () as usize as i64,
-        );
-        for i in 0..trace.ops.len() {
-            if trace.ops[i].opcode.is_call()
-                && trace.get_const(trace.ops[i].args[0]) == Some(Const::Int(bound))
-            {
-                trace.ops[i].args[0] = trace.add_const(Const::Int(neutral));
-            }
-        }
-        let inputs = random_inputs(&trace, seed);
+        let (trace, inputs) = random_case(seed, &knobs, RefArgs::Nullness);
         match gc_differential::<A>(&trace, &inputs, seed % 2 == 0) {
             Ok(Some(_)) => ran += 1,
             Ok(None) => {}

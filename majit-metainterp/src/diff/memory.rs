@@ -3,7 +3,8 @@
 //! crashing on an address that is not readable there.
 
 use super::wire::Written;
-use crate::refexec::{Access, Allocated, Store};
+use crate::refexec::Store;
+use crate::runtime::{Access, Allocated};
 use std::collections::BTreeMap;
 use std::os::fd::{AsRawFd, OwnedFd};
 

@@ -17,7 +17,8 @@
 //! address, except refs to objects the reference execution allocated:
 //! those match native refs by a consistent one-to-one renaming (the two
 //! sides allocate from different allocators). Otherwise the driver stops with
-//! [`JitError::Divergence`] and a [`Divergence`] report. A check that
+//! [`JitError::Divergence`](crate::driver::JitError::Divergence) and a
+//! [`Divergence`] report. A check that
 //! cannot conclude (the child hung past the timeout or crashed, the
 //! reference ran out of steps, the shadow could not compile a trace) is
 //! counted in [`Stats::diff_inconclusive`](crate::stats::Stats) and its
@@ -34,8 +35,10 @@ mod wire;
 pub use report::{Divergence, ExitSite, MemoryDiff, ValueDiff};
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
-use crate::driver::{JitDriver, JitError};
-use crate::refexec::{Allocated, RecordingAllocator, RefExec};
+use crate::compiled::Compiled;
+use crate::refexec::RefExec;
+use crate::runtime::{Allocated, MallocAllocator};
+use crate::stats::Stats;
 use majit_ir::{Trace, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -67,7 +70,8 @@ pub(crate) struct DiffState {
     /// Inconclusive reasons already printed.
     reported: BTreeSet<String>,
     /// A counter that changes whenever a collection may have moved
-    /// objects (see [`JitDriver::set_diff_gc_epoch`]).
+    /// objects (see
+    /// [`JitDriver::set_diff_gc_epoch`](crate::driver::JitDriver::set_diff_gc_epoch)).
     pub(crate) gc_epoch: Option<Box<dyn Fn() -> u64>>,
 }
 
@@ -75,7 +79,7 @@ impl DiffState {
     /// Checks the first `entries` entries of every loop.
     pub(crate) fn new(entries: u32) -> DiffState {
         let fresh = Allocated::default();
-        let alloc = RecordingAllocator::new(fresh.clone());
+        let alloc = MallocAllocator::recording(fresh.clone());
         let mut shadow = RefExec::with_allocator(Box::new(alloc));
         shadow.record_stores(true);
         DiffState {
@@ -180,7 +184,7 @@ impl DiffState {
     }
 
     /// Counts and (once per reason) prints an inconclusive check.
-    fn inconclusive(&mut self, stats: &mut crate::stats::Stats, why: String) {
+    fn inconclusive(&mut self, stats: &mut Stats, why: String) {
         stats.diff_inconclusive += 1;
         if self.reported.insert(why.clone()) {
             eprintln!("majit diff: inconclusive: {why}");
@@ -193,45 +197,63 @@ fn fail_id(df: &DeadFrame) -> Option<u32> {
     df.descr.as_ref().and_then(|d| d.as_fail()).map(|f| f.id)
 }
 
-/// Runs loop `li` with `inputs` on the backend, checked against the
-/// reference executor when this entry is due; a divergence is an error.
-pub(crate) fn execute<B: Backend>(
-    jit: &mut JitDriver<B>,
-    li: usize,
-    inputs: &[Value],
-) -> Result<DeadFrame, JitError> {
-    let code = jit.loops[li].code;
-    let Some(diff) = jit.diff.as_mut() else {
-        return Ok(jit.backend.execute(code, inputs)?);
-    };
-    if !diff.due(code) {
-        return Ok(jit.backend.execute(code, inputs)?);
+/// How a checked loop entry failed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// The backend's execution failed.
+    Exec(ExecError),
+    /// The backend and the reference executor disagreed.
+    Diverged(Box<Divergence>),
+}
+
+impl From<ExecError> for Failure {
+    fn from(e: ExecError) -> Failure {
+        Failure::Exec(e)
     }
-    jit.stats.diff_checks += 1;
-    if let Some(why) = diff.unchecked.get(&code).cloned() {
-        diff.inconclusive(&mut jit.stats, why);
-        return Ok(jit.backend.execute(code, inputs)?);
+}
+
+impl DiffState {
+    /// Runs loop `li` of `compiled` with `inputs` on `backend`, checked
+    /// against the reference executor when this entry is due (counted in
+    /// `stats`); a divergence is an error.
+    pub(crate) fn execute<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        stats: &mut Stats,
+        compiled: &Compiled,
+        li: usize,
+        inputs: &[Value],
+    ) -> Result<DeadFrame, Failure> {
+        let code = compiled.loops[li].code;
+        if !self.due(code) {
+            return Ok(backend.execute(code, inputs)?);
+        }
+        stats.diff_checks += 1;
+        if let Some(why) = self.unchecked.get(&code).cloned() {
+            self.inconclusive(stats, why);
+            return Ok(backend.execute(code, inputs)?);
+        }
+        let child = self.spawn(code, inputs);
+        let epoch = self.epoch();
+        let native = backend.execute(code, inputs)?;
+        let moved = self.epoch() != epoch;
+        let outcome = child.and_then(|c| c.wait(self.timeout)).and_then(|bytes| {
+            wire::decode(&bytes).ok_or_else(|| "the reference result is truncated".to_string())
+        });
+        let why = match outcome {
+            _ if moved => MOVED.into(),
+            Ok(RefOutcome::Inconclusive(why)) => why,
+            Ok(reference) => {
+                return match report::compare(self, compiled, li, inputs, &native, reference) {
+                    Some(d) => Err(Failure::Diverged(Box::new(d))),
+                    None => Ok(native),
+                }
+            }
+            Err(why) => why,
+        };
+        self.inconclusive(stats, why);
+        Ok(native)
     }
-    let child = diff.spawn(code, inputs);
-    let (timeout, epoch) = (diff.timeout, diff.epoch());
-    let native = jit.backend.execute(code, inputs)?;
-    let moved = jit.diff.as_ref().and_then(DiffState::epoch) != epoch;
-    let outcome = child.and_then(|c| c.wait(timeout)).and_then(|bytes| {
-        wire::decode(&bytes).ok_or_else(|| "the reference result is truncated".to_string())
-    });
-    let why = match outcome {
-        _ if moved => MOVED.into(),
-        Ok(RefOutcome::Inconclusive(why)) => why,
-        Ok(reference) => match report::compare(jit, li, inputs, &native, reference) {
-            Some(d) => return Err(JitError::Divergence(Box::new(d))),
-            None => return Ok(native),
-        },
-        Err(why) => why,
-    };
-    if let Some(diff) = jit.diff.as_mut() {
-        diff.inconclusive(&mut jit.stats, why);
-    }
-    Ok(native)
 }
 
 impl DiffState {

@@ -3,8 +3,9 @@
 
 use super::memory::Reader;
 use super::wire::{RefOutcome, Written};
-use crate::backend::{Backend, CodeId, DeadFrame, ExitId};
-use crate::driver::JitDriver;
+use super::DiffState;
+use crate::backend::{CodeId, DeadFrame, ExitId};
+use crate::compiled::Compiled;
 use majit_ir::text::{op_text, print, ref_text};
 use majit_ir::{Kind, Trace, Value};
 use std::collections::BTreeMap;
@@ -15,7 +16,7 @@ use std::fmt;
 /// exit each side took, the first differing value and the traces.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Divergence {
-    /// The loop's index in [`JitDriver::loops`].
+    /// The loop's index in [`Compiled::loops`].
     pub loop_index: usize,
     /// The loop's greens.
     pub greens: Vec<Value>,
@@ -39,8 +40,8 @@ pub struct Divergence {
 /// An exit of compiled code, named for a person.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExitSite {
-    /// `loop N` or `bridge N` (indexes of [`JitDriver::loops`] and
-    /// [`JitDriver::bridges`]), or `code N` if the driver does not know it.
+    /// `loop N` or `bridge N` (indexes of [`Compiled::loops`] and
+    /// [`Compiled::bridges`]), or `code N` if the driver does not know it.
     pub trace: String,
     /// The exit op's index in that trace.
     pub op_index: u32,
@@ -120,16 +121,16 @@ impl fmt::Display for ExitSite {
 }
 
 /// The divergence between `native` and `reference` on an entry of loop
-/// `li` with `inputs`, if any.
-pub(super) fn compare<B: Backend>(
-    jit: &JitDriver<B>,
+/// `li` of `compiled` with `inputs`, if any.
+pub(super) fn compare(
+    diff: &DiffState,
+    compiled: &Compiled,
     li: usize,
     inputs: &[Value],
     native: &DeadFrame,
     reference: RefOutcome,
 ) -> Option<Divergence> {
-    let diff = jit.diff.as_ref()?;
-    let native_site = site(jit, native.exit, super::fail_id(native));
+    let native_site = site(compiled, native.exit, super::fail_id(native));
     let (reference_site, value, memory, reference_code) = match reference {
         RefOutcome::Frame {
             exit,
@@ -144,36 +145,36 @@ pub(super) fn compare<B: Backend>(
             let mut renaming = Renaming::default();
             let slot = first_difference(&mut renaming, &native.values, &values, &fresh);
             let memory = (same_exit && slot.is_none())
-                .then(|| first_memory_difference(jit, &mut renaming, &written))
+                .then(|| first_memory_difference(diff, compiled, &mut renaming, &written))
                 .flatten();
             if same_exit && slot.is_none() && memory.is_none() {
                 return None;
             }
             let value = slot.filter(|_| same_exit).map(|slot| ValueDiff {
                 slot,
-                name: value_name(jit, exit, slot),
+                name: value_name(compiled, exit, slot),
                 native: native.values.get(slot).copied(),
                 reference: values.get(slot).copied(),
             });
-            (Ok(site(jit, exit, fail_id)), value, memory, Some(code))
+            (Ok(site(compiled, exit, fail_id)), value, memory, Some(code))
         }
         RefOutcome::Failed(e) => (Err(e), None, None, None),
         RefOutcome::Inconclusive(_) => return None,
     };
-    let root = jit.loops[li].code;
+    let root = compiled.loops[li].code;
     let mut codes = vec![root, native.exit.code];
     codes.extend(reference_code);
     codes.extend(memory.as_ref().map(|m| m.code));
     Some(Divergence {
         loop_index: li,
-        greens: jit.loops[li].key.values().to_vec(),
+        greens: compiled.loops[li].key.values().to_vec(),
         entry: diff.checked(root),
         inputs: inputs.to_vec(),
         native: native_site,
         reference: reference_site,
         value,
         memory: memory.map(|m| m.diff),
-        traces: traces_text(jit, &codes),
+        traces: traces_text(compiled, &codes),
     })
 }
 
@@ -221,13 +222,13 @@ struct Located {
 
 /// The first location the reference execution wrote whose native contents
 /// differ (in address order).
-fn first_memory_difference<B: Backend>(
-    jit: &JitDriver<B>,
+fn first_memory_difference(
+    diff: &DiffState,
+    compiled: &Compiled,
     renaming: &mut Renaming,
     written: &[Written],
 ) -> Option<Located> {
     let reader = Reader::new()?;
-    let diff = jit.diff.as_ref()?;
     written.iter().find_map(|w| {
         let native = reader.read(w.addr, w.size);
         if native.is_some_and(|n| renaming.matches(n, w.bits, w.fresh)) {
@@ -239,7 +240,7 @@ fn first_memory_difference<B: Backend>(
             diff: MemoryDiff {
                 addr: w.addr,
                 size: w.size,
-                stored_by: site(jit, by, None),
+                stored_by: site(compiled, by, None),
                 native,
                 reference: w.bits,
             },
@@ -249,18 +250,15 @@ fn first_memory_difference<B: Backend>(
 }
 
 /// The driver's name for backend code `code` and its trace.
-fn trace_name<B: Backend>(jit: &JitDriver<B>, code: CodeId) -> (String, Option<&Trace>) {
-    if let Some(i) = jit.loops.iter().position(|l| l.code == code) {
-        return (format!("loop {i}"), Some(&jit.loops[i].trace));
+fn trace_name(compiled: &Compiled, code: CodeId) -> (String, Option<&Trace>) {
+    match compiled.trace_of(code) {
+        Some((name, t)) => (name, Some(t)),
+        None => (format!("code {}", code.0), None),
     }
-    if let Some(i) = jit.bridges.iter().position(|b| b.code == code) {
-        return (format!("bridge {i}"), Some(&jit.bridges[i].trace));
-    }
-    (format!("code {}", code.0), None)
 }
 
-fn site<B: Backend>(jit: &JitDriver<B>, exit: ExitId, fail_id: Option<u32>) -> ExitSite {
-    let (trace, t) = trace_name(jit, exit.code);
+fn site(compiled: &Compiled, exit: ExitId, fail_id: Option<u32>) -> ExitSite {
+    let (trace, t) = trace_name(compiled, exit.code);
     let op = t.map_or_else(
         || "(unknown trace)".to_string(),
         |t| op_text(t, exit.op_index as usize),
@@ -274,8 +272,8 @@ fn site<B: Backend>(jit: &JitDriver<B>, exit: ExitId, fail_id: Option<u32>) -> E
 }
 
 /// The trace value in `slot` of the exit op at `exit`.
-fn value_name<B: Backend>(jit: &JitDriver<B>, exit: ExitId, slot: usize) -> String {
-    let (_, Some(t)) = trace_name(jit, exit.code) else {
+fn value_name(compiled: &Compiled, exit: ExitId, slot: usize) -> String {
+    let Some((_, t)) = compiled.trace_of(exit.code) else {
         return "?".into();
     };
     let Some(op) = t.ops.get(exit.op_index as usize) else {
@@ -287,7 +285,7 @@ fn value_name<B: Backend>(jit: &JitDriver<B>, exit: ExitId, slot: usize) -> Stri
 
 /// The text of the traces of `codes` (each once, in order), headed by
 /// their names.
-fn traces_text<B: Backend>(jit: &JitDriver<B>, codes: &[CodeId]) -> String {
+fn traces_text(compiled: &Compiled, codes: &[CodeId]) -> String {
     let mut out = String::new();
     let mut seen = Vec::new();
     for &c in codes {
@@ -295,7 +293,7 @@ fn traces_text<B: Backend>(jit: &JitDriver<B>, codes: &[CodeId]) -> String {
             continue;
         }
         seen.push(c);
-        if let (name, Some(t)) = trace_name(jit, c) {
+        if let Some((name, t)) = compiled.trace_of(c) {
             out += &format!("# {name}\n{}", print(t));
         }
     }

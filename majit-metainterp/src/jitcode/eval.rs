@@ -12,7 +12,7 @@
 //! (the interpreter's own objects); null is checked here and reported as a
 //! [`ConcreteError`], never dereferenced.
 
-use crate::refexec::{call_extern, Access, Allocator};
+use crate::runtime::{call_extern, Access, Allocator};
 use majit_ir::{eval, ArrayDescr, CallDescr, FieldDescr, Kind, OpCode, Value};
 use std::fmt;
 

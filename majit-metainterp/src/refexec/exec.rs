@@ -13,12 +13,10 @@
 //! a fresh frame is all zeros and a `jump` clears the frame before writing
 //! the label's arguments.
 
-use super::alloc::{Allocator, OutOfMemory};
-use super::call::{self, CallArgs};
-use super::memory::Access;
 use super::prepare::{Code, Extra, Step};
-use super::signal;
 use crate::backend::{CodeId, DeadFrame, ExecError, ExitId};
+use crate::runtime::call::{self, CallArgs};
+use crate::runtime::{signal, Access, Allocator, OutOfMemory};
 use majit_ir::{eval, Kind, OpCode, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;

@@ -7,13 +7,10 @@
 //!   descriptors digested, jumps bound to labels, the executor's checks.
 //! - `exec.rs`: the interpreter loop, one exhaustive `match` over
 //!   [`OpCode`](majit_ir::OpCode) grouped by family.
-//! - `memory.rs`: 1/2/4/8-byte loads and stores with sign extension.
-//! - `call.rs`: calls to `extern "C"` functions through one canonical
-//!   pointer type (and why that is exact on SysV x86-64 and AAPCS64).
-//! - `alloc.rs`: the [`Allocator`] hook, the test [`MallocAllocator`] and
-//!   [`RecordingAllocator`].
-//! - `gc.rs`: [`GcAllocator`], allocation on a majit-gc heap.
-//! - `signal.rs`: how helpers [`raise`] exceptions and [`force_frame`].
+//!
+//! Memory accesses, calls, allocation and helper signals are the shared
+//! [`crate::runtime`]'s, so the tracer, the blackhole and native code
+//! behave exactly like the executor.
 //!
 //! Semantics are those of `backend.rs`. Beyond them:
 //! - Null-pointer loads, stores, `arraylen_gc`, `guard_class` and calls
@@ -27,12 +24,12 @@
 //!   from [`RefExec::register_layout`]. Never on headerless objects.
 //!   `arraylen_gc` reads an 8-byte length word at the descr's `len_offset`.
 //! - `guard_value` compares bit patterns (also for floats).
-//! - Exceptions: a helper calls [`raise`]; the executor holds the exception
+//! - Exceptions: a helper calls [`raise`](crate::runtime::raise); the executor holds the exception
 //!   until a `guard_no_exception` fails. If that guard has a bridge the
 //!   exception is dropped (the bridge's trace handled it); otherwise it is
 //!   left for [`RefExec::take_exception`].
 //! - `guard_not_forced` fails when the last call's helper called
-//!   [`force_frame`]; `guard_not_invalidated` fails once
+//!   [`force_frame`](crate::runtime::force_frame); `guard_not_invalidated` fails once
 //!   [`RefExec::invalidate`] was called on the running code.
 //! - Refs held in int slots (`cast_ptr_to_int`) are not GC roots.
 //! - Labels: a `jump` starts a fresh frame holding only the jump's values,
@@ -41,27 +38,16 @@
 //!   Label names are unique among live traces; a `jump` binds to its label
 //!   when compiled, and fails with [`ExecError::UnknownCode`] once that
 //!   label's trace is freed.
-//! - Calls: at most [`MAX_INT_ARGS`] int/ref and [`MAX_FLOAT_ARGS`] float
+//! - Calls: at most [`MAX_INT_ARGS`](crate::runtime::MAX_INT_ARGS) int/ref
+//!   and [`MAX_FLOAT_ARGS`](crate::runtime::MAX_FLOAT_ARGS) float
 //!   arguments (more is [`CompileError::ImplLimit`]); on targets other
 //!   than SysV x86-64 and AAPCS64 calls are [`CompileError::Unsupported`].
-//!   [`call_extern`] and [`Access`] expose the call shim and the memory
-//!   accesses to other code that must behave exactly the same.
 
-mod alloc;
-mod call;
 mod exec;
-mod gc;
-mod memory;
 mod prepare;
-mod signal;
-
-pub use alloc::{Allocated, Allocator, MallocAllocator, OutOfMemory, RecordingAllocator};
-pub use call::{call_extern, CallError, MAX_FLOAT_ARGS, MAX_INT_ARGS};
-pub use gc::GcAllocator;
-pub use memory::Access;
-pub use signal::{force_frame, raise, take_signals};
 
 use crate::backend::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId};
+use crate::runtime::{Allocator, MallocAllocator};
 pub use exec::Store;
 use exec::{Machine, World};
 use majit_ir::{Descr, SizeDescr, Trace, Value};

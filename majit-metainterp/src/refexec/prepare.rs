@@ -18,9 +18,9 @@
 //! `label` may use only that label's arguments, values defined after it,
 //! and constants. A label's arguments are distinct, non-constant values.
 
-use super::call;
-use super::memory::{is_valid_width, Access};
 use crate::backend::{CodeId, CompileError};
+use crate::runtime::call;
+use crate::runtime::memory::{is_valid_width, Access};
 use majit_ir::{
     ArrayDescr, CallDescr, Descr, DescrUse, FieldDescr, Kind, Op, OpCode, OpRef, RefTarget,
     SizeDescr, Trace,

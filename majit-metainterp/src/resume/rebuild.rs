@@ -17,7 +17,7 @@
 //! uninitialised ref.
 
 use super::{GuardResume, Layout, Slot, Tagged};
-use crate::refexec::{Access, Allocator};
+use crate::runtime::{Access, Allocator};
 use majit_ir::{Kind, Value};
 use std::fmt;
 

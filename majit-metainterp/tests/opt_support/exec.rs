@@ -16,8 +16,9 @@ use super::ns;
 use majit_ir::fuzzing::SplitMix64;
 use majit_ir::{ArrayDescr, Descr, Kind, OpCode, OpRef, RefTarget, SizeDescr, Trace, Value};
 use majit_metainterp::opt::Optimized;
-use majit_metainterp::refexec::{Allocated, RecordingAllocator, RefExec};
+use majit_metainterp::refexec::RefExec;
 use majit_metainterp::resume::rebuild;
+use majit_metainterp::runtime::{Allocated, MallocAllocator};
 use majit_metainterp::{Backend, DeadFrame, ExecError};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -115,7 +116,7 @@ const MAX_DEPTH: usize = 4;
 impl World {
     fn new(seed: u64) -> World {
         let objects = Objects::default();
-        let alloc = RecordingAllocator::new(Rc::clone(&objects));
+        let alloc = MallocAllocator::recording(Rc::clone(&objects));
         let mut exec = RefExec::with_allocator(Box::new(alloc));
         exec.set_step_limit(200_000);
         if let Some(stack) = size("Stack") {

@@ -2,18 +2,14 @@
 //! allocating op, and a moving test allocator that checks the executor
 //! hands over (and takes back) every ref it holds.
 
-use crate::{compile, int, reference, run_in, try_run};
+use crate::{compile, int, node_values, reference, run_in, try_run, word, BUILD_LIST};
 use majit_ir::{ArrayDescr, SizeDescr};
-use majit_metainterp::refexec::{Allocator, MallocAllocator, OutOfMemory, RefExec};
+use majit_metainterp::refexec::RefExec;
+use majit_metainterp::runtime::{Allocator, MallocAllocator, OutOfMemory};
 use majit_metainterp::{Backend, ExecError};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-
-fn word(addr: usize, offset: usize) -> u64 {
-    // SAFETY: tests only read objects the executor just allocated.
-    unsafe { ((addr + offset) as *const u64).read() }
-}
 
 #[test]
 fn new_objects_are_zeroed_and_headered_ones_carry_their_type_id() {
@@ -78,26 +74,11 @@ fn new_arrays_have_header_length_and_zeroed_items() {
 #[test]
 fn a_loop_builds_a_linked_list() {
     let mut exec = RefExec::new();
-    let frame = run_in(
-        &mut exec,
-        "[i0, p1]
-         label(i0, p1, descr=Loop)
-         i2 = int_gt(i0, 0)
-         guard_true(i2, descr=g0) [p1]
-         p3 = new(descr=Node)
-         setfield_gc(p3, i0, descr=Node.value)
-         setfield_gc(p3, p1, descr=Node.next)
-         i4 = int_sub(i0, 1)
-         jump(i4, p3, descr=Loop)",
-        &[int(10), reference(0)],
+    let frame = run_in(&mut exec, BUILD_LIST, &[int(10), reference(0)]);
+    assert_eq!(
+        node_values(frame.reference(0)),
+        (1..=10).collect::<Vec<_>>()
     );
-    let mut values = Vec::new();
-    let mut node = frame.reference(0);
-    while node != 0 {
-        values.push(word(node, 0) as i64);
-        node = word(node, 8) as usize;
-    }
-    assert_eq!(values, (1..=10).collect::<Vec<_>>());
 }
 
 #[test]
@@ -213,14 +194,6 @@ impl Allocator for Moving {
         Ok(obj)
     }
     fn malloc_nursery(&mut self, size: usize, roots: &mut [usize]) -> Result<usize, OutOfMemory> {
-        self.fresh(size, roots)
-    }
-    fn malloc_nursery_headerless(
-        &mut self,
-        size: usize,
-        _layout: &SizeDescr,
-        roots: &mut [usize],
-    ) -> Result<usize, OutOfMemory> {
         self.fresh(size, roots)
     }
     fn write_barrier(&mut self, obj: usize) {

@@ -4,7 +4,8 @@
 
 use crate::{compile, float, int, reference, run, symbol, trace, try_run};
 use majit_ir::Namespace;
-use majit_metainterp::refexec::{self, RefExec};
+use majit_metainterp::refexec::RefExec;
+use majit_metainterp::runtime;
 use majit_metainterp::{Backend, CompileError, ExecError};
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -140,7 +141,7 @@ extern "C" fn store_sink(x: i64) {
 /// Raises its argument as the exception object when it is not 0.
 extern "C" fn maybe_raise(x: i64) -> i64 {
     if x != 0 {
-        refexec::raise(x as usize);
+        runtime::raise(x as usize);
     }
     x + 1
 }
@@ -148,7 +149,7 @@ extern "C" fn maybe_raise(x: i64) -> i64 {
 /// Forces the calling frame when `x` is negative.
 extern "C" fn maybe_force(x: i64) -> i64 {
     if x < 0 {
-        refexec::force_frame();
+        runtime::force_frame();
     }
     x * 2
 }
@@ -355,7 +356,7 @@ fn calling_null_is_a_null_pointer_error() {
 #[test]
 fn call_extern_is_the_same_shim_for_other_callers() {
     use majit_ir::{ResultKind, Value};
-    use refexec::{call_extern, CallError};
+    use runtime::{call_extern, CallError};
     let args: Vec<Value> = (1..=10).map(Value::Int).collect();
     let r = unsafe { call_extern(ten as *const () as usize, &args, ResultKind::Int) };
     assert_eq!(

@@ -3,83 +3,42 @@
 //! holds must survive moves, and stores into old objects need their
 //! barrier.
 
-use crate::{compile, int, namespace, reference, DESCRS};
-use majit_gc::{majit_gc_collect, ArrayLayout, Gc, GcConfig, GcHeap, GcRef, Layout};
+use crate::{compile, int, namespace, node_values, reference, BUILD_LIST, DESCRS};
+use majit_gc::testing::{stress_config, test_heap};
+use majit_gc::{majit_gc_collect, Gc, GcConfig, GcHeap, GcRef};
 use majit_ir::{parse_with, Const};
-use majit_metainterp::refexec::{GcAllocator, RefExec};
+use majit_metainterp::refexec::RefExec;
+use majit_metainterp::runtime::GcAllocator;
 use majit_metainterp::Backend;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// A heap whose type ids match the shared test namespace (ids are dense
-/// in registration order).
+/// A heap whose type ids match the shared test namespace; `stress`: a
+/// minor collection at every allocation.
 pub fn heap(stress: bool) -> Rc<RefCell<Gc>> {
     let config = GcConfig {
-        nursery_size: 4096,
         stress_every: stress.then_some(1),
-        ..GcConfig::default()
+        ..stress_config()
     };
-    let mut gc = Gc::new(config).unwrap();
-    let array = |name: &str, item_size, items_are_refs| ArrayLayout {
-        name: name.into(),
-        item_size,
-        items_are_refs,
-    };
-    let ids = [
-        gc.register_layout(Layout::headerless("Node", 16, &[8])),
-        gc.register_layout(Layout::headerless("Triple", 24, &[16])),
-        gc.register_layout(Layout::headered("Stack", 24, &[8])),
-        gc.register_array(array("IntArray", 8, false)),
-        gc.register_array(array("RefArray", 8, true)),
-        gc.register_array(array("FloatArray", 8, false)),
-        gc.register_array(array("ByteArray", 1, false)),
-        gc.register_layout(Layout::headered("Unused", 16, &[])),
-        gc.register_layout(Layout::headered("Box", 16, &[])),
-    ];
-    let ids: Vec<u32> = ids.into_iter().map(|r| r.unwrap().0).collect();
-    assert_eq!(
-        ids,
-        (1..=9).collect::<Vec<_>>(),
-        "type ids of the test namespace"
-    );
-    Rc::new(RefCell::new(gc))
+    Rc::new(RefCell::new(test_heap(config)))
 }
 
 fn exec_on(gc: &Rc<RefCell<Gc>>) -> RefExec {
     RefExec::with_allocator(Box::new(GcAllocator::new(Rc::clone(gc))))
 }
 
-/// The values of the `Node` list starting at `node` (at most 1000: a
-/// corrupted list may be cyclic).
-fn list(gc: &Gc, mut node: usize) -> Vec<i64> {
-    let mut values = Vec::new();
-    while node != 0 && values.len() < 1000 {
-        values.push(gc.read_word(GcRef(node), 0) as i64);
-        node = gc.read_ref(GcRef(node), 8).0;
-    }
-    values
-}
-
 #[test]
 fn a_list_built_in_a_loop_survives_a_collection_per_allocation() {
     let gc = heap(true);
     let mut exec = exec_on(&gc);
-    let code = compile(
-        &mut exec,
-        "[i0, p1]
-         label(i0, p1, descr=Loop)
-         i2 = int_gt(i0, 0)
-         guard_true(i2, descr=g0) [p1]
-         p3 = new(descr=Node)
-         setfield_gc(p3, i0, descr=Node.value)
-         setfield_gc(p3, p1, descr=Node.next)
-         i4 = int_sub(i0, 1)
-         jump(i4, p3, descr=Loop)",
-    );
+    let code = compile(&mut exec, BUILD_LIST);
     let frame = exec.execute(code, &[int(300), reference(0)]).unwrap();
     let gc = gc.borrow();
     assert!(gc.stats().minor_collections >= 300, "{:?}", gc.stats());
-    assert_eq!(list(&gc, frame.reference(0)), (1..=300).collect::<Vec<_>>());
+    assert_eq!(
+        node_values(frame.reference(0)),
+        (1..=300).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -116,7 +75,7 @@ fn stores_into_an_old_object_keep_young_nodes_alive_through_the_barrier() {
     assert_eq!(frame.reference(0), stack, "old objects do not move");
     let gc = gc.borrow();
     let head = gc.read_ref(GcRef(stack), 8).0;
-    assert_eq!(list(&gc, head), (1..=100).collect::<Vec<_>>());
+    assert_eq!(node_values(head), (1..=100).collect::<Vec<_>>());
 }
 
 #[test]

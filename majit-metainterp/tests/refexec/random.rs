@@ -7,102 +7,15 @@
 //! values. The generator's fake call addresses are mapped to real helpers.
 
 use crate::refexec::gc::heap;
-use majit_gc::rewrite::{rewrite, RewriteConfig};
-use majit_ir::fuzzing::{
-    random_trace, test_namespace, Knobs, SplitMix64, CALL_DESCRS, CALL_TARGET_BASE,
-};
-use majit_ir::{parse_with, print, Const, Kind, Trace, Value};
-use majit_metainterp::refexec::{self, GcAllocator, RefExec};
+use majit_gc::rewrite::RewriteConfig;
+use majit_gc::testing::rewrite_test_trace;
+use majit_ir::fuzzing::{test_namespace, Knobs};
+use majit_ir::{parse_with, print, Trace, Value};
+use majit_metainterp::refexec::RefExec;
+use majit_metainterp::runtime::GcAllocator;
+use majit_metainterp::testing::{random_case, RefArgs};
 use majit_metainterp::{Backend, DeadFrame, ExecError};
 use std::rc::Rc;
-
-extern "C" fn ii_i(a: i64, b: i64) -> i64 {
-    a.wrapping_mul(31) ^ b
-}
-
-extern "C" fn i_v(a: i64) {
-    if a.rem_euclid(5) == 3 {
-        refexec::raise(0x5150);
-    }
-}
-
-extern "C" fn ff_f(a: f64, b: f64) -> f64 {
-    a * b + 1.0
-}
-
-extern "C" fn ff_v(_a: f64, _b: f64) {}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn many(
-    a: i64,
-    p: usize,
-    x: f64,
-    b: i64,
-    q: usize,
-    y: f64,
-    c: i64,
-    d: i64,
-    z: f64,
-) -> i64 {
-    let ints = a ^ b.wrapping_mul(3) ^ c.wrapping_mul(5) ^ d.wrapping_mul(7);
-    // Addresses differ between runs and allocators: only nullness counts.
-    let refs = i64::from(p != 0) + 2 * i64::from(q != 0);
-    let floats = (x + 2.0 * y + 3.0 * z) as i64;
-    ints.wrapping_add(refs).wrapping_add(floats)
-}
-
-extern "C" fn r_r(p: usize) -> usize {
-    p
-}
-
-extern "C" fn force_i(a: i64) -> i64 {
-    if a < 0 {
-        refexec::force_frame();
-    }
-    a.wrapping_add(1)
-}
-
-/// The real helper for each entry of `CALL_DESCRS`, by name.
-fn helper(name: &str) -> usize {
-    match name {
-        "Call.ii_i" => ii_i as *const () as usize,
-        "Call.i_v" => i_v as *const () as usize,
-        "Call.ff_f" => ff_f as *const () as usize,
-        "Call.ff_v" => ff_v as *const () as usize,
-        "Call.many" => many as *const () as usize,
-        "Call.r_r" => r_r as *const () as usize,
-        "Call.force_i" => force_i as *const () as usize,
-        other => panic!("no helper for {other}"),
-    }
-}
-
-/// Replaces the generator's fake call addresses by real helpers.
-fn bind_calls(trace: &mut Trace) {
-    for i in 0..trace.ops.len() {
-        if !trace.ops[i].opcode.is_call() {
-            continue;
-        }
-        let Some(Const::Int(fake)) = trace.get_const(trace.ops[i].args[0]) else {
-            continue;
-        };
-        let n = ((fake - CALL_TARGET_BASE) / 16) as usize;
-        let real = trace.add_const(Const::Int(helper(CALL_DESCRS[n]) as i64));
-        trace.ops[i].args[0] = real;
-    }
-}
-
-/// Inputs for `trace` from `seed`: small ints, floats, null refs.
-fn inputs(trace: &Trace, seed: u64) -> Vec<Value> {
-    let mut rng = SplitMix64::new(seed ^ 0x5eed);
-    let kinds = trace.inputs.iter();
-    kinds
-        .map(|k| match k {
-            Kind::Int => Value::Int(rng.below(200) as i64 - 100),
-            Kind::Float => Value::Float(rng.below(1000) as f64 / 8.0 - 60.0),
-            Kind::Ref => Value::Ref(0),
-        })
-        .collect()
-}
 
 /// How a run ended: which exit (counted among the trace's guards and
 /// final ops, so a rewritten trace can be compared) and its non-ref
@@ -137,11 +50,10 @@ fn run(trace: &Trace, inputs: &[Value]) -> Outcome {
 }
 
 /// A random trace of `seed` with its calls bound, and inputs for it.
+/// `Call.many` sees only the nullness of refs: the GC comparison runs on
+/// a heap whose addresses differ.
 fn case(seed: u64, knobs: &Knobs) -> (Trace, Vec<Value>) {
-    let mut trace = random_trace(seed, knobs);
-    bind_calls(&mut trace);
-    let inputs = inputs(&trace, seed);
-    (trace, inputs)
+    random_case(seed, knobs, RefArgs::Nullness)
 }
 
 #[test]
@@ -182,7 +94,6 @@ fn random_traces_run_deterministically_and_survive_text() {
 #[test]
 fn gc_rewritten_random_traces_agree_on_a_stress_mode_heap() {
     let ns = test_namespace();
-    let lookup = |name: &str| ns.descr(name).cloned();
     let mut compared = 0;
     for seed in 0..200 {
         let (trace, inputs) = case(seed, &Knobs::default());
@@ -190,7 +101,7 @@ fn gc_rewritten_random_traces_agree_on_a_stress_mode_heap() {
         if expected == Err(ExecError::StepLimit) {
             continue;
         }
-        let lowered = rewrite(&trace, &RewriteConfig::default(), &lookup).unwrap();
+        let lowered = rewrite_test_trace(&trace, &RewriteConfig::default()).unwrap();
         let gc = heap(true);
         let mut exec = RefExec::with_allocator(Box::new(GcAllocator::new(Rc::clone(&gc))));
         for d in ns.descrs() {

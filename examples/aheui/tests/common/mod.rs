@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each test crate uses a different subset
 
+use majit_metainterp::testing::bin_command;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -22,20 +23,10 @@ pub fn programs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs")
 }
 
-/// A command that runs the `aheui` binary. When the tests are
-/// cross-compiled (`scripts/test-aarch64.sh`), `MAJIT_TEST_RUNNER` names the
-/// emulator that runs the binary, as cargo's target runner does for the
-/// test executables themselves.
+/// A command that runs the `aheui` binary (under `MAJIT_TEST_RUNNER`
+/// when cross-testing).
 pub fn aheui_command() -> Command {
-    let bin = env!("CARGO_BIN_EXE_aheui");
-    match std::env::var_os("MAJIT_TEST_RUNNER") {
-        Some(runner) if !runner.is_empty() => {
-            let mut cmd = Command::new(runner);
-            cmd.arg(bin);
-            cmd
-        }
-        _ => Command::new(bin),
-    }
+    bin_command(env!("CARGO_BIN_EXE_aheui"))
 }
 
 /// Runs the interpreter with `args`, feeding `stdin`, with extra `env`

@@ -1,4 +1,4 @@
-//! [`GcAllocator`]: the reference executor allocating on a majit-gc heap.
+//! [`GcAllocator`]: allocation on a majit-gc heap.
 //!
 //! Each allocation pushes every ref the executor holds onto the heap's
 //! shadow stack inside a root scope, allocates (which may run a minor or
@@ -17,7 +17,7 @@
 //! bad size) is reported as [`OutOfMemory`]; for the lowered forms
 //! `Gc::take_jit_error` keeps the cause.
 
-use super::alloc::{Allocator, OutOfMemory};
+use super::{Allocator, OutOfMemory};
 use majit_gc::{
     majit_gc_malloc_nursery, majit_gc_malloc_nursery_headerless, majit_gc_malloc_varsize,
     majit_gc_write_barrier, Gc, GcRef, RootScope, TypeId,
@@ -31,7 +31,8 @@ use std::rc::Rc;
 ///
 /// ```
 /// use majit_gc::{Gc, GcConfig, Layout};
-/// use majit_metainterp::refexec::{GcAllocator, RefExec};
+/// use majit_metainterp::refexec::RefExec;
+/// use majit_metainterp::runtime::GcAllocator;
 /// use std::{cell::RefCell, rc::Rc};
 /// let gc = Rc::new(RefCell::new(Gc::new(GcConfig::default()).unwrap()));
 /// gc.borrow_mut().register_layout(Layout::headerless("Node", 16, &[8])).unwrap();
@@ -58,16 +59,9 @@ impl GcAllocator {
         roots: &mut [usize],
         alloc: impl FnOnce(&mut Gc) -> Option<usize>,
     ) -> Result<usize, OutOfMemory> {
-        let mut gc = self.gc.borrow_mut();
-        let scope = gc.enter_scope();
-        for &r in roots.iter() {
-            gc.push_root(GcRef(r));
-        }
-        let obj = alloc(&mut gc);
-        for (k, r) in roots.iter_mut().enumerate() {
-            *r = gc.root(scope.index(k)).0;
-        }
-        gc.leave_scope(scope);
+        self.call_begin(roots);
+        let obj = alloc(&mut self.gc.borrow_mut());
+        self.call_end(roots);
         obj.filter(|&o| o != 0).ok_or(OutOfMemory)
     }
 }

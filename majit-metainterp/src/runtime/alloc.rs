@@ -1,7 +1,8 @@
-//! The allocation hook of the reference executor.
+//! The allocation hook.
 //!
 //! Every op that allocates (`new*`, `call_malloc_nursery*`) or notifies the
-//! GC (`cond_call_gc_wb*`) goes through an [`Allocator`]. A collecting
+//! GC (`cond_call_gc_wb*`), in the reference executor, the tracer, the
+//! blackhole and resume, goes through an [`Allocator`]. A collecting
 //! allocator may move objects: each allocating method receives `roots`,
 //! every ref the executor holds at that moment (its ref-kind inputs and op
 //! results, plus a pending exception), and must rewrite moved ones in
@@ -13,9 +14,9 @@
 //!
 //! [`MallocAllocator`] is the default for tests: zeroed, 16-byte aligned
 //! blocks from the system allocator that never move and are freed when
-//! the allocator drops. [`RecordingAllocator`] is one that also remembers
-//! the address and size of every object it returned (to tell fresh objects from
-//! others when comparing executions).
+//! the allocator drops; [`MallocAllocator::recording`] also remembers the
+//! address and size of every object it returned (to tell fresh objects
+//! from others when comparing executions).
 //!
 //! Object conventions (shared with majit-gc): a headered object starts with
 //! an 8-byte header word whose low 32 bits are the type id; a headerless
@@ -33,7 +34,7 @@ use std::rc::Rc;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct OutOfMemory;
 
-/// The memory manager the reference executor allocates through.
+/// The memory manager traces and jitcode allocate through.
 ///
 /// Every allocating method returns the address of a new object whose
 /// memory is zeroed apart from what the method documents it writes, and
@@ -59,13 +60,17 @@ pub trait Allocator {
     fn malloc_nursery(&mut self, size: usize, roots: &mut [usize]) -> Result<usize, OutOfMemory>;
 
     /// `call_malloc_nursery_headerless(size, descr=layout)`: `size` bytes
-    /// from the region of the headerless `layout`.
+    /// from the region of the headerless `layout` (by default, what
+    /// [`Allocator::malloc_nursery`] returns: for allocators without
+    /// per-layout regions).
     fn malloc_nursery_headerless(
         &mut self,
         size: usize,
-        layout: &SizeDescr,
+        _layout: &SizeDescr,
         roots: &mut [usize],
-    ) -> Result<usize, OutOfMemory>;
+    ) -> Result<usize, OutOfMemory> {
+        self.malloc_nursery(size, roots)
+    }
 
     /// `call_malloc_nursery_varsize(length, descr=array)`: as
     /// [`Allocator::new_array`] (header and length written by the hook).
@@ -93,11 +98,15 @@ pub trait Allocator {
     fn call_end(&mut self, _roots: &mut [usize]) {}
 }
 
-/// The test allocator: zeroed blocks from the system allocator, 16-byte
-/// aligned, never moved, all freed when the allocator drops.
+/// The objects a recording [`MallocAllocator`] returned: address -> size
+/// in bytes.
+pub type Allocated = Rc<RefCell<BTreeMap<usize, usize>>>;
+
+/// The default allocator: zeroed blocks from the system allocator,
+/// 16-byte aligned, never moved, all freed when the allocator drops.
 ///
 /// ```
-/// use majit_metainterp::refexec::{Allocator, MallocAllocator};
+/// use majit_metainterp::runtime::{Allocator, MallocAllocator};
 /// use majit_ir::SizeDescr;
 /// let layout = SizeDescr { name: "T".into(), size: 16, type_id: 7, headerless: false,
 ///                          vtable: None, fields: vec![] };
@@ -108,12 +117,34 @@ pub trait Allocator {
 #[derive(Debug, Default)]
 pub struct MallocAllocator {
     blocks: Vec<(usize, Layout)>,
+    /// Where every object returned is recorded, if anywhere.
+    recorded: Option<Allocated>,
 }
 
 /// The alignment of every [`MallocAllocator`] block.
 const ALIGN: usize = 16;
 
 impl MallocAllocator {
+    /// An allocator that records every object it returns (address and
+    /// size) in `allocated`.
+    ///
+    /// ```
+    /// use majit_metainterp::runtime::{Allocated, Allocator, MallocAllocator};
+    /// use majit_ir::SizeDescr;
+    /// let layout = SizeDescr { name: "T".into(), size: 16, type_id: 7, headerless: false,
+    ///                          vtable: None, fields: vec![] };
+    /// let seen = Allocated::default();
+    /// let mut a = MallocAllocator::recording(seen.clone());
+    /// let p = a.new_object(&layout, &mut []).unwrap();
+    /// assert_eq!(seen.borrow().get(&p), Some(&16));
+    /// ```
+    pub fn recording(allocated: Allocated) -> MallocAllocator {
+        MallocAllocator {
+            blocks: Vec::new(),
+            recorded: Some(allocated),
+        }
+    }
+
     /// A zeroed block of at least `size` bytes.
     fn block(&mut self, size: usize) -> Result<usize, OutOfMemory> {
         let layout = Layout::from_size_align(size.max(1), ALIGN).map_err(|_| OutOfMemory)?;
@@ -123,6 +154,9 @@ impl MallocAllocator {
             return Err(OutOfMemory);
         }
         self.blocks.push((p as usize, layout));
+        if let Some(recorded) = &self.recorded {
+            recorded.borrow_mut().insert(p as usize, layout.size());
+        }
         Ok(p as usize)
     }
 
@@ -176,15 +210,6 @@ impl Allocator for MallocAllocator {
     fn malloc_nursery(&mut self, size: usize, _roots: &mut [usize]) -> Result<usize, OutOfMemory> {
         self.block(size)
     }
-
-    fn malloc_nursery_headerless(
-        &mut self,
-        size: usize,
-        _layout: &SizeDescr,
-        _roots: &mut [usize],
-    ) -> Result<usize, OutOfMemory> {
-        self.block(size)
-    }
 }
 
 impl Drop for MallocAllocator {
@@ -194,81 +219,5 @@ impl Drop for MallocAllocator {
             // and is freed exactly once, here.
             unsafe { alloc::dealloc(p as *mut u8, layout) }
         }
-    }
-}
-
-/// The objects a [`RecordingAllocator`] returned: address -> size in bytes.
-pub type Allocated = Rc<RefCell<BTreeMap<usize, usize>>>;
-
-/// A [`MallocAllocator`] that records every object it returns (address and
-/// size) in a shared map.
-///
-/// ```
-/// use majit_metainterp::refexec::{Allocated, Allocator, RecordingAllocator};
-/// use majit_ir::SizeDescr;
-/// let layout = SizeDescr { name: "T".into(), size: 16, type_id: 7, headerless: false,
-///                          vtable: None, fields: vec![] };
-/// let seen = Allocated::default();
-/// let mut a = RecordingAllocator::new(seen.clone());
-/// let p = a.new_object(&layout, &mut []).unwrap();
-/// assert_eq!(seen.borrow().get(&p), Some(&16));
-/// ```
-#[derive(Debug)]
-pub struct RecordingAllocator {
-    inner: MallocAllocator,
-    allocated: Allocated,
-}
-
-impl RecordingAllocator {
-    /// An allocator recording into `allocated`.
-    pub fn new(allocated: Allocated) -> RecordingAllocator {
-        RecordingAllocator {
-            inner: MallocAllocator::default(),
-            allocated,
-        }
-    }
-
-    fn note(&self, obj: Result<usize, OutOfMemory>) -> Result<usize, OutOfMemory> {
-        if let (Ok(p), Some(&(block, layout))) = (obj, self.inner.blocks.last()) {
-            debug_assert_eq!(p, block, "the object is the last block allocated");
-            self.allocated.borrow_mut().insert(p, layout.size());
-        }
-        obj
-    }
-}
-
-impl Allocator for RecordingAllocator {
-    fn new_object(
-        &mut self,
-        layout: &SizeDescr,
-        roots: &mut [usize],
-    ) -> Result<usize, OutOfMemory> {
-        let obj = self.inner.new_object(layout, roots);
-        self.note(obj)
-    }
-
-    fn new_array(
-        &mut self,
-        array: &ArrayDescr,
-        length: usize,
-        roots: &mut [usize],
-    ) -> Result<usize, OutOfMemory> {
-        let obj = self.inner.new_array(array, length, roots);
-        self.note(obj)
-    }
-
-    fn malloc_nursery(&mut self, size: usize, roots: &mut [usize]) -> Result<usize, OutOfMemory> {
-        let obj = self.inner.malloc_nursery(size, roots);
-        self.note(obj)
-    }
-
-    fn malloc_nursery_headerless(
-        &mut self,
-        size: usize,
-        layout: &SizeDescr,
-        roots: &mut [usize],
-    ) -> Result<usize, OutOfMemory> {
-        let obj = self.inner.malloc_nursery_headerless(size, layout, roots);
-        self.note(obj)
     }
 }

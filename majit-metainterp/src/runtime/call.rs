@@ -36,13 +36,14 @@ pub const MAX_INT_ARGS: usize = 16;
 /// The number of float arguments the canonical call passes.
 pub const MAX_FLOAT_ARGS: usize = 8;
 
-/// Whether this target supports refexec calls (see the module docs).
+/// Whether this target supports canonical calls (see the module docs).
 pub(crate) const CALLS_SUPPORTED: bool = cfg!(any(
     all(target_arch = "x86_64", not(windows)),
     target_arch = "aarch64"
 ));
 
-type IntFn = unsafe extern "C" fn(
+/// The canonical pointer type, returning `R` (`i64` or `f64`).
+type Canonical<R> = unsafe extern "C" fn(
     i64,
     i64,
     i64,
@@ -67,33 +68,7 @@ type IntFn = unsafe extern "C" fn(
     f64,
     f64,
     f64,
-) -> i64;
-type FloatFn = unsafe extern "C" fn(
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-    f64,
-) -> f64;
+) -> R;
 
 /// The arguments of one call, split into the two ABI sequences.
 #[derive(Clone, Debug, Default)]
@@ -139,6 +114,21 @@ pub(crate) fn fits(kinds: &[Kind]) -> bool {
 /// from (see the module docs for the allowed types), and whose result is an
 /// `f64` when `float_result`, else a 64-bit int, a pointer or nothing.
 pub(crate) unsafe fn call(func: usize, a: &CallArgs, float_result: bool) -> u64 {
+    // SAFETY: the caller's contract, with the result type it names.
+    unsafe {
+        if float_result {
+            canonical::<f64>(func, a).to_bits()
+        } else {
+            canonical::<i64>(func, a) as u64
+        }
+    }
+}
+
+/// Calls `func` through [`Canonical<R>`].
+///
+/// # Safety
+/// As for [`call`], with `R` the callee's result type.
+unsafe fn canonical<R>(func: usize, a: &CallArgs) -> R {
     let (i, f) = (&a.ints, &a.floats);
     // SAFETY: by the caller's contract and the module docs' ABI argument,
     // calling through the canonical type passes every int argument in the
@@ -146,20 +136,11 @@ pub(crate) unsafe fn call(func: usize, a: &CallArgs, float_result: bool) -> u64 
     // argument in its float register; trailing extra arguments sit in
     // caller-owned scratch registers and stack slots the callee ignores.
     unsafe {
-        if float_result {
-            let fp = std::mem::transmute::<usize, FloatFn>(func);
-            fp(
-                i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7], i[8], i[9], i[10], i[11], i[12],
-                i[13], i[14], i[15], f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
-            )
-            .to_bits()
-        } else {
-            let fp = std::mem::transmute::<usize, IntFn>(func);
-            fp(
-                i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7], i[8], i[9], i[10], i[11], i[12],
-                i[13], i[14], i[15], f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
-            ) as u64
-        }
+        let fp = std::mem::transmute::<usize, Canonical<R>>(func);
+        fp(
+            i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7], i[8], i[9], i[10], i[11], i[12], i[13],
+            i[14], i[15], f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
+        )
     }
 }
 
@@ -192,7 +173,8 @@ impl std::error::Error for CallError {}
 
 /// Calls the `extern "C"` function at `func` with `args` and returns its
 /// result as a value of kind `result` (`None` for `Void`): the call shim
-/// refexec uses, for other executors of calls (tracer, blackhole).
+/// of the reference executor, for the other executors of calls (tracer,
+/// blackhole).
 ///
 /// # Safety
 /// `func` is a non-variadic `extern "C"` function whose parameters, in
@@ -202,7 +184,7 @@ impl std::error::Error for CallError {}
 ///
 /// ```
 /// use majit_ir::{ResultKind, Value};
-/// use majit_metainterp::refexec::call_extern;
+/// use majit_metainterp::runtime::call_extern;
 /// extern "C" fn scale(x: i64, f: f64) -> f64 { x as f64 * f }
 /// let r = unsafe { call_extern(scale as *const () as usize, &[Value::Int(3), Value::Float(0.5)], ResultKind::Float) };
 /// assert_eq!(r, Ok(Some(Value::Float(1.5))));

@@ -7,12 +7,11 @@
 //! calling in here; any other invalid address is the trace's bug (the
 //! `Backend` contract: memory ops only touch valid memory).
 
-/// How one memory access reads or writes its value: the executor's
-/// loads and stores, public for other code that must access memory the
-/// same way (tracer, blackhole).
+/// How one memory access reads or writes its value, the same for the
+/// reference executor, the tracer, the blackhole and resume.
 ///
 /// ```
-/// use majit_metainterp::refexec::Access;
+/// use majit_metainterp::runtime::Access;
 /// let word: u64 = 0xff80;
 /// let byte = Access { size: 1, signed: true };
 /// assert_eq!(unsafe { byte.load(&word as *const u64 as usize) }, -128i64 as u64);

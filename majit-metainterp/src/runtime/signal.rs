@@ -1,5 +1,5 @@
-//! How called helpers talk back to the reference executor: exceptions and
-//! frame forcing.
+//! How called helpers talk back to whatever called them (the reference
+//! executor, native code): exceptions and frame forcing.
 //!
 //! A real `extern "C"` helper cannot return an exception. Instead it calls
 //! [`raise`] (or [`force_frame`]) before returning; these set a
@@ -28,10 +28,11 @@ thread_local! {
     static PENDING: Cell<Signals> = const { Cell::new(Signals { exception: None, forced: false }) };
 }
 
-/// Raises `exception` (a non-null ref) from a helper that refexec called:
-/// the exception is pending when the helper returns, so the trace's next
-/// `guard_no_exception` fails. A later call to `raise` within the same
-/// helper call replaces it. Has no effect outside a refexec call.
+/// Raises `exception` (a non-null ref) from a helper a trace called (on
+/// refexec or in native code): the exception is pending when the helper
+/// returns, so the trace's next `guard_no_exception` fails. A later call
+/// to `raise` within the same helper call replaces it. Has no effect
+/// outside such a call.
 pub fn raise(exception: usize) {
     PENDING.with(|p| {
         p.set(Signals {

@@ -1,0 +1,160 @@
+//! What a driver compiled: its loops and bridges, and what each exit of
+//! their code means. The driver owns one [`Compiled`] and fills it
+//! (`bridge.rs` registers the exits of each trace the backend accepted);
+//! the `MAJIT_LOG` report ([`crate::log`]), the `MAJIT_STATS` summary
+//! ([`crate::summary`]) and differential mode ([`crate::diff`]) read it.
+
+use crate::backend::{CodeId, ExitId};
+use crate::opt::ledger::Ledger;
+use crate::resume::{GuardResume, ResumeMap};
+use crate::tracer::Snapshot;
+use crate::warmstate::GreenKey;
+use majit_ir::{Descr, Trace, Value};
+use std::collections::BTreeMap;
+
+/// One compiled loop (or loop entry that jumps into another loop).
+#[derive(Clone, Debug)]
+pub struct LoopInfo {
+    pub key: GreenKey,
+    pub code: CodeId,
+    /// The label `jump`s to this loop name.
+    pub target: Descr,
+    /// The trace as compiled (after the optimizer), for logs and tests.
+    pub trace: Trace,
+    /// The trace as the tracer recorded it (before the optimizer).
+    pub recorded: Trace,
+    /// What the optimizer could not do (e.g. allocations it kept).
+    pub ledger: Ledger,
+}
+
+/// One compiled bridge.
+#[derive(Clone, Debug)]
+pub struct BridgeInfo {
+    /// The guard it is attached to.
+    pub guard: ExitId,
+    pub code: CodeId,
+    /// The trace as compiled (after the optimizer).
+    pub trace: Trace,
+    /// The trace as the tracer recorded it (before the optimizer).
+    pub recorded: Trace,
+    /// What the optimizer could not do (e.g. allocations it kept).
+    pub ledger: Ledger,
+}
+
+/// What a guard of compiled code needs when it fails.
+#[derive(Clone, Debug)]
+pub struct GuardInfo {
+    pub snapshot: Snapshot,
+    /// The optimizer's resume description (`None`: unoptimized trace, the
+    /// dead frame holds the original fail args).
+    pub resume: Option<GuardResume>,
+    /// Failures so far.
+    pub failures: u32,
+    /// For a `guard_value`: failures per failing value (bit pattern); a
+    /// bridge is traced for a value that is hot by itself.
+    pub value_failures: BTreeMap<u64, u32>,
+    /// A bridge was traced from this guard (successfully or not).
+    pub bridged: bool,
+}
+
+/// What an exit of compiled code means.
+#[derive(Clone, Debug)]
+pub(crate) enum Exit {
+    Guard(GuardInfo),
+    /// A `finish` at a merge point with these greens; its values are reds.
+    Finish(Vec<Value>),
+}
+
+/// Everything a driver compiled, and its exits by fail-descr id.
+#[derive(Debug, Default)]
+pub struct Compiled {
+    pub(crate) loops: Vec<LoopInfo>,
+    pub(crate) bridges: Vec<BridgeInfo>,
+    pub(crate) exits: BTreeMap<u32, Exit>,
+    /// The fail-descr id the tracer hands out next (above every id in use).
+    pub(crate) next_fail_id: u32,
+}
+
+impl Compiled {
+    /// The compiled loops, in compilation order.
+    pub fn loops(&self) -> &[LoopInfo] {
+        &self.loops
+    }
+
+    /// The compiled bridges, in compilation order.
+    pub fn bridges(&self) -> &[BridgeInfo] {
+        &self.bridges
+    }
+
+    /// The guard whose fail descr has id `id`.
+    pub fn guard(&self, id: u32) -> Option<&GuardInfo> {
+        match self.exits.get(&id)? {
+            Exit::Guard(g) => Some(g),
+            Exit::Finish(_) => None,
+        }
+    }
+
+    /// Every guard with its fail-descr id, in id order.
+    pub fn guards(&self) -> impl Iterator<Item = (u32, &GuardInfo)> {
+        self.exits.iter().filter_map(|(&id, e)| match e {
+            Exit::Guard(g) => Some((id, g)),
+            Exit::Finish(_) => None,
+        })
+    }
+
+    /// Every compiled trace as compiled, loops first: its name (`loop N`,
+    /// `bridge N`, indexes of [`Compiled::loops`] and [`Compiled::bridges`]),
+    /// its code and its trace.
+    pub fn traces(&self) -> impl Iterator<Item = (String, CodeId, &Trace)> {
+        let loops = self.loops.iter().enumerate();
+        let loops = loops.map(|(i, l)| (format!("loop {i}"), l.code, &l.trace));
+        let bridges = self.bridges.iter().enumerate();
+        loops.chain(bridges.map(|(i, b)| (format!("bridge {i}"), b.code, &b.trace)))
+    }
+
+    /// The name and trace of backend code `code`, if it is compiled here.
+    pub fn trace_of(&self, code: CodeId) -> Option<(String, &Trace)> {
+        self.traces()
+            .find(|&(_, c, _)| c == code)
+            .map(|(name, _, t)| (name, t))
+    }
+
+    /// Registers the exits of a compiled trace: its guards (`guards`, the
+    /// recorded ones with their snapshots; with `resume` from the
+    /// optimizer, each guard in it, with the snapshot of the guard it was
+    /// copied from, `GuardResume::original`) and its `finish`, if any, as
+    /// `(fail id, greens)`. Later fail-descr ids stay above every id used.
+    pub(crate) fn register_exits(
+        &mut self,
+        guards: Vec<(u32, Snapshot)>,
+        resume: Option<ResumeMap>,
+        finish: Option<(u32, Vec<Value>)>,
+    ) {
+        let snapshots: BTreeMap<u32, Snapshot> = guards.into_iter().collect();
+        let mut exits: Vec<(u32, Snapshot, Option<GuardResume>)> = Vec::new();
+        match resume {
+            None => exits.extend(snapshots.into_iter().map(|(id, s)| (id, s, None))),
+            Some(resume) => {
+                for (id, rd) in resume {
+                    if let Some(s) = snapshots.get(&rd.original) {
+                        exits.push((id, s.clone(), Some(rd)));
+                    }
+                }
+            }
+        }
+        for (id, snapshot, resume) in exits {
+            self.next_fail_id = self.next_fail_id.max(id + 1);
+            let info = GuardInfo {
+                snapshot,
+                resume,
+                failures: 0,
+                value_failures: BTreeMap::new(),
+                bridged: false,
+            };
+            self.exits.insert(id, Exit::Guard(info));
+        }
+        if let Some((id, greens)) = finish {
+            self.exits.insert(id, Exit::Finish(greens));
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! The runtime that traces, the blackhole, resume, the reference
+//! executor and native code share: how objects are allocated, how memory
+//! is read and written, how `extern "C"` helpers are called and how they
+//! signal back. Everything that runs a trace or jitcode on real memory
+//! goes through here, so all of them behave exactly the same.
+//!
+//! Files:
+//! - `alloc.rs`: the [`Allocator`] hook and [`MallocAllocator`] (zeroed,
+//!   never-moving blocks; optionally recording what it returned).
+//! - `gc.rs`: [`GcAllocator`], allocation on a majit-gc heap.
+//! - `memory.rs`: [`Access`], 1/2/4/8-byte loads and stores with sign
+//!   extension.
+//! - `call.rs`: [`call_extern`], calls to `extern "C"` functions through
+//!   one canonical pointer type (and why that is exact on SysV x86-64 and
+//!   AAPCS64).
+//! - `signal.rs`: how helpers [`raise`] exceptions and [`force_frame`],
+//!   and how native code reads that back ([`take_signals`]).
+
+mod alloc;
+pub(crate) mod call;
+mod gc;
+pub(crate) mod memory;
+pub(crate) mod signal;
+
+pub use alloc::{Allocated, Allocator, MallocAllocator, OutOfMemory};
+pub use call::{call_extern, CallError, MAX_FLOAT_ARGS, MAX_INT_ARGS};
+pub use gc::GcAllocator;
+pub use memory::Access;
+pub use signal::{force_frame, raise, take_signals};
