@@ -18,6 +18,7 @@ use crate::config::GcConfig;
 use crate::error::{GcError, Result};
 use crate::heap::GcHeap;
 use crate::layout::{ArrayLayout, Layout, TypeId, ARRAY_LENGTH_OFFSET};
+use crate::nursery::RegionWords;
 use crate::roots::{GcRef, JitFrameRoots, RootScope};
 use crate::stats::GcStats;
 use std::ptr::NonNull;
@@ -178,6 +179,26 @@ impl Gc {
     #[inline]
     pub fn collect_requested(&self) -> bool {
         self.heap().collect_requested
+    }
+
+    /// The address of the flag [`Gc::collect_requested`] reads, for
+    /// mutators that check it with a plain load (it stays valid while
+    /// the heap lives; only the heap writes it).
+    pub fn collect_requested_addr(&self) -> *const bool {
+        // SAFETY: the heap lives as long as the handle; no reference is
+        // created, only the field's address.
+        unsafe { std::ptr::addr_of!((*self.heap_ptr()).collect_requested) }
+    }
+
+    /// The region words of headerless layout `ty` and its object size,
+    /// for an inline bump outside the heap (the contract of
+    /// [`crate::jit`]); `None` for other types.
+    pub fn region_words(&self, ty: TypeId) -> Option<(NonNull<RegionWords>, usize)> {
+        let fast = self.heap().fast.get(ty.0 as usize)?;
+        if fast.header != 0 {
+            return None;
+        }
+        Some((NonNull::new(fast.words)?, fast.size))
     }
 
     /// Allocates an array of `len` zeroed items. May collect.

@@ -45,9 +45,12 @@ use crate::error::Result;
 use crate::gc::Gc;
 use crate::jit::JitGcInfo;
 use crate::layout::{Layout, TypeId};
+use crate::nursery::RegionWords;
 use crate::roots::GcRef;
 use crate::GcError;
 use std::cell::RefCell;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -189,16 +192,12 @@ pub fn alloc(t: &StructType) -> Result<usize> {
 /// move objects only Rust locals hold).
 #[inline]
 pub fn alloc_or_exit(t: &StructType) -> usize {
-    alloc(t).unwrap_or_else(|e| exit_out_of_memory(t.name, &e))
-}
-
-/// Prints the allocation failure and exits with status 70.
-#[cold]
-fn exit_out_of_memory(what: &str, e: &GcError) -> ! {
-    eprintln!(
-        "majit-gc: cannot allocate a `{what}`: {e} (raise MAJIT_MAX_HEAP, or keep less alive)"
-    );
-    std::process::exit(70)
+    alloc(t).unwrap_or_else(|e| {
+        exit_with(format!(
+            "cannot allocate a `{}`: {e} (raise MAJIT_MAX_HEAP, or keep less alive)",
+            t.name
+        ))
+    })
 }
 
 /// The write barrier after storing a reference into `obj` (an object of
@@ -210,6 +209,114 @@ pub fn write_barrier(obj: usize) {
             h.gc.borrow_mut().write_barrier(GcRef(obj));
         }
     })
+}
+
+/// The current heap as the plain code of `#[jit_interp]` holds it for
+/// one run: kept alive, with the addresses its hot paths read (stable
+/// while the heap lives) looked up once. The safepoint check is a load
+/// ([`RunHeap::collect_requested`]); an allocation is an inline bump of
+/// the struct's region ([`Bump`]) whose failure (region full, or always
+/// in stress mode, where `top == free`) takes [`alloc`]'s path, which
+/// counts stress allocations and asks for collections. Replacing the
+/// thread's heap during the run ([`install`], [`take`]) leaves this one
+/// allocating on the old heap.
+pub struct RunHeap {
+    gc: Rc<RefCell<Gc>>,
+    requested: *const bool,
+}
+
+impl RunHeap {
+    /// The current heap (created from the environment if there is none).
+    pub fn current() -> Result<RunHeap> {
+        let gc = shared()?;
+        let requested = gc.borrow().collect_requested_addr();
+        Ok(RunHeap { gc, requested })
+    }
+
+    /// [`RunHeap::current`] for callers that cannot return an error: on
+    /// failure (a bad `MAJIT_*` setting) prints why and exits with
+    /// status 70.
+    pub fn current_or_exit() -> RunHeap {
+        Self::current().unwrap_or_else(|e| exit_with(format!("cannot create the GC heap: {e}")))
+    }
+
+    /// The inline allocator of struct type `t` (registered on first use).
+    pub fn bump(&self, t: &StructType) -> Result<Bump<'_>> {
+        let ty = type_id(t)?;
+        let (words, size) =
+            self.gc
+                .borrow()
+                .region_words(ty)
+                .ok_or_else(|| GcError::BadLayout {
+                    name: t.name.into(),
+                    reason: "not a headerless layout with a nursery region".into(),
+                })?;
+        Ok(Bump {
+            words,
+            size,
+            _heap: PhantomData,
+        })
+    }
+
+    /// [`RunHeap::bump`] for callers that cannot return an error: prints
+    /// why and exits with status 70.
+    pub fn bump_or_exit(&self, t: &StructType) -> Bump<'_> {
+        self.bump(t)
+            .unwrap_or_else(|e| exit_with(format!("cannot register `{}`: {e}", t.name)))
+    }
+
+    /// Whether an allocation asked for a collection since the last one.
+    #[inline(always)]
+    pub fn collect_requested(&self) -> bool {
+        // SAFETY: `requested` points into the heap `self.gc` keeps alive;
+        // only the heap writes it, and not during this read (one thread).
+        unsafe { *self.requested }
+    }
+
+    /// [`collect`] on this heap; on failure (the live objects do not fit
+    /// in `MAJIT_MAX_HEAP`) prints why to stderr and exits with status 70.
+    #[cold]
+    pub fn collect_or_exit(&self, roots: &mut [usize]) {
+        let collected = self
+            .gc
+            .borrow_mut()
+            .with_roots(roots, |gc| gc.collect_minor());
+        if let Err(e) = collected {
+            exit_with(format!(
+                "collection failed: {e} (raise MAJIT_MAX_HEAP, or keep less alive)"
+            ))
+        }
+    }
+}
+
+/// The inline allocation of one struct type while its [`RunHeap`] lives:
+/// `free += size` unless that passes `top` (see [`crate::jit`]).
+#[derive(Clone, Copy)]
+pub struct Bump<'a> {
+    words: NonNull<RegionWords>,
+    size: usize,
+    _heap: PhantomData<&'a RunHeap>,
+}
+
+impl Bump<'_> {
+    /// A zeroed object, or `None` when the caller must take [`alloc`].
+    /// The object is young, so stores into it need no write barrier.
+    #[inline(always)]
+    pub fn alloc(self) -> Option<usize> {
+        let w = self.words.as_ptr();
+        // SAFETY: the region words live while the heap does, which the
+        // borrowed `RunHeap` keeps alive; nothing else accesses them
+        // during these loads and the store (one thread, no call between).
+        unsafe {
+            let obj = (*w).free;
+            let next = obj + self.size;
+            if next > (*w).top {
+                return None;
+            }
+            (*w).free = next;
+            Some(obj)
+        }
+    }
 }
 
 /// Whether an allocation asked for a collection since the last one.
@@ -240,12 +347,9 @@ pub fn collect(roots: &mut [usize]) -> Result<()> {
     gc.with_roots(roots, |gc| gc.collect_minor())
 }
 
-/// [`collect`] for callers that cannot return an error: on failure (the
-/// live objects do not fit in `MAJIT_MAX_HEAP`) prints why to stderr and
-/// exits the process with status 70.
-pub fn collect_or_exit(roots: &mut [usize]) {
-    if let Err(e) = collect(roots) {
-        eprintln!("majit-gc: collection failed: {e} (raise MAJIT_MAX_HEAP, or keep less alive)");
-        std::process::exit(70)
-    }
+/// Prints what failed and why to stderr and exits with status 70.
+#[cold]
+fn exit_with(message: String) -> ! {
+    eprintln!("majit-gc: {message}");
+    std::process::exit(70)
 }

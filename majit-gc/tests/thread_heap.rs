@@ -3,7 +3,7 @@
 //! given roots, old-space fallback when the nursery is full, bounded
 //! memory over many allocations, stress mode.
 
-use majit_gc::thread_heap::{self, StructType};
+use majit_gc::thread_heap::{self, RunHeap, StructType};
 use majit_gc::{Gc, GcConfig};
 
 /// `Node { value: i64, next: Node }`.
@@ -154,4 +154,38 @@ fn exhausting_the_heap_between_safepoints_is_an_error() {
     }
     let e = failed.expect("4 MiB hold fewer than a million 16-byte nodes");
     assert!(matches!(e, majit_gc::GcError::OutOfMemory { .. }), "{e}");
+}
+
+/// The inline path of `RunHeap`: bumps share the region with `alloc`,
+/// fail when the nursery is full (the caller then takes `alloc`, which
+/// asks for a collection the cached flag shows), and always fail in
+/// stress mode so that `alloc` counts every allocation.
+#[test]
+fn run_heap_bumps_the_region_and_sees_collection_requests() {
+    thread_heap::install(small_heap(None));
+    let heap = RunHeap::current().unwrap();
+    let bump = heap.bump(&NODE).unwrap();
+    let (a, b) = (bump.alloc().unwrap(), bump.alloc().unwrap());
+    assert_eq!(b, a + 16);
+    assert_eq!(node(0, 0), b + 16, "alloc continues where the bump stopped");
+    let mut bumped = 3;
+    while bump.alloc().is_some() {
+        bumped += 1;
+    }
+    assert_eq!(bumped * 16, 1024, "the whole 1 KiB nursery, no more");
+    assert!(!heap.collect_requested());
+    let mut head = node(7, 0);
+    assert!(heap.collect_requested());
+    heap.collect_or_exit(std::slice::from_mut(&mut head));
+    assert!(!heap.collect_requested());
+    assert_eq!(values(head), [7]);
+    assert!(bump.alloc().is_some(), "the nursery is empty again");
+
+    thread_heap::install(small_heap(Some(2)));
+    let heap = RunHeap::current().unwrap();
+    assert!(heap.bump(&NODE).unwrap().alloc().is_none());
+    node(1, 0);
+    assert!(!heap.collect_requested());
+    node(2, 0);
+    assert!(heap.collect_requested());
 }

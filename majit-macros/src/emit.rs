@@ -209,9 +209,10 @@ pub fn gc_places(state: &[StateVar]) -> Vec<GcPlace> {
 /// collection, the reds' references are rooted, the heap collects, and
 /// the (possibly moved) references are reloaded. Nothing else holds a GC
 /// reference there, since every value the loop carries is a green or a
-/// red. `jit`: in `NAME_jit` the driver collects (and reports failure as
-/// a `JitError`); in the plain function a failure ends the process with
-/// a message (`thread_heap::collect_or_exit`).
+/// red. The check is a load through `__majit_heap` (see [`fast_heap`]).
+/// `jit`: in `NAME_jit` the driver collects (and reports failure as a
+/// `JitError`); in the plain function a failure ends the process with a
+/// message (`RunHeap::collect_or_exit`).
 pub fn safepoint(places: &[GcPlace], jit: bool) -> TokenStream {
     let n = places.len();
     let raw = places.iter().map(|p| {
@@ -222,7 +223,6 @@ pub fn safepoint(places: &[GcPlace], jit: bool) -> TokenStream {
         let (place, rt) = (&p.place, &p.rust_ty);
         quote!(#place = <#rt>::from_raw(__majit_roots[#i]);)
     });
-    let heap = quote!(::majit_metainterp::majit_gc::thread_heap);
     let collect = if jit {
         quote! {
             if let ::core::result::Result::Err(e) = __majit_driver.safepoint(&mut __majit_roots) {
@@ -230,16 +230,86 @@ pub fn safepoint(places: &[GcPlace], jit: bool) -> TokenStream {
             }
         }
     } else {
-        quote!(#heap::collect_or_exit(&mut __majit_roots);)
+        quote!(__majit_heap.collect_or_exit(&mut __majit_roots);)
     };
     quote! {
-        if #heap::collect_requested() {
+        if __majit_heap.collect_requested() {
             #[allow(unused_mut)]
             let mut __majit_roots: [usize; #n] = [#(#raw),*];
             #collect
             #(#reload)*
         }
     }
+}
+
+/// The local holding struct `name`'s inline allocator in a body
+/// rewritten by [`fast_heap`].
+fn bump_local(name: &str) -> syn::Ident {
+    format_ident!("__majit_bump_{}", name)
+}
+
+/// Gives a body that uses GC structs the thread heap's fast paths: its
+/// first statements look the heap up once (`__majit_heap`, a
+/// `RunHeap`, and per struct its `Bump`), and every `S::new(..)` of a
+/// declared struct becomes `S::__majit_new_in(bump, ..)`, an inline bump
+/// of the struct's nursery region. `jit`: lookup failures return a
+/// `JitError` (`NAME_jit`) instead of exiting the process.
+pub fn fast_heap(block: &mut syn::Block, structs: &[StructDef], jit: bool) {
+    if structs.is_empty() {
+        return;
+    }
+    let names = structs.iter().map(|s| s.name.clone()).collect();
+    FastNew { names }.visit_block_mut(block);
+    let heap = quote!(::majit_metainterp::majit_gc::thread_heap);
+    let (get, bump) = if jit {
+        (
+            quote!(#heap::RunHeap::current()?),
+            quote!(.map_err(::majit_metainterp::driver::JitError::from)?),
+        )
+    } else {
+        (quote!(#heap::RunHeap::current_or_exit()), quote!())
+    };
+    let mut prologue: Vec<Stmt> = vec![syn::parse_quote!(let __majit_heap = #get;)];
+    for s in structs {
+        let (local, ty) = (bump_local(&s.name), format_ident!("{}", s.name));
+        let call = if jit {
+            quote!(__majit_heap.bump(#ty::__majit_type()) #bump)
+        } else {
+            quote!(__majit_heap.bump_or_exit(#ty::__majit_type()))
+        };
+        prologue.push(syn::parse_quote! {
+            #[allow(unused_variables)]
+            let #local = #call;
+        });
+    }
+    block.stmts.splice(0..0, prologue);
+}
+
+/// Rewrites `S::new(args)` of the declared structs `names` to
+/// `S::__majit_new_in(__majit_bump_S, args)` (not inside nested items,
+/// which cannot see the locals).
+struct FastNew {
+    names: Vec<String>,
+}
+
+impl VisitMut for FastNew {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let Expr::Call(call) = e else { return };
+        let Expr::Path(p) = &*call.func else { return };
+        let segs = &p.path.segments;
+        if p.qself.is_some() || segs.len() != 2 || segs[1].ident != "new" {
+            return;
+        }
+        let ty = segs[0].ident.to_string();
+        if !segs[0].arguments.is_none() || !self.names.contains(&ty) {
+            return;
+        }
+        let (local, ty) = (bump_local(&ty), &segs[0].ident);
+        let args = &call.args;
+        *e = syn::parse_quote!(#ty::__majit_new_in(#local, #args));
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 fn scalar_rust(s: Scalar) -> TokenStream {
@@ -444,6 +514,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         (!ref_offsets.is_empty()).then(|| quote!(#heap::write_barrier(obj.to_raw());));
     let null_msg = format!("null {} dereferenced", def.name);
     let mut params = Vec::new();
+    let mut args = Vec::new();
     let mut inits = Vec::new();
     let mut accessors = Vec::new();
     for (i, ((fname, rty), (_, ty))) in decl.fields.iter().zip(&def.fields).enumerate() {
@@ -458,6 +529,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         };
         let barrier = matches!(ty, Ty::Gc(_)).then(|| quote!(#heap::write_barrier(self.to_raw());));
         params.push(quote!(#fname: #rty));
+        args.push(quote!(#fname));
         inits.push(quote! {
             let v = #fname;
             // SAFETY: `obj` is a fresh object of this layout.
@@ -522,6 +594,28 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
                 #(#inits)*
                 #new_barrier
                 obj
+            }
+            /// [`Self::new`] through `bump`, the struct's inline
+            /// allocator for the current run (see `emit::fast_heap` in
+            /// majit-macros): a fresh nursery object needs no barrier.
+            #[doc(hidden)]
+            #[inline(always)]
+            #[allow(clippy::too_many_arguments)]
+            pub fn __majit_new_in(bump: #heap::Bump<'_>, #(#params),*) -> #name {
+                match bump.alloc() {
+                    ::core::option::Option::Some(p) => {
+                        let obj = #name(p as *mut u64);
+                        #(#inits)*
+                        obj
+                    }
+                    ::core::option::Option::None => Self::__majit_new_slow(#(#args),*),
+                }
+            }
+            #[cold]
+            #[inline(never)]
+            #[allow(clippy::too_many_arguments)]
+            fn __majit_new_slow(#(#params),*) -> #name {
+                Self::new(#(#args),*)
             }
             /// The address (as the JIT sees it).
             pub fn to_raw(self) -> usize {

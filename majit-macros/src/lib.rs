@@ -6,7 +6,10 @@
 //! `can_enter_jit!()` right before it `continue`s. The macro emits:
 //!
 //! - `NAME`: the function unchanged (the two markers removed): the plain
-//!   interpreter, with no JIT overhead.
+//!   interpreter, with no JIT overhead. With GC structs, the merge point
+//!   becomes a safepoint, and the heap's hot paths are inlined: `S::new`
+//!   bumps the struct's nursery region, and the safepoint check is one
+//!   load (`emit::fast_heap`).
 //! - `NAME_jitcode()`: builds the portal jitcode (the dispatch loop body
 //!   lowered through `JitCodeBuilder`) for `JitDriver::new`.
 //! - `NAME_jit(&mut driver, args...) -> Result<R, JitError>`: the same
@@ -325,9 +328,10 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
         safepoint: places.as_ref().map(|p| emit::safepoint(p, false)),
     }
     .visit_block_mut(&mut plain.block);
+    emit::fast_heap(&mut plain.block, &structs, false);
 
     let safepoint = places.as_ref().map(|p| emit::safepoint(p, true));
-    let jit = jit_entry(&func, at, &state, &outer, ret, safepoint);
+    let jit = jit_entry(&func, at, &state, &outer, ret, safepoint, &structs);
     let name = func.sig.ident.to_string();
     let shims = emit::shims(&name, &attr.helpers, &state);
     let jitcode = emit::jitcode_fn(
@@ -469,6 +473,7 @@ fn jit_entry(
     outer: &[Outer],
     ret: ty::Ty,
     safepoint: Option<proc_macro2::TokenStream>,
+    structs: &[lower::StructDef],
 ) -> proc_macro2::TokenStream {
     let mut f = func.clone();
     let label: syn::Lifetime = match &mut f.block.stmts[at] {
@@ -490,6 +495,7 @@ fn jit_entry(
     };
     let glue = emit::glue(state, &mutable, (ret, r.clone()), &label);
     emit::JitBody { glue, safepoint }.visit_block_mut(&mut f.block);
+    emit::fast_heap(&mut f.block, structs, true);
     f.sig.ident = format_ident!("{}_jit", func.sig.ident);
     f.sig.generics = syn::parse_quote!(<__B: ::majit_metainterp::Backend>);
     f.sig.inputs.insert(

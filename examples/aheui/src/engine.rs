@@ -1,27 +1,35 @@
-//! One entry point for both engines: the plain interpreter
-//! ([`crate::interp::Machine`], `--no-jit`) and the interpreter annotated
-//! for the JIT ([`crate::jit`]), with the same input, output, errors and
-//! result, so the CLI, the tests and the benchmarks run either the same way.
+//! One entry point for both engines: the interpreter of [`crate::jit`]
+//! as the plain function (`--no-jit`) or with the JIT, with the same
+//! input, output, errors and result, so the CLI, the tests and the
+//! benchmarks run either the same way.
 
 use crate::code::CodeSpace;
 use crate::error::{Error, Result};
-use crate::interp::{Machine, Outcome};
 use crate::jit;
-use crate::storage::Storages;
-use majit_gc::{GcConfig, GcStats};
+use majit_gc::GcStats;
 use majit_metainterp::params::JitParams;
 use majit_metainterp::stats::Stats;
 use std::cell::RefCell;
 use std::io::{BufRead, Write};
 use std::rc::Rc;
 
-/// Which interpreter runs the program.
+/// Which form of the interpreter runs the program.
 #[derive(Clone, Debug)]
 pub enum Engine {
-    /// The plain interpreter (`--no-jit`).
+    /// The plain function (`--no-jit`).
     Plain,
     /// The annotated interpreter with the JIT on the host's native backend.
     Jit(JitParams),
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// ㅎ ran; the process exit status.
+    Halted(u8),
+    /// No syllable lies ahead of the cursor: the program can never do
+    /// anything again and never halts (the reference loops forever).
+    Stalled,
 }
 
 /// What a run did.
@@ -29,17 +37,16 @@ pub enum Engine {
 pub struct Ran {
     /// ㅎ's exit status, or a stall.
     pub outcome: Outcome,
-    /// `--stats` lines about the run: instructions (plain interpreter)
-    /// and the GC heap's counters.
+    /// The `--stats` line of the GC heap's counters.
     pub run_stats: String,
-    /// The JIT's counters.
+    /// The JIT's counters (none with [`Engine::Plain`]).
     pub jit_stats: Option<Stats>,
 }
 
 /// Runs `code` on `engine`, reading `input` and writing `output`.
 ///
 /// ```
-/// use aheui::{code::CodeSpace, engine::{run, Engine, SharedBuf}, interp::Outcome};
+/// use aheui::{code::CodeSpace, engine::{run, Engine, Outcome, SharedBuf}};
 /// use majit_metainterp::params::JitParams;
 /// // push 2, push 3, multiply, print, halt
 /// let code = CodeSpace::build("박받따망희").unwrap();
@@ -55,37 +62,18 @@ pub fn run(
     output: Box<dyn Write>,
     engine: Engine,
 ) -> Result<Ran> {
-    match engine {
-        Engine::Plain => {
-            let gc_config = GcConfig::from_env().map_err(|e| Error::Env(e.to_string()))?;
-            let mut machine = Machine::new(code, Storages::new(gc_config)?, input, output);
-            let outcome = machine.run();
-            let run_stats = plain_stats(&machine);
-            Ok(Ran {
-                outcome: outcome?,
-                run_stats,
-                jit_stats: None,
-            })
-        }
-        Engine::Jit(params) => {
-            let (outcome, stats) = jit::execute(code, input, output, params)?;
-            let heap = majit_gc::thread_heap::shared().map_err(|e| Error::Env(e.to_string()))?;
-            let run_stats = gc_line(&heap.borrow().stats());
-            Ok(Ran {
-                outcome,
-                run_stats,
-                jit_stats: Some(stats),
-            })
-        }
-    }
-}
-
-fn plain_stats<R: BufRead, W: Write>(machine: &Machine<R, W>) -> String {
-    format!(
-        "aheui stats: instructions executed: {}\n{}",
-        machine.stats.instructions,
-        gc_line(&machine.storages().gc_stats())
-    )
+    let params = match engine {
+        Engine::Plain => None,
+        Engine::Jit(params) => Some(params),
+    };
+    let (outcome, jit_stats) = jit::execute(code, input, output, params)?;
+    let heap = majit_gc::thread_heap::shared().map_err(|e| Error::Env(e.to_string()))?;
+    let run_stats = gc_line(&heap.borrow().stats());
+    Ok(Ran {
+        outcome,
+        run_stats,
+        jit_stats,
+    })
 }
 
 /// The `--stats` line of a heap's counters.

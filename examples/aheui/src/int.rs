@@ -3,7 +3,7 @@
 //! A storage node holds a plain `i64`. The one value [`BIG`] (`i64::MIN`)
 //! is reserved: it marks "this value is big", and the big value itself lives
 //! in the storage's side list of [`BigInt`]s, kept in the same order as the
-//! marked nodes (see `storage.rs`). A genuine `i64::MIN` is therefore stored
+//! marked nodes (see `session.rs`). A genuine `i64::MIN` is therefore stored
 //! as a big, so every non-marker node value lies in `-(2^63-1)..=2^63-1`.
 //!
 //! Arithmetic first tries [`fast`]: both operands unmarked, checked `i64`

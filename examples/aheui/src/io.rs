@@ -175,11 +175,6 @@ impl<W: Write> Output<W> {
     pub fn flush(&mut self) -> io::Result<()> {
         self.writer.flush()
     }
-
-    /// Flushes and returns the underlying writer.
-    pub fn into_inner(self) -> io::Result<W> {
-        self.writer.into_inner().map_err(|e| e.into_error())
-    }
 }
 
 #[cfg(test)]
@@ -261,10 +256,13 @@ mod tests {
 
     #[test]
     fn output_writes_numbers_and_characters() {
-        let mut out = Output::new(Vec::new());
+        let mut bytes = Vec::new();
+        let mut out = Output::new(&mut bytes);
         out.print_number(&Int::Small(-12)).unwrap();
         out.print_char(&Int::Small(0xD7A3)).unwrap();
         out.print_char(&Int::Small(0)).unwrap();
-        assert_eq!(out.into_inner().unwrap(), "-12힣\u{FFFD}".as_bytes());
+        out.flush().unwrap();
+        drop(out);
+        assert_eq!(bytes, "-12힣\u{FFFD}".as_bytes());
     }
 }

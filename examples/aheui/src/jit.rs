@@ -1,6 +1,6 @@
-//! The interpreter annotated for the JIT: one function, [`run`], that is
-//! at once the plain interpreter (`--no-jit`) and, through `#[jit_interp]`,
-//! the tracing JIT's description of Aheui ([`run_jit`], [`run_jitcode`]).
+//! The interpreter: one function, [`run`], that is at once the plain
+//! interpreter (`--no-jit`) and, through `#[jit_interp]`, the tracing
+//! JIT's description of Aheui ([`run_jit`], [`run_jitcode`]).
 //!
 //! State: greens are the state index (cell and incoming momentum, see
 //! `code.rs`) and the selected storage, plus the code tables; reds are the
@@ -22,9 +22,9 @@
 
 use crate::code::CodeSpace;
 use crate::decode::{Op, CHANNEL, QUEUE};
+use crate::engine::Outcome;
 use crate::error::{Error, Result};
 use crate::int::BIG;
-use crate::interp::Outcome;
 use crate::session::{
     self, big_binary, big_drop, big_dup, big_move, big_swap, channel_recall, channel_remember,
     exit_status, failed, floor_div, floor_mod, print_char, print_number, read_char, read_number,
@@ -337,22 +337,27 @@ fn back_edges(go: &[u32], back: &[u32], start: u32) -> Vec<u8> {
     closes
 }
 
-/// Runs `code` with the JIT on the host's native backend, reading `input`
-/// and writing `output`; how it ended and the JIT's counters. (The
-/// function `run` without the JIT is the plain form of the same
-/// interpreter; `--no-jit` runs [`crate::interp`], see `engine.rs`.)
+/// Runs `code` with the JIT on the host's native backend (`params`), or
+/// as the plain function [`run`] (`None`), reading `input` and writing
+/// `output`; how it ended and the JIT's counters.
 pub fn execute(
     code: &CodeSpace,
     input: Box<dyn BufRead>,
     output: Box<dyn Write>,
-    params: JitParams,
-) -> Result<(Outcome, Stats)> {
+    params: Option<JitParams>,
+) -> Result<(Outcome, Option<Stats>)> {
     let t = Tables::new(code);
     // The nodes' heap, from MAJIT_NURSERY_SIZE, MAJIT_GC_STRESS and
     // MAJIT_MAX_HEAP: a bad setting is reported before the program runs.
     majit_gc::thread_heap::shared().map_err(|e| Error::Env(e.to_string()))?;
     session::start(input, output, code.positions().to_vec());
-    let result = with_jit(&t, params);
+    let result = match params {
+        Some(params) => with_jit(&t, params).map(|(status, stats)| (status, Some(stats))),
+        None => Ok((
+            run(&t.ops, &t.args, &t.go, &t.back, &t.closes, t.start),
+            None,
+        )),
+    };
     let finished = session::finish();
     let (status, stats) = result?;
     finished?;

@@ -10,19 +10,19 @@
 //! Pipeline: [`cli`] parses the command line; the program text becomes a
 //! [`code::CodeSpace`] (a dense table of decoded syllables, [`decode`],
 //! with each state's successor precomputed, vowels and blank cells folded
-//! in); [`interp::Machine`] runs it over the 28 [`storage`]s,
-//! reading and writing through [`io`]. Values are `i64` with an exact big
-//! integer slow path ([`int`]). Read `interp.rs` first.
+//! in); [`jit::run`] runs it over the 28 storages (linked lists of GC
+//! nodes), plainly or with the JIT ([`engine`]), with I/O and the exact
+//! big integers ([`int`]) in the [`session`]. Values are `i64` with an
+//! exact big integer slow path. Read `jit.rs` first.
 //!
 //! ```
-//! use aheui::{code::CodeSpace, interp::{Machine, Outcome}, storage::Storages};
+//! use aheui::{code::CodeSpace, engine::{run, Engine, Outcome, SharedBuf}};
 //! // push 9 twice, multiply, dup, print both as characters ("QQ"), halt
 //! let code = CodeSpace::build("밞밞따빠맣맣희").unwrap();
-//! let mut out = Vec::new();
-//! let mut machine = Machine::new(&code, Storages::new(majit_gc::GcConfig::default()).unwrap(), &b""[..], &mut out);
-//! assert!(matches!(machine.run().unwrap(), Outcome::Halted(_)));
-//! drop(machine);
-//! assert_eq!(out, b"QQ");
+//! let out = SharedBuf::default();
+//! let ran = run(&code, Box::new(&b""[..]), Box::new(out.clone()), Engine::Plain).unwrap();
+//! assert_eq!(ran.outcome, Outcome::Halted(0));
+//! assert_eq!(out.take(), b"QQ");
 //! ```
 
 #![warn(missing_docs)]
@@ -33,8 +33,6 @@ pub mod decode;
 pub mod engine;
 pub mod error;
 pub mod int;
-pub mod interp;
 pub mod io;
 pub mod jit;
 pub mod session;
-pub mod storage;

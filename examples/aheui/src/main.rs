@@ -8,9 +8,8 @@
 
 use aheui::cli::{self, Command, Options};
 use aheui::code::CodeSpace;
-use aheui::engine::{self, Engine};
+use aheui::engine::{self, Engine, Outcome};
 use aheui::error::{Error, Result};
-use aheui::interp::Outcome;
 use std::io::Read;
 use std::process::ExitCode;
 use std::time::Instant;

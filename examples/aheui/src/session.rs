@@ -1,4 +1,4 @@
-//! What the annotated interpreter (`machine.rs`) keeps outside its
+//! What the interpreter (`jit.rs`) keeps outside its
 //! registers: stdin, stdout, the big integers behind [`BIG`] node values,
 //! the channel's remembered big and the first error. It lives in a
 //! thread-local [`Session`] that the residual helpers reach; the JIT
@@ -18,11 +18,15 @@ use crate::decode::{Op, QUEUE, STORAGES};
 use crate::error::Error;
 use crate::int::{slow, ArithError, BinOp, Int, BIG};
 use crate::io::{Input, NumberInputError, Output};
-use crate::storage::MAX_BIG_BYTES;
 use num_bigint::BigInt;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
+
+/// Most bytes the big values of all storages may hold together; past it
+/// a push of a big value fails like an exhausted heap (big values live
+/// outside the GC heap, whose own limit is `MAJIT_MAX_HEAP`).
+pub const MAX_BIG_BYTES: usize = 1 << 30;
 
 /// What `run` returns when a helper failed (the error is in the session).
 pub const FAILED: i64 = -1;

@@ -55,12 +55,7 @@ fn every_flag_is_accepted() {
     all.push(&file);
     let r = run(&all, b"", &[], LIMIT);
     assert_eq!((r.status, r.stdout.as_slice()), (Some(0), b"5".as_slice()));
-    assert!(
-        r.stderr.contains("instructions executed: 5"),
-        "{}",
-        r.stderr
-    );
-    assert!(r.stderr.contains("minor"), "{}", r.stderr);
+    assert!(r.stderr.contains("aheui stats: gc: "), "{}", r.stderr);
 }
 
 #[test]
@@ -73,7 +68,7 @@ fn majit_stats_prints_stats() {
     );
     assert_eq!(plain.status, Some(0));
     assert!(
-        plain.stderr.contains("instructions executed"),
+        plain.stderr.contains("aheui stats: gc: "),
         "{}",
         plain.stderr
     );
@@ -159,11 +154,6 @@ fn an_exhausted_heap_exits_70() {
     let r = run(&["--stats", &file], b"", &env, LIMIT);
     assert_eq!(r.status, Some(70), "{}", r.stderr);
     assert!(r.stderr.contains("aheui: out of memory"), "{}", r.stderr);
-    assert!(
-        !r.stderr.contains("instructions executed: 0"),
-        "{}",
-        r.stderr
-    );
 }
 
 #[test]

@@ -12,10 +12,15 @@
 //! first back edge (`--threshold 1`), and the plain interpreter and
 //! `--threshold 1` under `MAJIT_GC_STRESS=1` with the smallest nursery,
 //! where collections happen as often as the GC can (finds root bugs).
+//!
+//! The programs named `loop_*` run a loop for thousands of iterations
+//! (past the default threshold); every JIT configuration runs with
+//! `--stats` and checks that such a program compiled a loop and entered
+//! it. The others end before a trace could close.
 
 mod common;
 
-use common::{programs_dir, run, strip_newlines};
+use common::{programs_dir, run, stat, strip_newlines};
 use std::fs;
 use std::path::Path;
 use std::time::Duration;
@@ -64,17 +69,31 @@ fn load_cases() -> Vec<Case> {
 }
 
 /// Runs every case with `flags` and `env`; returns one line per failure.
+/// With the JIT, each run prints `--stats` after the program's stderr.
 fn run_corpus(flags: &[&str], env: &[(&str, &str)]) -> (usize, Vec<String>) {
     let cases = load_cases();
+    let jit = !flags.contains(&"--no-jit");
     let mut failures = Vec::new();
     for case in &cases {
         let args: Vec<&str> = flags
             .iter()
             .copied()
+            .chain(jit.then_some("--stats"))
             .chain([case.program.as_str()])
             .collect();
-        let got = run(&args, &case.stdin, env, Duration::from_secs(60));
+        let mut got = run(&args, &case.stdin, env, Duration::from_secs(60));
+        let stats = match got.stderr.find("aheui stats: time") {
+            Some(at) => got.stderr.split_off(at),
+            None => String::new(),
+        };
         let mut problems = Vec::new();
+        if jit && case.name.starts_with("loop_") {
+            for counter in ["loops compiled:", "loop entries:"] {
+                if stat(&stats, counter) == 0 {
+                    problems.push(format!("{counter} 0 in {stats:?}"));
+                }
+            }
+        }
         if got.status != Some(case.status) {
             problems.push(format!("status {:?}, expected {}", got.status, case.status));
         }

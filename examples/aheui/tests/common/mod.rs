@@ -90,3 +90,14 @@ pub fn strip_newlines(bytes: &[u8]) -> &[u8] {
     }
     &bytes[..end]
 }
+
+/// The number after the first `label` in `--stats` output (0 if absent):
+/// `stat(stderr, "loops compiled:")`, `stat(stderr, "gc:")`.
+pub fn stat(stderr: &str, label: &str) -> u64 {
+    stderr
+        .split(label)
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
