@@ -37,4 +37,5 @@ pub mod interp;
 pub mod io;
 pub mod jit;
 pub mod session;
+pub mod source;
 pub mod storage;

@@ -11,7 +11,7 @@ use aheui::code::CodeSpace;
 use aheui::engine::{self, Engine};
 use aheui::error::{Error, Result};
 use aheui::interp::Outcome;
-use std::io::Read;
+use aheui::source;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -61,23 +61,14 @@ fn run(options: &Options) -> Result<u8> {
     }
 }
 
-/// Reads the program text (`-`: stdin) and checks it is UTF-8.
+/// Reads the program text (`-`: stdin) through the code space's limits.
 fn load(path: &str) -> Result<String> {
-    let open_error = |source| Error::Open {
+    if path == "-" {
+        return source::read(std::io::stdin().lock(), path);
+    }
+    let file = std::fs::File::open(path).map_err(|source| Error::Open {
         path: path.to_string(),
         source,
-    };
-    let bytes = if path == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(open_error)?;
-        bytes
-    } else {
-        std::fs::read(path).map_err(open_error)?
-    };
-    String::from_utf8(bytes).map_err(|e| Error::NotUtf8 {
-        path: path.to_string(),
-        offset: e.utf8_error().valid_up_to(),
-    })
+    })?;
+    source::read(file, path)
 }

@@ -138,6 +138,20 @@ fn invalid_utf8_exits_65_with_the_offset() {
 }
 
 #[test]
+fn endless_programs_are_refused_while_reading() {
+    // Random bytes fail UTF-8 in the first chunk; zero bytes are valid
+    // blanks and stop at the byte limit instead of growing without bound.
+    for (path, says) in [
+        ("/dev/urandom", "not valid UTF-8"),
+        ("/dev/zero", "more than 67108864 bytes"),
+    ] {
+        let r = run(&[path], b"", &[], LIMIT);
+        assert_eq!(r.status, Some(65), "{path}: {}", r.stderr);
+        assert!(r.stderr.contains(says), "{path}: {}", r.stderr);
+    }
+}
+
+#[test]
 fn bad_gc_environment_exits_65() {
     let file = program("cmd_add");
     for (var, value) in [
