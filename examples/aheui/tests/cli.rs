@@ -302,23 +302,17 @@ fn a_flag_overrides_a_bad_environment_value() {
 
 #[test]
 fn a_too_small_heap_names_the_real_minimum() {
-    let r = run(
-        &[&program("cmd_add")],
-        b"",
-        &[("MAJIT_MAX_HEAP", "8m")],
-        LIMIT,
-    );
+    let heap = |size| {
+        run(
+            &[&program("cmd_add")],
+            b"",
+            &[("MAJIT_MAX_HEAP", size)],
+            LIMIT,
+        )
+    };
+    let r = heap("8m");
     assert_eq!(r.status, Some(65), "{}", r.stderr);
-    assert!(
-        r.stderr.contains("at least 16777216 bytes (16 MiB"),
-        "{}",
-        r.stderr
-    );
-    let r = run(
-        &[&program("cmd_add")],
-        b"",
-        &[("MAJIT_MAX_HEAP", "16m")],
-        LIMIT,
-    );
-    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    let says = "at least 16777216 bytes (16 MiB";
+    assert!(r.stderr.contains(says), "{}", r.stderr);
+    assert_eq!(heap("16m").status, Some(0));
 }
