@@ -1,13 +1,13 @@
 //! Reading a program text through the code space's limits.
 //!
 //! [`read`] checks every chunk as it arrives: UTF-8 (so `/dev/urandom` is
-//! refused at its first bad byte), the byte limit, the number of syllables
-//! and the bounding box ([`Extent`]), so an endless or huge input stops with
-//! [`Error::TooLarge`] after at most [`MAX_BYTES`] bytes instead of being
-//! read whole first. [`crate::code::CodeSpace::build`] applies the same
-//! [`Extent`] to a text it is given directly.
+//! refused at its first bad byte), the byte limit and the number of
+//! syllables, so an endless or huge input stops with [`Error::TooLarge`]
+//! after at most [`MAX_BYTES`] bytes instead of being read whole first.
+//! [`crate::code::CodeSpace::build`] applies the same limits ([`check`]) to
+//! a text it is given directly.
 
-use crate::code::{MAX_AREA, MAX_SYLLABLES};
+use crate::code::MAX_SYLLABLES;
 use crate::decode::decode;
 use crate::error::{Error, Result};
 use std::io::{ErrorKind, Read};
@@ -16,67 +16,31 @@ use std::io::{ErrorKind, Read};
 /// syllables of 3 bytes each.
 pub const MAX_BYTES: usize = 1 << 26;
 
-/// How much of the code space a text spans so far, checked against
-/// [`MAX_SYLLABLES`] and [`MAX_AREA`] after every code point.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Extent {
-    /// Rows begun (a text has at least one, maybe empty).
-    pub rows: usize,
-    /// The longest row in code points.
-    pub width: usize,
-    /// Code points in the current row.
-    row_len: usize,
-    /// Syllables seen.
-    pub syllables: usize,
-}
+/// The syllables of a text, counted against [`MAX_SYLLABLES`] chunk by
+/// chunk.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Syllables(usize);
 
-impl Default for Extent {
-    fn default() -> Self {
-        Extent {
-            rows: 1,
-            width: 0,
-            row_len: 0,
-            syllables: 0,
+impl Syllables {
+    /// Counts the syllables of the next chunk; an error once the text has
+    /// more than [`MAX_SYLLABLES`].
+    pub fn add(&mut self, chunk: &str) -> Result<()> {
+        self.0 += chunk.chars().filter(|&ch| decode(ch).is_some()).count();
+        match self.0 > MAX_SYLLABLES {
+            true => Err(Error::TooLarge(format!(
+                "more than {MAX_SYLLABLES} syllables"
+            ))),
+            false => Ok(()),
         }
     }
 }
 
-impl Extent {
-    /// Accounts for the next code point; an error as soon as the text has
-    /// more than [`MAX_SYLLABLES`] syllables or its bounding box (rows ×
-    /// the longest row, at least one column) more than [`MAX_AREA`] cells.
-    pub fn add(&mut self, ch: char) -> Result<()> {
-        if ch == '\n' {
-            self.rows += 1;
-            self.row_len = 0;
-        } else {
-            self.row_len += 1;
-            self.width = self.width.max(self.row_len);
-            if decode(ch).is_some() {
-                self.syllables += 1;
-                if self.syllables > MAX_SYLLABLES {
-                    return Err(Error::TooLarge(format!(
-                        "more than {MAX_SYLLABLES} syllables"
-                    )));
-                }
-            }
-        }
-        if self.rows.saturating_mul(self.width.max(1)) > MAX_AREA {
-            return Err(Error::TooLarge(format!(
-                "{} rows × {} columns is more than {MAX_AREA} cells",
-                self.rows,
-                self.width.max(1)
-            )));
-        }
-        Ok(())
+/// Checks a whole text against [`MAX_BYTES`] and [`MAX_SYLLABLES`].
+pub fn check(text: &str) -> Result<()> {
+    if text.len() > MAX_BYTES {
+        return Err(Error::TooLarge(format!("more than {MAX_BYTES} bytes")));
     }
-
-    /// The extent of a whole text.
-    pub fn of(text: &str) -> Result<Extent> {
-        let mut extent = Extent::default();
-        text.chars().try_for_each(|ch| extent.add(ch))?;
-        Ok(extent)
-    }
+    Syllables::default().add(text)
 }
 
 /// Reads a program text from `input` (named `path` in errors), checking
@@ -90,7 +54,7 @@ impl Extent {
 /// ```
 pub fn read(mut input: impl Read, path: &str) -> Result<String> {
     let mut text = String::new();
-    let mut extent = Extent::default();
+    let mut syllables = Syllables::default();
     let mut pending = Vec::new(); // read, not yet in `text`: at most a split sequence
     let mut chunk = vec![0; 1 << 16];
     loop {
@@ -116,7 +80,7 @@ pub fn read(mut input: impl Read, path: &str) -> Result<String> {
             Err(e) => return Err(not_utf8(path, text.len() + e.valid_up_to())),
         };
         let new = std::str::from_utf8(&pending[..valid]).expect("checked above");
-        new.chars().try_for_each(|ch| extent.add(ch))?;
+        syllables.add(new)?;
         text.push_str(new);
         pending.drain(..valid);
     }
@@ -179,11 +143,7 @@ mod tests {
         let (e, n) = endless("", 0xff);
         assert!(matches!(e, Error::NotUtf8 { offset: 0, .. }), "{e}");
         assert_eq!(n, 1 << 16);
-        // A wide row, then rows: the bounding box grows past the limit.
-        let (e, n) = endless(&"x".repeat(1 << 15), b'\n');
-        assert!(e.to_string().contains("8193 rows × 32768 columns"), "{e}");
-        assert!(n <= 1 << 16, "{n}"); // one chunk
-                                      // Blank rows or an endless row of blanks: the byte limit.
+        // Blank rows or an endless row of blanks: the byte limit.
         for byte in [b'\n', b' '] {
             let (e, n) = endless("", byte);
             assert!(e.to_string().contains("more than 67108864 bytes"), "{e}");
@@ -193,13 +153,12 @@ mod tests {
 
     #[test]
     fn syllables_are_counted_while_reading() {
-        let mut extent = Extent::default();
         let text = "가".repeat(MAX_SYLLABLES + 1);
-        let e = text.chars().try_for_each(|ch| extent.add(ch)).unwrap_err();
+        let e = read(text.as_bytes(), "p").unwrap_err();
         assert!(
             e.to_string().contains("more than 16777216 syllables"),
             "{e}"
         );
-        assert_eq!(Extent::of("가\n\n나다").unwrap().rows, 3);
+        assert!(check(&text[3..]).is_ok());
     }
 }
