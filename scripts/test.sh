@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs every check majit has: formatting, clippy, rustdoc, the native test suite,
-# then the whole suite again for aarch64 under qemu (installing the cross
-# toolchain on first use), and the aarch64 backend once more on a baseline
-# ARMv8.0 CPU.
+# Runs every check majit has: formatting, clippy, rustdoc, the native test
+# suite (doctests included), the shell commands the docs show, then the whole
+# suite again for aarch64 under qemu (installing the cross toolchain on first
+# use), and the aarch64 backend once more on a baseline ARMv8.0 CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +16,8 @@ step "rustdoc (deny warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --quiet
 step "native tests ($(uname -m))"
 cargo test --workspace
+step "the docs' shell commands (scripts/doc-commands.sh)"
+bash scripts/doc-commands.sh
 step "aarch64 tests under qemu"
 bash scripts/test-aarch64.sh --workspace
 step "aarch64 backend tests on a baseline ARMv8.0 CPU (cortex-a53)"

@@ -62,8 +62,11 @@ impl<A: Arch> NativeBackend<A> {
         Ok(id)
     }
 
-    /// Frees `code` and every bridge attached to it, transitively.
-    pub(crate) fn free_tree(&mut self, code: CodeId) {
+    /// Frees `code` and every bridge attached to it, transitively. A
+    /// bridge whose guard word in a surviving parent cannot be restored
+    /// (`mprotect` failed) stays mapped with its own bridges, so the parent
+    /// never jumps to freed memory; that is the error.
+    pub fn free_tree(&mut self, code: CodeId) -> Result<(), CompileError> {
         let mut doomed = vec![code];
         loop {
             let more: Vec<CodeId> = self
@@ -79,19 +82,17 @@ impl<A: Arch> NativeBackend<A> {
             }
             doomed.extend(more);
         }
-        for &id in &doomed {
-            let Some(t) = self.remove(id) else { continue };
-            if let Some((parent, word, old)) = t.attached_to {
-                if !doomed.contains(&parent) {
-                    if let Some(p) = self.traces.get(&parent) {
-                        // A failed restore leaves the parent jumping to
-                        // freed memory; nothing can run it safely then.
-                        p.block
-                            .patch_pool_word(word, old)
-                            .expect("restoring a guard's patch word after freeing its bridge");
-                    }
-                }
+        // Detach the subtree from a surviving parent first: nothing is
+        // unmapped unless its guard word no longer points into it.
+        let root = self.traces.get(&code).and_then(|t| t.attached_to);
+        if let Some((parent, word, old)) = root {
+            if let Some(p) = self.traces.get(&parent) {
+                p.block.patch_pool_word(word, old)?;
             }
         }
+        for &id in &doomed {
+            self.remove(id);
+        }
+        Ok(())
     }
 }

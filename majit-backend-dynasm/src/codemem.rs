@@ -30,17 +30,37 @@ fn page_size() -> usize {
     }
 }
 
+thread_local! {
+    /// How many of this thread's next `mprotect`s fail (see
+    /// [`fail_next_protects`]).
+    static FAIL_PROTECTS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Makes this thread's next `n` page-protection changes fail as `mprotect`
+/// does when the kernel is out of mappings (`ENOMEM`). For tests of the
+/// failure paths, which cannot make the kernel refuse reliably.
+#[doc(hidden)]
+pub fn fail_next_protects(n: u32) {
+    FAIL_PROTECTS.with(|f| f.set(n));
+}
+
 fn protect(ptr: *mut u8, len: usize, prot: libc::c_int) -> Result<(), CompileError> {
-    // SAFETY: callers pass a page-aligned range inside a mapping they own.
-    let rc = unsafe { libc::mprotect(ptr.cast(), len, prot) };
-    if rc == 0 {
-        Ok(())
+    let injected = FAIL_PROTECTS.with(|f| {
+        let n = f.get();
+        f.set(n.saturating_sub(1));
+        n > 0
+    });
+    let result = if injected {
+        Err(std::io::Error::from_raw_os_error(libc::ENOMEM))
     } else {
-        Err(CompileError::CodeMemory(format!(
-            "mprotect failed: {}",
-            std::io::Error::last_os_error()
-        )))
-    }
+        // SAFETY: callers pass a page-aligned range inside a mapping they
+        // own.
+        match unsafe { libc::mprotect(ptr.cast(), len, prot) } {
+            0 => Ok(()),
+            _ => Err(std::io::Error::last_os_error()),
+        }
+    };
+    result.map_err(|e| CompileError::CodeMemory(format!("mprotect failed: {e}")))
 }
 
 impl CodeBlock {
@@ -115,7 +135,10 @@ impl CodeBlock {
     }
 
     /// Overwrites pool word `i` with `value`, flipping its page to
-    /// read-write for the write only.
+    /// read-write for the write only. If the page cannot be made writable,
+    /// nothing changed; if it cannot be made executable again, the page
+    /// stays read-write (never writable and executable) and code on it
+    /// faults.
     pub fn patch_pool_word(&self, i: usize, value: usize) -> Result<(), CompileError> {
         let at = self.pool_offset + 8 * i;
         assert!(at + 8 <= self.len, "pool word {i} outside the block");

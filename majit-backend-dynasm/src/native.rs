@@ -163,17 +163,17 @@ impl<A: Arch> NativeBackend<A> {
     /// Invalidates `code`: its `guard_not_invalidated` ops fail from now
     /// on (each tests a word of the trace's pool, written here with its
     /// page flipped to read-write for the write). Returns false when
-    /// `code` is unknown or freed.
-    pub fn invalidate(&mut self, code: CodeId) -> bool {
+    /// `code` is unknown or freed; an error when a page cannot be flipped
+    /// (`mprotect` failed): the trace may then still run as valid, so its
+    /// caller must stop entering it (leave the loop interpreted).
+    pub fn invalidate(&mut self, code: CodeId) -> Result<bool, CompileError> {
         let Some(t) = self.traces.get(&code) else {
-            return false;
+            return Ok(false);
         };
         for w in t.exits.iter().filter_map(|e| e.invalidation_word) {
-            t.block
-                .patch_pool_word(w, 1)
-                .expect("flipping a code page to write an invalidation flag");
+            t.block.patch_pool_word(w, 1)?;
         }
-        true
+        Ok(true)
     }
 
     /// The instruction bytes of a compiled trace (without its pool).
@@ -377,7 +377,10 @@ impl<A: Arch> Backend for NativeBackend<A> {
     }
 
     fn free(&mut self, code: CodeId) {
-        self.free_tree(code);
+        // On failure the code stays mapped and attached (`free_tree`): a
+        // leak, never a jump into freed memory. `free` has no error channel;
+        // callers that want the error call `free_tree`.
+        let _kept = self.free_tree(code);
     }
 
     fn code_range(&self, code: CodeId) -> Option<std::ops::Range<usize>> {

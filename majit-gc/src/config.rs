@@ -113,12 +113,16 @@ impl GcConfig {
                 "a period of 0 allocations; use None to turn stress off".into(),
             );
         }
-        if self.max_heap < 4 * self.nursery_size.max(1 << 20) || self.max_heap > 1 << 46 {
+        let min_heap = 4 * self.nursery_size.max(1 << 20);
+        if self.max_heap < min_heap || self.max_heap > 1 << 46 {
             return bad(
                 "max_heap",
                 format!(
-                    "{} bytes; it must hold at least four nurseries (and 4 MiB) and stay below 64 TiB",
-                    self.max_heap
+                    "{} bytes; with a {}-byte nursery it must be at least {min_heap} bytes \
+                     ({} MiB: four nurseries) and below 64 TiB",
+                    self.max_heap,
+                    self.nursery_size,
+                    min_heap >> 20
                 ),
             );
         }

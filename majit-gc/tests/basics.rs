@@ -300,6 +300,20 @@ fn config_from_environment_values() {
         }
         assert!(err.to_string().contains(var), "{err}");
     }
+    // The heap-size error names the real minimum for the nursery in use:
+    // 16 MiB for the default 4 MiB nursery, 4 MiB below a 1 MiB one.
+    let err = GcConfig::from_lookup(env(&[("MAJIT_MAX_HEAP", "8m")])).unwrap_err();
+    assert!(
+        err.to_string().contains("at least 16777216 bytes (16 MiB"),
+        "{err}"
+    );
+    assert!(GcConfig::from_lookup(env(&[("MAJIT_MAX_HEAP", "16m")])).is_ok());
+    let small = env(&[("MAJIT_MAX_HEAP", "3m"), ("MAJIT_NURSERY_SIZE", "64k")]);
+    let err = GcConfig::from_lookup(small).unwrap_err();
+    assert!(
+        err.to_string().contains("at least 4194304 bytes (4 MiB"),
+        "{err}"
+    );
 }
 
 #[test]

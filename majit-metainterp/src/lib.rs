@@ -34,6 +34,22 @@
 //!   test namespace's calls, random cases, the binary-under-test command.
 //! - [`strategy`]: the interface of user scheduling and allocation
 //!   strategies a native backend runs (set per driver in `JitParams`).
+//!
+//! ## Threads
+//!
+//! A [`driver::JitDriver`] is neither `Send` nor `Sync`, whatever its
+//! backend: its heap, its allocator and its compiled code belong to the
+//! thread that built it, and compiled code runs and is patched on that
+//! thread only. Any number of drivers may run at once, on one thread or
+//! many; they share nothing (each thread has its own heap), so they need
+//! no locks. Moving a driver to another thread does not compile:
+//!
+//! ```compile_fail,E0277
+//! use majit_metainterp::{driver::JitDriver, Backend};
+//! fn move_to_thread<B: Backend + Send + 'static>(driver: JitDriver<B>) {
+//!     std::thread::spawn(move || drop(driver));
+//! }
+//! ```
 
 pub mod backend;
 pub mod blackhole;

@@ -7,7 +7,10 @@
 //! [`JitConfig`] it can trust.
 //!
 //! Environment: `MAJIT_STATS=1` is `--stats`; `MAJIT_LOG` names the JIT's
-//! log file (kept in the config; nothing is logged without a JIT); the GC
+//! log file (kept in the config; nothing is logged without a JIT; empty is
+//! an error). A flag overrides its variable (`--threshold` and
+//! `MAJIT_THRESHOLD`, ...) even if the variable's value is bad, and with
+//! `--no-jit` the JIT's variables are not read at all. The GC
 //! variables (`MAJIT_NURSERY_SIZE`, `MAJIT_GC_STRESS`, `MAJIT_MAX_HEAP`) are
 //! read by majit-gc's `GcConfig::from_env` in `main.rs`.
 
@@ -22,6 +25,10 @@ pub const DEFAULT_THRESHOLD: u32 = 1039;
 /// command, most of which the optimizer then removes, and logo's pixel loop
 /// records about 29,000 operations that optimize to about 1,500.
 pub const DEFAULT_TRACE_LIMIT: u32 = 100_000;
+
+/// The `MAJIT_*` variables a flag overrides (`--threshold`,
+/// `--trace-limit`, `--enable-opts`).
+const FLAG_VARS: [&str; 3] = ["MAJIT_THRESHOLD", "MAJIT_TRACE_LIMIT", "MAJIT_ENABLE_OPTS"];
 
 /// The usage text printed by `--help`.
 pub const USAGE: &str = "\
@@ -42,8 +49,9 @@ environment: MAJIT_NURSERY_SIZE (bytes, k/m/g suffix), MAJIT_GC_STRESS=1,
 MAJIT_MAX_HEAP, MAJIT_LOG (JIT log file), MAJIT_STATS=1, and majit's JIT
 parameters (MAJIT_THRESHOLD, MAJIT_TRACE_LIMIT, ...: the flags win).
 exit status: the program's (0..=255); interpreter errors print 'aheui: ...'
-to stderr and exit 64 (usage), 65 (not UTF-8 / bad environment), 66 (cannot
-read FILE), 70 (division by zero, bad number input, out of memory), 74 (I/O).
+to stderr and exit 64 (usage), 65 (not UTF-8, too large / bad environment),
+66 (cannot read FILE), 70 (division by zero, bad number input, out of
+memory), 74 (I/O: stdin, stdout, the MAJIT_LOG file).
 ";
 
 /// Parameters for the JIT, validated.
@@ -66,12 +74,18 @@ impl JitConfig {
     /// configuration's threshold, trace limit and passes.
     pub fn params(&self) -> Result<JitParams> {
         let env = |e: majit_metainterp::params::ParamError| Error::Env(e.to_string());
-        JitParams::from_env()
-            .map_err(env)?
-            .with_threshold(self.threshold)
-            .with_trace_limit(self.trace_limit as usize)
-            .with_opts(&self.enable_opts.join(":"))
-            .map_err(env)
+        // The config holds the final values of the flag variables (a bad
+        // one was refused by `parse`, or overridden by its flag).
+        JitParams::from_lookup(|k| {
+            (!FLAG_VARS.contains(&k))
+                .then(|| std::env::var(k).ok())
+                .flatten()
+        })
+        .map_err(env)?
+        .with_threshold(self.threshold)
+        .with_trace_limit(self.trace_limit as usize)
+        .with_opts(&self.enable_opts.join(":"))
+        .map_err(env)
     }
 }
 
@@ -120,16 +134,7 @@ pub fn parse(args: &[String], env: impl Fn(&str) -> Option<String>) -> Result<Co
     let mut file = None;
     let mut stats = false;
     let mut jit = JitConfig::default();
-    let env_params = JitParams::from_lookup(&env).map_err(|e| Error::Env(e.to_string()))?;
-    if env("MAJIT_THRESHOLD").is_some() {
-        jit.threshold = env_params.threshold;
-    }
-    if env("MAJIT_TRACE_LIMIT").is_some() {
-        jit.trace_limit = u32::try_from(env_params.trace_limit).unwrap_or(u32::MAX);
-    }
-    if env("MAJIT_ENABLE_OPTS").is_some() {
-        jit.enable_opts = opts(&env_params.enable_opts)?;
-    }
+    let mut flags = Vec::new(); // the FLAG_VARS a flag overrides
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let (flag, attached) = match arg.split_once('=') {
@@ -150,9 +155,18 @@ pub fn parse(args: &[String], env: impl Fn(&str) -> Option<String>) -> Result<Co
             "--help" | "-h" => return Ok(Command::Help),
             "--no-jit" => jit.enabled = false,
             "--stats" => stats = true,
-            "--threshold" => jit.threshold = count("--threshold", &value("--threshold")?)?,
-            "--trace-limit" => jit.trace_limit = count("--trace-limit", &value("--trace-limit")?)?,
-            "--enable-opts" => jit.enable_opts = opts(&value("--enable-opts")?)?,
+            "--threshold" => {
+                jit.threshold = count(flag, &value(flag)?)?;
+                flags.push(FLAG_VARS[0]);
+            }
+            "--trace-limit" => {
+                jit.trace_limit = count(flag, &value(flag)?)?;
+                flags.push(FLAG_VARS[1]);
+            }
+            "--enable-opts" => {
+                jit.enable_opts = opts(&value(flag)?)?;
+                flags.push(FLAG_VARS[2]);
+            }
             _ if attached.is_some() || (flag.starts_with('-') && flag != "-") => {
                 return Err(Error::Usage(format!("unknown option {arg:?}")));
             }
@@ -172,8 +186,36 @@ pub fn parse(args: &[String], env: impl Fn(&str) -> Option<String>) -> Result<Co
             )))
         }
     }
-    jit.log = env("MAJIT_LOG").filter(|p| !p.is_empty());
+    if jit.enabled {
+        jit_env(&mut jit, |k| {
+            (!flags.contains(&k)).then(|| env(k)).flatten()
+        })?;
+    }
     Ok(Command::Run(Options { file, stats, jit }))
+}
+
+/// Applies the JIT's environment, as `env` shows it (without the variables
+/// a flag overrode), to `jit`; every `MAJIT_*` JIT parameter is validated.
+fn jit_env(jit: &mut JitConfig, env: impl Fn(&str) -> Option<String>) -> Result<()> {
+    let params = JitParams::from_lookup(&env).map_err(|e| Error::Env(e.to_string()))?;
+    if env(FLAG_VARS[0]).is_some() {
+        jit.threshold = params.threshold;
+    }
+    if env(FLAG_VARS[1]).is_some() {
+        jit.trace_limit = u32::try_from(params.trace_limit).unwrap_or(u32::MAX);
+    }
+    if env(FLAG_VARS[2]).is_some() {
+        jit.enable_opts = opts(&params.enable_opts)?;
+    }
+    jit.log = match env("MAJIT_LOG") {
+        Some(path) if path.is_empty() => {
+            return Err(Error::Env(
+                "MAJIT_LOG is empty: name the log file, or unset it".into(),
+            ))
+        }
+        path => path,
+    };
+    Ok(())
 }
 
 /// A positive count no larger than 2^31.
@@ -279,5 +321,22 @@ mod tests {
         assert_eq!(o.jit.log.as_deref(), Some("/tmp/log"));
         let bad = parse(&args, |k| (k == "MAJIT_STATS").then(|| "yes".to_string()));
         assert!(matches!(bad, Err(Error::Env(_))));
+        let empty_log = parse(&args, |k| (k == "MAJIT_LOG").then(String::new));
+        assert!(matches!(empty_log, Err(Error::Env(m)) if m.contains("MAJIT_LOG is empty")));
+    }
+
+    #[test]
+    fn flags_and_no_jit_override_bad_jit_variables() {
+        let env = |k: &str| (k == "MAJIT_THRESHOLD").then(|| "lots".to_string());
+        let parse_with = |args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            parse(&args, env)
+        };
+        let Ok(Command::Run(o)) = parse_with(&["--threshold", "5", "f"]) else {
+            panic!()
+        };
+        assert_eq!(o.jit.threshold, 5);
+        assert!(parse_with(&["--no-jit", "f"]).is_ok());
+        assert!(matches!(parse_with(&["f"]), Err(Error::Env(m)) if m.contains("MAJIT_THRESHOLD")));
     }
 }

@@ -18,9 +18,11 @@
 //! column for vertical ones) and per speed, with the wrap-around rule of
 //! LANGUAGE.md §9: a move that stays inside the bounding box is taken as is;
 //! one that leaves it lands on the first existing cell on the far side of
-//! the same row/column, regardless of speed or overshoot. Lines are
-//! traversed in "line coordinates" where motion is always forward (a
-//! leftward row or upward column is read reversed).
+//! the same row/column, regardless of speed or overshoot. Only syllables
+//! stop the cursor, so a sweep visits a line's syllables alone (in the
+//! order the cursor meets them) and the blanks between them cost nothing:
+//! building takes time and memory proportional to the syllables (plus one
+//! pass over the text), however wide or tall the bounding box.
 //!
 //! Invariants: `steps.len() == cells.len() * 8`, and `start` and every
 //! `go`/`back` are `< steps.len()`, so the interpreter may index both tables
@@ -30,17 +32,12 @@
 use crate::decode::{
     decode, reverse, vowel_index, Op, DOWN, LEFT, MOMENTA, RIGHT, SPEED2, UP, VOWEL_MOMENTUM,
 };
-use crate::error::{Error, Result};
-
-/// Marks a position that is not a syllable.
-const BLANK: u32 = u32::MAX;
+use crate::error::Result;
+use crate::source;
 
 /// Most syllables a program may have (the tables take about 100 bytes per
 /// syllable; state indices would fit up to 2^29).
 pub const MAX_SYLLABLES: usize = 1 << 24;
-/// Largest bounding box (rows × longest row) a program may span; building
-/// the tables visits every position of it.
-pub const MAX_AREA: usize = 1 << 28;
 
 /// One executable cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,61 +97,82 @@ pub struct CodeSpace {
     start: u32,
 }
 
-/// One line of the grid seen in traversal order.
-struct Line<'a> {
-    /// Extent of the bounding box along the line.
-    len: usize,
-    /// Line coordinate the cursor lands on after leaving the box.
-    wrap_to: usize,
-    /// Syllable id at a line coordinate, or [`BLANK`].
-    id_at: &'a dyn Fn(usize) -> u32,
+/// Where a vertical wrap lands in each column: the first and the last row
+/// long enough to have it, from the rows' lengths as they stream by. Kept
+/// as the rows where the running maximum length grows (from the top) and
+/// where a suffix maximum sits (from the bottom); either list has strictly
+/// monotonic lengths summing to at most the text's size, so both are short.
+#[derive(Default)]
+struct ColumnEnds {
+    /// (row, length): each row longer than every row above it.
+    growing: Vec<(u32, u32)>,
+    /// (row, length): each row longer than every row below it.
+    shrinking: Vec<(u32, u32)>,
 }
 
-impl Line<'_> {
-    /// For each coordinate `k`: the first syllable met by a cursor that
-    /// arrives at `k` moving forward at `speed` (`k` itself included), and
-    /// the same for a cursor that has just wrapped. [`BLANK`] = none ever.
-    fn landings(&self, speed: usize) -> (Vec<u32>, u32) {
-        let mut after_wrap = BLANK;
-        let mut k = self.wrap_to;
-        while k < self.len {
-            let id = (self.id_at)(k);
-            if id != BLANK {
-                after_wrap = id;
-                break;
+impl ColumnEnds {
+    fn add_row(&mut self, row: u32, len: u32) {
+        if len > self.growing.last().map_or(0, |g| g.1) {
+            self.growing.push((row, len));
+        }
+        if len > 0 {
+            while self.shrinking.last().is_some_and(|s| s.1 <= len) {
+                self.shrinking.pop();
             }
-            k += speed;
+            self.shrinking.push((row, len));
         }
-        let mut land = vec![BLANK; self.len];
-        for k in (0..self.len).rev() {
-            let id = (self.id_at)(k);
-            land[k] = if id != BLANK {
-                id
-            } else if k + speed < self.len {
-                land[k + speed]
-            } else {
-                after_wrap
-            };
-        }
-        (land, after_wrap)
     }
 
-    /// Writes, for every syllable on the line, its successor under
-    /// `momentum` (which moves forward along this line at `speed`).
-    fn fill(&self, speed: usize, momentum: u8, next: &mut [[u32; MOMENTA]], stall: u32) {
-        let (land, after_wrap) = self.landings(speed);
-        for k in 0..self.len {
-            let id = (self.id_at)(k);
-            if id == BLANK {
-                continue;
-            }
-            let to = if k + speed < self.len {
-                land[k + speed]
-            } else {
-                after_wrap
-            };
-            next[id as usize][momentum as usize] = if to == BLANK { stall } else { to };
-        }
+    /// The first and the last row longer than `col` (one is, if `col` holds
+    /// a syllable).
+    fn rows_with(&self, col: u32) -> (u32, u32) {
+        let top = self.growing[self.growing.partition_point(|g| g.1 <= col)].0;
+        let bottom = self.shrinking[self.shrinking.partition_point(|s| s.1 > col) - 1].0;
+        (top, bottom)
+    }
+}
+
+/// Writes the successors under `momentum` at `speed` of one line's
+/// syllables: `line` holds (coordinate, id) in the order the cursor meets
+/// them, `wrap` is the coordinate where a cursor leaving the bounding box
+/// comes back in. A cursor stops at the next syllable whose coordinate
+/// shares its own modulo `speed`, else it wraps and stops at the first
+/// that shares `wrap`'s, else nothing is ahead (`stall`).
+fn fill_line(
+    line: &[(u32, u32)],
+    wrap: u32,
+    speed: u32,
+    momentum: u8,
+    next: &mut [[u32; MOMENTA]],
+    stall: u32,
+) {
+    let class = |c: u32| (c % speed) as usize;
+    let after_wrap = line
+        .iter()
+        .find(|&&(c, _)| class(c) == class(wrap))
+        .map_or(stall, |&(_, id)| id);
+    let mut ahead = [after_wrap; 2];
+    for &(c, id) in line.iter().rev() {
+        next[id as usize][momentum as usize] = ahead[class(c)];
+        ahead[class(c)] = id;
+    }
+}
+
+/// Fills both directions and speeds of one line, given in increasing
+/// coordinates with the wrap targets of the forward and backward motion.
+fn fill_both_ways(
+    line: &mut [(u32, u32)],
+    (forward, backward): (u8, u8),
+    (wrap_forward, wrap_backward): (u32, u32),
+    next: &mut [[u32; MOMENTA]],
+    stall: u32,
+) {
+    for (speed, extra) in [(1, 0), (2, SPEED2)] {
+        fill_line(line, wrap_forward, speed, forward + extra, next, stall);
+    }
+    line.reverse();
+    for (speed, extra) in [(1, 0), (2, SPEED2)] {
+        fill_line(line, wrap_backward, speed, backward + extra, next, stall);
     }
 }
 
@@ -169,31 +187,18 @@ impl CodeSpace {
     /// assert_eq!(code.cells()[cell_of(code.start())].op, Op::Halt);
     /// ```
     pub fn build(source: &str) -> Result<CodeSpace> {
-        let rows: Vec<Vec<char>> = source.split('\n').map(|r| r.chars().collect()).collect();
-        let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-        if rows.len().saturating_mul(width) > MAX_AREA {
-            return Err(Error::TooLarge(format!(
-                "{} rows × {width} columns is more than {MAX_AREA} cells",
-                rows.len()
-            )));
-        }
+        source::check(source)?;
         let mut cells = Vec::new();
         let mut vowels = Vec::new();
         let mut positions = Vec::new();
-        let mut ids: Vec<Vec<u32>> = Vec::with_capacity(rows.len());
-        for (r, row) in rows.iter().enumerate() {
-            let mut row_ids = Vec::with_capacity(row.len());
-            for (c, &ch) in row.iter().enumerate() {
-                let Some(s) = decode(ch) else {
-                    row_ids.push(BLANK);
-                    continue;
-                };
-                if cells.len() == MAX_SYLLABLES {
-                    return Err(Error::TooLarge(format!(
-                        "more than {MAX_SYLLABLES} syllables"
-                    )));
-                }
-                row_ids.push(cells.len() as u32);
+        let mut rows = Vec::new(); // (first syllable, length) of rows with syllables
+        let mut ends = ColumnEnds::default();
+        for (r, text) in source.split('\n').enumerate() {
+            let first = cells.len();
+            let mut len = 0;
+            for (c, ch) in text.chars().enumerate() {
+                len = c as u32 + 1;
+                let Some(s) = decode(ch) else { continue };
                 positions.push(Position {
                     row: r as u32,
                     col: c as u32,
@@ -204,7 +209,10 @@ impl CodeSpace {
                 });
                 vowels.push(s.vowel);
             }
-            ids.push(row_ids);
+            if cells.len() > first {
+                rows.push((first, len));
+            }
+            ends.add_row(r as u32, len);
         }
         let stall = cells.len() as u32;
         cells.push(Cell {
@@ -213,22 +221,32 @@ impl CodeSpace {
         });
         vowels.push(1); // ㅐ: keeps the momentum
         let mut next = vec![[stall; MOMENTA]; cells.len()];
-        fill_rows(&ids, width, &mut next, stall);
-        fill_columns(&ids, width, &mut next, stall);
-        let start_cell = if width == 0 {
-            stall
-        } else {
-            let column = |k: usize| ids[k].first().copied().unwrap_or(BLANK);
-            let first = ids.iter().position(|row| !row.is_empty()).unwrap_or(0);
-            let line = Line {
-                len: rows.len(),
-                wrap_to: first,
-                id_at: &column,
-            };
-            match line.landings(1).0[0] {
-                BLANK => stall,
-                s => s,
-            }
+        for (k, &(first, len)) in rows.iter().enumerate() {
+            let end = rows.get(k + 1).map_or(positions.len(), |r| r.0);
+            let mut line: Vec<(u32, u32)> = (first..end)
+                .map(|id| (positions[id].col, id as u32))
+                .collect();
+            // Right: wrap to column 0. Left: to the row's last cell.
+            let wraps = (0, len - 1);
+            fill_both_ways(&mut line, (RIGHT, LEFT), wraps, &mut next, stall);
+        }
+        // By column, rows in order (the sort is stable).
+        let mut by_col: Vec<u32> = (0..stall).collect();
+        by_col.sort_by_key(|&id| positions[id as usize].col);
+        for column in
+            by_col.chunk_by(|&a, &b| positions[a as usize].col == positions[b as usize].col)
+        {
+            let mut line: Vec<(u32, u32)> = column
+                .iter()
+                .map(|&id| (positions[id as usize].row, id))
+                .collect();
+            let wraps = ends.rows_with(positions[column[0] as usize].col);
+            fill_both_ways(&mut line, (DOWN, UP), wraps, &mut next, stall);
+        }
+        // The first syllable of column 0, if any.
+        let start_cell = match by_col.first() {
+            Some(&id) if positions[id as usize].col == 0 => id,
+            _ => stall,
         };
         Ok(CodeSpace {
             steps: steps(&next, &vowels),
@@ -281,55 +299,6 @@ fn steps(next: &[[u32; MOMENTA]], vowels: &[u8]) -> Vec<Step> {
         }
     }
     steps
-}
-
-fn fill_rows(ids: &[Vec<u32>], width: usize, next: &mut [[u32; MOMENTA]], stall: u32) {
-    for row in ids {
-        let forward = |k: usize| row.get(k).copied().unwrap_or(BLANK);
-        let backward = |k: usize| row.get(width - 1 - k).copied().unwrap_or(BLANK);
-        // Rightward: wrap to column 0. Leftward: wrap to the row's last cell
-        // (an empty row has none; it has no syllable either, so any target
-        // gives "none").
-        let right = Line {
-            len: width,
-            wrap_to: 0,
-            id_at: &forward,
-        };
-        let left = Line {
-            len: width,
-            wrap_to: width.saturating_sub(row.len().max(1)),
-            id_at: &backward,
-        };
-        for (speed, extra) in [(1, 0), (2, SPEED2)] {
-            right.fill(speed, RIGHT + extra, next, stall);
-            left.fill(speed, LEFT + extra, next, stall);
-        }
-    }
-}
-
-fn fill_columns(ids: &[Vec<u32>], width: usize, next: &mut [[u32; MOMENTA]], stall: u32) {
-    let height = ids.len();
-    for c in 0..width {
-        let forward = |k: usize| ids[k].get(c).copied().unwrap_or(BLANK);
-        let backward = |k: usize| ids[height - 1 - k].get(c).copied().unwrap_or(BLANK);
-        // Some row is at least `width` long, so both searches succeed.
-        let top = (0..height).find(|&r| ids[r].len() > c).unwrap_or(0);
-        let bottom = (0..height).rev().find(|&r| ids[r].len() > c).unwrap_or(0);
-        let down = Line {
-            len: height,
-            wrap_to: top,
-            id_at: &forward,
-        };
-        let up = Line {
-            len: height,
-            wrap_to: height - 1 - bottom,
-            id_at: &backward,
-        };
-        for (speed, extra) in [(1, 0), (2, SPEED2)] {
-            down.fill(speed, DOWN + extra, next, stall);
-            up.fill(speed, UP + extra, next, stall);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -438,13 +407,72 @@ mod tests {
     }
 
     #[test]
-    fn a_huge_bounding_box_is_rejected() {
-        let source = format!("{}\n{}", "x".repeat(1 << 15), "\n".repeat(1 << 14));
-        match CodeSpace::build(&source) {
-            Err(Error::TooLarge(msg)) => {
-                assert!(msg.contains("16386 rows × 32768 columns"), "{msg}")
+    fn a_wide_sparse_grid_costs_its_syllables_only() {
+        // A 2^27-cell bounding box (2^20 columns, 128 rows) holding three
+        // syllables: the old dense build visited every cell.
+        let wide = format!("{}개\n{}개{}", " ".repeat(1 << 20), "\n".repeat(126), "개");
+        let start = std::time::Instant::now();
+        let code = CodeSpace::build(&wide).unwrap();
+        assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+        assert_eq!(code.steps.len(), 4 * MOMENTA);
+        assert_eq!(next_of(&code, 0, 1 << 20, RIGHT), Some((0, 1 << 20)));
+        assert_eq!(next_of(&code, 127, 0, RIGHT), Some((127, 1)));
+        assert_eq!(next_of(&code, 127, 1, LEFT), Some((127, 0)));
+        assert_eq!(next_of(&code, 127, 0, UP), Some((127, 0)));
+    }
+
+    /// The successor of every syllable and momentum by walking the grid
+    /// cell by cell (LANGUAGE.md §9), for comparison.
+    fn walk(rows: &[Vec<bool>], r: usize, c: usize, m: u8) -> Option<(u32, u32)> {
+        let (height, width) = (
+            rows.len() as i64,
+            rows.iter().map(Vec::len).max().unwrap() as i64,
+        );
+        let has = |r: i64, c: i64| rows[r as usize].get(c as usize) == Some(&true);
+        let long = |r: &i64| rows[*r as usize].len() as i64 > c as i64;
+        let speed = if m & SPEED2 != 0 { 2 } else { 1 };
+        let (dr, dc) = [(0, 1), (0, -1), (1, 0), (-1, 0)][(m & 3) as usize];
+        let (mut r, mut c, mut wrapped) = (r as i64, c as i64, false);
+        loop {
+            (r, c) = (r + dr * speed, c + dc * speed);
+            if r < 0 || r >= height || c < 0 || c >= width {
+                if wrapped {
+                    return None;
+                }
+                wrapped = true;
+                match m & 3 {
+                    RIGHT => c = 0,
+                    LEFT => c = rows[r as usize].len() as i64 - 1,
+                    DOWN => r = (0..height).find(long).unwrap(),
+                    _ => r = (0..height).rev().find(long).unwrap(),
+                }
+                (r, c) = (r - dr * speed, c - dc * speed);
+            } else if has(r, c) {
+                return Some((r as u32, c as u32));
             }
-            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn successors_match_a_cell_by_cell_walk() {
+        let mut rng = majit_ir::fuzzing::SplitMix64::new(21);
+        for _ in 0..300 {
+            let height = 1 + rng.below(6);
+            let rows: Vec<Vec<bool>> = (0..height)
+                .map(|_| (0..rng.below(7)).map(|_| rng.chance(33)).collect())
+                .collect();
+            let picture: Vec<String> = rows
+                .iter()
+                .map(|row| row.iter().map(|&s| if s { '#' } else { '.' }).collect())
+                .collect();
+            let code = grid(&picture.join("\n"));
+            for (id, p) in code.positions.iter().enumerate() {
+                for m in 0..MOMENTA as u8 {
+                    let expected = walk(&rows, p.row as usize, p.col as usize, m);
+                    let got = next_of(&code, p.row, p.col, m);
+                    assert_eq!(got, expected, "{picture:?} #{id} at {p:?}, momentum {m}");
+                }
+            }
         }
     }
 

@@ -11,7 +11,7 @@
 //! | 65 | data: the program is not valid UTF-8 or too large; a bad `MAJIT_*` variable |
 //! | 66 | input: the program file cannot be opened or read (missing, a directory) |
 //! | 70 | runtime: division/remainder by zero, an integer past 2^20 bits, unreadable number input, heap exhausted |
-//! | 74 | I/O: writing stdout or reading stdin failed (e.g. a closed pipe) |
+//! | 74 | I/O: writing stdout or reading stdin failed (e.g. a closed pipe or stdout), or `MAJIT_LOG` cannot be opened |
 
 use crate::code::Position;
 use crate::io::NumberInputError;
@@ -26,7 +26,7 @@ pub const EXIT_DATA: u8 = 65;
 pub const EXIT_NO_INPUT: u8 = 66;
 /// Exit code for a run-time error of the Aheui program.
 pub const EXIT_RUNTIME: u8 = 70;
-/// Exit code for a failure to read stdin or write stdout.
+/// Exit code for a failure to read stdin, write stdout or open the JIT log.
 pub const EXIT_IO: u8 = 74;
 
 /// Why the interpreter stopped without ㅎ.
@@ -73,6 +73,13 @@ pub enum Error {
     Heap(String),
     /// Reading stdin or writing stdout failed.
     Io(io::Error),
+    /// The JIT's log file (`MAJIT_LOG`) cannot be opened for appending.
+    Log {
+        /// The path as given.
+        path: String,
+        /// What the OS said.
+        source: io::Error,
+    },
     /// The JIT could not be set up or failed (a bug of majit, not of the
     /// program).
     Jit(String),
@@ -90,7 +97,7 @@ impl Error {
             | Error::NumberInput { .. }
             | Error::Heap(_)
             | Error::Jit(_) => EXIT_RUNTIME,
-            Error::Io(_) => EXIT_IO,
+            Error::Io(_) | Error::Log { .. } => EXIT_IO,
         }
     }
 }
@@ -135,6 +142,9 @@ impl fmt::Display for Error {
             Error::Heap(msg) => write!(f, "{msg}"),
             Error::Jit(msg) => write!(f, "JIT: {msg}"),
             Error::Io(e) => write!(f, "I/O error: {e}"),
+            Error::Log { path, source } => {
+                write!(f, "cannot open the JIT log MAJIT_LOG={path:?}: {source}")
+            }
         }
     }
 }

@@ -36,3 +36,4 @@ pub mod int;
 pub mod io;
 pub mod jit;
 pub mod session;
+pub mod source;

@@ -133,6 +133,20 @@ fn invalid_utf8_exits_65_with_the_offset() {
 }
 
 #[test]
+fn endless_programs_are_refused_while_reading() {
+    // Random bytes fail UTF-8 in the first chunk; zero bytes are valid
+    // blanks and stop at the byte limit instead of growing without bound.
+    for (path, says) in [
+        ("/dev/urandom", "not valid UTF-8"),
+        ("/dev/zero", "more than 67108864 bytes"),
+    ] {
+        let r = run(&[path], b"", &[], LIMIT);
+        assert_eq!(r.status, Some(65), "{path}: {}", r.stderr);
+        assert!(r.stderr.contains(says), "{path}: {}", r.stderr);
+    }
+}
+
+#[test]
 fn bad_gc_environment_exits_65() {
     let file = program("cmd_add");
     for (var, value) in [
@@ -207,4 +221,88 @@ fn a_closed_stdout_is_an_io_error() {
     let out = aheui_command().arg(&file).stdout(full).output().unwrap();
     assert_eq!(out.status.code(), Some(74));
     assert!(String::from_utf8_lossy(&out.stderr).contains("I/O error"));
+}
+
+#[test]
+fn a_stdout_closed_at_start_is_an_io_error() {
+    // Rust's runtime reopens a closed descriptor 1 on /dev/null, where the
+    // output would vanish with status 0.
+    let aheui = aheui_command();
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", "exec \"$@\" >&-", "sh"])
+        .arg(aheui.get_program())
+        .args(aheui.get_args());
+    let out = cmd.arg(program("cmd_add")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(74), "{stderr}");
+    assert!(stderr.starts_with("aheui: I/O error"), "{stderr}");
+}
+
+#[test]
+fn majit_log_is_opened_before_the_program_runs() {
+    let file = program("cmd_add");
+    let r = run(
+        &[&file],
+        b"",
+        &[("MAJIT_LOG", "/nonexistent/dir/log")],
+        LIMIT,
+    );
+    assert_eq!(r.status, Some(74), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .starts_with("aheui: cannot open the JIT log MAJIT_LOG=\"/nonexistent/dir/log\""),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty(), "the program ran");
+    let r = run(&[&file], b"", &[("MAJIT_LOG", "")], LIMIT);
+    assert_eq!(r.status, Some(65), "{}", r.stderr);
+    assert!(r.stderr.contains("MAJIT_LOG is empty"), "{}", r.stderr);
+    // A writable log is written (by the driver, at exit).
+    let log = scratch("jit.log", b"");
+    let r = run(
+        &["--threshold", "1", &file],
+        b"",
+        &[("MAJIT_LOG", &log)],
+        LIMIT,
+    );
+    assert_eq!((r.status, r.stdout.as_slice()), (Some(0), b"5".as_slice()));
+    assert!(std::fs::metadata(&log).unwrap().len() > 0, "empty log");
+}
+
+#[test]
+fn a_flag_overrides_a_bad_environment_value() {
+    let file = program("cmd_add");
+    let bad = [
+        ("MAJIT_THRESHOLD", "lots", "--threshold=5"),
+        ("MAJIT_TRACE_LIMIT", "0", "--trace-limit=50"),
+        ("MAJIT_ENABLE_OPTS", "fast", "--enable-opts=heap"),
+    ];
+    for (var, value, flag) in bad {
+        for args in [vec![flag, &file], vec!["--no-jit", &file]] {
+            let r = run(&args, b"", &[(var, value)], LIMIT);
+            assert_eq!(r.status, Some(0), "{var}={value} {args:?}: {}", r.stderr);
+            assert_eq!(r.stdout, b"5");
+        }
+        let r = run(&[&file], b"", &[(var, value)], LIMIT);
+        assert_eq!(r.status, Some(65), "{var}={value}: {}", r.stderr);
+        assert!(r.stderr.contains(var), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn a_too_small_heap_names_the_real_minimum() {
+    let heap = |size| {
+        run(
+            &[&program("cmd_add")],
+            b"",
+            &[("MAJIT_MAX_HEAP", size)],
+            LIMIT,
+        )
+    };
+    let r = heap("8m");
+    assert_eq!(r.status, Some(65), "{}", r.stderr);
+    let says = "at least 16777216 bytes (16 MiB";
+    assert!(r.stderr.contains(says), "{}", r.stderr);
+    assert_eq!(heap("16m").status, Some(0));
 }
