@@ -295,8 +295,8 @@ impl<'a> Tracer<'a> {
     pub fn run(mut self) -> Result<TraceEnd, ConcreteError> {
         loop {
             let top = self.frames.last().expect("the tracer has a frame");
-            let insn = top.code.decode(top.pc);
-            if let Step::End(end) = self.step(&insn)? {
+            let (code, pc) = (top.code.clone(), top.pc);
+            if let Step::End(end) = self.step(code.insn(pc))? {
                 return Ok(end);
             }
             if self.trace.ops.len() > self.env.trace_limit {
@@ -340,18 +340,13 @@ impl<'a> Tracer<'a> {
 
     /// The box of operand `r` of the top frame.
     fn get(&mut self, r: RegOp) -> TBox {
-        let code = self
-            .frames
-            .last()
-            .expect("the tracer has a frame")
-            .code
-            .clone();
-        if code.is_const(r) {
-            let v = code.const_value(r);
+        let top = self.frames.last().expect("the tracer has a frame");
+        if top.code.is_const(r) {
+            let v = top.code.const_value(r);
             let c = self.trace.add_const(const_of(v));
             return TBox { r: c, v };
         }
-        self.top().regs[bank(r.kind)][r.index as usize]
+        top.regs[bank(r.kind)][r.index as usize]
     }
 
     fn set(&mut self, r: RegOp, b: TBox) {
