@@ -190,6 +190,9 @@ pub struct Tracer<'a> {
     passed: Vec<GreenKey>,
     heap: HeapCache,
     facts: Facts,
+    /// The trace's constants seen so far (interning through this map is
+    /// cheaper than through the trace's own).
+    consts: FastMap<Const, OpRef>,
     /// A bridge re-executes the branch whose guard failed; its outcome is
     /// known (the bridge only runs when that guard fails), so the first
     /// instruction, if a boolean branch or overflow check, records no
@@ -210,7 +213,7 @@ impl<'a> Tracer<'a> {
             (Kind::Ref, Value::Ref(0)),
             (Kind::Float, Value::Float(0.0)),
         ] {
-            let r = self.trace.add_const(const_of(zero));
+            let r = self.const_ref(const_of(zero));
             regs[bank(kind)] = vec![TBox { r, v: zero }; code.regs_of(kind)];
         }
         TFrame {
@@ -246,6 +249,7 @@ impl<'a> Tracer<'a> {
             passed: Vec::new(),
             heap: HeapCache::default(),
             facts: Facts::default(),
+            consts: FastMap::default(),
             known_outcome: false,
         };
         let mut frame = t.blank_frame(portal, mp_pc);
@@ -278,6 +282,7 @@ impl<'a> Tracer<'a> {
             passed: Vec::new(),
             heap: HeapCache::default(),
             facts: Facts::default(),
+            consts: FastMap::default(),
             known_outcome: true,
         };
         for bf in frames {
@@ -293,9 +298,19 @@ impl<'a> Tracer<'a> {
 
     /// Runs until the trace is complete or tracing aborts.
     pub fn run(mut self) -> Result<TraceEnd, ConcreteError> {
+        let mut code = self
+            .frames
+            .last()
+            .expect("the tracer has a frame")
+            .code
+            .clone();
         loop {
             let top = self.frames.last().expect("the tracer has a frame");
-            let (code, pc) = (top.code.clone(), top.pc);
+            // Another frame's code only after a call or return.
+            if !Arc::ptr_eq(&code, &top.code) {
+                code = top.code.clone();
+            }
+            let pc = top.pc;
             if let Step::End(end) = self.step(code.insn(pc))? {
                 return Ok(end);
             }
@@ -342,11 +357,19 @@ impl<'a> Tracer<'a> {
     fn get(&mut self, r: RegOp) -> TBox {
         let top = self.frames.last().expect("the tracer has a frame");
         if top.code.is_const(r) {
-            let v = top.code.const_value(r);
-            let c = self.trace.add_const(const_of(v));
-            return TBox { r: c, v };
+            return self.konst(top.code.const_value(r));
         }
         top.regs[bank(r.kind)][r.index as usize]
+    }
+
+    /// The trace's reference to constant `c`.
+    fn const_ref(&mut self, c: Const) -> OpRef {
+        if let Some(&r) = self.consts.get(&c) {
+            return r;
+        }
+        let r = self.trace.add_const(c);
+        self.consts.insert(c, r);
+        r
     }
 
     fn set(&mut self, r: RegOp, b: TBox) {
@@ -355,7 +378,7 @@ impl<'a> Tracer<'a> {
 
     fn konst(&mut self, v: Value) -> TBox {
         TBox {
-            r: self.trace.add_const(const_of(v)),
+            r: self.const_ref(const_of(v)),
             v,
         }
     }
@@ -673,7 +696,7 @@ impl<'a> Tracer<'a> {
                         self.guard(g, &[p.r]);
                     }
                     if null {
-                        let c = self.trace.add_const(Const::Ref(0));
+                        let c = self.const_ref(Const::Ref(0));
                         self.fix(p.r, c);
                     } else {
                         self.facts.set_nonnull(p.r);
