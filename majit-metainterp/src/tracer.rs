@@ -5,7 +5,11 @@
 //! real (loads, stores, allocations and calls happen) and recorded over the
 //! references, so the trace is right for this execution by construction;
 //! guards make it right for others. Pure ops and elidable calls whose
-//! operands are all constants fold to constants and record nothing.
+//! operands are all constants fold to constants and record nothing; so do
+//! ops whose result the tracer already knows from earlier ops and guards
+//! (`tracer/facts.rs`) or from its heap cache (`tracer/heap_cache.rs`,
+//! which also records stores to fresh objects late, dropping overwritten
+//! ones).
 //!
 //! Guards: a branch on a non-constant value records `guard_true`/
 //! `guard_false` (`guard_nonnull`/`guard_isnull` for null tests), a switch
@@ -686,6 +690,10 @@ impl<'a> Tracer<'a> {
             JOp::GotoIfNull => {
                 let p = self.get(insn.reg(0));
                 let null = p.v.as_ref().unwrap_or(0) == 0;
+                debug_assert!(
+                    !(null && self.facts.is_nonnull(p.r)),
+                    "a non-null box is null"
+                );
                 if !p.r.is_const() && !self.facts.is_nonnull(p.r) {
                     if !known {
                         let g = if null {
