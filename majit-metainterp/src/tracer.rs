@@ -5,7 +5,11 @@
 //! real (loads, stores, allocations and calls happen) and recorded over the
 //! references, so the trace is right for this execution by construction;
 //! guards make it right for others. Pure ops and elidable calls whose
-//! operands are all constants fold to constants and record nothing.
+//! operands are all constants fold to constants and record nothing; so do
+//! ops whose result the tracer already knows from earlier ops and guards
+//! (`tracer/facts.rs`) or from its heap cache (`tracer/heap_cache.rs`,
+//! which also records stores to fresh objects late, dropping overwritten
+//! ones).
 //!
 //! Guards: a branch on a non-constant value records `guard_true`/
 //! `guard_false` (`guard_nonnull`/`guard_isnull` for null tests), a switch
@@ -29,17 +33,28 @@
 //! at an instruction boundary, so the blackhole finishes the iteration and
 //! nothing is executed twice.
 
+mod facts;
+mod heap_cache;
+
 use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame};
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
 use crate::runtime::Allocator;
 use crate::stats::AbortReason;
-use crate::warmstate::GreenKey;
+use crate::warmstate::{GreenHasher, GreenKey};
+use facts::{Facts, Fold};
+use heap_cache::HeapCache;
 use majit_ir::{
-    CallEffect, Const, Descr, EffectInfo, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef,
-    ResultKind, Trace, Value,
+    CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef, ResultKind, Trace,
+    Value,
 };
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
+
+/// The tracer's maps and sets, keyed by trace references (fast hashing).
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<GreenHasher>>;
+type FastSet<K> = HashSet<K, BuildHasherDefault<GreenHasher>>;
 
 /// A traced value: its trace reference and its concrete value.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -178,6 +193,10 @@ pub struct Tracer<'a> {
     /// ends there with a `finish`).
     passed: Vec<GreenKey>,
     heap: HeapCache,
+    facts: Facts,
+    /// The trace's constants seen so far (interning through this map is
+    /// cheaper than through the trace's own).
+    consts: FastMap<Const, OpRef>,
     /// A bridge re-executes the branch whose guard failed; its outcome is
     /// known (the bridge only runs when that guard fails), so the first
     /// instruction, if a boolean branch or overflow check, records no
@@ -198,7 +217,7 @@ impl<'a> Tracer<'a> {
             (Kind::Ref, Value::Ref(0)),
             (Kind::Float, Value::Float(0.0)),
         ] {
-            let r = self.trace.add_const(const_of(zero));
+            let r = self.const_ref(const_of(zero));
             regs[bank(kind)] = vec![TBox { r, v: zero }; code.regs_of(kind)];
         }
         TFrame {
@@ -233,6 +252,8 @@ impl<'a> Tracer<'a> {
             started: false,
             passed: Vec::new(),
             heap: HeapCache::default(),
+            facts: Facts::default(),
+            consts: FastMap::default(),
             known_outcome: false,
         };
         let mut frame = t.blank_frame(portal, mp_pc);
@@ -264,6 +285,8 @@ impl<'a> Tracer<'a> {
             started: true,
             passed: Vec::new(),
             heap: HeapCache::default(),
+            facts: Facts::default(),
+            consts: FastMap::default(),
             known_outcome: true,
         };
         for bf in frames {
@@ -279,10 +302,20 @@ impl<'a> Tracer<'a> {
 
     /// Runs until the trace is complete or tracing aborts.
     pub fn run(mut self) -> Result<TraceEnd, ConcreteError> {
+        let mut code = self
+            .frames
+            .last()
+            .expect("the tracer has a frame")
+            .code
+            .clone();
         loop {
             let top = self.frames.last().expect("the tracer has a frame");
-            let insn = top.code.decode(top.pc);
-            if let Step::End(end) = self.step(&insn)? {
+            // Another frame's code only after a call or return.
+            if !Arc::ptr_eq(&code, &top.code) {
+                code = top.code.clone();
+            }
+            let pc = top.pc;
+            if let Step::End(end) = self.step(code.insn(pc))? {
                 return Ok(end);
             }
             if self.trace.ops.len() > self.env.trace_limit {
@@ -326,18 +359,21 @@ impl<'a> Tracer<'a> {
 
     /// The box of operand `r` of the top frame.
     fn get(&mut self, r: RegOp) -> TBox {
-        let code = self
-            .frames
-            .last()
-            .expect("the tracer has a frame")
-            .code
-            .clone();
-        if code.is_const(r) {
-            let v = code.const_value(r);
-            let c = self.trace.add_const(const_of(v));
-            return TBox { r: c, v };
+        let top = self.frames.last().expect("the tracer has a frame");
+        if top.code.is_const(r) {
+            return self.konst(top.code.const_value(r));
         }
-        self.top().regs[bank(r.kind)][r.index as usize]
+        top.regs[bank(r.kind)][r.index as usize]
+    }
+
+    /// The trace's reference to constant `c`.
+    fn const_ref(&mut self, c: Const) -> OpRef {
+        if let Some(&r) = self.consts.get(&c) {
+            return r;
+        }
+        let r = self.trace.add_const(c);
+        self.consts.insert(c, r);
+        r
     }
 
     fn set(&mut self, r: RegOp, b: TBox) {
@@ -346,7 +382,7 @@ impl<'a> Tracer<'a> {
 
     fn konst(&mut self, v: Value) -> TBox {
         TBox {
-            r: self.trace.add_const(const_of(v)),
+            r: self.const_ref(const_of(v)),
             v,
         }
     }
@@ -413,6 +449,7 @@ impl<'a> Tracer<'a> {
 
     /// Records a guard with a snapshot of the current state.
     fn guard(&mut self, opcode: OpCode, args: &[OpRef]) {
+        self.flush_stores(None);
         let (mut snap, fail_args) = self.snapshot();
         if opcode == OpCode::GuardValue {
             snap.tested = fail_args
@@ -435,14 +472,34 @@ impl<'a> Tracer<'a> {
         }
         let c = self.konst(b.v);
         self.guard(OpCode::GuardValue, &[b.r, c.r]);
+        self.fix(b.r, c.r);
+        c
+    }
+
+    /// Box `r` is constant `c` from here on (a guard passed): in every
+    /// frame and in the facts.
+    fn fix(&mut self, r: OpRef, c: OpRef) {
+        let v = self
+            .trace
+            .get_const(c)
+            .expect("a box is fixed to a constant")
+            .value();
+        self.facts.set_known(r, c);
         for f in &mut self.frames {
             for regs in &mut f.regs {
-                for x in regs.iter_mut().filter(|x| x.r == b.r) {
-                    *x = c;
+                for x in regs.iter_mut().filter(|x| x.r == r) {
+                    *x = TBox { r: c, v };
                 }
             }
         }
-        c
+    }
+
+    /// A boolean guard on `c` passed (or its outcome is known): what
+    /// follows from it.
+    fn learn_truth(&mut self, c: OpRef, truth: bool) {
+        for (r, k) in self.facts.learn_truth(&mut self.trace, c, truth) {
+            self.fix(r, k);
+        }
     }
 
     fn record(&mut self, op: Op, v: Value) -> TBox {
@@ -452,7 +509,10 @@ impl<'a> Tracer<'a> {
         }
     }
 
-    /// Every ref value the frames hold, for an allocation's root set.
+    /// Allocates with every ref value the tracer holds as a root: the
+    /// frames' registers and the heap cache's boxes, whose concrete refs a
+    /// moving collection updates (a stale cached ref would no longer match
+    /// the heap and the cache would stop folding).
     fn allocate(
         &mut self,
         make: impl FnOnce(
@@ -461,20 +521,24 @@ impl<'a> Tracer<'a> {
         ) -> Result<usize, crate::runtime::OutOfMemory>,
     ) -> Result<usize, ConcreteError> {
         let mut roots: Vec<usize> = self
-            .frames
-            .iter()
-            .flat_map(|f| f.regs[1].iter().map(|b| b.v.as_ref().unwrap_or(0)))
+            .ref_boxes()
+            .map(|b| b.v.as_ref().unwrap_or(0))
             .collect();
         let obj = make(self.env.alloc, &mut roots).map_err(|_| ConcreteError::OutOfMemory)?;
-        let mut it = roots.into_iter();
-        for f in &mut self.frames {
-            for b in &mut f.regs[1] {
-                if let Some(p) = it.next() {
-                    b.v = Value::Ref(p);
-                }
-            }
+        for (b, p) in self.ref_boxes().zip(roots) {
+            b.v = Value::Ref(p);
         }
         Ok(obj)
+    }
+
+    /// The boxes of kind ref the tracer holds, in a fixed order.
+    fn ref_boxes(&mut self) -> impl Iterator<Item = &mut TBox> {
+        let regs = self.frames.iter_mut().flat_map(|f| f.regs[1].iter_mut());
+        let cached = self
+            .heap
+            .boxes_mut()
+            .filter(|b| matches!(b.v, Value::Ref(_)));
+        regs.chain(cached)
     }
 
     fn step(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
@@ -535,7 +599,8 @@ impl<'a> Tracer<'a> {
         Ok(Step::Next)
     }
 
-    /// `pure`: folded when every operand is constant, else recorded.
+    /// `pure`: folded when every operand is constant or the result is
+    /// known (see [`Facts::fold_pure`]), else recorded.
     fn pure(&mut self, insn: &Insn) -> TBox {
         let args: Vec<TBox> = insn.operands[1..]
             .iter()
@@ -546,12 +611,23 @@ impl<'a> Tracer<'a> {
             .map(|r| self.get(r))
             .collect();
         let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
-        let v = eval::pure(insn.ir_op(), &vals);
+        let code = insn.ir_op();
+        let v = eval::pure(code, &vals);
         if args.iter().all(|b| b.r.is_const()) {
-            self.konst(v)
-        } else {
-            let refs: Vec<OpRef> = args.iter().map(|b| b.r).collect();
-            self.record(Op::new(insn.ir_op(), &refs), v)
+            return self.konst(v);
+        }
+        let refs: Vec<OpRef> = args.iter().map(|b| b.r).collect();
+        match self.facts.fold_pure(&self.trace, code, &refs) {
+            Some(Fold::Int(k)) => {
+                debug_assert_eq!(v, Value::Int(k), "trace-time fold of {code:?} is wrong");
+                self.konst(v)
+            }
+            Some(Fold::Same(r)) => TBox { r, v },
+            None => {
+                let b = self.record(Op::new(code, &refs), v);
+                self.facts.remember_pure(code, &refs, b.r);
+                b
+            }
         }
     }
 
@@ -561,8 +637,15 @@ impl<'a> Tracer<'a> {
         let (a, b) = (self.get(insn.reg(2)), self.get(insn.reg(3)));
         let (x, y) = (a.v.as_int().unwrap_or(0), b.v.as_int().unwrap_or(0));
         let (v, overflow) = eval::ovf(insn.ir_op(), x, y);
+        let cached = self.facts.fold_ovf(insn.ir_op(), a.r, b.r);
         let b = if a.r.is_const() && b.r.is_const() {
             self.konst(Value::Int(v))
+        } else if let Some(r) = cached {
+            debug_assert!(!overflow, "a repeated op overflowed: {:?}", insn.ir_op());
+            TBox {
+                r,
+                v: Value::Int(v),
+            }
         } else if known {
             let wrapping = match insn.ir_op() {
                 OpCode::IntAddOvf => OpCode::IntAdd,
@@ -571,13 +654,15 @@ impl<'a> Tracer<'a> {
             };
             self.record(Op::new(wrapping, &[a.r, b.r]), Value::Int(v))
         } else {
+            // Its guard must follow it directly.
+            self.flush_stores(None);
             let r = self.trace.push(Op::new(insn.ir_op(), &[a.r, b.r]));
-            let g = if overflow {
-                OpCode::GuardOverflow
+            if overflow {
+                self.guard(OpCode::GuardOverflow, &[]);
             } else {
-                OpCode::GuardNoOverflow
-            };
-            self.guard(g, &[]);
+                self.guard(OpCode::GuardNoOverflow, &[]);
+                self.facts.remember_no_overflow(insn.ir_op(), a.r, b.r, r);
+            }
             TBox {
                 r,
                 v: Value::Int(v),
@@ -594,13 +679,16 @@ impl<'a> Tracer<'a> {
             JOp::GotoIfNot => {
                 let c = self.get(insn.reg(0));
                 let truth = c.v.as_int().unwrap_or(0) != 0;
-                if !c.r.is_const() && !known {
-                    let g = if truth {
-                        OpCode::GuardTrue
-                    } else {
-                        OpCode::GuardFalse
-                    };
-                    self.guard(g, &[c.r]);
+                if !c.r.is_const() {
+                    if !known {
+                        let g = if truth {
+                            OpCode::GuardTrue
+                        } else {
+                            OpCode::GuardFalse
+                        };
+                        self.guard(g, &[c.r]);
+                    }
+                    self.learn_truth(c.r, truth);
                 }
                 if !truth {
                     next = Some(insn.label(1));
@@ -609,13 +697,25 @@ impl<'a> Tracer<'a> {
             JOp::GotoIfNull => {
                 let p = self.get(insn.reg(0));
                 let null = p.v.as_ref().unwrap_or(0) == 0;
-                if !p.r.is_const() && !known {
-                    let g = if null {
-                        OpCode::GuardIsnull
+                debug_assert!(
+                    !(null && self.facts.is_nonnull(p.r)),
+                    "a non-null box is null"
+                );
+                if !p.r.is_const() && !self.facts.is_nonnull(p.r) {
+                    if !known {
+                        let g = if null {
+                            OpCode::GuardIsnull
+                        } else {
+                            OpCode::GuardNonnull
+                        };
+                        self.guard(g, &[p.r]);
+                    }
+                    if null {
+                        let c = self.const_ref(Const::Ref(0));
+                        self.fix(p.r, c);
                     } else {
-                        OpCode::GuardNonnull
-                    };
-                    self.guard(g, &[p.r]);
+                        self.facts.set_nonnull(p.r);
+                    }
                 }
                 if null {
                     next = Some(insn.label(1));
@@ -652,7 +752,8 @@ impl<'a> Tracer<'a> {
             c.v == v
         });
         Ok(if let Some(c) = cached {
-            c
+            let r = self.facts.resolve(c.r);
+            TBox { r, v }
         } else if obj.r.is_const() && fd.immutable {
             self.konst(v)
         } else {
@@ -661,13 +762,15 @@ impl<'a> Tracer<'a> {
                 OpCode::GetfieldGcR,
                 OpCode::GetfieldGcF,
             ][bank(fd.kind)];
+            self.flush_stores(Some(fd));
             let b = self.record(Op::new(opcode, &[obj.r]).with_descr(d.clone()), v);
             self.heap.remember(obj.r, fd, b);
             b
         })
     }
 
-    /// `setfield_gc`.
+    /// `setfield_gc`: recorded now, or later for a fresh object (see
+    /// [`HeapCache`]).
     fn setfield(&mut self, insn: &Insn) -> Result<(), ConcreteError> {
         let d = self.descr(insn, 2);
         let (obj, val) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
@@ -678,9 +781,23 @@ impl<'a> Tracer<'a> {
             val.v,
         )?;
         self.heap.store(obj.r, field(&d), val);
-        self.trace
-            .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
+        if self.heap.is_fresh(obj.r) {
+            self.heap.delay(obj.r, d, val);
+        } else {
+            self.flush_stores(Some(field(&d)));
+            self.trace
+                .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
+        }
         Ok(())
+    }
+
+    /// Records the pending stores of field `f` (all fields: `None`).
+    fn flush_stores(&mut self, f: Option<&FieldDescr>) {
+        for (obj, d, val) in self.heap.take_pending(f) {
+            let val = self.facts.resolve(val.r);
+            self.trace
+                .push(Op::new(OpCode::SetfieldGc, &[obj, val]).with_descr(d));
+        }
     }
 
     /// `getarrayitem_gc_*`.
@@ -733,7 +850,9 @@ impl<'a> Tracer<'a> {
                 let d = self.descr(insn, 0);
                 let layout = d.as_size().expect("builder checked a size descr").clone();
                 let p = self.allocate(|a, roots| a.new_object(&layout, roots))?;
-                self.record(Op::new(OpCode::New, &[]).with_descr(d), Value::Ref(p))
+                let b = self.record(Op::new(OpCode::New, &[]).with_descr(d), Value::Ref(p));
+                self.fresh(b.r);
+                b
             }
             _ => {
                 let d = self.descr(insn, 1);
@@ -741,12 +860,20 @@ impl<'a> Tracer<'a> {
                 let ad = array(&d).clone();
                 let n = len.v.as_int().unwrap_or(0).max(0) as usize;
                 let p = self.allocate(|a, roots| a.new_array(&ad, n, roots))?;
-                self.record(
+                let b = self.record(
                     Op::new(OpCode::NewArray, &[len.r]).with_descr(d),
                     Value::Ref(p),
-                )
+                );
+                self.fresh(b.r);
+                b
             }
         })
+    }
+
+    /// `obj` was just allocated: a new object, non-null.
+    fn fresh(&mut self, obj: OpRef) {
+        self.heap.allocated(obj);
+        self.facts.set_nonnull(obj);
     }
 
     /// An inline call: a new frame for the callee.
@@ -812,6 +939,7 @@ impl<'a> Tracer<'a> {
             .expect("call families cover every result kind");
         let mut refs = vec![func.r];
         refs.extend(args.iter().map(|b| b.r));
+        self.flush_stores(None);
         let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
         Ok(match cd.result {
             ResultKind::Void => None,
@@ -853,10 +981,12 @@ impl<'a> Tracer<'a> {
             if own.is_none() {
                 jumped_to = Some(key.clone());
             }
+            self.flush_stores(None);
             self.trace
                 .push(Op::new(OpCode::Jump, &red_refs).with_descr(target));
         } else if matches!(self.kind, TraceKind::Bridge) && self.passed.contains(&key) {
             let (id, descr) = self.fail_descr();
+            self.flush_stores(None);
             self.trace
                 .push(Op::new(OpCode::Finish, &red_refs).with_descr(descr));
             finish = Some(id);
@@ -886,34 +1016,4 @@ pub struct BridgeFrame {
     pub pc: usize,
     pub ret_dst: Option<RegOp>,
     pub regs: Vec<(RegOp, TBox)>,
-}
-
-/// The trace-time heap cache: the box last loaded from or stored to each
-/// (object, field). A hit records nothing. A store of field `f` drops every
-/// other entry of `f` (any two objects may alias: the cache proves nothing
-/// about distinctness); a residual call drops the fields it may write
-/// (all of them without declared effects); elidable calls write nothing.
-#[derive(Debug, Default)]
-struct HeapCache {
-    fields: std::collections::HashMap<(u32, String), TBox>,
-}
-
-impl HeapCache {
-    fn get(&self, obj: OpRef, f: &FieldDescr) -> Option<TBox> {
-        self.fields.get(&(obj.raw(), f.name.clone())).copied()
-    }
-    fn remember(&mut self, obj: OpRef, f: &FieldDescr, value: TBox) {
-        self.fields.insert((obj.raw(), f.name.clone()), value);
-    }
-    fn store(&mut self, obj: OpRef, f: &FieldDescr, value: TBox) {
-        self.fields.retain(|k, _| k.1 != f.name);
-        self.remember(obj, f, value);
-    }
-    fn call(&mut self, effect: &EffectInfo) {
-        match effect.effect {
-            CallEffect::Elidable => {}
-            CallEffect::Declared => self.fields.retain(|k, _| !effect.writes.contains(&k.1)),
-            CallEffect::Random => self.fields.clear(),
-        }
-    }
 }

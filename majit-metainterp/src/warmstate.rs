@@ -19,7 +19,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A fast, deterministic hasher for green keys (words in, one multiply
-/// and rotate per word).
+/// and rotate per word); the tracer's maps keyed by trace references use
+/// it too.
 #[derive(Default)]
 pub struct GreenHasher(u64);
 
@@ -36,6 +37,9 @@ impl Hasher for GreenHasher {
     }
     fn write_u8(&mut self, b: u8) {
         self.write_u64(u64::from(b));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
     }
     fn write_usize(&mut self, n: usize) {
         self.write_u64(n as u64);

@@ -709,8 +709,10 @@ impl Encoder {
                     index: r.index,
                 })
                 .collect(),
+            insns: Vec::new(),
         };
         liveness::compute(&mut jc);
+        jc.decode_all();
         Ok(jc)
     }
 }

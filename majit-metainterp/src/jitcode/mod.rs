@@ -322,6 +322,9 @@ pub struct JitCode {
     /// Parameter registers in argument order (inline calls and the
     /// portal's initial state write them).
     pub params: Vec<RegOp>,
+    /// Every instruction decoded once, at its start pc (`None` elsewhere):
+    /// the tracer reads them without decoding each time.
+    insns: Vec<Option<Insn>>,
 }
 
 /// The bank index of a kind in `num_regs`.
@@ -363,6 +366,24 @@ impl JitCode {
         decode(&self.code, pc).unwrap_or_else(|| panic!("{}: bad jitcode at pc {pc}", self.name))
     }
 
+    /// The instruction at `pc`, decoded when the code was built (panics
+    /// when `pc` is not an instruction start, like [`JitCode::decode`]).
+    pub fn insn(&self, pc: usize) -> &Insn {
+        match self.insns.get(pc) {
+            Some(Some(insn)) => insn,
+            _ => panic!("{}: no instruction at pc {pc}", self.name),
+        }
+    }
+
+    /// Fills the decoded instructions (the builder's last step).
+    pub(crate) fn decode_all(&mut self) {
+        let mut insns = vec![None; self.code.len()];
+        for pc in self.insn_starts() {
+            insns[pc] = Some(self.decode(pc));
+        }
+        self.insns = insns;
+    }
+
     /// Every instruction start, in order.
     pub fn insn_starts(&self) -> Vec<usize> {
         let mut out = Vec::new();
@@ -376,7 +397,14 @@ impl JitCode {
 
     /// The live set of the `-live-` marker at `pc`.
     pub fn live_at(&self, pc: usize) -> Option<&LiveSet> {
-        let insn = decode(&self.code, pc)?;
+        let decoded;
+        let insn = match self.insns.get(pc) {
+            Some(Some(insn)) => insn,
+            _ => {
+                decoded = decode(&self.code, pc)?;
+                &decoded
+            }
+        };
         match (insn.op, insn.operands.first()) {
             (JOp::Live, Some(Operand::Live(i))) => self.liveness.get(*i as usize),
             _ => None,
