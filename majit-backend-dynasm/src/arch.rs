@@ -221,17 +221,22 @@ pub trait Arch {
     fn regs() -> &'static RegFile;
     /// What the allocator must respect for `op`.
     fn constraints(op: &Op) -> OpConstraints;
-    /// Whether the emitters handle `opcode` (others are `Unsupported`).
-    fn supports(opcode: OpCode, has_gc: bool) -> bool;
+    /// Whether the emitters handle `opcode` (others are `Unsupported`):
+    /// the same for every architecture, see [`crate::emit::plan::supports`].
+    fn supports(opcode: OpCode, has_gc: bool) -> bool {
+        crate::emit::plan::supports(opcode, has_gc)
+    }
     /// A fresh emitter for one trace. `exit_routine` is the address of the
     /// shared exit routine (from [`Arch::runtime`]).
-    fn emitter(exit_routine: usize) -> Box<dyn Emitter>;
-    /// A fresh emitter that also sees the backend's class map and GC
-    /// contract (needed by `guard_class` and the allocation ops). The
-    /// default ignores them.
-    fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter> {
-        Self::emitter(env.exit_routine)
+    fn emitter(exit_routine: usize) -> Box<dyn Emitter> {
+        Self::emitter_with(&EmitEnv {
+            exit_routine,
+            ..EmitEnv::default()
+        })
     }
+    /// A fresh emitter that also sees the backend's class map and GC
+    /// contract (needed by `guard_class` and the allocation ops).
+    fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter>;
     /// The shared runtime code: `(bytes, entry offset, exit offset)`. The
     /// entry is `extern "C" fn(frame, code) -> frame`: it saves the
     /// callee-saved registers, puts `frame` in the frame register and jumps

@@ -27,6 +27,7 @@ pub mod callconv;
 pub mod codemem;
 pub mod disasm;
 pub mod driver;
+pub mod emit;
 pub mod frame;
 pub mod gclower;
 pub mod gcmap;

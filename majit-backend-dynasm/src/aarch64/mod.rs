@@ -83,26 +83,6 @@ impl Arch for Aarch64 {
         }
     }
 
-    fn supports(opcode: OpCode, has_gc: bool) -> bool {
-        use OpCode::*;
-        match opcode {
-            New | NewWithVtable | NewArray | NewArrayClear => false,
-            CallMallocNursery
-            | CallMallocNurseryHeaderless
-            | CallMallocNurseryVarsize
-            | CondCallGcWb
-            | CondCallGcWbArray => has_gc,
-            _ => true,
-        }
-    }
-
-    fn emitter(exit_routine: usize) -> Box<dyn Emitter> {
-        Self::emitter_with(&EmitEnv {
-            exit_routine,
-            ..EmitEnv::default()
-        })
-    }
-
     fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter> {
         Box::new(emit::A64Emitter::new(env.clone()))
     }
@@ -116,13 +96,6 @@ impl Arch for Aarch64 {
         // `guard::runtime`, which has exactly this AAPCS64 signature.
         let f: extern "C" fn(*mut u64, usize) -> *mut u64 = unsafe { std::mem::transmute(entry) };
         f(frame, code)
-    }
-}
-
-/// The text of an op for error messages.
-pub(crate) fn unsupported(op: &Op, why: &str) -> CompileError {
-    CompileError::Unsupported {
-        op: format!("{} ({why})", op.opcode),
     }
 }
 

@@ -73,7 +73,7 @@ impl X64Emitter {
     }
 
     /// Field, array-item, raw and array-length loads.
-    pub(super) fn load(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
+    pub(super) fn load_op(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
         let a = mem_access(cx)?;
         let (base, index) = self.operands(cx, &a);
         let (b, disp) = self.address(cx, base, index, a.offset)?;
@@ -92,7 +92,7 @@ impl X64Emitter {
     }
 
     /// Field, array-item and raw stores.
-    pub(super) fn store(&mut self, cx: &OpCx) -> Result<(), CompileError> {
+    pub(super) fn store_op(&mut self, cx: &OpCx) -> Result<(), CompileError> {
         let a = mem_access(cx)?;
         let (base, index) = self.operands(cx, &a);
         let value = *cx.args.last().expect("stores have a value argument");

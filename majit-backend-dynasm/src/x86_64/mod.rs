@@ -72,26 +72,6 @@ impl Arch for X86_64 {
         }
     }
 
-    fn supports(opcode: OpCode, has_gc: bool) -> bool {
-        use OpCode::*;
-        match opcode {
-            New | NewWithVtable | NewArray | NewArrayClear => false,
-            CallMallocNursery
-            | CallMallocNurseryHeaderless
-            | CallMallocNurseryVarsize
-            | CondCallGcWb
-            | CondCallGcWbArray => has_gc,
-            _ => true,
-        }
-    }
-
-    fn emitter(exit_routine: usize) -> Box<dyn Emitter> {
-        Self::emitter_with(&EmitEnv {
-            exit_routine,
-            ..EmitEnv::default()
-        })
-    }
-
     fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter> {
         Box::new(emit::X64Emitter::new(env.clone()))
     }
@@ -106,13 +86,6 @@ impl Arch for X86_64 {
         let f: extern "sysv64" fn(*mut u64, usize) -> *mut u64 =
             unsafe { std::mem::transmute(entry) };
         f(frame, code)
-    }
-}
-
-/// The text of an op for error messages.
-pub(crate) fn unsupported(op: &Op, why: &str) -> CompileError {
-    CompileError::Unsupported {
-        op: format!("{} ({why})", op.opcode),
     }
 }
 
