@@ -110,6 +110,39 @@ impl RegFile {
     pub fn name(&self, r: Reg) -> &'static str {
         self.regs.get(r as usize).map_or("r?", |i| i.name)
     }
+    /// The hardware number of `r`, as dynasm's dynamic register operands
+    /// take it.
+    pub fn hw(&self, r: Reg) -> u8 {
+        self.regs[r as usize].hw
+    }
+    /// Whether `r` is a float register.
+    pub fn is_float(&self, r: Reg) -> bool {
+        self.regs[r as usize].bank == Bank::Float
+    }
+    /// Registers the exit routine saves (every allocatable one).
+    pub fn saved(&self) -> impl Iterator<Item = Reg> + '_ {
+        (0..self.regs.len() as Reg).filter(|&r| self.regs[r as usize].allocatable)
+    }
+    /// Checks the invariants of the module docs; `reserved` are the
+    /// registers that must never be allocated nor clobbered by calls.
+    #[cfg(test)]
+    pub(crate) fn assert_consistent(&self, reserved: &[Reg]) {
+        let mut order = self.alloc_order.to_vec();
+        order.sort_unstable();
+        order.dedup();
+        assert_eq!(order.len(), self.alloc_order.len(), "allocation order");
+        assert!(order.iter().all(|&r| self.is_allocatable(r)));
+        assert_eq!(self.saved().count(), self.alloc_order.len());
+        for &r in reserved {
+            assert!(!self.is_allocatable(r), "{}", self.name(r));
+            assert!(!self.call_clobbers.contains(&r), "{}", self.name(r));
+        }
+        for &r in self.call_clobbers {
+            assert!(self.info(r).caller_saved && self.is_allocatable(r));
+        }
+        let clobbered = self.saved().filter(|&r| self.info(r).caller_saved);
+        assert_eq!(clobbered.count(), self.call_clobbers.len());
+    }
 }
 
 /// Per-op demands an architecture makes on the allocator.

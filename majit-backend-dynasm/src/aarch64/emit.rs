@@ -22,13 +22,12 @@
 
 use super::a64;
 use super::regs::{self, hw, is_float, D30, D31, X16, X17};
-use crate::arch::{Bank, Loc, OpCx, Reg, RegFile};
+use crate::arch::{Bank, Loc, Reg, RegFile};
 use crate::emit::{Asm, CmpOp, CondCode, Encoder, FloatOp, IntOp, OvfOp, ShiftOp, UnaryOp};
 use crate::frame;
 use dynasmrt::aarch64::Aarch64Relocation;
-use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi};
+use dynasmrt::DynasmApi;
 use majit_ir::{Const, Kind};
-use majit_metainterp::CompileError;
 
 pub(super) use crate::emit::plan::const_bits;
 
@@ -349,7 +348,6 @@ impl A64Emitter {
 }
 
 impl Encoder for A64Emitter {
-    type Cond = Cond;
     const PAD: u8 = 0;
     const SCRATCH: Reg = X17;
 
@@ -571,146 +569,8 @@ impl Encoder for A64Emitter {
         }
     }
 
-    fn load(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError> {
-        self.load_op(cx, dst)
-    }
-
-    fn store(&mut self, cx: &OpCx) -> Result<(), CompileError> {
-        self.store_op(cx)
-    }
-
     fn ptr_add(&mut self, dst: Reg, base: Loc, off: Loc) {
         self.add_sub(false, false, dst, base, off);
-    }
-
-    fn call(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError> {
-        self.call_op(cx, dst)
-    }
-
-    fn nursery_bump(
-        &mut self,
-        _cx: &OpCx,
-        dst: Reg,
-        free: usize,
-        top: usize,
-        slow: DynamicLabel,
-        done: DynamicLabel,
-    ) -> Result<(), CompileError> {
-        self.bump(dst, free, top, slow, done);
-        Ok(())
-    }
-
-    fn card_test(
-        &mut self,
-        cx: &OpCx,
-        table: usize,
-        shift: u32,
-        done: DynamicLabel,
-    ) -> Result<(), CompileError> {
-        self.cards(cx, table, shift, done)
-    }
-
-    fn save_reg(&mut self, r: Reg) {
-        self.frame_str(r, frame::save_slot_offset(r) as i64);
-    }
-
-    fn reload_reg(&mut self, r: Reg) {
-        self.frame_ldr(r, frame::save_slot_offset(r) as i64);
-    }
-
-    fn set_gcmap(&mut self, map: DynamicLabel) {
-        let gcmap_at = (frame::GCMAP * 8) as u32;
-        a64!(self.ops
-            ; adr tmp, =>map
-            ; str tmp, [frame, gcmap_at]
-        );
-    }
-
-    fn call_gc(&mut self, heap: DynamicLabel, func: DynamicLabel) {
-        a64!(self.ops
-            ; ldr x0, =>heap
-            ; ldr tmp, =>func
-            ; blr tmp
-        );
-    }
-
-    fn after_gc_point(&mut self, oom: DynamicLabel) {
-        let gcmap_at = (frame::GCMAP * 8) as u32;
-        a64!(self.ops
-            ; str xzr, [frame, gcmap_at]
-            ; cbz x0, =>oom
-        );
-    }
-
-    fn branch(&mut self, cond: Cond, l: DynamicLabel) {
-        self.b_cond(cond, l)
-    }
-
-    fn guard_truth(&mut self, loc: Loc, want_true: bool, stub: DynamicLabel) {
-        match loc {
-            Loc::Const(c) => {
-                if (const_bits(c) != 0) != want_true {
-                    a64!(self.ops; b =>stub);
-                }
-            }
-            other => {
-                let r = hw(self.int_reg(other, X16));
-                if want_true {
-                    a64!(self.ops; cbz X(r), =>stub);
-                } else {
-                    a64!(self.ops; cbnz X(r), =>stub);
-                }
-            }
-        }
-    }
-
-    fn guard_value(&mut self, kind: Kind, a: Loc, b: Loc, stub: DynamicLabel) {
-        // Bit-exact comparison, floats included.
-        if kind == Kind::Float {
-            self.float_bits(X16, a);
-            self.float_bits(X17, b);
-            a64!(self.ops; cmp tmp, tmp2);
-        } else {
-            self.int_cmp(a, b);
-        }
-        self.b_cond(Cond::Ne, stub);
-    }
-
-    fn guard_class(&mut self, p: Loc, nonnull: bool, ids: &[u32], stub: DynamicLabel) {
-        self.class_test(p, nonnull, ids, stub)
-    }
-
-    fn guard_frame_word(&mut self, word: usize, stub: DynamicLabel) {
-        a64!(self.ops
-            ; ldr tmp, [frame, (word * 8) as u32]
-            ; cbnz tmp, =>stub
-        );
-    }
-
-    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel) {
-        a64!(self.ops
-            ; ldr tmp, =>flag
-            ; cbnz tmp, =>stub
-        );
-    }
-
-    fn jump_label(&mut self, l: DynamicLabel) {
-        a64!(self.ops; b =>l);
-    }
-
-    fn jump_word(&mut self, word: DynamicLabel) {
-        a64!(self.ops; ldr tmp, =>word; br tmp);
-    }
-
-    fn store_exit_token(&mut self, token: DynamicLabel) {
-        a64!(self.ops
-            ; adr tmp, =>token
-            ; str tmp, [frame, (frame::EXIT * 8) as u32]
-        );
-    }
-
-    fn clear_exception(&mut self) {
-        a64!(self.ops; str xzr, [frame, (frame::EXCEPTION * 8) as u32]);
     }
 }
 

@@ -22,18 +22,30 @@
 //! entry trampoline; see `guard.rs` at the crate root for the protocol.
 
 use super::a64;
-use super::emit::{A64Emitter, Cond};
-use super::regs::{self, hw, is_float, X16};
+use super::emit::{const_bits, A64Emitter, Cond};
+use super::regs::{self, hw, is_float, X16, X17};
 use crate::arch::Loc;
-use crate::emit::Encoder;
+use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
 use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
+use majit_ir::Kind;
 use majit_metainterp::CompileError;
 
 impl A64Emitter {
-    /// `b.cond l`.
-    pub(super) fn b_cond(&mut self, cond: Cond, l: DynamicLabel) {
+    /// Integer register `dst` := the bits of the float at `loc`.
+    pub(super) fn float_bits(&mut self, dst: u8, loc: Loc) {
+        match loc {
+            Loc::Reg(r) if is_float(r) => a64!(self.ops; fmov X(hw(dst)), D(hw(r))),
+            other => self.load_int(dst, other),
+        }
+    }
+}
+
+impl GuardEncoder for A64Emitter {
+    type Cond = Cond;
+
+    fn branch(&mut self, cond: Cond, l: DynamicLabel) {
         match cond {
             Cond::Eq => a64!(self.ops; b.eq =>l),
             Cond::Ne => a64!(self.ops; b.ne =>l),
@@ -52,10 +64,36 @@ impl A64Emitter {
         }
     }
 
-    /// `guard_class`: branches to `stub` unless the type id in the low
-    /// half of `p`'s header is one of `ids` (or when `p` is null, with
-    /// `nonnull`).
-    pub(super) fn class_test(&mut self, p: Loc, nonnull: bool, ids: &[u32], stub: DynamicLabel) {
+    fn guard_truth(&mut self, loc: Loc, want_true: bool, stub: DynamicLabel) {
+        match loc {
+            Loc::Const(c) => {
+                if (const_bits(c) != 0) != want_true {
+                    a64!(self.ops; b =>stub);
+                }
+            }
+            other => {
+                let r = hw(self.int_reg(other, X16));
+                if want_true {
+                    a64!(self.ops; cbz X(r), =>stub);
+                } else {
+                    a64!(self.ops; cbnz X(r), =>stub);
+                }
+            }
+        }
+    }
+
+    fn value_cmp(&mut self, kind: Kind, a: Loc, b: Loc) {
+        // Bit-exact comparison, floats included.
+        if kind == Kind::Float {
+            self.float_bits(X16, a);
+            self.float_bits(X17, b);
+            a64!(self.ops; cmp tmp, tmp2);
+        } else {
+            self.int_cmp(a, b);
+        }
+    }
+
+    fn guard_class(&mut self, p: Loc, nonnull: bool, ids: &[u32], stub: DynamicLabel) {
         let p = hw(self.int_reg(p, X16));
         if nonnull {
             a64!(self.ops; cbz X(p), =>stub);
@@ -66,7 +104,7 @@ impl A64Emitter {
             self.mov_imm(X16, id as i64);
             a64!(self.ops; cmp w17, w16);
             if k + 1 == ids.len() {
-                self.b_cond(Cond::Ne, stub);
+                self.branch(Cond::Ne, stub);
             } else {
                 a64!(self.ops; b.eq =>ok);
             }
@@ -74,12 +112,37 @@ impl A64Emitter {
         a64!(self.ops; =>ok);
     }
 
-    /// Integer register `dst` := the bits of the float at `loc`.
-    pub(super) fn float_bits(&mut self, dst: u8, loc: Loc) {
-        match loc {
-            Loc::Reg(r) if is_float(r) => a64!(self.ops; fmov X(hw(dst)), D(hw(r))),
-            other => self.load_int(dst, other),
-        }
+    fn guard_frame_word(&mut self, word: usize, stub: DynamicLabel) {
+        a64!(self.ops
+            ; ldr tmp, [frame, (word * 8) as u32]
+            ; cbnz tmp, =>stub
+        );
+    }
+
+    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel) {
+        a64!(self.ops
+            ; ldr tmp, =>flag
+            ; cbnz tmp, =>stub
+        );
+    }
+
+    fn jump_label(&mut self, l: DynamicLabel) {
+        a64!(self.ops; b =>l);
+    }
+
+    fn jump_word(&mut self, word: DynamicLabel) {
+        a64!(self.ops; ldr tmp, =>word; br tmp);
+    }
+
+    fn store_exit_token(&mut self, token: DynamicLabel) {
+        a64!(self.ops
+            ; adr tmp, =>token
+            ; str tmp, [frame, (frame::EXIT * 8) as u32]
+        );
+    }
+
+    fn clear_exception(&mut self) {
+        a64!(self.ops; str xzr, [frame, (frame::EXCEPTION * 8) as u32]);
     }
 }
 
@@ -108,7 +171,7 @@ pub fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
     );
     ops.align(16, 0);
     let exit = ops.offset().0;
-    for r in regs::saved() {
+    for r in regs::REG_FILE.saved() {
         let at = frame::save_slot_offset(r) as u32;
         let h = hw(r);
         if is_float(r) {

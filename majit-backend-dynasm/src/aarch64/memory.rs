@@ -13,8 +13,9 @@
 use super::a64;
 use super::emit::{const_bits, fits_scaled, A64Emitter};
 use super::regs::{hw, is_float, X16, X17};
-use crate::arch::{Loc, OpCx};
+use crate::arch::{Loc, OpCx, Reg};
 use crate::emit::Encoder;
+use crate::emit::MemoryEncoder;
 use crate::memaccess::{mem_access, MemAccess};
 use dynasmrt::DynasmApi;
 use majit_ir::{Kind, OpCode};
@@ -117,9 +118,11 @@ impl A64Emitter {
             }
         }
     }
+}
 
+impl MemoryEncoder for A64Emitter {
     /// Field, array-item, raw and array-length loads.
-    pub(super) fn load_op(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
+    fn load(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError> {
         let a = mem_access(cx)?;
         let (b, mode, _) = self.access_address(cx, &a);
         let (b, d) = (hw(b), hw(dst));
@@ -152,7 +155,7 @@ impl A64Emitter {
     }
 
     /// Field, array-item and raw stores.
-    pub(super) fn store_op(&mut self, cx: &OpCx) -> Result<(), CompileError> {
+    fn store(&mut self, cx: &OpCx) -> Result<(), CompileError> {
         let a = mem_access(cx)?;
         let value = *cx.args.last().expect("stores have a value argument");
         let (b, mode, _) = self.access_address(cx, &a);

@@ -33,23 +33,16 @@ use super::a64;
 use super::emit::A64Emitter;
 use super::regs::hw;
 use crate::arch::{OpCx, Reg};
-use crate::emit::{plan, PoolSource};
+use crate::emit::{plan, Bump, Emitted, GcEncoder, PoolSource};
+use crate::frame;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi};
-use majit_metainterp::CompileError;
+use majit_gc::JitGcInfo;
 
-impl A64Emitter {
-    /// The nursery bump (see the module docs) for the size in `x17`.
-    pub(super) fn bump(
-        &mut self,
-        dst: Reg,
-        free: usize,
-        top: usize,
-        slow: DynamicLabel,
-        done: DynamicLabel,
-    ) {
+impl GcEncoder for A64Emitter {
+    fn nursery_bump(&mut self, _cx: &OpCx, dst: Reg, at: Bump) -> Emitted {
         let d = hw(dst);
-        let (free_word, _) = self.pool_word(PoolSource::Abs(free));
-        let (top_word, _) = self.pool_word(PoolSource::Abs(top));
+        let (free_word, _) = self.pool_word(PoolSource::Abs(at.free));
+        let (top_word, _) = self.pool_word(PoolSource::Abs(at.top));
         a64!(self.ops
             ; ldr tmp, =>free_word
             ; ldr X(d), [tmp]
@@ -57,23 +50,17 @@ impl A64Emitter {
             ; ldr tmp, =>top_word
             ; ldr tmp, [tmp]
             ; cmp X(d), tmp
-            ; b.hi =>slow
+            ; b.hi =>at.slow
             ; ldr tmp, =>free_word
             ; str X(d), [tmp]
             ; sub X(d), X(d), tmp2
-            ; b =>done
+            ; b =>at.done
         );
+        Ok(())
     }
 
-    /// The card test of the object in `x17`: to `done` when its card is
-    /// clear.
-    pub(super) fn cards(
-        &mut self,
-        cx: &OpCx,
-        table: usize,
-        shift: u32,
-        done: DynamicLabel,
-    ) -> Result<(), CompileError> {
+    fn card_test(&mut self, cx: &OpCx, gc: &JitGcInfo, done: DynamicLabel) -> Emitted {
+        let (table, shift) = (gc.card_table_biased, gc.card_shift);
         if shift >= 64 {
             return Err(plan::unsupported(cx.op, "card shift of 64 or more"));
         }
@@ -85,5 +72,37 @@ impl A64Emitter {
             ; cbz tmp, =>done
         );
         Ok(())
+    }
+
+    fn save_reg(&mut self, r: Reg) {
+        self.frame_str(r, frame::save_slot_offset(r) as i64);
+    }
+
+    fn reload_reg(&mut self, r: Reg) {
+        self.frame_ldr(r, frame::save_slot_offset(r) as i64);
+    }
+
+    fn set_gcmap(&mut self, map: DynamicLabel) {
+        let gcmap_at = (frame::GCMAP * 8) as u32;
+        a64!(self.ops
+            ; adr tmp, =>map
+            ; str tmp, [frame, gcmap_at]
+        );
+    }
+
+    fn call_gc(&mut self, heap: DynamicLabel, func: DynamicLabel) {
+        a64!(self.ops
+            ; ldr x0, =>heap
+            ; ldr tmp, =>func
+            ; blr tmp
+        );
+    }
+
+    fn after_gc_point(&mut self, oom: DynamicLabel) {
+        let gcmap_at = (frame::GCMAP * 8) as u32;
+        a64!(self.ops
+            ; str xzr, [frame, gcmap_at]
+            ; cbz x0, =>oom
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! sequences, each in terms of encoder methods.
 
 use super::buffer::{Asm, Flags, PoolSource, Stub};
-use super::{plan, CondCode, Encoder};
+use super::{plan, Bump, CallEncoder, CondCode, Encoder, GcEncoder, GuardEncoder, MemoryEncoder};
 use crate::arch::{Assembled, Emitter, JumpTarget, Loc, OpCx, Reg};
 use crate::frame;
 use crate::gcmap;
@@ -268,7 +268,13 @@ where
         self.load_int(Self::SCRATCH, cx.args[0]);
         let (slow, done) = (self.ops.new_dynamic_label(), self.ops.new_dynamic_label());
         if !p.always_slow {
-            self.nursery_bump(cx, dst, p.free, p.top, slow, done)?;
+            let at = Bump {
+                free: p.free,
+                top: p.top,
+                slow,
+                done,
+            };
+            self.nursery_bump(cx, dst, at)?;
         }
         self.ops.dynamic_label(slow);
         let second = match p.slow_arg {
@@ -288,7 +294,7 @@ where
         let gc = plan::gc(&self.env, cx)?;
         self.load_int(Self::SCRATCH, cx.args[0]);
         let done = self.ops.new_dynamic_label();
-        self.card_test(cx, gc.card_table_biased, gc.card_shift, done)?;
+        self.card_test(cx, &gc, done)?;
         let args = [(Self::regs().int_args[1], Loc::Reg(Self::SCRATCH))];
         self.slow_call(cx, &gc, gc.write_barrier_fn, &args, false, None)?;
         self.ops.dynamic_label(done);
@@ -381,7 +387,10 @@ where
             }
             GuardOp::Nonnull => self.guard_truth(cx.args[0], true, stub),
             GuardOp::Isnull => self.guard_truth(cx.args[0], false, stub),
-            GuardOp::Value => self.guard_value(cx.kinds[0], cx.args[0], cx.args[1], stub),
+            GuardOp::Value => {
+                self.value_cmp(cx.kinds[0], cx.args[0], cx.args[1]);
+                self.branch(C::NE, stub);
+            }
             GuardOp::Class { nonnull } => {
                 let ids = plan::class_ids(&self.env, cx)?;
                 self.guard_class(cx.args[0], nonnull, &ids, stub);

@@ -23,8 +23,23 @@ pub use dispatch::{CmpOp, FloatOp, IntOp, OvfOp, ShiftOp, UnaryOp};
 
 use crate::arch::{Bank, Loc, OpCx, Reg, RegFile};
 use dynasmrt::DynamicLabel;
+use majit_gc::JitGcInfo;
 use majit_ir::Kind;
 use majit_metainterp::CompileError;
+
+/// What emitting an op returns.
+pub type Emitted = Result<(), CompileError>;
+
+/// Where a nursery bump allocates and where it branches.
+#[derive(Copy, Clone, Debug)]
+pub struct Bump {
+    /// Addresses of the region's free and top words.
+    pub free: usize,
+    pub top: usize,
+    /// The slow path, and the end of the whole sequence.
+    pub slow: DynamicLabel,
+    pub done: DynamicLabel,
+}
 
 /// A condition code of the machine's flags.
 pub trait CondCode: Copy + Eq + std::fmt::Debug {
@@ -34,12 +49,13 @@ pub trait CondCode: Copy + Eq + std::fmt::Debug {
     const NE: Self;
 }
 
-/// What an architecture encodes. The shared code ([`dispatch`]) decides
-/// what to emit; these methods emit it. Every method only reads its
-/// argument locations before it writes its result (see `arch.rs`).
-pub trait Encoder {
-    /// The machine's condition codes.
-    type Cond: CondCode;
+/// What an architecture encodes: moves and the arithmetic families (in
+/// `<arch>/emit.rs`), with memory access, calls, the GC sequences and the
+/// guard and exit sequences (the supertraits, one per `<arch>/` file).
+/// The shared code ([`dispatch`]) decides what to emit; these methods emit
+/// it. Every method only reads its argument locations before it writes its
+/// result (see `arch.rs`).
+pub trait Encoder: MemoryEncoder + CallEncoder + GcEncoder + GuardEncoder {
     /// The byte that pads code up to the pool.
     const PAD: u8;
     /// A reserved register the shared sequences load an operand into
@@ -73,36 +89,32 @@ pub trait Encoder {
     fn compare(&mut self, op: CmpOp, dst: Reg, a: Loc, b: Loc) -> Option<Self::Cond>;
     fn float_op(&mut self, op: FloatOp, dst: Reg, a: Loc, b: Loc);
     fn unary(&mut self, op: UnaryOp, dst: Reg, a: Loc);
-    fn load(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError>;
-    fn store(&mut self, cx: &OpCx) -> Result<(), CompileError>;
     /// `nursery_ptr_increment(base, offset)`.
     fn ptr_add(&mut self, dst: Reg, base: Loc, off: Loc);
+}
+
+/// Loads and stores (`<arch>/memory.rs`).
+pub trait MemoryEncoder {
+    fn load(&mut self, cx: &OpCx, dst: Reg) -> Emitted;
+    fn store(&mut self, cx: &OpCx) -> Emitted;
+}
+
+/// Calls to foreign code (`<arch>/call.rs`).
+pub trait CallEncoder {
     /// A call to foreign code (arguments, result, signals).
-    fn call(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError>;
+    fn call(&mut self, cx: &OpCx, dst: Reg) -> Emitted;
+}
 
-    // -- GC sequences (see `dispatch.rs`) --
-
+/// The pieces of the GC sequences (`<arch>/nursery.rs`; the sequences
+/// themselves are in `dispatch.rs`).
+pub trait GcEncoder {
     /// The nursery bump for an allocation whose size is in `SCRATCH`:
-    /// `dst` := the object, or a branch to `slow` (size still in
-    /// `SCRATCH`); ends with a branch to `done`.
-    fn nursery_bump(
-        &mut self,
-        cx: &OpCx,
-        dst: Reg,
-        free: usize,
-        top: usize,
-        slow: DynamicLabel,
-        done: DynamicLabel,
-    ) -> Result<(), CompileError>;
+    /// `dst` := the object, or a branch to `at.slow` (size still in
+    /// `SCRATCH`); ends with a branch to `at.done`.
+    fn nursery_bump(&mut self, cx: &OpCx, dst: Reg, at: Bump) -> Emitted;
     /// The card test of the object in `SCRATCH`: a branch to `done` when
     /// no barrier is needed.
-    fn card_test(
-        &mut self,
-        cx: &OpCx,
-        table: usize,
-        shift: u32,
-        done: DynamicLabel,
-    ) -> Result<(), CompileError>;
+    fn card_test(&mut self, cx: &OpCx, gc: &JitGcInfo, done: DynamicLabel) -> Emitted;
     /// Register `r`'s save slot := `r`.
     fn save_reg(&mut self, r: Reg);
     /// `r` := its save slot.
@@ -114,16 +126,21 @@ pub trait Encoder {
     fn call_gc(&mut self, heap: DynamicLabel, func: DynamicLabel);
     /// Clears `GCMAP` and branches to `oom` when the call returned 0.
     fn after_gc_point(&mut self, oom: DynamicLabel);
+}
 
-    // -- guards, jumps and exits --
+/// Guards, jumps and exits (`<arch>/guard.rs`).
+pub trait GuardEncoder {
+    /// The machine's condition codes.
+    type Cond: CondCode;
 
     /// Branches to `l` when `cond` holds.
     fn branch(&mut self, cond: Self::Cond, l: DynamicLabel);
     /// Branches to `stub` unless the int at `loc` is (non)zero as
     /// `want_true` says.
     fn guard_truth(&mut self, loc: Loc, want_true: bool, stub: DynamicLabel);
-    /// Branches to `stub` unless `a` and `b` (of `kind`) are bit-equal.
-    fn guard_value(&mut self, kind: Kind, a: Loc, b: Loc, stub: DynamicLabel);
+    /// Compares `a` and `b` (of `kind`) bit for bit: afterwards the
+    /// condition `NE` holds when they differ.
+    fn value_cmp(&mut self, kind: Kind, a: Loc, b: Loc);
     /// Branches to `stub` unless the type id in `p`'s header is one of
     /// `ids` (or, with `nonnull`, when `p` is null).
     fn guard_class(&mut self, p: Loc, nonnull: bool, ids: &[u32], stub: DynamicLabel);

@@ -16,13 +16,12 @@
 
 use super::regs::{self, hw, is_xmm, R10, R11, XMM14, XMM15};
 use super::x64;
-use crate::arch::{Bank, Loc, OpCx, Reg, RegFile};
+use crate::arch::{Bank, Loc, Reg, RegFile};
 use crate::emit::{Asm, CmpOp, CondCode, Encoder, FloatOp, IntOp, OvfOp, ShiftOp, UnaryOp};
 use crate::frame;
 use dynasmrt::x64::X64Relocation;
-use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi};
+use dynasmrt::{DynasmApi, DynasmLabelApi};
 use majit_ir::Kind;
-use majit_metainterp::CompileError;
 
 pub(super) use crate::emit::plan::const_bits;
 
@@ -261,7 +260,6 @@ impl X64Emitter {
 }
 
 impl Encoder for X64Emitter {
-    type Cond = Cond;
     const PAD: u8 = 0xcc;
     const SCRATCH: Reg = R11;
 
@@ -495,14 +493,6 @@ impl Encoder for X64Emitter {
         }
     }
 
-    fn load(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError> {
-        self.load_op(cx, dst)
-    }
-
-    fn store(&mut self, cx: &OpCx) -> Result<(), CompileError> {
-        self.store_op(cx)
-    }
-
     fn ptr_add(&mut self, dst: Reg, base: Loc, off: Loc) {
         let base = hw(self.int_reg(base, R11));
         match off {
@@ -514,132 +504,6 @@ impl Encoder for X64Emitter {
                 x64!(self.ops; lea Rq(hw(dst)), [Rq(base) + Rq(off)]);
             }
         }
-    }
-
-    fn call(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError> {
-        self.call_op(cx, dst)
-    }
-
-    fn nursery_bump(
-        &mut self,
-        cx: &OpCx,
-        dst: Reg,
-        free: usize,
-        top: usize,
-        slow: DynamicLabel,
-        done: DynamicLabel,
-    ) -> Result<(), CompileError> {
-        self.bump(cx, dst, free, top, slow, done)
-    }
-
-    fn card_test(
-        &mut self,
-        _cx: &OpCx,
-        table: usize,
-        shift: u32,
-        done: DynamicLabel,
-    ) -> Result<(), CompileError> {
-        self.cards(table, shift, done);
-        Ok(())
-    }
-
-    fn save_reg(&mut self, r: Reg) {
-        let at = frame::save_slot_offset(r);
-        if is_xmm(r) {
-            x64!(self.ops; movsd QWORD [rbp + at], Rx(hw(r)));
-        } else {
-            x64!(self.ops; mov QWORD [rbp + at], Rq(hw(r)));
-        }
-    }
-
-    fn reload_reg(&mut self, r: Reg) {
-        let at = frame::save_slot_offset(r);
-        if is_xmm(r) {
-            x64!(self.ops; movsd Rx(hw(r)), QWORD [rbp + at]);
-        } else {
-            x64!(self.ops; mov Rq(hw(r)), QWORD [rbp + at]);
-        }
-    }
-
-    fn set_gcmap(&mut self, map: DynamicLabel) {
-        let gcmap_at = (frame::GCMAP * 8) as i32;
-        x64!(self.ops; lea r10, [=>map]; mov QWORD [rbp + gcmap_at], r10);
-    }
-
-    fn call_gc(&mut self, heap: DynamicLabel, func: DynamicLabel) {
-        x64!(self.ops
-            ; mov rdi, QWORD [=>heap]
-            ; call QWORD [=>func]
-        );
-    }
-
-    fn after_gc_point(&mut self, oom: DynamicLabel) {
-        let gcmap_at = (frame::GCMAP * 8) as i32;
-        x64!(self.ops; mov QWORD [rbp + gcmap_at], 0; test rax, rax; jz =>oom);
-    }
-
-    fn branch(&mut self, cond: Cond, l: DynamicLabel) {
-        self.jcc(cond, l)
-    }
-
-    fn guard_truth(&mut self, loc: Loc, want_true: bool, stub: DynamicLabel) {
-        match loc {
-            Loc::Const(c) => {
-                if (const_bits(c) != 0) != want_true {
-                    x64!(self.ops; jmp =>stub);
-                }
-            }
-            other => {
-                let r = hw(self.int_reg(other, R11));
-                x64!(self.ops; test Rq(r), Rq(r));
-                self.jcc(if want_true { Cond::E } else { Cond::Ne }, stub);
-            }
-        }
-    }
-
-    fn guard_value(&mut self, kind: Kind, a: Loc, b: Loc, stub: DynamicLabel) {
-        // Bit-exact comparison, floats included.
-        if kind == Kind::Float {
-            self.float_bits(R11, a);
-            self.float_bits(R10, b);
-            x64!(self.ops; cmp tmp, mtmp);
-        } else {
-            self.int_cmp(a, b);
-        }
-        self.jcc(Cond::Ne, stub);
-    }
-
-    fn guard_class(&mut self, p: Loc, nonnull: bool, ids: &[u32], stub: DynamicLabel) {
-        self.class_test(p, nonnull, ids, stub)
-    }
-
-    fn guard_frame_word(&mut self, word: usize, stub: DynamicLabel) {
-        x64!(self.ops; cmp QWORD [rbp + (word * 8) as i32], 0);
-        self.jcc(Cond::Ne, stub);
-    }
-
-    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel) {
-        x64!(self.ops; cmp QWORD [=>flag], 0);
-        self.jcc(Cond::Ne, stub);
-    }
-
-    fn jump_label(&mut self, l: DynamicLabel) {
-        x64!(self.ops; jmp =>l);
-    }
-
-    fn jump_word(&mut self, word: DynamicLabel) {
-        x64!(self.ops; jmp QWORD [=>word]);
-    }
-
-    fn store_exit_token(&mut self, token: DynamicLabel) {
-        x64!(self.ops
-            ; lea tmp, [=>token]
-            ; mov QWORD [rbp + (frame::EXIT * 8) as i32], tmp
-        );
-    }
-
-    fn clear_exception(&mut self) {
-        x64!(self.ops; mov QWORD [rbp + (frame::EXCEPTION * 8) as i32], 0);
     }
 }
 

@@ -15,18 +15,31 @@
 //! save slot and returns the frame from the entry trampoline; see
 //! `guard.rs` at the crate root for the protocol.
 
-use super::emit::{Cond, X64Emitter};
-use super::regs::{self, hw, is_xmm, R11};
+use super::emit::{const_bits, Cond, X64Emitter};
+use super::regs::{self, hw, is_xmm, R10, R11};
 use super::x64;
 use crate::arch::Loc;
-use crate::emit::Encoder;
+use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
 use dynasmrt::x64::X64Relocation;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
+use majit_ir::Kind;
 use majit_metainterp::CompileError;
 
 impl X64Emitter {
-    pub(super) fn jcc(&mut self, cond: Cond, l: DynamicLabel) {
+    /// Integer register `dst` := the bits of the float at `loc`.
+    pub(super) fn float_bits(&mut self, dst: u8, loc: Loc) {
+        match loc {
+            Loc::Reg(r) if is_xmm(r) => x64!(self.ops; movq Rq(hw(dst)), Rx(hw(r))),
+            other => self.load_int(dst, other),
+        }
+    }
+}
+
+impl GuardEncoder for X64Emitter {
+    type Cond = Cond;
+
+    fn branch(&mut self, cond: Cond, l: DynamicLabel) {
         match cond {
             Cond::E => x64!(self.ops; je =>l),
             Cond::Ne => x64!(self.ops; jne =>l),
@@ -45,21 +58,44 @@ impl X64Emitter {
         }
     }
 
-    /// `guard_class`: branches to `stub` unless the type id in the low
-    /// half of `p`'s header is one of `ids` (or when `p` is null, with
-    /// `nonnull`).
-    pub(super) fn class_test(&mut self, p: Loc, nonnull: bool, ids: &[u32], stub: DynamicLabel) {
+    fn guard_truth(&mut self, loc: Loc, want_true: bool, stub: DynamicLabel) {
+        match loc {
+            Loc::Const(c) => {
+                if (const_bits(c) != 0) != want_true {
+                    x64!(self.ops; jmp =>stub);
+                }
+            }
+            other => {
+                let r = hw(self.int_reg(other, R11));
+                x64!(self.ops; test Rq(r), Rq(r));
+                self.branch(if want_true { Cond::E } else { Cond::Ne }, stub);
+            }
+        }
+    }
+
+    fn value_cmp(&mut self, kind: Kind, a: Loc, b: Loc) {
+        // Bit-exact comparison, floats included.
+        if kind == Kind::Float {
+            self.float_bits(R11, a);
+            self.float_bits(R10, b);
+            x64!(self.ops; cmp tmp, mtmp);
+        } else {
+            self.int_cmp(a, b);
+        }
+    }
+
+    fn guard_class(&mut self, p: Loc, nonnull: bool, ids: &[u32], stub: DynamicLabel) {
         let p = hw(self.int_reg(p, R11));
         if nonnull {
             x64!(self.ops; test Rq(p), Rq(p));
-            self.jcc(Cond::E, stub);
+            self.branch(Cond::E, stub);
         }
         x64!(self.ops; mov r10d, DWORD [Rq(p)]);
         let ok = self.ops.new_dynamic_label();
         for (k, &id) in ids.iter().enumerate() {
             x64!(self.ops; cmp r10d, id as i32);
             if k + 1 == ids.len() {
-                self.jcc(Cond::Ne, stub);
+                self.branch(Cond::Ne, stub);
             } else {
                 x64!(self.ops; je =>ok);
             }
@@ -67,12 +103,33 @@ impl X64Emitter {
         x64!(self.ops; =>ok);
     }
 
-    /// Integer register `dst` := the bits of the float at `loc`.
-    pub(super) fn float_bits(&mut self, dst: u8, loc: Loc) {
-        match loc {
-            Loc::Reg(r) if is_xmm(r) => x64!(self.ops; movq Rq(hw(dst)), Rx(hw(r))),
-            other => self.load_int(dst, other),
-        }
+    fn guard_frame_word(&mut self, word: usize, stub: DynamicLabel) {
+        x64!(self.ops; cmp QWORD [rbp + (word * 8) as i32], 0);
+        self.branch(Cond::Ne, stub);
+    }
+
+    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel) {
+        x64!(self.ops; cmp QWORD [=>flag], 0);
+        self.branch(Cond::Ne, stub);
+    }
+
+    fn jump_label(&mut self, l: DynamicLabel) {
+        x64!(self.ops; jmp =>l);
+    }
+
+    fn jump_word(&mut self, word: DynamicLabel) {
+        x64!(self.ops; jmp QWORD [=>word]);
+    }
+
+    fn store_exit_token(&mut self, token: DynamicLabel) {
+        x64!(self.ops
+            ; lea tmp, [=>token]
+            ; mov QWORD [rbp + (frame::EXIT * 8) as i32], tmp
+        );
+    }
+
+    fn clear_exception(&mut self) {
+        x64!(self.ops; mov QWORD [rbp + (frame::EXCEPTION * 8) as i32], 0);
     }
 }
 
@@ -93,7 +150,7 @@ pub fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
     );
     ops.align(16, 0xcc);
     let exit = ops.offset().0;
-    for r in regs::saved() {
+    for r in regs::REG_FILE.saved() {
         let at = frame::save_slot_offset(r);
         if is_xmm(r) {
             x64!(ops; movsd QWORD [rbp + at], Rx(hw(r)));

@@ -9,7 +9,8 @@
 use super::emit::{const_bits, fits_i32, X64Emitter};
 use super::regs::{hw, R10, R11, XMM14};
 use super::x64;
-use crate::arch::{Loc, OpCx};
+use crate::arch::{Loc, OpCx, Reg};
+use crate::emit::MemoryEncoder;
 use crate::memaccess::{mem_access, MemAccess};
 use dynasmrt::DynasmApi;
 use majit_ir::{Kind, OpCode};
@@ -71,9 +72,11 @@ impl X64Emitter {
             _ => (cx.args[0], None),
         }
     }
+}
 
+impl MemoryEncoder for X64Emitter {
     /// Field, array-item, raw and array-length loads.
-    pub(super) fn load_op(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
+    fn load(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError> {
         let a = mem_access(cx)?;
         let (base, index) = self.operands(cx, &a);
         let (b, disp) = self.address(cx, base, index, a.offset)?;
@@ -92,7 +95,7 @@ impl X64Emitter {
     }
 
     /// Field, array-item and raw stores.
-    pub(super) fn store_op(&mut self, cx: &OpCx) -> Result<(), CompileError> {
+    fn store(&mut self, cx: &OpCx) -> Result<(), CompileError> {
         let a = mem_access(cx)?;
         let (base, index) = self.operands(cx, &a);
         let value = *cx.args.last().expect("stores have a value argument");

@@ -24,25 +24,17 @@
 //! the same register saving (no gcmap: the barrier does not collect).
 
 use super::emit::{fits_i32, X64Emitter};
-use super::regs::hw;
+use super::regs::{hw, is_xmm};
 use super::x64;
 use crate::arch::{OpCx, Reg};
-use crate::emit::{plan, PoolSource};
+use crate::emit::{plan, Bump, Emitted, GcEncoder, PoolSource};
+use crate::frame;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi};
-use majit_metainterp::CompileError;
+use majit_gc::JitGcInfo;
 
-impl X64Emitter {
-    /// The nursery bump (see the module docs) for the size in `r11`.
-    pub(super) fn bump(
-        &mut self,
-        cx: &OpCx,
-        dst: Reg,
-        free: usize,
-        top: usize,
-        slow: DynamicLabel,
-        done: DynamicLabel,
-    ) -> Result<(), CompileError> {
-        let top_off = top.wrapping_sub(free) as i64;
+impl GcEncoder for X64Emitter {
+    fn nursery_bump(&mut self, cx: &OpCx, dst: Reg, at: Bump) -> Emitted {
+        let top_off = at.top.wrapping_sub(at.free) as i64;
         if !fits_i32(top_off) {
             return Err(plan::unsupported(
                 cx.op,
@@ -50,23 +42,22 @@ impl X64Emitter {
             ));
         }
         let d = hw(dst);
-        let (free_word, _) = self.pool_word(PoolSource::Abs(free));
+        let (free_word, _) = self.pool_word(PoolSource::Abs(at.free));
         x64!(self.ops
             ; mov r10, QWORD [=>free_word]
             ; mov Rq(d), QWORD [r10]
             ; add Rq(d), tmp
             ; cmp Rq(d), QWORD [r10 + top_off as i32]
-            ; ja =>slow
+            ; ja =>at.slow
             ; mov QWORD [r10], Rq(d)
             ; sub Rq(d), tmp
-            ; jmp =>done
+            ; jmp =>at.done
         );
         Ok(())
     }
 
-    /// The card test of the object in `r11`: to `done` when its card is
-    /// clear.
-    pub(super) fn cards(&mut self, table: usize, shift: u32, done: DynamicLabel) {
+    fn card_test(&mut self, _cx: &OpCx, gc: &JitGcInfo, done: DynamicLabel) -> Emitted {
+        let (table, shift) = (gc.card_table_biased, gc.card_shift);
         let (table, _) = self.pool_word(PoolSource::Abs(table));
         let shift = shift as i8;
         x64!(self.ops
@@ -76,5 +67,41 @@ impl X64Emitter {
             ; cmp BYTE [r10], 0
             ; je =>done
         );
+        Ok(())
+    }
+
+    fn save_reg(&mut self, r: Reg) {
+        let at = frame::save_slot_offset(r);
+        if is_xmm(r) {
+            x64!(self.ops; movsd QWORD [rbp + at], Rx(hw(r)));
+        } else {
+            x64!(self.ops; mov QWORD [rbp + at], Rq(hw(r)));
+        }
+    }
+
+    fn reload_reg(&mut self, r: Reg) {
+        let at = frame::save_slot_offset(r);
+        if is_xmm(r) {
+            x64!(self.ops; movsd Rx(hw(r)), QWORD [rbp + at]);
+        } else {
+            x64!(self.ops; mov Rq(hw(r)), QWORD [rbp + at]);
+        }
+    }
+
+    fn set_gcmap(&mut self, map: DynamicLabel) {
+        let gcmap_at = (frame::GCMAP * 8) as i32;
+        x64!(self.ops; lea r10, [=>map]; mov QWORD [rbp + gcmap_at], r10);
+    }
+
+    fn call_gc(&mut self, heap: DynamicLabel, func: DynamicLabel) {
+        x64!(self.ops
+            ; mov rdi, QWORD [=>heap]
+            ; call QWORD [=>func]
+        );
+    }
+
+    fn after_gc_point(&mut self, oom: DynamicLabel) {
+        let gcmap_at = (frame::GCMAP * 8) as i32;
+        x64!(self.ops; mov QWORD [rbp + gcmap_at], 0; test rax, rax; jz =>oom);
     }
 }
