@@ -32,6 +32,8 @@
 
 pub mod call;
 pub mod emit;
+#[cfg(test)]
+mod emit_tests;
 pub mod guard;
 pub mod memory;
 pub mod nursery;

@@ -17,6 +17,8 @@
 pub mod buffer;
 pub mod dispatch;
 pub mod plan;
+#[cfg(test)]
+pub(crate) mod rows;
 
 pub use buffer::{Asm, Flags, PoolSource, Stub};
 pub use dispatch::{CmpOp, FloatOp, IntOp, OvfOp, ShiftOp, UnaryOp};
