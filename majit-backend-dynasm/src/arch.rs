@@ -123,10 +123,15 @@ impl RegFile {
     pub fn saved(&self) -> impl Iterator<Item = Reg> + '_ {
         (0..self.regs.len() as Reg).filter(|&r| self.regs[r as usize].allocatable)
     }
-    /// Checks the invariants of the module docs; `reserved` are the
+    /// Checks the invariants of the module docs: registers are numbered
+    /// by bank, `bank_size` each, in hardware order; `reserved` are the
     /// registers that must never be allocated nor clobbered by calls.
     #[cfg(test)]
-    pub(crate) fn assert_consistent(&self, reserved: &[Reg]) {
+    pub(crate) fn assert_consistent(&self, bank_size: usize, reserved: &[Reg]) {
+        for (i, info) in self.regs.iter().enumerate() {
+            assert_eq!(info.hw as usize, i % bank_size, "{}", info.name);
+            assert_eq!(info.bank == Bank::Float, i >= bank_size, "{}", info.name);
+        }
         let mut order = self.alloc_order.to_vec();
         order.sort_unstable();
         order.dedup();

@@ -351,10 +351,14 @@ impl Encoder for A64Emitter {
     const PAD: u8 = 0;
     const SCRATCH: Reg = X17;
 
-    fn regs() -> &'static RegFile {
-        &regs::REG_FILE
-    }
+    const REGS: &'static RegFile = &regs::REG_FILE;
 
+    fn cycle_temp(bank: Bank) -> Reg {
+        match bank {
+            Bank::Int => X17,
+            Bank::Float => D31,
+        }
+    }
     /// Integer register `dst` := the value at `from` (uses no scratch).
     fn load_int(&mut self, dst: Reg, from: Loc) {
         let d = hw(dst);
@@ -395,13 +399,6 @@ impl Encoder for A64Emitter {
                 self.load_float(D30, other);
                 self.frame_str(D30, off);
             }
-        }
-    }
-
-    fn cycle_temp(bank: Bank) -> Reg {
-        match bank {
-            Bank::Int => X17,
-            Bank::Float => D31,
         }
     }
 

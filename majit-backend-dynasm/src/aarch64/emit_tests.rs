@@ -5,7 +5,7 @@
 //! (each instruction word little-endian).
 
 use super::emit::{A64Emitter, Cond};
-use super::regs::{D0, X16};
+use super::regs::{D0, D30, D31, REG_FILE, SP, X16, X17, X29, X30};
 use crate::arch::Loc;
 use crate::emit::rows::{check, Row};
 use crate::emit::{CmpOp, Encoder, FloatOp, GcEncoder, GuardEncoder, IntOp, ShiftOp, UnaryOp};
@@ -45,6 +45,11 @@ const ROWS: &[Row<A64Emitter>] = &[
     ("save a register", |e| e.save_reg(X16 - 1), "af 57 00 f9", "str x15, [x29, #0xa8]"),
     ("clear the exception", |e| e.clear_exception(), "bf 13 00 f9", "str xzr, [x29, #0x20]"),
 ];
+
+#[test]
+fn register_file() {
+    REG_FILE.assert_consistent(32, &[X16, X17, 18, X29, X30, SP, D30, D31]);
+}
 
 #[test]
 fn encodings() {

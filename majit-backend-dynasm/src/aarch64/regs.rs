@@ -157,17 +157,3 @@ pub fn hw(r: Reg) -> u8 {
 pub fn is_float(r: Reg) -> bool {
     REG_FILE.is_float(r)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_description_is_consistent() {
-        for (i, info) in REGS.iter().enumerate() {
-            assert_eq!(info.hw as usize, i % 32, "{}", info.name);
-            assert_eq!(info.bank == Bank::Float, i >= 32, "{}", info.name);
-        }
-        REG_FILE.assert_consistent(&[X16, X17, 18, X29, X30, SP, D30, D31]);
-    }
-}

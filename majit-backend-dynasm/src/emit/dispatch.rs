@@ -281,7 +281,7 @@ where
             Some(id) => Loc::Const(Const::Int(id)),
             None => Loc::Reg(Self::SCRATCH),
         };
-        let a = &Self::regs().int_args;
+        let a = &Self::REGS.int_args;
         let args = [(a[1], second), (a[2], NULL)];
         self.slow_call(cx, &gc, p.slow_fn, &args, true, Some(dst))?;
         self.ops.dynamic_label(done);
@@ -295,7 +295,7 @@ where
         self.load_int(Self::SCRATCH, cx.args[0]);
         let done = self.ops.new_dynamic_label();
         self.card_test(cx, &gc, done)?;
-        let args = [(Self::regs().int_args[1], Loc::Reg(Self::SCRATCH))];
+        let args = [(Self::REGS.int_args[1], Loc::Reg(Self::SCRATCH))];
         self.slow_call(cx, &gc, gc.write_barrier_fn, &args, false, None)?;
         self.ops.dynamic_label(done);
         Ok(())
@@ -313,7 +313,7 @@ where
             .ok_or_else(|| plan::unsupported(cx.op, "needs an array descr"))?;
         let id = Loc::Const(Const::Int(array.type_id as i64));
         self.load_int(Self::SCRATCH, cx.args[0]);
-        let a = &Self::regs().int_args;
+        let a = &Self::REGS.int_args;
         let args = [(a[1], id), (a[2], Loc::Reg(Self::SCRATCH)), (a[3], NULL)];
         self.slow_call(cx, &gc, gc.malloc_varsize_fn, &args, true, Some(dst))
     }
@@ -332,12 +332,12 @@ where
         gc_point: bool,
         dst: Option<Reg>,
     ) -> Result<(), CompileError> {
-        let saved = plan::slow_path_saves(Self::regs(), cx.live, dst);
+        let saved = plan::slow_path_saves(Self::REGS, cx.live, dst);
         for &r in &saved {
             self.save_reg(r);
         }
         if gc_point {
-            let map = gcmap::build(Self::regs(), cx.live);
+            let map = gcmap::build(Self::REGS, cx.live);
             let first = self.pool_word(PoolSource::Abs(map[0] as usize)).0;
             for &w in &map[1..] {
                 self.pool_word(PoolSource::Abs(w as usize));
@@ -358,7 +358,7 @@ where
             self.stubs.push(Stub { label: oom, exit });
         }
         if let Some(d) = dst {
-            self.load_int(d, Loc::Reg(Self::regs().int_result));
+            self.load_int(d, Loc::Reg(Self::REGS.int_result));
         }
         for &r in &saved {
             self.reload_reg(r);
@@ -466,7 +466,7 @@ where
 {
     fn emit_move(&mut self, from: Loc, to: Loc, kind: Kind) -> Result<(), CompileError> {
         match to {
-            Loc::Reg(r) if Self::regs().info(r).bank == crate::arch::Bank::Float => {
+            Loc::Reg(r) if Self::REGS.info(r).bank == crate::arch::Bank::Float => {
                 self.load_float(r, from)
             }
             Loc::Reg(r) => self.load_int(r, from),

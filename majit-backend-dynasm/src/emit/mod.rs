@@ -64,7 +64,7 @@ pub trait Encoder: MemoryEncoder + CallEncoder + GcEncoder + GuardEncoder {
     /// (the size of an allocation, the object of a write barrier).
     const SCRATCH: Reg;
     /// The register file.
-    fn regs() -> &'static RegFile;
+    const REGS: &'static RegFile;
 
     // -- moves --
 

@@ -263,9 +263,7 @@ impl Encoder for X64Emitter {
     const PAD: u8 = 0xcc;
     const SCRATCH: Reg = R11;
 
-    fn regs() -> &'static RegFile {
-        &regs::REG_FILE
-    }
+    const REGS: &'static RegFile = &regs::REG_FILE;
 
     /// Integer register `dst` := the value at `from`.
     fn load_int(&mut self, dst: Reg, from: Loc) {

@@ -4,7 +4,7 @@
 //! written.
 
 use super::emit::{Cond, X64Emitter};
-use super::regs::{R10, R8, RAX, RBX, RCX, RDX, RSI, XMM0};
+use super::regs::{R10, R11, R8, RAX, RBP, RBX, RCX, RDX, REG_FILE, RSI, RSP, XMM0, XMM14, XMM15};
 use crate::arch::Loc;
 use crate::emit::rows::{check, Row};
 use crate::emit::{CmpOp, Encoder, FloatOp, GcEncoder, GuardEncoder, IntOp, ShiftOp, UnaryOp};
@@ -42,6 +42,11 @@ const ROWS: &[Row<X64Emitter>] = &[
     ("save a register", |e| e.save_reg(RBX), "48 89 9d 48 00 00 00", "mov [rbp+0x48], rbx"),
     ("clear the exception", |e| e.clear_exception(), "48 c7 85 20 00 00 00 00 00 00 00", "mov qword ptr [rbp+0x20], 0"),
 ];
+
+#[test]
+fn register_file() {
+    REG_FILE.assert_consistent(16, &[RSP, RBP, R10, R11, XMM14, XMM15]);
+}
 
 #[test]
 fn encodings() {

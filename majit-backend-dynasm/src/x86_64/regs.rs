@@ -119,16 +119,3 @@ pub fn hw(r: Reg) -> u8 {
 pub fn is_xmm(r: Reg) -> bool {
     REG_FILE.is_float(r)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_description_is_consistent() {
-        for (i, info) in REGS.iter().enumerate() {
-            assert_eq!(info.hw as usize, i % 16, "{}", info.name);
-        }
-        REG_FILE.assert_consistent(&[RSP, RBP, R10, R11, XMM14, XMM15]);
-    }
-}
