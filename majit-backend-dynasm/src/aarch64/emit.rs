@@ -333,18 +333,6 @@ impl A64Emitter {
         let rb = hw(self.float_reg(b, D31));
         a64!(self.ops; fcmp D(ra), D(rb));
     }
-
-    fn float_binop(&mut self, op: FloatOp, dst: Reg, a: Loc, b: Loc) {
-        let d = hw(dst);
-        let ra = hw(self.float_reg(a, D30));
-        let rb = hw(self.float_reg(b, D31));
-        match op {
-            FloatOp::Add => a64!(self.ops; fadd D(d), D(ra), D(rb)),
-            FloatOp::Sub => a64!(self.ops; fsub D(d), D(ra), D(rb)),
-            FloatOp::Mul => a64!(self.ops; fmul D(d), D(ra), D(rb)),
-            FloatOp::Div => a64!(self.ops; fdiv D(d), D(ra), D(rb)),
-        }
-    }
 }
 
 impl Encoder for A64Emitter {
@@ -371,21 +359,6 @@ impl Encoder for A64Emitter {
         }
     }
 
-    /// Float register `dst` := the value at `from` (may use `x16`).
-    fn load_float(&mut self, dst: Reg, from: Loc) {
-        let d = hw(dst);
-        match from {
-            Loc::Reg(r) if r == dst => {}
-            Loc::Reg(r) if is_float(r) => a64!(self.ops; fmov D(d), D(hw(r))),
-            Loc::Reg(r) => a64!(self.ops; fmov D(d), X(hw(r))),
-            Loc::Slot(n) => self.frame_ldr_d(dst, slot_disp(n)),
-            Loc::Const(c) => {
-                self.mov_imm(X16, const_bits(c));
-                a64!(self.ops; fmov D(d), tmp);
-            }
-        }
-    }
-
     /// Spill slot `n` := the value at `from` (uses `x16` and `d30`).
     fn store_slot(&mut self, n: u32, from: Loc, _kind: Kind) {
         let off = slot_disp(n);
@@ -398,6 +371,21 @@ impl Encoder for A64Emitter {
                 // Through d30, so a large offset can still use x16.
                 self.load_float(D30, other);
                 self.frame_str(D30, off);
+            }
+        }
+    }
+
+    /// Float register `dst` := the value at `from` (may use `x16`).
+    fn load_float(&mut self, dst: Reg, from: Loc) {
+        let d = hw(dst);
+        match from {
+            Loc::Reg(r) if r == dst => {}
+            Loc::Reg(r) if is_float(r) => a64!(self.ops; fmov D(d), D(hw(r))),
+            Loc::Reg(r) => a64!(self.ops; fmov D(d), X(hw(r))),
+            Loc::Slot(n) => self.frame_ldr_d(dst, slot_disp(n)),
+            Loc::Const(c) => {
+                self.mov_imm(X16, const_bits(c));
+                a64!(self.ops; fmov D(d), tmp);
             }
         }
     }
@@ -528,7 +516,15 @@ impl Encoder for A64Emitter {
     }
 
     fn float_op(&mut self, op: FloatOp, dst: Reg, a: Loc, b: Loc) {
-        self.float_binop(op, dst, a, b)
+        let d = hw(dst);
+        let ra = hw(self.float_reg(a, D30));
+        let rb = hw(self.float_reg(b, D31));
+        match op {
+            FloatOp::Add => a64!(self.ops; fadd D(d), D(ra), D(rb)),
+            FloatOp::Sub => a64!(self.ops; fsub D(d), D(ra), D(rb)),
+            FloatOp::Mul => a64!(self.ops; fmul D(d), D(ra), D(rb)),
+            FloatOp::Div => a64!(self.ops; fdiv D(d), D(ra), D(rb)),
+        }
     }
 
     fn unary(&mut self, op: UnaryOp, dst: Reg, a: Loc) {

@@ -214,28 +214,6 @@ impl X64Emitter {
         cond
     }
 
-    fn float_binop(&mut self, op: FloatOp, dst: Reg, a: Loc, b: Loc) {
-        let (a, b) = if b == Loc::Reg(dst) && a != Loc::Reg(dst) {
-            if op.is_commutative() {
-                (b, a)
-            } else {
-                self.load_float(XMM15, b);
-                (a, Loc::Reg(XMM15))
-            }
-        } else {
-            (a, b)
-        };
-        self.load_float(dst, a);
-        let d = hw(dst);
-        let rb = hw(self.float_reg(b, XMM14));
-        match op {
-            FloatOp::Add => x64!(self.ops; addsd Rx(d), Rx(rb)),
-            FloatOp::Sub => x64!(self.ops; subsd Rx(d), Rx(rb)),
-            FloatOp::Mul => x64!(self.ops; mulsd Rx(d), Rx(rb)),
-            FloatOp::Div => x64!(self.ops; divsd Rx(d), Rx(rb)),
-        }
-    }
-
     /// `cast_float_to_int`: truncation that saturates, NaN giving 0.
     fn float_to_int(&mut self, dst: u8, a: Loc) {
         let x = hw(self.float_reg(a, XMM15));
@@ -393,16 +371,6 @@ impl Encoder for X64Emitter {
 
     fn compare(&mut self, op: CmpOp, dst: Reg, a: Loc, b: Loc) -> Option<Cond> {
         let cond = match op {
-            CmpOp::Lt => Cond::L,
-            CmpOp::Le => Cond::Le,
-            CmpOp::Gt => Cond::G,
-            CmpOp::Ge => Cond::Ge,
-            CmpOp::Eq => Cond::E,
-            CmpOp::Ne => Cond::Ne,
-            CmpOp::ULt => Cond::B,
-            CmpOp::ULe => Cond::Be,
-            CmpOp::UGt => Cond::A,
-            CmpOp::UGe => Cond::Ae,
             // a < b  <=>  b > a, unordered (NaN) gives false for "above".
             CmpOp::FLt => {
                 self.float_cmp(b, a);
@@ -442,13 +410,41 @@ impl Encoder for X64Emitter {
                 };
                 return Some(self.set_flags_result(cond, dst));
             }
+            CmpOp::Lt => Cond::L,
+            CmpOp::Le => Cond::Le,
+            CmpOp::Gt => Cond::G,
+            CmpOp::Ge => Cond::Ge,
+            CmpOp::Eq => Cond::E,
+            CmpOp::Ne => Cond::Ne,
+            CmpOp::ULt => Cond::B,
+            CmpOp::ULe => Cond::Be,
+            CmpOp::UGt => Cond::A,
+            CmpOp::UGe => Cond::Ae,
         };
         self.int_cmp(a, b);
         Some(self.set_flags_result(cond, dst))
     }
 
     fn float_op(&mut self, op: FloatOp, dst: Reg, a: Loc, b: Loc) {
-        self.float_binop(op, dst, a, b)
+        let (a, b) = if b == Loc::Reg(dst) && a != Loc::Reg(dst) {
+            if op.is_commutative() {
+                (b, a)
+            } else {
+                self.load_float(XMM15, b);
+                (a, Loc::Reg(XMM15))
+            }
+        } else {
+            (a, b)
+        };
+        self.load_float(dst, a);
+        let d = hw(dst);
+        let rb = hw(self.float_reg(b, XMM14));
+        match op {
+            FloatOp::Add => x64!(self.ops; addsd Rx(d), Rx(rb)),
+            FloatOp::Sub => x64!(self.ops; subsd Rx(d), Rx(rb)),
+            FloatOp::Mul => x64!(self.ops; mulsd Rx(d), Rx(rb)),
+            FloatOp::Div => x64!(self.ops; divsd Rx(d), Rx(rb)),
+        }
     }
 
     fn unary(&mut self, op: UnaryOp, dst: Reg, a: Loc) {
