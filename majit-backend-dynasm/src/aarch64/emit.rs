@@ -1,5 +1,6 @@
-//! The aarch64 emitter: its state, immediates, moves, and the per-op
-//! emitters of arithmetic, comparisons and conversions.
+//! The aarch64 emitter (`Asm` with aarch64 condition codes, see `emit/`)
+//! and its [`Encoder`]: immediates, moves, arithmetic, comparisons and
+//! conversions.
 //!
 //! Ops are three-operand, so a result register equal to an argument
 //! register needs no care beyond reading every argument before the last

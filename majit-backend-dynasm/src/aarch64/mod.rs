@@ -2,12 +2,15 @@
 //! calls, guards and exit stubs.
 //!
 //! - [`regs`]: the register file, AAPCS64 and reserved registers as data.
-//! - [`emit`]: the emitter state, moves, immediates and per-op emitters.
+//! - [`emit`]: the emitter type and the `Encoder` (immediates, moves,
+//!   arithmetic).
 //! - [`call`]: AAPCS64 calls (argument parallel move, stack arguments).
-//! - [`guard`]: guards, exit stubs, the entry trampoline and exit routine.
+//! - [`guard`]: the `GuardEncoder` (guards, jumps, exit stubs), the entry
+//!   trampoline and exit routine.
 //! - [`memory`]: loads and stores, with out-of-range offsets computed in
 //!   a scratch register.
-//! - [`nursery`]: inline nursery allocation and the write barrier.
+//! - [`nursery`]: the `GcEncoder` (nursery bump, card test, slow-path
+//!   pieces).
 //!
 //! All assembly goes through the `a64!` macro, which sets
 //! `.arch aarch64` and names the reserved registers. Every op's arguments

@@ -605,6 +605,76 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arch::{Arch, Bank, OpCx};
+    use majit_ir::Op;
+
+    #[cfg(target_arch = "x86_64")]
+    type Host = crate::x86_64::X86_64;
+    #[cfg(target_arch = "aarch64")]
+    type Host = crate::aarch64::Aarch64;
+
+    /// An allocatable register of `kind`'s bank, the `n`th.
+    fn reg(kind: Kind, n: usize) -> Loc {
+        let regs = Host::regs();
+        let bank = Bank::of(kind);
+        let mut of_bank = regs
+            .alloc_order
+            .iter()
+            .filter(|&&r| regs.info(r).bank == bank);
+        Loc::Reg(*of_bank.nth(n).expect("enough registers"))
+    }
+
+    /// Every op of a register-operand family emits on the host arch (its
+    /// arguments and result in registers of their kinds): nothing an arch
+    /// supports falls through to an error.
+    #[test]
+    fn every_register_op_encodes_on_the_host() {
+        for &op in OpCode::ALL {
+            use Family as F;
+            let f = family(op);
+            let simple = matches!(
+                f,
+                F::Int(_)
+                    | F::Ovf(_)
+                    | F::DivMod { .. }
+                    | F::Shift(_)
+                    | F::Compare(_)
+                    | F::Float(_)
+                    | F::Unary(_)
+                    | F::PtrAdd
+            );
+            if !simple {
+                continue;
+            }
+            // The op table's argument letters: `i`nt, `r`ef, `f`loat.
+            let kinds: Vec<Kind> = (op.info().args.chars())
+                .filter_map(|c| match c {
+                    'i' => Some(Kind::Int),
+                    'r' => Some(Kind::Ref),
+                    'f' => Some(Kind::Float),
+                    _ => None,
+                })
+                .collect();
+            let args: Vec<Loc> = kinds.iter().enumerate().map(|(i, &k)| reg(k, i)).collect();
+            let result = op.result().kind().map(|k| reg(k, kinds.len()));
+            let ir = Op::new(op, &[]);
+            let cx = OpCx {
+                index: 0,
+                op: &ir,
+                args: &args,
+                kinds: &kinds,
+                result,
+                live: &[],
+            };
+            let mut e = Host::emitter(0);
+            e.emit_op(&cx).unwrap_or_else(|err| panic!("{op}: {err}"));
+            let code = e.finish().expect("assembles").code;
+            assert!(
+                !code.is_empty() || matches!(f, F::Unary(UnaryOp::Copy)),
+                "{op}"
+            );
+        }
+    }
 
     /// Every opcode has a family consistent with what the IR says about
     /// it, and `supports` follows the family: an op no encoder handles is

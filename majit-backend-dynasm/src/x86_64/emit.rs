@@ -1,5 +1,5 @@
-//! The x86_64 emitter: its state, moves, and the per-op emitters of
-//! arithmetic, comparisons, conversions and memory access.
+//! The x86_64 emitter (`Asm` with x86 condition codes, see `emit/`) and
+//! its [`Encoder`]: moves, arithmetic, comparisons and conversions.
 //!
 //! Every emitter reads its argument locations before writing the result
 //! register and is correct when the result register equals an argument's

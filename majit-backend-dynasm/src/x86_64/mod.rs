@@ -2,11 +2,13 @@
 //! guards and exit stubs, inline nursery allocation.
 //!
 //! - [`regs`]: the register file, SysV ABI and reserved registers as data.
-//! - [`emit`]: the emitter state, moves and per-op emitters.
+//! - [`emit`]: the emitter type and the `Encoder` (moves, arithmetic).
 //! - [`call`]: SysV calls (argument parallel move, stack arguments).
-//! - [`guard`]: guards, exit stubs, the entry trampoline and exit routine.
+//! - [`guard`]: the `GuardEncoder` (guards, jumps, exit stubs), the entry
+//!   trampoline and exit routine.
 //! - [`memory`]: loads and stores.
-//! - [`nursery`]: inline nursery allocation and the write barrier.
+//! - [`nursery`]: the `GcEncoder` (nursery bump, card test, slow-path
+//!   pieces).
 //!
 //! All assembly goes through the `x64!` macro, which sets `.arch x64` and
 //! names the reserved registers.
