@@ -122,6 +122,27 @@ pub enum UnaryOp {
     Copy,
 }
 
+/// What the address of a memory op indexes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// `base + offset` (fields, array lengths).
+    Field,
+    /// `base + offset + index * item size`.
+    Array,
+    /// `base + index` in bytes (plus the descr's offset).
+    Raw,
+}
+
+impl Access {
+    /// The index argument of `cx`'s memory op, if it has one (the second).
+    pub fn index(self, cx: &OpCx) -> Option<Loc> {
+        match self {
+            Access::Field => None,
+            Access::Array | Access::Raw => Some(cx.args[1]),
+        }
+    }
+}
+
 /// Guards (what each tests is in [`Emitter::emit_guard`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum GuardOp {
@@ -150,8 +171,8 @@ pub enum Family {
     Compare(CmpOp),
     Float(FloatOp),
     Unary(UnaryOp),
-    Load,
-    Store,
+    Load(Access),
+    Store(Access),
     PtrAdd,
     Call,
     MallocNursery,
@@ -217,10 +238,15 @@ pub fn family(opcode: OpCode) -> Family {
         ConvertFloatBytesToLonglong => F::Unary(UnaryOp::FloatBits),
         ConvertLonglongBytesToFloat => F::Unary(UnaryOp::BitsToFloat),
         CastPtrToInt | CastIntToPtr | SameAsI | SameAsR | SameAsF => F::Unary(UnaryOp::Copy),
-        GetfieldGcI | GetfieldGcR | GetfieldGcF | GetfieldRawI | GetfieldRawF | GetarrayitemGcI
-        | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemRawI | GetarrayitemRawF | RawLoadI
-        | RawLoadF | ArraylenGc => F::Load,
-        SetfieldGc | SetfieldRaw | SetarrayitemGc | SetarrayitemRaw | RawStore => F::Store,
+        GetfieldGcI | GetfieldGcR | GetfieldGcF | GetfieldRawI | GetfieldRawF | ArraylenGc => {
+            F::Load(Access::Field)
+        }
+        GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemRawI
+        | GetarrayitemRawF => F::Load(Access::Array),
+        RawLoadI | RawLoadF => F::Load(Access::Raw),
+        SetfieldGc | SetfieldRaw => F::Store(Access::Field),
+        SetarrayitemGc | SetarrayitemRaw => F::Store(Access::Array),
+        RawStore => F::Store(Access::Raw),
         NurseryPtrIncrement => F::PtrAdd,
         CallI | CallR | CallF | CallN | CallPureI | CallPureR | CallPureF | CallPureN
         | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => F::Call,
@@ -521,8 +547,8 @@ where
                 self.float_op(op, dst, a, b)
             }
             Family::Unary(op) => self.unary(op, dst, a.expect("unary op")),
-            Family::Load => self.load(cx, dst)?,
-            Family::Store => self.store(cx)?,
+            Family::Load(access) => self.load(cx, access, dst)?,
+            Family::Store(access) => self.store(cx, access)?,
             Family::PtrAdd => {
                 let (a, b) = two();
                 self.ptr_add(dst, a, b)

@@ -21,7 +21,7 @@ pub mod plan;
 pub(crate) mod rows;
 
 pub use buffer::{Asm, Flags, PoolSource, Stub};
-pub use dispatch::{CmpOp, FloatOp, IntOp, OvfOp, ShiftOp, UnaryOp};
+pub use dispatch::{Access, CmpOp, FloatOp, IntOp, OvfOp, ShiftOp, UnaryOp};
 
 use crate::arch::{Bank, Loc, OpCx, Reg, RegFile};
 use dynasmrt::DynamicLabel;
@@ -97,8 +97,8 @@ pub trait Encoder: MemoryEncoder + CallEncoder + GcEncoder + GuardEncoder {
 
 /// Loads and stores (`<arch>/memory.rs`).
 pub trait MemoryEncoder {
-    fn load(&mut self, cx: &OpCx, dst: Reg) -> Emitted;
-    fn store(&mut self, cx: &OpCx) -> Emitted;
+    fn load(&mut self, cx: &OpCx, access: Access, dst: Reg) -> Emitted;
+    fn store(&mut self, cx: &OpCx, access: Access) -> Emitted;
 }
 
 /// Calls to foreign code (`<arch>/call.rs`).
