@@ -110,6 +110,44 @@ impl RegFile {
     pub fn name(&self, r: Reg) -> &'static str {
         self.regs.get(r as usize).map_or("r?", |i| i.name)
     }
+    /// The hardware number of `r`, as dynasm's dynamic register operands
+    /// take it.
+    pub fn hw(&self, r: Reg) -> u8 {
+        self.regs[r as usize].hw
+    }
+    /// Whether `r` is a float register.
+    pub fn is_float(&self, r: Reg) -> bool {
+        self.regs[r as usize].bank == Bank::Float
+    }
+    /// Registers the exit routine saves (every allocatable one).
+    pub fn saved(&self) -> impl Iterator<Item = Reg> + '_ {
+        (0..self.regs.len() as Reg).filter(|&r| self.regs[r as usize].allocatable)
+    }
+    /// Checks the invariants of the module docs: registers are numbered
+    /// by bank, `bank_size` each, in hardware order; `reserved` are the
+    /// registers that must never be allocated nor clobbered by calls.
+    #[cfg(test)]
+    pub(crate) fn assert_consistent(&self, bank_size: usize, reserved: &[Reg]) {
+        for (i, info) in self.regs.iter().enumerate() {
+            assert_eq!(info.hw as usize, i % bank_size, "{}", info.name);
+            assert_eq!(info.bank == Bank::Float, i >= bank_size, "{}", info.name);
+        }
+        let mut order = self.alloc_order.to_vec();
+        order.sort_unstable();
+        order.dedup();
+        assert_eq!(order.len(), self.alloc_order.len(), "allocation order");
+        assert!(order.iter().all(|&r| self.is_allocatable(r)));
+        assert_eq!(self.saved().count(), self.alloc_order.len());
+        for &r in reserved {
+            assert!(!self.is_allocatable(r), "{}", self.name(r));
+            assert!(!self.call_clobbers.contains(&r), "{}", self.name(r));
+        }
+        for &r in self.call_clobbers {
+            assert!(self.info(r).caller_saved && self.is_allocatable(r));
+        }
+        let clobbered = self.saved().filter(|&r| self.info(r).caller_saved);
+        assert_eq!(clobbered.count(), self.call_clobbers.len());
+    }
 }
 
 /// Per-op demands an architecture makes on the allocator.
@@ -221,17 +259,22 @@ pub trait Arch {
     fn regs() -> &'static RegFile;
     /// What the allocator must respect for `op`.
     fn constraints(op: &Op) -> OpConstraints;
-    /// Whether the emitters handle `opcode` (others are `Unsupported`).
-    fn supports(opcode: OpCode, has_gc: bool) -> bool;
+    /// Whether the emitters handle `opcode` (others are `Unsupported`):
+    /// the same for every architecture, see [`crate::emit::plan::supports`].
+    fn supports(opcode: OpCode, has_gc: bool) -> bool {
+        crate::emit::plan::supports(opcode, has_gc)
+    }
     /// A fresh emitter for one trace. `exit_routine` is the address of the
     /// shared exit routine (from [`Arch::runtime`]).
-    fn emitter(exit_routine: usize) -> Box<dyn Emitter>;
-    /// A fresh emitter that also sees the backend's class map and GC
-    /// contract (needed by `guard_class` and the allocation ops). The
-    /// default ignores them.
-    fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter> {
-        Self::emitter(env.exit_routine)
+    fn emitter(exit_routine: usize) -> Box<dyn Emitter> {
+        Self::emitter_with(&EmitEnv {
+            exit_routine,
+            ..EmitEnv::default()
+        })
     }
+    /// A fresh emitter that also sees the backend's class map and GC
+    /// contract (needed by `guard_class` and the allocation ops).
+    fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter>;
     /// The shared runtime code: `(bytes, entry offset, exit offset)`. The
     /// entry is `extern "C" fn(frame, code) -> frame`: it saves the
     /// callee-saved registers, puts `frame` in the frame register and jumps

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! Trace --sched/--> order --regalloc/--> Allocation --regalloc/checker.rs--> ok
-//!       --driver.rs + <arch>/emit.rs--> Assembled --codemem.rs--> running code
+//!       --driver.rs + emit/ + <arch>/ encoders--> Assembled --codemem.rs--> running code
 //! ```
 //!
 //! Read first: [`arch`] (what an architecture provides: a register file
@@ -14,9 +14,12 @@
 //! Arch-neutral (this directory): [`codemem`] (W^X code blocks), [`frame`]
 //! (jitframe layout), [`gclower`] (the GC rewrite before compiling), [`gcmap`] (reference maps), [`guard`] (exit records and the exit protocol),
 //! [`bridge`] (attaching and freeing), [`sched`] (list scheduling with a
-//! strategy), [`regalloc`] (linear scan, policy, parallel moves, checker).
+//! strategy), [`regalloc`] (linear scan, policy, parallel moves, checker),
+//! [`emit`] (the emission core: emitter state, arch-neutral decisions, the
+//! one per-op dispatch and the `Encoder` traits).
 //! Per architecture: `x86_64/` and `aarch64/` (`regs`, `emit`, `memory`,
-//! `call`, `guard`, `nursery`), each implementing [`arch::Arch`];
+//! `call`, `guard`, `nursery`, `emit_tests`): the register file and the
+//! encoders, each implementing [`arch::Arch`] and [`emit::Encoder`];
 //! [`HostBackend`] is the one for the machine this runs on.
 
 #[cfg(target_arch = "aarch64")]
@@ -27,6 +30,7 @@ pub mod callconv;
 pub mod codemem;
 pub mod disasm;
 pub mod driver;
+pub mod emit;
 pub mod frame;
 pub mod gclower;
 pub mod gcmap;

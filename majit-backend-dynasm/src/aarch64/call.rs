@@ -16,10 +16,11 @@
 //! while it runs.
 
 use super::a64;
-use super::emit::{const_bits, A64Emitter, PoolSource};
+use super::emit::{const_bits, A64Emitter};
 use super::regs::{hw, is_float, D0, REG_FILE, X16, X17};
-use crate::arch::{Loc, OpCx};
+use crate::arch::{Loc, OpCx, Reg};
 use crate::callconv::{plan_call_args, ArgPlan};
+use crate::emit::{CallEncoder, Encoder, PoolSource};
 use crate::{frame, gcmap};
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 use majit_ir::{Kind, ResultKind};
@@ -51,9 +52,11 @@ impl A64Emitter {
             ; ldr d0, [sp, float_at]
         );
     }
+}
 
+impl CallEncoder for A64Emitter {
     /// Emits a `call_*` op; `dst` is the result register (if any).
-    pub(super) fn call(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
+    fn call(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError> {
         let ArgPlan { reg_moves, stack } = plan_call_args(cx, &REG_FILE)?;
         let fn_at = 8 * stack.len() as u32;
         let result_at = fn_at + 8;

@@ -22,19 +22,30 @@
 //! entry trampoline; see `guard.rs` at the crate root for the protocol.
 
 use super::a64;
-use super::emit::{const_bits, A64Emitter, Cond, Flags, PoolSource, Stub};
+use super::emit::{const_bits, A64Emitter, Cond};
 use super::regs::{self, hw, is_float, X16, X17};
-use crate::arch::{Loc, OpCx};
+use crate::arch::Loc;
+use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
-use crate::guard::ExitRecord;
 use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
-use majit_ir::{Kind, OpCode, RefTarget};
+use majit_ir::Kind;
 use majit_metainterp::CompileError;
 
 impl A64Emitter {
-    /// `b.cond l`.
-    fn b_cond(&mut self, cond: Cond, l: DynamicLabel) {
+    /// Integer register `dst` := the bits of the float at `loc`.
+    pub(super) fn float_bits(&mut self, dst: u8, loc: Loc) {
+        match loc {
+            Loc::Reg(r) if is_float(r) => a64!(self.ops; fmov X(hw(dst)), D(hw(r))),
+            other => self.load_int(dst, other),
+        }
+    }
+}
+
+impl GuardEncoder for A64Emitter {
+    type Cond = Cond;
+
+    fn branch(&mut self, cond: Cond, l: DynamicLabel) {
         match cond {
             Cond::Eq => a64!(self.ops; b.eq =>l),
             Cond::Ne => a64!(self.ops; b.ne =>l),
@@ -53,8 +64,6 @@ impl A64Emitter {
         }
     }
 
-    /// Branches to `stub` unless the int at `loc` is (non)zero as
-    /// `want_true` says.
     fn guard_truth(&mut self, loc: Loc, want_true: bool, stub: DynamicLabel) {
         match loc {
             Loc::Const(c) => {
@@ -73,108 +82,20 @@ impl A64Emitter {
         }
     }
 
-    /// Emits guard `cx` with its exit record.
-    pub(super) fn guard(&mut self, cx: &OpCx, exit: ExitRecord) -> Result<(), CompileError> {
-        use OpCode::*;
-        let stub = self.ops.new_dynamic_label();
-        let flags = self.flags.take();
-        let tested = |i: usize| cx.op.args.first().map(|a| a.target()) == Some(RefTarget::Op(i));
-        match cx.op.opcode {
-            GuardTrue | GuardFalse => {
-                let want_true = cx.op.opcode == GuardTrue;
-                match flags {
-                    Some(Flags {
-                        op,
-                        cond,
-                        overflow: false,
-                    }) if tested(op) => {
-                        self.b_cond(if want_true { cond.negate() } else { cond }, stub)
-                    }
-                    _ => self.guard_truth(cx.args[0], want_true, stub),
-                }
-            }
-            GuardNonnull => self.guard_truth(cx.args[0], true, stub),
-            GuardIsnull => self.guard_truth(cx.args[0], false, stub),
-            GuardValue => {
-                // Bit-exact comparison, floats included.
-                if cx.kinds[0] == Kind::Float {
-                    self.float_bits(X16, cx.args[0]);
-                    self.float_bits(X17, cx.args[1]);
-                    a64!(self.ops; cmp tmp, tmp2);
-                } else {
-                    self.int_cmp(cx.args[0], cx.args[1]);
-                }
-                self.b_cond(Cond::Ne, stub);
-            }
-            GuardClass | GuardNonnullClass => self.guard_class(cx, stub)?,
-            GuardNoOverflow | GuardOverflow => {
-                let Some(Flags {
-                    cond,
-                    overflow: true,
-                    ..
-                }) = flags
-                else {
-                    return Err(CompileError::Invalid(format!(
-                        "{} at op {} does not follow an overflow-checked op",
-                        cx.op.opcode, cx.index
-                    )));
-                };
-                let exit_when = if cx.op.opcode == GuardNoOverflow {
-                    cond
-                } else {
-                    cond.negate()
-                };
-                self.b_cond(exit_when, stub);
-            }
-            GuardNoException | GuardNotForced => {
-                let word = if cx.op.opcode == GuardNoException {
-                    frame::EXCEPTION
-                } else {
-                    frame::FORCED
-                };
-                a64!(self.ops
-                    ; ldr tmp, [frame, (word * 8) as u32]
-                    ; cbnz tmp, =>stub
-                );
-            }
-            GuardNotInvalidated => {
-                // A pool word `NativeBackend::invalidate` sets (a data
-                // load, so no instruction is ever rewritten).
-                let (flag, index) = self.pool_word(PoolSource::Abs(0));
-                a64!(self.ops
-                    ; ldr tmp, =>flag
-                    ; cbnz tmp, =>stub
-                );
-                let mut exit = exit;
-                exit.invalidation_word = Some(index);
-                self.stubs.push(Stub { label: stub, exit });
-                return Ok(());
-            }
-            other => return Err(CompileError::Invalid(format!("{other} is not a guard"))),
+    fn value_cmp(&mut self, kind: Kind, a: Loc, b: Loc) {
+        // Bit-exact comparison, floats included.
+        if kind == Kind::Float {
+            self.float_bits(X16, a);
+            self.float_bits(X17, b);
+            a64!(self.ops; cmp tmp, tmp2);
+        } else {
+            self.int_cmp(a, b);
         }
-        self.stubs.push(Stub { label: stub, exit });
-        Ok(())
     }
 
-    /// `guard_class(p, cls)`: the type id in the low half of `p`'s header
-    /// must be one whose class word is `cls` (see `EmitEnv::classes`).
-    fn guard_class(&mut self, cx: &OpCx, stub: DynamicLabel) -> Result<(), CompileError> {
-        let Loc::Const(c) = cx.args[1] else {
-            return Err(super::unsupported(cx.op, "class operand is not a constant"));
-        };
-        let class = const_bits(c) as u64;
-        let mut ids: Vec<u32> = self
-            .env
-            .classes
-            .iter()
-            .filter(|e| e.0 == class)
-            .map(|e| e.1)
-            .collect();
-        if ids.is_empty() {
-            ids.push(class as u32);
-        }
-        let p = hw(self.int_reg(cx.args[0], X16));
-        if cx.op.opcode == OpCode::GuardNonnullClass {
+    fn guard_class(&mut self, p: Loc, nonnull: bool, ids: &[u32], stub: DynamicLabel) {
+        let p = hw(self.int_reg(p, X16));
+        if nonnull {
             a64!(self.ops; cbz X(p), =>stub);
         }
         a64!(self.ops; ldr w17, [X(p)]);
@@ -183,46 +104,45 @@ impl A64Emitter {
             self.mov_imm(X16, id as i64);
             a64!(self.ops; cmp w17, w16);
             if k + 1 == ids.len() {
-                self.b_cond(Cond::Ne, stub);
+                self.branch(Cond::Ne, stub);
             } else {
                 a64!(self.ops; b.eq =>ok);
             }
         }
         a64!(self.ops; =>ok);
-        Ok(())
     }
 
-    /// Integer register `dst` := the bits of the float at `loc`.
-    fn float_bits(&mut self, dst: u8, loc: Loc) {
-        match loc {
-            Loc::Reg(r) if is_float(r) => a64!(self.ops; fmov X(hw(dst)), D(hw(r))),
-            other => self.load_int(dst, other),
-        }
+    fn guard_frame_word(&mut self, word: usize, stub: DynamicLabel) {
+        a64!(self.ops
+            ; ldr tmp, [frame, (word * 8) as u32]
+            ; cbnz tmp, =>stub
+        );
     }
 
-    /// Appends every guard's cold stub (see the module docs).
-    pub(super) fn emit_stubs(&mut self) {
-        let exit_word = self.exit_word();
-        let stubs = std::mem::take(&mut self.stubs);
-        let mut done = Vec::with_capacity(stubs.len());
-        for mut s in stubs {
-            let exit_half = self.ops.new_dynamic_label();
-            let (patch, index) = self.pool_word(PoolSource::Label(exit_half));
-            let stub = s.label;
-            a64!(self.ops
-                ; =>stub
-                ; ldr tmp, =>patch
-                ; br tmp
-                ; =>exit_half
-                ; adr tmp, =>stub
-                ; str tmp, [frame, (frame::EXIT * 8) as u32]
-                ; ldr tmp, =>exit_word
-                ; br tmp
-            );
-            s.exit.patch_word = Some(index);
-            done.push(s);
-        }
-        self.stubs = done;
+    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel) {
+        a64!(self.ops
+            ; ldr tmp, =>flag
+            ; cbnz tmp, =>stub
+        );
+    }
+
+    fn jump_label(&mut self, l: DynamicLabel) {
+        a64!(self.ops; b =>l);
+    }
+
+    fn jump_word(&mut self, word: DynamicLabel) {
+        a64!(self.ops; ldr tmp, =>word; br tmp);
+    }
+
+    fn store_exit_token(&mut self, token: DynamicLabel) {
+        a64!(self.ops
+            ; adr tmp, =>token
+            ; str tmp, [frame, (frame::EXIT * 8) as u32]
+        );
+    }
+
+    fn clear_exception(&mut self) {
+        a64!(self.ops; str xzr, [frame, (frame::EXCEPTION * 8) as u32]);
     }
 }
 
@@ -251,7 +171,7 @@ pub fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
     );
     ops.align(16, 0);
     let exit = ops.offset().0;
-    for r in regs::saved() {
+    for r in regs::REG_FILE.saved() {
         let at = frame::save_slot_offset(r) as u32;
         let h = hw(r);
         if is_float(r) {

@@ -13,10 +13,12 @@
 use super::a64;
 use super::emit::{const_bits, fits_scaled, A64Emitter};
 use super::regs::{hw, is_float, X16, X17};
-use crate::arch::{Loc, OpCx};
+use crate::arch::{Loc, OpCx, Reg};
+use crate::emit::Encoder;
+use crate::emit::{Access, MemoryEncoder};
 use crate::memaccess::{mem_access, MemAccess};
 use dynasmrt::DynasmApi;
-use majit_ir::{Kind, OpCode};
+use majit_ir::Kind;
 use majit_metainterp::CompileError;
 
 /// An addressing mode: `[base, #disp]` (displacement already checked to
@@ -68,25 +70,13 @@ impl A64Emitter {
         (X16, Mode::Imm(0))
     }
 
-    /// Base, optional index and value argument of a memory op.
-    fn operands(&self, cx: &OpCx) -> (Loc, Option<Loc>, bool) {
-        use OpCode::*;
-        match cx.op.opcode {
-            GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemRawI
-            | GetarrayitemRawF | SetarrayitemGc | SetarrayitemRaw => {
-                (cx.args[0], Some(cx.args[1]), true)
-            }
-            RawLoadI | RawLoadF | RawStore => (cx.args[0], Some(cx.args[1]), false),
-            _ => (cx.args[0], None, true),
-        }
-    }
-
     /// The address of the access `a` of memory op `cx`: raw accesses
     /// index in bytes, array items in items.
-    fn access_address(&mut self, cx: &OpCx, a: &MemAccess) -> (u8, Mode, u8) {
-        let (base, index, scaled) = self.operands(cx);
+    fn access_address(&mut self, cx: &OpCx, access: Access, a: &MemAccess) -> (u8, Mode, u8) {
+        let base = cx.args[0];
+        let index = access.index(cx);
         match index {
-            Some(i) if !scaled => {
+            Some(i) if access == Access::Raw => {
                 // Byte index: address in x16 first, then the access's own
                 // displacement rules.
                 let (b, mode) = self.address(base, Some(i), 1, 0);
@@ -116,11 +106,13 @@ impl A64Emitter {
             }
         }
     }
+}
 
+impl MemoryEncoder for A64Emitter {
     /// Field, array-item, raw and array-length loads.
-    pub(super) fn load(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
+    fn load(&mut self, cx: &OpCx, access: Access, dst: Reg) -> Result<(), CompileError> {
         let a = mem_access(cx)?;
-        let (b, mode, _) = self.access_address(cx, &a);
+        let (b, mode, _) = self.access_address(cx, access, &a);
         let (b, d) = (hw(b), hw(dst));
         match mode {
             Mode::Imm(o) => match (a.kind, a.size, a.signed) {
@@ -151,10 +143,10 @@ impl A64Emitter {
     }
 
     /// Field, array-item and raw stores.
-    pub(super) fn store(&mut self, cx: &OpCx) -> Result<(), CompileError> {
+    fn store(&mut self, cx: &OpCx, access: Access) -> Result<(), CompileError> {
         let a = mem_access(cx)?;
         let value = *cx.args.last().expect("stores have a value argument");
-        let (b, mode, _) = self.access_address(cx, &a);
+        let (b, mode, _) = self.access_address(cx, access, &a);
         let b = hw(b);
         let (v, float) = match value {
             Loc::Reg(r) => (hw(r), is_float(r)),

@@ -2,12 +2,15 @@
 //! calls, guards and exit stubs.
 //!
 //! - [`regs`]: the register file, AAPCS64 and reserved registers as data.
-//! - [`emit`]: the emitter state, moves, immediates and per-op emitters.
+//! - [`emit`]: the emitter type and the `Encoder` (immediates, moves,
+//!   arithmetic).
 //! - [`call`]: AAPCS64 calls (argument parallel move, stack arguments).
-//! - [`guard`]: guards, exit stubs, the entry trampoline and exit routine.
+//! - [`guard`]: the `GuardEncoder` (guards, jumps, exit stubs), the entry
+//!   trampoline and exit routine.
 //! - [`memory`]: loads and stores, with out-of-range offsets computed in
 //!   a scratch register.
-//! - [`nursery`]: inline nursery allocation and the write barrier.
+//! - [`nursery`]: the `GcEncoder` (nursery bump, card test, slow-path
+//!   pieces).
 //!
 //! All assembly goes through the `a64!` macro, which sets
 //! `.arch aarch64` and names the reserved registers. Every op's arguments
@@ -32,6 +35,8 @@
 
 pub mod call;
 pub mod emit;
+#[cfg(test)]
+mod emit_tests;
 pub mod guard;
 pub mod memory;
 pub mod nursery;
@@ -83,26 +88,6 @@ impl Arch for Aarch64 {
         }
     }
 
-    fn supports(opcode: OpCode, has_gc: bool) -> bool {
-        use OpCode::*;
-        match opcode {
-            New | NewWithVtable | NewArray | NewArrayClear => false,
-            CallMallocNursery
-            | CallMallocNurseryHeaderless
-            | CallMallocNurseryVarsize
-            | CondCallGcWb
-            | CondCallGcWbArray => has_gc,
-            _ => true,
-        }
-    }
-
-    fn emitter(exit_routine: usize) -> Box<dyn Emitter> {
-        Self::emitter_with(&EmitEnv {
-            exit_routine,
-            ..EmitEnv::default()
-        })
-    }
-
     fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter> {
         Box::new(emit::A64Emitter::new(env.clone()))
     }
@@ -116,13 +101,6 @@ impl Arch for Aarch64 {
         // `guard::runtime`, which has exactly this AAPCS64 signature.
         let f: extern "C" fn(*mut u64, usize) -> *mut u64 = unsafe { std::mem::transmute(entry) };
         f(frame, code)
-    }
-}
-
-/// The text of an op for error messages.
-pub(crate) fn unsupported(op: &Op, why: &str) -> CompileError {
-    CompileError::Unsupported {
-        op: format!("{} ({why})", op.opcode),
     }
 }
 

@@ -148,48 +148,12 @@ pub static REG_FILE: RegFile = RegFile {
     call_clobbers: &CALL_CLOBBERS,
 };
 
-/// Registers the exit routine saves (every allocatable one).
-pub fn saved() -> impl Iterator<Item = Reg> {
-    (0..REGS.len() as Reg).filter(|&r| REGS[r as usize].allocatable)
-}
-
-/// The hardware number of `r`, as dynasm's dynamic register operands
-/// take it.
+/// The hardware number of `r`.
 pub fn hw(r: Reg) -> u8 {
-    REGS[r as usize].hw
+    REG_FILE.hw(r)
 }
 
 /// Whether `r` is a float (`d`) register.
 pub fn is_float(r: Reg) -> bool {
-    REGS[r as usize].bank == Bank::Float
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_description_is_consistent() {
-        for (i, info) in REGS.iter().enumerate() {
-            assert_eq!(info.hw as usize, i % 32, "{}", info.name);
-            assert_eq!(info.bank == Bank::Float, i >= 32, "{}", info.name);
-        }
-        for &r in REG_FILE.alloc_order {
-            assert!(REG_FILE.is_allocatable(r), "{}", REG_FILE.name(r));
-        }
-        let mut order = REG_FILE.alloc_order.to_vec();
-        order.sort_unstable();
-        order.dedup();
-        assert_eq!(order.len(), REG_FILE.alloc_order.len());
-        assert_eq!(saved().count(), REG_FILE.alloc_order.len());
-        for r in [X16, X17, 18, X29, X30, SP, D30, D31] {
-            assert!(!REG_FILE.is_allocatable(r), "{}", REG_FILE.name(r));
-            assert!(!CALL_CLOBBERS.contains(&r));
-        }
-        for &r in &CALL_CLOBBERS {
-            assert!(REG_FILE.info(r).caller_saved && REG_FILE.is_allocatable(r));
-        }
-        let clobbered = saved().filter(|&r| REG_FILE.info(r).caller_saved).count();
-        assert_eq!(clobbered, CALL_CLOBBERS.len());
-    }
+    REG_FILE.is_float(r)
 }

@@ -13,11 +13,12 @@
 //! may collect, every live ref into its spill slot; with a GC such a call
 //! points the frame's `GCMAP` word at the site's gcmap while it runs.
 
-use super::emit::{PoolSource, X64Emitter};
+use super::emit::X64Emitter;
 use super::regs::{hw, R10, R11, RAX, REG_FILE, XMM0};
 use super::x64;
-use crate::arch::{Loc, OpCx};
+use crate::arch::{Loc, OpCx, Reg};
 use crate::callconv::{plan_call_args, ArgPlan};
+use crate::emit::{CallEncoder, Encoder, PoolSource};
 use dynasmrt::{DynasmApi, DynasmLabelApi};
 use majit_ir::ResultKind;
 use majit_metainterp::CompileError;
@@ -44,9 +45,11 @@ impl X64Emitter {
             ; movsd xmm0, QWORD [rsp + result_at + 8]
         );
     }
+}
 
+impl CallEncoder for X64Emitter {
     /// Emits a `call_*` op; `dst` is the result register (if any).
-    pub(super) fn call(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
+    fn call(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError> {
         let ArgPlan { reg_moves, stack } = plan_call_args(cx, &REG_FILE)?;
         let fn_at = (8 * stack.len()) as i32;
         let result_at = fn_at + 8;

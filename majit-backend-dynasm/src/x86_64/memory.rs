@@ -9,10 +9,11 @@
 use super::emit::{const_bits, fits_i32, X64Emitter};
 use super::regs::{hw, R10, R11, XMM14};
 use super::x64;
-use crate::arch::{Loc, OpCx};
+use crate::arch::{Loc, OpCx, Reg};
+use crate::emit::{Access, MemoryEncoder};
 use crate::memaccess::{mem_access, MemAccess};
 use dynasmrt::DynasmApi;
-use majit_ir::{Kind, OpCode};
+use majit_ir::Kind;
 use majit_metainterp::CompileError;
 
 impl X64Emitter {
@@ -58,24 +59,14 @@ impl X64Emitter {
         }
         Ok((R11, 0))
     }
+}
 
-    /// Base, optional scaled index and value argument of a memory op.
-    fn operands(&self, cx: &OpCx, a: &MemAccess) -> (Loc, Option<(Loc, u8)>) {
-        use OpCode::*;
-        match cx.op.opcode {
-            GetarrayitemGcI | GetarrayitemGcR | GetarrayitemGcF | GetarrayitemRawI
-            | GetarrayitemRawF | SetarrayitemGc | SetarrayitemRaw => {
-                (cx.args[0], Some((cx.args[1], a.size)))
-            }
-            RawLoadI | RawLoadF | RawStore => (cx.args[0], Some((cx.args[1], 1))),
-            _ => (cx.args[0], None),
-        }
-    }
-
+impl MemoryEncoder for X64Emitter {
     /// Field, array-item, raw and array-length loads.
-    pub(super) fn load(&mut self, cx: &OpCx, dst: u8) -> Result<(), CompileError> {
+    fn load(&mut self, cx: &OpCx, access: Access, dst: Reg) -> Result<(), CompileError> {
         let a = mem_access(cx)?;
-        let (base, index) = self.operands(cx, &a);
+        let index = access.index(cx).map(|i| (i, scale(access, &a)));
+        let base = cx.args[0];
         let (b, disp) = self.address(cx, base, index, a.offset)?;
         let (b, d) = (hw(b), hw(dst));
         match (a.kind, a.size, a.signed) {
@@ -92,9 +83,10 @@ impl X64Emitter {
     }
 
     /// Field, array-item and raw stores.
-    pub(super) fn store(&mut self, cx: &OpCx) -> Result<(), CompileError> {
+    fn store(&mut self, cx: &OpCx, access: Access) -> Result<(), CompileError> {
         let a = mem_access(cx)?;
-        let (base, index) = self.operands(cx, &a);
+        let index = access.index(cx).map(|i| (i, scale(access, &a)));
+        let base = cx.args[0];
         let value = *cx.args.last().expect("stores have a value argument");
         let (b, disp) = self.address(cx, base, index, a.offset)?;
         let b = hw(b);
@@ -111,5 +103,13 @@ impl X64Emitter {
             _ => x64!(self.ops; mov QWORD [Rq(b) + disp], Rq(v)),
         }
         Ok(())
+    }
+}
+
+/// What an index counts in bytes: array items, or single bytes.
+fn scale(access: Access, a: &MemAccess) -> u8 {
+    match access {
+        Access::Array => a.size,
+        Access::Field | Access::Raw => 1,
     }
 }

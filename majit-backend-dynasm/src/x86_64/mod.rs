@@ -2,11 +2,13 @@
 //! guards and exit stubs, inline nursery allocation.
 //!
 //! - [`regs`]: the register file, SysV ABI and reserved registers as data.
-//! - [`emit`]: the emitter state, moves and per-op emitters.
+//! - [`emit`]: the emitter type and the `Encoder` (moves, arithmetic).
 //! - [`call`]: SysV calls (argument parallel move, stack arguments).
-//! - [`guard`]: guards, exit stubs, the entry trampoline and exit routine.
+//! - [`guard`]: the `GuardEncoder` (guards, jumps, exit stubs), the entry
+//!   trampoline and exit routine.
 //! - [`memory`]: loads and stores.
-//! - [`nursery`]: inline nursery allocation and the write barrier.
+//! - [`nursery`]: the `GcEncoder` (nursery bump, card test, slow-path
+//!   pieces).
 //!
 //! All assembly goes through the `x64!` macro, which sets `.arch x64` and
 //! names the reserved registers.
@@ -17,6 +19,8 @@
 
 pub mod call;
 pub mod emit;
+#[cfg(test)]
+mod emit_tests;
 pub mod guard;
 pub mod memory;
 pub mod nursery;
@@ -72,26 +76,6 @@ impl Arch for X86_64 {
         }
     }
 
-    fn supports(opcode: OpCode, has_gc: bool) -> bool {
-        use OpCode::*;
-        match opcode {
-            New | NewWithVtable | NewArray | NewArrayClear => false,
-            CallMallocNursery
-            | CallMallocNurseryHeaderless
-            | CallMallocNurseryVarsize
-            | CondCallGcWb
-            | CondCallGcWbArray => has_gc,
-            _ => true,
-        }
-    }
-
-    fn emitter(exit_routine: usize) -> Box<dyn Emitter> {
-        Self::emitter_with(&EmitEnv {
-            exit_routine,
-            ..EmitEnv::default()
-        })
-    }
-
     fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter> {
         Box::new(emit::X64Emitter::new(env.clone()))
     }
@@ -106,13 +90,6 @@ impl Arch for X86_64 {
         let f: extern "sysv64" fn(*mut u64, usize) -> *mut u64 =
             unsafe { std::mem::transmute(entry) };
         f(frame, code)
-    }
-}
-
-/// The text of an op for error messages.
-pub(crate) fn unsupported(op: &Op, why: &str) -> CompileError {
-    CompileError::Unsupported {
-        op: format!("{} ({why})", op.opcode),
     }
 }
 

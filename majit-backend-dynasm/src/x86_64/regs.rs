@@ -110,40 +110,12 @@ pub static REG_FILE: RegFile = RegFile {
     call_clobbers: &CALL_CLOBBERS,
 };
 
-/// Registers the exit routine saves (every allocatable one).
-pub fn saved() -> impl Iterator<Item = Reg> {
-    (0..REGS.len() as Reg).filter(|&r| REGS[r as usize].allocatable)
-}
-
 /// The hardware number of `r`.
 pub fn hw(r: Reg) -> u8 {
-    REGS[r as usize].hw
+    REG_FILE.hw(r)
 }
 
 /// Whether `r` is an xmm register.
 pub fn is_xmm(r: Reg) -> bool {
-    REGS[r as usize].bank == Bank::Float
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_description_is_consistent() {
-        for (i, info) in REGS.iter().enumerate() {
-            assert_eq!(info.hw as usize, i % 16, "{}", info.name);
-        }
-        for &r in REG_FILE.alloc_order {
-            assert!(REG_FILE.is_allocatable(r));
-        }
-        assert_eq!(saved().count(), REG_FILE.alloc_order.len());
-        for r in [RSP, RBP, R10, R11, XMM14, XMM15] {
-            assert!(!REG_FILE.is_allocatable(r));
-            assert!(!CALL_CLOBBERS.contains(&r));
-        }
-        for &r in &CALL_CLOBBERS {
-            assert!(REG_FILE.info(r).caller_saved && REG_FILE.is_allocatable(r));
-        }
-    }
+    REG_FILE.is_float(r)
 }

@@ -1,0 +1,57 @@
+//! aarch64 encoder rows: (what, encoder calls, bytes, disassembly), checked
+//! by `emit::rows::check` (see there). The disassembly is `yaxpeax-arm`'s
+//! (the in-tree disassembler); the rows were checked against
+//! `aarch64-linux-gnu-objdump` when written. Bytes are in memory order
+//! (each instruction word little-endian).
+
+use super::emit::{A64Emitter, Cond};
+use super::regs::{D0, D30, D31, REG_FILE, SP, X16, X17, X29, X30};
+use crate::arch::Loc;
+use crate::emit::rows::{check, Row};
+use crate::emit::{CmpOp, Encoder, FloatOp, GcEncoder, GuardEncoder, IntOp, ShiftOp, UnaryOp};
+use majit_ir::{Const, Kind};
+
+/// `d1`.
+const D1: u8 = D0 + 1;
+
+fn int(v: i64) -> Loc {
+    Loc::Const(Const::Int(v))
+}
+
+#[rustfmt::skip]
+const ROWS: &[Row<A64Emitter>] = &[
+    ("mov_imm small", |e| e.mov_imm(0, 5), "a0 00 80 d2", "mov x0, #0x5"),
+    ("mov_imm -1", |e| e.mov_imm(1, -1), "01 00 80 92", "mov x1, #0xffffffffffffffff"),
+    ("mov_imm two halves", |e| e.mov_imm(2, 0x1234_0000_5678), "02 cf 8a d2 82 46 c2 f2", "mov x2, #0x5678; movk x2, #0x1234, lsl #32"),
+    ("mov_imm MIN", |e| e.mov_imm(3, i64::MIN), "03 00 f0 d2", "mov x3, #0x8000000000000000"),
+    ("mov_imm mostly ones", |e| e.mov_imm(4, 0xffff_ffff_0000_ffff_u64 as i64), "e4 ff bf 92", "mov x4, #0xffffffff0000ffff"),
+    ("near frame word", |e| e.frame_ldr(5, 544), "a5 13 41 f9", "ldr x5, [x29, #0x220]"),
+    ("far frame word", |e| e.frame_ldr(6, 40544), "06 cc 93 d2 a6 6b 66 f8", "mov x6, #0x9e60; ldr x6, [x29, x6]"),
+    ("far float store", |e| e.frame_str(D1, 40544), "10 cc 93 d2 a1 6b 30 fc", "mov x16, #0x9e60; str d1, [x29, x16]"),
+    ("spill zero", |e| e.store_slot(0, int(0), Kind::Int), "bf 1b 01 f9", "str xzr, [x29, #0x230]"),
+    ("compare with an immediate", |e| e.int_cmp(Loc::Reg(0), int(7)), "1f 1c 00 f1", "cmp x0, #0x7"),
+    ("compare with a negative immediate", |e| e.int_cmp(Loc::Reg(0), int(-7)), "1f 1c 00 b1", "cmn x0, #0x7"),
+    ("cset", |e| e.cset(Cond::Lt, 1), "e1 a7 9f 9a", "cset x1, lt"),
+    ("add an immediate", |e| e.int_op(IntOp::Add, 2, Loc::Reg(3), int(12)), "62 30 00 91", "add x2, x3, #0xc"),
+    ("sub a negative immediate", |e| e.int_op(IntOp::Sub, 2, Loc::Reg(3), int(-12)), "62 30 00 91", "add x2, x3, #0xc"),
+    ("multiply", |e| e.int_op(IntOp::Mul, 4, Loc::Reg(5), Loc::Reg(6)), "a4 7c 06 9b", "mul x4, x5, x6"),
+    ("and", |e| e.int_op(IntOp::And, 4, Loc::Reg(5), Loc::Reg(6)), "a4 00 06 8a", "and x4, x5, x6"),
+    ("shift by a register", |e| e.shift(ShiftOp::Right, 7, Loc::Reg(8), Loc::Reg(9)), "07 29 c9 9a", "asr x7, x8, x9"),
+    ("modulo", |e| e.div_mod(true, 1, Loc::Reg(2), Loc::Reg(3)), "50 0c c3 9a 01 8a 03 9b", "sdiv x16, x2, x3; msub x1, x16, x3, x2"),
+    ("float to int", |e| e.unary(UnaryOp::FloatToInt, 0, Loc::Reg(D1)), "20 00 78 9e", "fcvtzs x0, d1"),
+    ("float negate", |e| e.unary(UnaryOp::FloatNeg, D0, Loc::Reg(D1)), "20 40 61 1e", "fneg d0, d1"),
+    ("float multiply", |e| e.float_op(FloatOp::Mul, D0, Loc::Reg(D0), Loc::Reg(D1)), "00 08 61 1e", "fmul d0, d0, d1"),
+    ("float less than", |e| { e.compare(CmpOp::FLt, 1, Loc::Reg(D0), Loc::Reg(D1)); }, "00 20 61 1e e1 57 9f 9a", "fcmp d0, d1; cset x1, mi"),
+    ("save a register", |e| e.save_reg(X16 - 1), "af 57 00 f9", "str x15, [x29, #0xa8]"),
+    ("clear the exception", |e| e.clear_exception(), "bf 13 00 f9", "str xzr, [x29, #0x20]"),
+];
+
+#[test]
+fn register_file() {
+    REG_FILE.assert_consistent(32, &[X16, X17, 18, X29, X30, SP, D30, D31]);
+}
+
+#[test]
+fn encodings() {
+    check("aarch64", ROWS);
+}

@@ -1,0 +1,54 @@
+//! x86_64 encoder rows: (what, encoder calls, bytes, disassembly), checked
+//! by `emit::rows::check` (see there). The disassembly is `iced-x86`'s
+//! (the in-tree disassembler); the rows were checked against objdump when
+//! written.
+
+use super::emit::{Cond, X64Emitter};
+use super::regs::{R10, R11, R8, RAX, RBP, RBX, RCX, RDX, REG_FILE, RSI, RSP, XMM0, XMM14, XMM15};
+use crate::arch::Loc;
+use crate::emit::rows::{check, Row};
+use crate::emit::{CmpOp, Encoder, FloatOp, GcEncoder, GuardEncoder, IntOp, ShiftOp, UnaryOp};
+use majit_ir::{Const, Kind};
+
+/// `xmm1`.
+const XMM1: u8 = XMM0 + 1;
+
+fn int(v: i64) -> Loc {
+    Loc::Const(Const::Int(v))
+}
+
+#[rustfmt::skip]
+const ROWS: &[Row<X64Emitter>] = &[
+    ("mov_imm small", |e| e.mov_imm(RAX, 5), "48 c7 c0 05 00 00 00", "mov rax, 5"),
+    ("mov_imm u32", |e| e.mov_imm(R8, 0xffff_ffff), "41 b8 ff ff ff ff", "mov r8d, 0xffffffff"),
+    ("mov_imm i64", |e| e.mov_imm(RCX, i64::MIN), "48 b9 00 00 00 00 00 00 00 80", "mov rcx, 0x8000000000000000"),
+    ("reload a slot", |e| e.load_int(RSI, Loc::Slot(0)), "48 8b b5 30 01 00 00", "mov rsi, [rbp+0x130]"),
+    ("float move", |e| e.load_float(XMM0, Loc::Reg(XMM1)), "40 0f 28 c1", "movaps xmm0, xmm1"),
+    ("spill a float", |e| e.store_slot(1, Loc::Reg(XMM1), Kind::Float), "f2 40 0f 11 8d 38 01 00 00", "movsd [rbp+0x138], xmm1"),
+    ("spill a constant", |e| e.store_slot(2, int(-3), Kind::Int), "48 c7 85 40 01 00 00 fd ff ff ff", "mov qword ptr [rbp+0x140], 0xfffffffffffffffd"),
+    ("setcc on sil", |e| e.setcc(Cond::L, RSI), "40 0f 9c c6", "setl sil"),
+    ("compare with an immediate", |e| e.int_cmp(Loc::Reg(RAX), int(7)), "48 81 f8 07 00 00 00", "cmp rax, 7"),
+    ("add", |e| e.int_op(IntOp::Add, RAX, Loc::Reg(RAX), Loc::Reg(RCX)), "48 01 c8", "add rax, rcx"),
+    ("sub an immediate", |e| e.int_op(IntOp::Sub, RDX, Loc::Reg(RDX), int(9)), "48 81 ea 09 00 00 00", "sub rdx, 9"),
+    ("multiply by an immediate", |e| e.int_op(IntOp::Mul, RBX, Loc::Reg(RBX), int(3)), "48 69 db 03 00 00 00", "imul rbx, 3"),
+    ("xor", |e| e.int_op(IntOp::Xor, RSI, Loc::Reg(RSI), Loc::Reg(R8)), "4c 31 c6", "xor rsi, r8"),
+    ("shift by a constant", |e| e.shift(ShiftOp::UintRight, RAX, Loc::Reg(RAX), int(3)), "48 c1 e8 03", "shr rax, 3"),
+    ("negate", |e| e.unary(UnaryOp::IntNeg, RCX, Loc::Reg(RCX)), "48 f7 d9", "neg rcx"),
+    ("int to float", |e| e.unary(UnaryOp::IntToFloat, XMM0, Loc::Reg(RAX)), "f2 48 0f 2a c0", "cvtsi2sd xmm0, rax"),
+    ("float add", |e| e.float_op(FloatOp::Add, XMM0, Loc::Reg(XMM0), Loc::Reg(XMM1)), "f2 40 0f 58 c1", "addsd xmm0, xmm1"),
+    ("is_true", |e| { e.compare(CmpOp::IsTrue, RDX, Loc::Reg(RSI), Loc::Reg(RSI)); }, "48 85 f6 40 0f 95 c2 40 0f b6 d2", "test rsi, rsi; setne dl; movzx edx, dl"),
+    ("pointer plus offset", |e| e.ptr_add(RAX, Loc::Reg(RBX), int(16)), "48 8d 84 23 10 00 00 00", "lea rax, [rbx+0x10]"),
+    ("divide by zero", |e| e.div_mod(false, R10, Loc::Reg(RAX), int(0)), "49 c7 c2 00 00 00 00", "mov r10, 0"),
+    ("save a register", |e| e.save_reg(RBX), "48 89 9d 48 00 00 00", "mov [rbp+0x48], rbx"),
+    ("clear the exception", |e| e.clear_exception(), "48 c7 85 20 00 00 00 00 00 00 00", "mov qword ptr [rbp+0x20], 0"),
+];
+
+#[test]
+fn register_file() {
+    REG_FILE.assert_consistent(16, &[RSP, RBP, R10, R11, XMM14, XMM15]);
+}
+
+#[test]
+fn encodings() {
+    check("x86_64", ROWS);
+}
