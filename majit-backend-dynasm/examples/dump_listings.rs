@@ -18,9 +18,10 @@ use majit_backend_dynasm::HostBackend;
 use majit_ir::fuzzing::{random_trace, Knobs};
 use majit_ir::{parse_with, Trace};
 use majit_metainterp::log::AddressNames;
+use majit_metainterp::testing::{bind_calls, RefArgs};
 use majit_metainterp::{Backend, CodeId, ExitId};
 use std::fmt::Write;
-use support::{bind_calls, gc_rewrite, namespace, stress_heap, Buffer};
+use support::{gc_rewrite, namespace, stress_heap, Buffer};
 
 /// Random traces per configuration.
 const SEEDS: u64 = 300;
@@ -117,7 +118,7 @@ fn random(buf: &Buffer, gc: bool) {
             ..Knobs::default()
         };
         let mut trace = random_trace(seed, &knobs);
-        bind_calls(&mut trace);
+        bind_calls(&mut trace, RefArgs::Addresses);
         let title = format!("random seed {seed}{}", if gc { " gc" } else { "" });
         if gc {
             let heap = stress_heap();

@@ -74,9 +74,8 @@ impl Arch for Aarch64 {
     }
 
     fn constraints(op: &Op) -> OpConstraints {
-        use OpCode::*;
         match op.opcode {
-            Label | Jump | Finish | DebugMergePoint => OpConstraints::default(),
+            _ if op.opcode.carries_args() => OpConstraints::default(),
             _ if op.opcode.is_call() => OpConstraints {
                 args_in_regs: false,
                 clobbers: &regs::CALL_CLOBBERS,

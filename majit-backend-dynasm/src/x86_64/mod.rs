@@ -65,7 +65,7 @@ impl Arch for X86_64 {
             clobbers,
         };
         match op.opcode {
-            Label | Jump | Finish | DebugMergePoint => any,
+            _ if op.opcode.carries_args() => any,
             IntFloorDiv | IntMod => in_regs(&[regs::RAX, regs::RDX]),
             IntLshift | IntRshift | UintRshift if !op.args[1].is_const() => in_regs(&[regs::RCX]),
             _ if op.opcode.is_call() => OpConstraints {
