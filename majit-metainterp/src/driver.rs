@@ -640,16 +640,19 @@ impl<B: Backend> JitDriver<B> {
         let optimized = bridge::optimize(&self.params.enable_opts, fin.trace);
         self.stats.time_optimizing += start.elapsed();
         let (trace, resume, ledger) = optimized?;
+        // Differential mode compiles a copy whose residual calls are recorded.
+        let instrumented = self.diff.as_mut().map(|d| d.instrument(&trace));
+        let native = instrumented.as_ref().unwrap_or(&trace);
         let start = Instant::now();
         let compiled = match bridge_of {
-            None => self.backend.compile_loop(&trace),
-            Some(guard) => self.backend.compile_bridge(guard, &trace),
+            None => self.backend.compile_loop(native),
+            Some(guard) => self.backend.compile_bridge(guard, native),
         };
         self.stats.time_backend += start.elapsed();
         let code =
             compiled.map_err(|e| (AbortReason::CompileFailed, format!("compile failed: {e}")))?;
         if let Some(diff) = &mut self.diff {
-            diff.compiled(code, bridge_of, &trace);
+            diff.compiled(code, bridge_of, native);
         }
         let s = &mut self.stats;
         s.ops_recorded += recorded.ops.len() as u64;

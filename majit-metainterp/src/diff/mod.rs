@@ -28,6 +28,7 @@
 //! for another N entries.
 
 mod child;
+mod instrument;
 mod memory;
 mod report;
 mod wire;
@@ -37,6 +38,7 @@ pub use report::{Divergence, ExitSite, MemoryDiff, ValueDiff};
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::compiled::Compiled;
 use crate::refexec::RefExec;
+use crate::runtime::record::{self, Site};
 use crate::runtime::{Allocated, MallocAllocator};
 use crate::stats::Stats;
 use majit_ir::{Trace, Value};
@@ -73,6 +75,11 @@ pub(crate) struct DiffState {
     /// objects (see
     /// [`JitDriver::set_diff_gc_epoch`](crate::driver::JitDriver::set_diff_gc_epoch)).
     pub(crate) gc_epoch: Option<Box<dyn Fn() -> u64>>,
+    /// The call sites of the instrumented traces (their addresses are
+    /// constants in compiled code).
+    sites: Vec<std::rc::Rc<Site>>,
+    /// Why the trace [`DiffState::instrument`] last saw cannot be checked.
+    unrecordable: Option<String>,
 }
 
 impl DiffState {
@@ -94,6 +101,24 @@ impl DiffState {
             timeout: DEFAULT_TIMEOUT,
             reported: BTreeSet::new(),
             gc_epoch: None,
+            sites: Vec::new(),
+            unrecordable: None,
+        }
+    }
+
+    /// The copy of `trace` that both sides compile: its residual calls
+    /// with effects go through the recording shim (`instrument.rs`).
+    pub(crate) fn instrument(&mut self, trace: &Trace) -> Trace {
+        match instrument::instrument(trace) {
+            Ok((rewritten, sites)) => {
+                self.sites.extend(sites);
+                self.unrecordable = None;
+                rewritten
+            }
+            Err(why) => {
+                self.unrecordable = Some(why);
+                trace.clone()
+            }
         }
     }
 
@@ -121,6 +146,9 @@ impl DiffState {
         };
         self.root.insert(code, root);
         self.remaining.insert(root, self.entries);
+        if let Some(why) = self.unrecordable.take() {
+            self.unchecked.entry(root).or_insert(why);
+        }
         match shadow {
             Ok(id) => {
                 self.ids.insert(code, id);
@@ -153,12 +181,23 @@ impl DiffState {
             .ok_or("the loop has no shadow on the reference executor")?;
         let epoch = self.epoch();
         let (shadow, fresh, gc_epoch) = (&mut self.shadow, &self.fresh, &self.gc_epoch);
-        child::spawn(|| {
+        child::spawn(|calls| {
+            let Some(calls) = wire::decode_calls(&calls) else {
+                return wire::encode(&RefOutcome::Inconclusive(
+                    "the record of native calls is truncated".into(),
+                ));
+            };
+            record::replay(calls);
             let result = shadow.execute(shadow_code, inputs);
+            let replayed = record::replayed();
             let moved = gc_epoch.as_ref().map(|f| f()) != epoch;
-            let outcome = match result {
+            let outcome = match (result, replayed) {
                 _ if moved => RefOutcome::Inconclusive(MOVED.into()),
-                Ok(df) => {
+                (Err(ExecError::StepLimit), _) => {
+                    RefOutcome::Inconclusive("the reference executor reached its step limit".into())
+                }
+                (_, Err(departed)) => RefOutcome::Failed(departed),
+                (Ok(df), Ok(())) => {
                     let objects = fresh.borrow();
                     let is_fresh = |v: &Value| v.as_ref().is_some_and(|p| objects.contains_key(&p));
                     RefOutcome::Frame {
@@ -169,10 +208,7 @@ impl DiffState {
                         written: memory::written(shadow.stores(), fresh),
                     }
                 }
-                Err(ExecError::StepLimit) => {
-                    RefOutcome::Inconclusive("the reference executor reached its step limit".into())
-                }
-                Err(e) => RefOutcome::Failed(e.to_string()),
+                (Err(e), Ok(())) => RefOutcome::Failed(e.to_string()),
             };
             wire::encode(&outcome)
         })
@@ -235,9 +271,16 @@ impl DiffState {
         }
         let child = self.spawn(code, inputs);
         let epoch = self.epoch();
-        let native = backend.execute(code, inputs)?;
+        record::record();
+        let native = backend.execute(code, inputs);
+        let calls = record::recorded();
+        let native = native?;
         let moved = self.epoch() != epoch;
-        let outcome = child.and_then(|c| c.wait(self.timeout)).and_then(|bytes| {
+        let outcome = child.and_then(|mut c| {
+            c.send(&wire::encode_calls(&calls));
+            c.wait(self.timeout)
+        });
+        let outcome = outcome.and_then(|bytes| {
             wire::decode(&bytes).ok_or_else(|| "the reference result is truncated".to_string())
         });
         let why = match outcome {
