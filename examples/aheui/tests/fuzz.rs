@@ -18,8 +18,7 @@
 mod common;
 
 use common::run;
-use majit_ir::fuzzing::SplitMix64;
-use majit_metainterp::testing::{fuzz_seeds, replaying};
+use majit_ir::fuzzing::{fuzz_seeds, replaying, SplitMix64};
 use std::time::Duration;
 
 const INITIALS: &str = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ";
