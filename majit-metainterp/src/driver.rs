@@ -282,9 +282,11 @@ impl<B: Backend> JitDriver<B> {
     /// Differential mode with a moving GC: `epoch` returns a counter that
     /// changes whenever a collection may have moved objects (e.g. the sum
     /// of majit-gc's minor and major collection counts). A checked entry
-    /// during which it changed, on either side, is inconclusive rather
-    /// than compared (moved refs differ by address). No effect when diff
-    /// mode is off.
+    /// during whose native run it changed is compared with every ref
+    /// matched through a one-to-one renaming and without the memory
+    /// comparison (moved refs differ by address; counted in
+    /// `Stats::diff_renamed`); one during whose reference run it changed
+    /// is inconclusive. No effect when diff mode is off.
     pub fn set_diff_gc_epoch(&mut self, epoch: Box<dyn Fn() -> u64>) {
         if let Some(d) = &mut self.diff {
             d.gc_epoch = Some(epoch);

@@ -265,6 +265,7 @@ fn generate(seed: u64) -> Case {
             g.select(s);
             for _ in 0..g.depth[s].min(3) {
                 g.cells.push(right('ㅁ', 21));
+                g.depth[s] -= 1;
             }
         }
     }

@@ -18,10 +18,14 @@
 //! those match native refs by a consistent one-to-one renaming (the two
 //! sides allocate from different allocators). Otherwise the driver stops with
 //! [`JitError::Divergence`](crate::driver::JitError::Divergence) and a
-//! [`Divergence`] report. A check that
-//! cannot conclude (the child hung past the timeout or crashed, the
-//! reference ran out of steps, the shadow could not compile a trace) is
-//! counted in [`Stats::diff_inconclusive`](crate::stats::Stats) and its
+//! [`Divergence`] report. When a collection may have
+//! moved objects during the native run (the GC epoch changed), every ref
+//! matches through that renaming and memory is not compared (the
+//! reference's addresses of old objects are stale in the parent); such
+//! checks are counted in [`Stats::diff_renamed`](crate::stats::Stats).
+//! A check that cannot conclude (the child hung past the timeout or
+//! crashed, the reference ran out of steps, the shadow could not compile a
+//! trace, a collection ran during the reference execution) is counted in [`Stats::diff_inconclusive`](crate::stats::Stats) and its
 //! reason printed once to stderr.
 //!
 //! After a bridge is attached, the loop whose entries reach it is checked
@@ -46,8 +50,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use wire::RefOutcome;
 
-/// Why a check is inconclusive when a collection ran during it.
-const MOVED: &str = "a collection may have moved objects during the entry";
+/// Why a check is inconclusive when a collection ran during the
+/// reference execution (its refs to the heap may be stale).
+const MOVED: &str = "a collection may have moved objects during the reference execution";
 
 /// How long the parent waits for the reference execution by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -284,13 +289,16 @@ impl DiffState {
             wire::decode(&bytes).ok_or_else(|| "the reference result is truncated".to_string())
         });
         let why = match outcome {
-            _ if moved => MOVED.into(),
             Ok(RefOutcome::Inconclusive(why)) => why,
             Ok(reference) => {
-                return match report::compare(self, compiled, li, inputs, &native, reference) {
+                let entry = report::Entry { li, inputs, moved };
+                return match report::compare(self, compiled, &entry, &native, reference) {
                     Some(d) => Err(Failure::Diverged(Box::new(d))),
-                    None => Ok(native),
-                }
+                    None => {
+                        stats.diff_renamed += u64::from(moved);
+                        Ok(native)
+                    }
+                };
             }
             Err(why) => why,
         };
