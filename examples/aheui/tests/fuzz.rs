@@ -1,13 +1,13 @@
 //! Random Aheui programs, each run plainly (`--no-jit`, the oracle), with
 //! the default JIT, with `--threshold 1`, with `--threshold 1` under
 //! `MAJIT_GC_STRESS=1`, and with `--threshold 1` in diff mode
-//! (`MAJIT_DIFF=3`): all must print the same, exit the same and report the
-//! same error. The seeds are fixed (`MAJIT_FUZZ_SEED` replays one case,
-//! `MAJIT_FUZZ_CASES` widens the run; see `docs/testing.md` of the
-//! metainterp for a long run).
+//! (`MAJIT_DIFF=3`) with and without GC stress: all must print the same,
+//! exit the same and report the same error, and diff mode must conclude. The seeds are fixed (`MAJIT_FUZZ_SEED` replays one case,
+//! `MAJIT_FUZZ_CASES` widens the run; see the example's README for a long
+//! run).
 //!
 //! A program is one counted loop in three rows: a prologue going right
-//! on row 0 (it fills storages, with values up to 9^16 that the body's
+//! on row 0 (it fills storages, with values up to 9^8 that the body's
 //! arithmetic pushes past `i64`, and puts the count on storage ㄱ), the
 //! body going right on row 1, then the count's decrement and a ㅊ that
 //! goes down into row 2 (back left to the loop head) or, at 0, up into
@@ -223,7 +223,7 @@ fn generate(seed: u64) -> Case {
         selected: 0,
         cells: Vec::new(),
     };
-    // Fill a few storages; sometimes with 9^16, whose products overflow.
+    // Fill a few storages; sometimes with 9^8, whose products overflow.
     for _ in 0..1 + g.rng.below(4) {
         let s = g.storage();
         g.select(s);
@@ -297,13 +297,18 @@ type Engine = (
 );
 
 /// The engines compared with the plain interpreter.
-const ENGINES: [Engine; 4] = [
+const ENGINES: [Engine; 5] = [
     ("jit", &[], &[]),
     ("threshold 1", &["--threshold", "1"], &[]),
     (
         "threshold 1, gc stress",
         &["--threshold", "1"],
         &[("MAJIT_GC_STRESS", "1")],
+    ),
+    (
+        "threshold 1, gc stress, diff mode",
+        &["--threshold", "1", "--stats"],
+        &[("MAJIT_DIFF", "3"), ("MAJIT_GC_STRESS", "1")],
     ),
     (
         "threshold 1, diff mode",
@@ -337,8 +342,9 @@ fn stat(stderr: &str, name: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Runs case `seed` on every engine; the diff-mode run's stderr.
-fn check(seed: u64, dir: &std::path::Path) -> String {
+/// Runs case `seed` on every engine; the stderr of the `--stats` runs
+/// (diff mode with and without GC stress).
+fn check(seed: u64, dir: &std::path::Path) -> Vec<String> {
     let case = generate(seed);
     let file = dir.join(format!("case{seed}.aheui"));
     std::fs::write(&file, &case.program).unwrap();
@@ -350,7 +356,7 @@ fn check(seed: u64, dir: &std::path::Path) -> String {
         "seed {seed}: the plain run hung\n{}",
         case.program
     );
-    let mut diff_stderr = String::new();
+    let mut diff_stderr = Vec::new();
     for (name, flags, env) in ENGINES {
         let args: Vec<&str> = flags.iter().copied().chain([file.as_str()]).collect();
         let r = run(&args, &case.input, env, limit);
@@ -361,7 +367,9 @@ fn check(seed: u64, dir: &std::path::Path) -> String {
             case.program,
             r.stderr
         );
-        diff_stderr = r.stderr;
+        if flags.contains(&"--stats") {
+            diff_stderr.push(r.stderr);
+        }
     }
     diff_stderr
 }
@@ -370,16 +378,22 @@ fn check(seed: u64, dir: &std::path::Path) -> String {
 fn random_programs_agree_on_every_engine() {
     let dir = std::env::temp_dir().join(format!("aheui-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (mut compiled, mut checks, mut inconclusive, mut cases) = (0, 0, 0, 0);
+    let (mut compiled, mut checks, mut inconclusive, mut renamed, mut cases) = (0, 0, 0, 0, 0);
     for seed in fuzz_seeds(0..300) {
-        let stderr = check(seed, &dir);
-        compiled += u64::from(stat(&stderr, "loops compiled") > 0);
-        checks += stat(&stderr, "diff checks");
-        inconclusive += inconclusive_of(&stderr);
+        let runs = check(seed, &dir);
+        compiled += u64::from(stat(&runs[1], "loops compiled") > 0);
+        for stderr in &runs {
+            checks += stat(stderr, "diff checks");
+            inconclusive += inconclusive_of(stderr);
+            renamed += stat(stderr, "diff after a collection");
+        }
         cases += 1;
     }
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("{cases} cases: {compiled} compiled a loop, {checks} diff checks, {inconclusive} inconclusive");
+    eprintln!(
+        "{cases} cases: {compiled} compiled a loop; {checks} diff checks, \
+         {renamed} after a collection, {inconclusive} inconclusive"
+    );
     if !replaying() {
         // Most programs loop long enough to be compiled at threshold 1,
         // and diff mode checks their entries conclusively.
@@ -387,7 +401,11 @@ fn random_programs_agree_on_every_engine() {
             compiled * 2 > cases,
             "{compiled} of {cases} compiled a loop"
         );
-        assert!(checks >= compiled, "{checks} diff checks");
+        assert!(checks >= 2 * compiled, "{checks} diff checks");
+        assert!(
+            renamed > 0,
+            "no check saw a collection during the native run"
+        );
         assert_eq!(inconclusive, 0, "inconclusive diff checks");
     }
 }
@@ -402,7 +420,7 @@ fn inconclusive_of(stderr: &str) -> u64 {
 /// A loop that reads 2000 numbers (or characters) and prints them: the
 /// input is larger than the stdin buffer, so the forked reference run
 /// could not read it again; its residual calls are replayed instead, and
-/// diff mode checks the entry conclusively.
+/// diff mode checks the entry conclusively, also under GC stress.
 #[test]
 fn diff_mode_replays_input_beyond_the_stdin_buffer() {
     let dir = std::env::temp_dir().join(format!("aheui-fuzz-io-{}", std::process::id()));
@@ -432,11 +450,14 @@ fn diff_mode_replays_input_beyond_the_stdin_buffer() {
         let plain = run(&["--no-jit", &file], input.as_bytes(), &[], limit);
         assert_eq!(plain.status, Some(0), "{}", plain.stderr);
         let args = ["--threshold", "1", "--stats", file.as_str()];
-        let diff = run(&args, input.as_bytes(), &[("MAJIT_DIFF", "3")], limit);
-        assert_eq!(observed(&diff), observed(&plain), "{}", diff.stderr);
-        assert!(stat(&diff.stderr, "loop entries") >= 1, "{}", diff.stderr);
-        assert!(stat(&diff.stderr, "diff checks") >= 1, "{}", diff.stderr);
-        assert_eq!(inconclusive_of(&diff.stderr), 0, "{}", diff.stderr);
+        for stress in ["0", "1"] {
+            let env = [("MAJIT_DIFF", "3"), ("MAJIT_GC_STRESS", stress)];
+            let diff = run(&args, input.as_bytes(), &env, limit);
+            assert_eq!(observed(&diff), observed(&plain), "{}", diff.stderr);
+            assert!(stat(&diff.stderr, "loop entries") >= 1, "{}", diff.stderr);
+            assert!(stat(&diff.stderr, "diff checks") >= 1, "{}", diff.stderr);
+            assert_eq!(inconclusive_of(&diff.stderr), 0, "{}", diff.stderr);
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
