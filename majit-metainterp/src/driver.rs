@@ -287,9 +287,11 @@ impl<B: Backend> JitDriver<B> {
     /// Differential mode with a moving GC: `epoch` returns a counter that
     /// changes whenever a collection may have moved objects (e.g. the sum
     /// of majit-gc's minor and major collection counts). A checked entry
-    /// during which it changed, on either side, is inconclusive rather
-    /// than compared (moved refs differ by address). No effect when diff
-    /// mode is off.
+    /// during whose native run it changed is compared with every ref
+    /// matched through a one-to-one renaming and without the memory
+    /// comparison (moved refs differ by address; counted in
+    /// `Stats::diff_renamed`); one during whose reference run it changed
+    /// is inconclusive. No effect when diff mode is off.
     pub fn set_diff_gc_epoch(&mut self, epoch: Box<dyn Fn() -> u64>) {
         if let Some(d) = &mut self.diff {
             d.gc_epoch = Some(epoch);
@@ -645,16 +647,19 @@ impl<B: Backend> JitDriver<B> {
         let optimized = bridge::optimize(&self.params, fin.trace);
         self.stats.time_optimizing += start.elapsed();
         let (trace, resume, ledger) = optimized?;
+        // Differential mode compiles a copy whose residual calls are recorded.
+        let instrumented = self.diff.as_mut().map(|d| d.instrument(&trace));
+        let native = instrumented.as_ref().unwrap_or(&trace);
         let start = Instant::now();
         let compiled = match bridge_of {
-            None => self.backend.compile_loop(&trace),
-            Some(guard) => self.backend.compile_bridge(guard, &trace),
+            None => self.backend.compile_loop(native),
+            Some(guard) => self.backend.compile_bridge(guard, native),
         };
         self.stats.time_backend += start.elapsed();
         let code =
             compiled.map_err(|e| (AbortReason::CompileFailed, format!("compile failed: {e}")))?;
         if let Some(diff) = &mut self.diff {
-            diff.compiled(code, bridge_of, &trace);
+            diff.compiled(code, bridge_of, native);
         }
         let s = &mut self.stats;
         s.ops_recorded += recorded.ops.len() as u64;

@@ -83,6 +83,10 @@ pub struct Stats {
     /// executor, and how many of those checks could not conclude.
     pub diff_checks: u64,
     pub diff_inconclusive: u64,
+    /// Differential mode: conclusive checks of entries during which a
+    /// collection may have moved objects (refs matched by renaming,
+    /// memory not compared).
+    pub diff_renamed: u64,
     /// Allocations of recorded traces that are not in the optimized ones.
     pub allocations_removed: u64,
     pub time_tracing: Duration,
@@ -138,6 +142,9 @@ impl fmt::Display for Stats {
                 "diff checks:      {} ({} inconclusive)",
                 self.diff_checks, self.diff_inconclusive
             )?;
+        }
+        if self.diff_renamed > 0 {
+            writeln!(f, "diff after a collection: {}", self.diff_renamed)?;
         }
         writeln!(f, "allocations removed: {}", self.allocations_removed)?;
         for (reason, n) in &self.aborts {

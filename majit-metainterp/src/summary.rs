@@ -72,8 +72,14 @@ pub fn render(s: &Stats, backend: &str, compiled: &Compiled) -> String {
     if s.diff_checks > 0 {
         let _ = writeln!(
             out,
-            "diff: {} loop entries checked against the reference executor, {} inconclusive",
-            s.diff_checks, s.diff_inconclusive
+            "diff: {} loop entries checked against the reference executor, {} inconclusive{}",
+            s.diff_checks,
+            s.diff_inconclusive,
+            match s.diff_renamed {
+                0 => String::new(),
+                n =>
+                    format!(", {n} compared after a collection (refs renamed, memory not compared)"),
+            }
         );
     }
     let _ = writeln!(

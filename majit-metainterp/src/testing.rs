@@ -6,9 +6,11 @@
 //! binary under test (through `MAJIT_TEST_RUNNER` when cross-testing).
 
 use crate::runtime;
+/// The seed convention of every fuzz test (it lives with the trace
+/// generator, which cannot depend on this crate).
+pub use majit_ir::fuzzing::{fuzz_seeds, replaying};
 use majit_ir::fuzzing::{random_trace, Knobs, SplitMix64, CALL_DESCRS, CALL_TARGET_BASE};
 use majit_ir::{Const, Kind, Trace, Value};
-use std::ops::Range;
 use std::process::Command;
 
 /// `Call.ii_i`: `a * 31 ^ b`.
@@ -155,35 +157,6 @@ pub fn random_case(seed: u64, knobs: &Knobs, refs: RefArgs) -> (Trace, Vec<Value
     let trace = bound_random_trace(seed, knobs, refs);
     let inputs = random_inputs(&trace, seed);
     (trace, inputs)
-}
-
-/// The seeds a fuzz test runs: `MAJIT_FUZZ_SEED` alone when it is set
-/// (replaying one case), else `default`, as many as `MAJIT_FUZZ_CASES`
-/// says when that is set.
-///
-/// # Panics
-/// When either variable is set but not a number (the test's user acts).
-pub fn fuzz_seeds(default: Range<u64>) -> Range<u64> {
-    let number = |name: &str| {
-        let v = std::env::var(name).ok()?;
-        Some(
-            v.parse::<u64>()
-                .unwrap_or_else(|_| panic!("{name}={v} is not a number")),
-        )
-    };
-    match number("MAJIT_FUZZ_SEED") {
-        Some(seed) => seed..seed + 1,
-        None => match number("MAJIT_FUZZ_CASES") {
-            Some(n) => default.start..default.start + n,
-            None => default,
-        },
-    }
-}
-
-/// Whether `MAJIT_FUZZ_SEED` replays one case (totals over many cases do
-/// not apply then).
-pub fn replaying() -> bool {
-    std::env::var_os("MAJIT_FUZZ_SEED").is_some()
 }
 
 /// A command that runs the binary `bin` (a test's `CARGO_BIN_EXE_*`).

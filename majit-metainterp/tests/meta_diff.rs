@@ -30,6 +30,13 @@ enum Fault {
     IntPlusOneInBridges,
 }
 
+thread_local! {
+    /// [`Miscompile::execute`] runs on this thread: the GC epoch of a
+    /// backend that collects during every run (the forked reference run
+    /// does not count).
+    static NATIVE_RUNS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// RefExec with a deliberate fault in what `execute` returns.
 struct Miscompile {
     inner: RefExec,
@@ -50,6 +57,7 @@ impl Backend for Miscompile {
         Ok(code)
     }
     fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
+        NATIVE_RUNS.with(|n| n.set(n.get() + 1));
         let mut df = self.inner.execute(code, inputs)?;
         let in_bridge = self.bridges.contains(&df.exit.code);
         match self.fault {
@@ -250,8 +258,32 @@ fn checks_that_time_out_are_inconclusive_not_failures() {
 }
 
 #[test]
-fn entries_during_which_objects_may_have_moved_are_inconclusive() {
-    // An epoch that changes on every reading: as if every entry collected.
+fn entries_during_whose_native_run_objects_moved_match_refs_by_renaming() {
+    let native_runs = |jit: &mut JitDriver<Miscompile>| {
+        jit.set_diff_gc_epoch(Box::new(|| NATIVE_RUNS.with(|n| n.get())))
+    };
+    for boxed in [false, true] {
+        let prog = program("sum");
+        let (got, stats) = run(&prog, boxed, params("", 3), Fault::None, &native_runs);
+        assert_eq!(got.unwrap(), oracle(&prog, boxed), "{stats}");
+        assert!(stats.diff_checks >= 1, "{stats}");
+        assert_eq!(stats.diff_inconclusive, 0, "{stats}");
+        assert_eq!(stats.diff_renamed, stats.diff_checks, "{stats}");
+    }
+    // Ints still compare exactly: the fault is caught.
+    let (got, _) = run(
+        &program("sum"),
+        false,
+        params("", 3),
+        Fault::IntPlusOne,
+        &native_runs,
+    );
+    assert!(matches!(got, Err(JitError::Divergence(_))), "{got:?}");
+}
+
+#[test]
+fn entries_during_whose_reference_run_objects_moved_are_inconclusive() {
+    // An epoch that changes on every reading, in the child too.
     let always = |jit: &mut JitDriver<Miscompile>| {
         let n = std::cell::Cell::new(0);
         jit.set_diff_gc_epoch(Box::new(move || {
@@ -358,23 +390,28 @@ fn stores_are_compared_and_a_wrong_one_is_reported_with_its_op() {
     assert!(text.contains("memory differs: 8 bytes at"), "{text}");
 }
 
-/// Writes `say <n>` to the real stdout (file descriptor 1).
-extern "C" fn say(n: i64) {
+/// Writes `say <n>` to the real stdout (file descriptor 1); returns `n`.
+extern "C" fn say(n: i64) -> i64 {
     let line = format!("say {n}\n");
     // SAFETY: `line` is a live buffer of `line.len()` bytes.
     unsafe { libc::write(1, line.as_ptr().cast(), line.len()) };
+    n
 }
 
-/// `loop { merge(pc; acc, n); say(n); acc += n; n -= 1; if n == 0 {
-/// return acc } }` under diff mode, printing through [`say`].
-fn say_loop(n: i64) -> i64 {
+/// A residual helper with effects: `fn(n) -> i64`.
+type Helper = extern "C" fn(i64) -> i64;
+
+/// `loop { merge(pc; acc, n); acc += helper(n); n -= 1; if n == 0 {
+/// return acc } }` with `diff` checked entries; the result and the stats.
+fn helper_loop(helper: Helper, n: i64, diff: u32) -> (i64, majit_metainterp::stats::Stats) {
     let mut b = JitCodeBuilder::new("portal");
     let (pc, acc, cnt) = (b.param(Kind::Int), b.param(Kind::Int), b.param(Kind::Int));
+    let got = b.reg(Kind::Int);
     let (top, done) = (b.label(), b.label());
     let descr = CallDescr {
-        name: "say".into(),
+        name: "helper".into(),
         args: vec![Kind::Int],
-        result: ResultKind::Void,
+        result: ResultKind::Int,
         effect: EffectInfo {
             effect: CallEffect::Random,
             ..EffectInfo::default()
@@ -382,9 +419,9 @@ fn say_loop(n: i64) -> i64 {
     };
     b.bind(top);
     b.jit_merge_point(&[pc], &[acc, cnt]);
-    let func = Arg::Int(say as *const () as usize as i64);
-    b.call(descr.into(), func, &[cnt.into()], None);
-    b.op(OpCode::IntAdd, &[acc.into(), cnt.into()], acc);
+    let func = Arg::Int(helper as *const () as usize as i64);
+    b.call(descr.into(), func, &[cnt.into()], Some(got));
+    b.op(OpCode::IntAdd, &[acc.into(), got.into()], acc);
     b.op(OpCode::IntSub, &[cnt.into(), Arg::Int(1)], cnt);
     b.goto_if_not(cnt.into(), done);
     b.can_enter_jit(&[pc], &[acc, cnt]);
@@ -393,27 +430,68 @@ fn say_loop(n: i64) -> i64 {
     b.ret(Some(acc.into()));
     let mut codes = JitCodeSet::new();
     let portal = codes.add(b.finish().unwrap());
-    let params = JitParams::default().with_threshold(2).with_diff(50);
+    let params = JitParams::default().with_threshold(2).with_diff(diff);
     let mut jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
     let (mut acc, mut cnt) = (0i64, n);
     let result = loop {
-        say(cnt);
-        acc += cnt;
+        acc += helper(cnt);
         cnt -= 1;
         if cnt == 0 {
             break acc;
         }
         let (mut g, mut r) = ([Value::Int(0)], [Value::Int(acc), Value::Int(cnt)]);
-        match jit.can_enter_jit(&mut g, &mut r).unwrap() {
-            JitAction::Interpret => {}
-            JitAction::Continue => {
+        match jit.can_enter_jit(&mut g, &mut r) {
+            Ok(JitAction::Interpret) => {}
+            Ok(JitAction::Continue) => {
                 (acc, cnt) = (r[0].as_int().unwrap(), r[1].as_int().unwrap());
             }
-            JitAction::Finished(v) => break v.unwrap().as_int().unwrap(),
+            Ok(JitAction::Finished(v)) => break v.unwrap().as_int().unwrap(),
+            Err(e) => panic!("{e}\n{}", jit.stats()),
         }
     };
     assert!(jit.stats().diff_checks >= 1, "{}", jit.stats());
-    result
+    (result, jit.stats().clone())
+}
+
+/// `say_loop(n)` prints through [`say`] under diff mode.
+fn say_loop(n: i64) -> i64 {
+    helper_loop(say, n, 50).0
+}
+
+/// The read end of the pipe [`read_byte`] reads.
+static BYTES: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// Reads one byte from [`BYTES`] (-1 at its end): input the forked
+/// reference execution cannot read again (the pipe is shared with it).
+extern "C" fn read_byte(_: i64) -> i64 {
+    let mut b = 0u8;
+    let fd = BYTES.load(std::sync::atomic::Ordering::SeqCst);
+    // SAFETY: `b` is a live one-byte buffer.
+    let n = unsafe { libc::read(fd, (&mut b as *mut u8).cast(), 1) };
+    if n == 1 {
+        i64::from(b)
+    } else {
+        -1
+    }
+}
+
+#[test]
+fn residual_calls_with_effects_are_replayed_to_the_reference_execution() {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` is a writable array of two ints.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let data: Vec<u8> = (0..600u32).map(|i| (i * 7 % 251) as u8).collect();
+    // SAFETY: `data` is a live buffer; 600 bytes fit in a pipe.
+    let wrote = unsafe { libc::write(fds[1], data.as_ptr().cast(), data.len()) };
+    assert_eq!(wrote, 600);
+    BYTES.store(fds[0], std::sync::atomic::Ordering::SeqCst);
+    let (sum, stats) = helper_loop(read_byte, 600, 1000);
+    let expected: i64 = data.iter().map(|&b| i64::from(b)).sum();
+    assert_eq!(sum, expected, "{stats}");
+    assert!(stats.loop_entries >= 1, "{stats}");
+    assert_eq!(stats.diff_inconclusive, 0, "{stats}");
+    // SAFETY: closing the two descriptors `pipe` opened.
+    unsafe { (libc::close(fds[0]), libc::close(fds[1])) };
 }
 
 /// The child half of [`helpers_print_once_to_the_real_stdout`].

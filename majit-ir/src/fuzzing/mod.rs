@@ -13,21 +13,25 @@
 //! [`check_seed`] generates, verifies, round-trips through text and panics
 //! with the seed and the trace text on any failure.
 //!
-//! Everything here is deterministic in the seed; no global state.
+//! Everything here is deterministic in the seed; only `seeds.rs` reads the
+//! environment.
 //!
 //! Files: `namespace.rs` (the shared descriptors), `generate.rs` (the
 //! generator), `check.rs` (the checks and the text mutator / trace
-//! corrupter). Replay one seed of the smoke tests with `MAJIT_FUZZ_SEED=n`.
+//! corrupter), `seeds.rs` ([`fuzz_seeds`]: `MAJIT_FUZZ_SEED=n` replays one
+//! seed, `MAJIT_FUZZ_CASES=n` runs n).
 
 mod check;
 mod generate;
 mod namespace;
+mod seeds;
 
 pub use check::{
     check_corruption, check_mutation, check_roundtrip, check_seed, corrupt_trace, mutate_text,
 };
 pub use generate::random_trace;
 pub use namespace::{test_namespace, CALL_DESCRS, CALL_TARGET_BASE, STACK_VTABLE};
+pub use seeds::{fuzz_seeds, replaying};
 
 /// A tiny seeded PRNG (SplitMix64): deterministic, no dependencies.
 #[derive(Clone, Debug)]

@@ -3,8 +3,10 @@
 //! The child starts with a copy of the parent's memory taken before the
 //! native run, so both executions see the same heap, and whatever the
 //! reference execution writes or prints stays in the child: its stdin,
-//! stdout and stderr are `/dev/null`. It sends its result back as bytes
-//! through a pipe and leaves with `_exit` (no destructors, no atexit
+//! stdout and stderr are `/dev/null`. It first waits for the bytes the
+//! parent sends once the native run is over (the residual calls to
+//! replay), then runs, sends its result back as bytes through a second
+//! pipe and leaves with `_exit` (no destructors, no atexit
 //! handlers, no flushing of buffers inherited from the parent). The parent
 //! reads with a deadline and kills a child that hangs.
 //!
@@ -13,19 +15,23 @@
 //! hangs there, which the deadline turns into an inconclusive check.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 /// A running child; dropping it kills and reaps the child.
 pub(crate) struct Child {
     pid: libc::pid_t,
+    /// Where [`Child::send`] writes; `None` once sent.
+    input: Option<File>,
     output: File,
     reaped: bool,
 }
 
-/// Forks a child that runs `run` and sends back the bytes it returns.
-pub(crate) fn spawn(run: impl FnOnce() -> Vec<u8>) -> Result<Child, String> {
+/// Forks a child that waits for the bytes [`Child::send`] sends, runs
+/// `run` on them and sends back the bytes it returns.
+pub(crate) fn spawn(run: impl FnOnce(Vec<u8>) -> Vec<u8>) -> Result<Child, String> {
+    let (input_read, input_write) = pipe().map_err(|e| format!("pipe: {e}"))?;
     let (read, write) = pipe().map_err(|e| format!("pipe: {e}"))?;
     // SAFETY: the child only runs `run` (the reference execution), writes
     // to the pipe and calls `_exit`; it never returns into the caller.
@@ -34,12 +40,13 @@ pub(crate) fn spawn(run: impl FnOnce() -> Vec<u8>) -> Result<Child, String> {
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
     }
     if pid == 0 {
-        drop(read);
-        in_child(write.as_raw_fd(), run);
+        drop((read, input_write));
+        in_child(File::from(input_read), write.as_raw_fd(), run);
     }
-    drop(write);
+    drop((write, input_read));
     Ok(Child {
         pid,
+        input: Some(File::from(input_write)),
         output: File::from(read),
         reaped: false,
     })
@@ -57,10 +64,16 @@ pub(super) fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// The child's whole life: silence the standard streams, run, report, exit.
-fn in_child(pipe: libc::c_int, run: impl FnOnce() -> Vec<u8>) -> ! {
+/// The child's whole life: silence the standard streams, wait for the
+/// input, run, report, exit.
+fn in_child(mut input: File, pipe: libc::c_int, run: impl FnOnce(Vec<u8>) -> Vec<u8>) -> ! {
     silence_standard_streams();
-    let bytes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_default();
+    let mut given = Vec::new();
+    let bytes = match input.read_to_end(&mut given) {
+        Ok(_) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(given)))
+            .unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
     let mut rest = &bytes[..];
     while !rest.is_empty() {
         // SAFETY: `rest` is a live byte slice and `pipe` the open write end.
@@ -94,6 +107,15 @@ fn silence_standard_streams() {
 }
 
 impl Child {
+    /// Sends `bytes` to the waiting child (once). A child that died
+    /// meanwhile is noticed by [`Child::wait`].
+    pub(crate) fn send(&mut self, bytes: &[u8]) {
+        if let Some(mut input) = self.input.take() {
+            // An error means the child is gone; `wait` reports that.
+            let _ = input.write_all(bytes);
+        }
+    }
+
     /// Everything the child sent, once it closed the pipe; `Err` when it
     /// did not finish before `timeout` (then it is killed) or crashed
     /// before sending a whole message (the caller checks completeness).

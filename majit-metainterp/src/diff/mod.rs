@@ -18,16 +18,21 @@
 //! those match native refs by a consistent one-to-one renaming (the two
 //! sides allocate from different allocators). Otherwise the driver stops with
 //! [`JitError::Divergence`](crate::driver::JitError::Divergence) and a
-//! [`Divergence`] report. A check that
-//! cannot conclude (the child hung past the timeout or crashed, the
-//! reference ran out of steps, the shadow could not compile a trace) is
-//! counted in [`Stats::diff_inconclusive`](crate::stats::Stats) and its
+//! [`Divergence`] report. When a collection may have
+//! moved objects during the native run (the GC epoch changed), every ref
+//! matches through that renaming and memory is not compared (the
+//! reference's addresses of old objects are stale in the parent); such
+//! checks are counted in [`Stats::diff_renamed`](crate::stats::Stats).
+//! A check that cannot conclude (the child hung past the timeout or
+//! crashed, the reference ran out of steps, the shadow could not compile a
+//! trace, a collection ran during the reference execution) is counted in [`Stats::diff_inconclusive`](crate::stats::Stats) and its
 //! reason printed once to stderr.
 //!
 //! After a bridge is attached, the loop whose entries reach it is checked
 //! for another N entries.
 
 mod child;
+mod instrument;
 mod memory;
 mod report;
 mod wire;
@@ -37,6 +42,7 @@ pub use report::{Divergence, ExitSite, MemoryDiff, ValueDiff};
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::compiled::Compiled;
 use crate::refexec::RefExec;
+use crate::runtime::record::{self, Site};
 use crate::runtime::{Allocated, MallocAllocator};
 use crate::stats::Stats;
 use majit_ir::{Trace, Value};
@@ -44,8 +50,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use wire::RefOutcome;
 
-/// Why a check is inconclusive when a collection ran during it.
-const MOVED: &str = "a collection may have moved objects during the entry";
+/// Why a check is inconclusive when a collection ran during the
+/// reference execution (its refs to the heap may be stale).
+const MOVED: &str = "a collection may have moved objects during the reference execution";
 
 /// How long the parent waits for the reference execution by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -73,6 +80,11 @@ pub(crate) struct DiffState {
     /// objects (see
     /// [`JitDriver::set_diff_gc_epoch`](crate::driver::JitDriver::set_diff_gc_epoch)).
     pub(crate) gc_epoch: Option<Box<dyn Fn() -> u64>>,
+    /// The call sites of the instrumented traces (their addresses are
+    /// constants in compiled code).
+    sites: Vec<std::rc::Rc<Site>>,
+    /// Why the trace [`DiffState::instrument`] last saw cannot be checked.
+    unrecordable: Option<String>,
 }
 
 impl DiffState {
@@ -94,6 +106,24 @@ impl DiffState {
             timeout: DEFAULT_TIMEOUT,
             reported: BTreeSet::new(),
             gc_epoch: None,
+            sites: Vec::new(),
+            unrecordable: None,
+        }
+    }
+
+    /// The copy of `trace` that both sides compile: its residual calls
+    /// with effects go through the recording shim (`instrument.rs`).
+    pub(crate) fn instrument(&mut self, trace: &Trace) -> Trace {
+        match instrument::instrument(trace) {
+            Ok((rewritten, sites)) => {
+                self.sites.extend(sites);
+                self.unrecordable = None;
+                rewritten
+            }
+            Err(why) => {
+                self.unrecordable = Some(why);
+                trace.clone()
+            }
         }
     }
 
@@ -121,6 +151,9 @@ impl DiffState {
         };
         self.root.insert(code, root);
         self.remaining.insert(root, self.entries);
+        if let Some(why) = self.unrecordable.take() {
+            self.unchecked.entry(root).or_insert(why);
+        }
         match shadow {
             Ok(id) => {
                 self.ids.insert(code, id);
@@ -153,12 +186,23 @@ impl DiffState {
             .ok_or("the loop has no shadow on the reference executor")?;
         let epoch = self.epoch();
         let (shadow, fresh, gc_epoch) = (&mut self.shadow, &self.fresh, &self.gc_epoch);
-        child::spawn(|| {
+        child::spawn(|calls| {
+            let Some(calls) = wire::decode_calls(&calls) else {
+                return wire::encode(&RefOutcome::Inconclusive(
+                    "the record of native calls is truncated".into(),
+                ));
+            };
+            record::replay(calls);
             let result = shadow.execute(shadow_code, inputs);
+            let replayed = record::replayed();
             let moved = gc_epoch.as_ref().map(|f| f()) != epoch;
-            let outcome = match result {
+            let outcome = match (result, replayed) {
                 _ if moved => RefOutcome::Inconclusive(MOVED.into()),
-                Ok(df) => {
+                (Err(ExecError::StepLimit), _) => {
+                    RefOutcome::Inconclusive("the reference executor reached its step limit".into())
+                }
+                (_, Err(departed)) => RefOutcome::Failed(departed),
+                (Ok(df), Ok(())) => {
                     let objects = fresh.borrow();
                     let is_fresh = |v: &Value| v.as_ref().is_some_and(|p| objects.contains_key(&p));
                     RefOutcome::Frame {
@@ -169,10 +213,7 @@ impl DiffState {
                         written: memory::written(shadow.stores(), fresh),
                     }
                 }
-                Err(ExecError::StepLimit) => {
-                    RefOutcome::Inconclusive("the reference executor reached its step limit".into())
-                }
-                Err(e) => RefOutcome::Failed(e.to_string()),
+                (Err(e), Ok(())) => RefOutcome::Failed(e.to_string()),
             };
             wire::encode(&outcome)
         })
@@ -235,19 +276,29 @@ impl DiffState {
         }
         let child = self.spawn(code, inputs);
         let epoch = self.epoch();
-        let native = backend.execute(code, inputs)?;
+        record::record();
+        let native = backend.execute(code, inputs);
+        let calls = record::recorded();
+        let native = native?;
         let moved = self.epoch() != epoch;
-        let outcome = child.and_then(|c| c.wait(self.timeout)).and_then(|bytes| {
+        let outcome = child.and_then(|mut c| {
+            c.send(&wire::encode_calls(&calls));
+            c.wait(self.timeout)
+        });
+        let outcome = outcome.and_then(|bytes| {
             wire::decode(&bytes).ok_or_else(|| "the reference result is truncated".to_string())
         });
         let why = match outcome {
-            _ if moved => MOVED.into(),
             Ok(RefOutcome::Inconclusive(why)) => why,
             Ok(reference) => {
-                return match report::compare(self, compiled, li, inputs, &native, reference) {
+                let entry = report::Entry { li, inputs, moved };
+                return match report::compare(self, compiled, &entry, &native, reference) {
                     Some(d) => Err(Failure::Diverged(Box::new(d))),
-                    None => Ok(native),
-                }
+                    None => {
+                        stats.diff_renamed += u64::from(moved);
+                        Ok(native)
+                    }
+                };
             }
             Err(why) => why,
         };

@@ -120,16 +120,25 @@ impl fmt::Display for ExitSite {
     }
 }
 
-/// The divergence between `native` and `reference` on an entry of loop
-/// `li` of `compiled` with `inputs`, if any.
+/// A checked entry: loop `li` of the compiled loops, entered with
+/// `inputs`; `moved`: a collection may have moved objects during the
+/// native run.
+pub(super) struct Entry<'a> {
+    pub li: usize,
+    pub inputs: &'a [Value],
+    pub moved: bool,
+}
+
+/// The divergence between `native` and `reference` on `entry`, if any.
+/// After a move every ref matches by renaming and memory is not compared.
 pub(super) fn compare(
     diff: &DiffState,
     compiled: &Compiled,
-    li: usize,
-    inputs: &[Value],
+    entry: &Entry,
     native: &DeadFrame,
     reference: RefOutcome,
 ) -> Option<Divergence> {
+    let (li, inputs) = (entry.li, entry.inputs);
     let native_site = site(compiled, native.exit, super::fail_id(native));
     let (reference_site, value, memory, reference_code) = match reference {
         RefOutcome::Frame {
@@ -143,8 +152,9 @@ pub(super) fn compare(
             let exit = ExitId { code, ..exit };
             let same_exit = exit == native.exit && fail_id == super::fail_id(native);
             let mut renaming = Renaming::default();
+            let fresh: Vec<bool> = fresh.iter().map(|&f| f || entry.moved).collect();
             let slot = first_difference(&mut renaming, &native.values, &values, &fresh);
-            let memory = (same_exit && slot.is_none())
+            let memory = (same_exit && slot.is_none() && !entry.moved)
                 .then(|| first_memory_difference(diff, compiled, &mut renaming, &written))
                 .flatten();
             if same_exit && slot.is_none() && memory.is_none() {

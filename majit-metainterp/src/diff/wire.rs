@@ -6,8 +6,15 @@
 //! execution allocated, then the count of written memory locations and per
 //! location its address, size, final bits, freshness and the storing op;
 //! for an error or an inconclusive run its message length and UTF-8 bytes.
+//!
+//! The other way, the parent sends the residual calls native code made
+//! (`runtime/record.rs`), also as words: their count, then per call its
+//! site, function, argument count and arguments, result, raised exception
+//! (0 for none) and forced flag.
 
 use crate::backend::{CodeId, ExitId};
+use crate::runtime::record::Entry;
+use crate::runtime::signal::Signals;
 use majit_ir::{Kind, Value};
 
 /// How the reference execution ended.
@@ -152,6 +159,43 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<RefOutcome> {
     (r.at == bytes.len()).then_some(outcome)
 }
 
+/// The bytes of the recorded calls `log`.
+pub(crate) fn encode_calls(log: &[Entry]) -> Vec<u8> {
+    let mut words = vec![log.len() as u64];
+    for e in log {
+        words.extend([e.site as u64, e.func as u64, e.args.len() as u64]);
+        words.extend(&e.args);
+        let exception = e.signals.exception.unwrap_or(0) as u64;
+        words.extend([e.result, exception, u64::from(e.signals.forced)]);
+    }
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The recorded calls in `bytes`, or `None` when they are not a whole log.
+pub(crate) fn decode_calls(bytes: &[u8]) -> Option<Vec<Entry>> {
+    let mut r = Reader { bytes, at: 0 };
+    let n = usize::try_from(r.word()?).ok()?;
+    let mut log = Vec::new();
+    for _ in 0..n {
+        let (site, func) = (r.word()? as usize, r.word()? as usize);
+        let nargs = usize::try_from(r.word()?).ok()?;
+        let args = (0..nargs).map(|_| r.word()).collect::<Option<Vec<u64>>>()?;
+        let (result, exception, forced) = (r.word()?, r.word()?, r.word()?);
+        let signals = Signals {
+            exception: (exception != 0).then_some(exception as usize),
+            forced: forced != 0,
+        };
+        log.push(Entry {
+            site,
+            func,
+            args,
+            result,
+            signals,
+        });
+    }
+    (r.at == bytes.len()).then_some(log)
+}
+
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -200,5 +244,31 @@ mod tests {
             assert_eq!(decode(&bytes), Some(o.clone()));
             assert_eq!(decode(&bytes[..bytes.len() - 1]), None, "{o:?}");
         }
+    }
+
+    #[test]
+    fn call_logs_round_trip_and_truncations_are_rejected() {
+        let log = vec![
+            Entry {
+                site: 0x10,
+                func: 0x20,
+                args: vec![1, u64::MAX],
+                result: 7,
+                signals: Signals::default(),
+            },
+            Entry {
+                site: 0x10,
+                func: 0x30,
+                args: vec![],
+                result: 0,
+                signals: Signals {
+                    exception: Some(0x40),
+                    forced: true,
+                },
+            },
+        ];
+        let bytes = encode_calls(&log);
+        assert_eq!(decode_calls(&bytes), Some(log));
+        assert_eq!(decode_calls(&bytes[..bytes.len() - 1]), None);
     }
 }

@@ -13,6 +13,9 @@
 //! - `call.rs`: [`call_extern`], calls to `extern "C"` functions through
 //!   one canonical pointer type (and why that is exact on SysV x86-64 and
 //!   AAPCS64).
+//! - `record.rs`: the shim through which differential mode records a
+//!   checked entry's residual calls natively and replays them to the
+//!   reference execution.
 //! - `signal.rs`: how helpers [`raise`] exceptions and [`force_frame`],
 //!   and how native code reads that back ([`take_signals`]).
 
@@ -20,6 +23,7 @@ mod alloc;
 pub(crate) mod call;
 mod gc;
 pub(crate) mod memory;
+pub(crate) mod record;
 pub(crate) mod signal;
 
 pub use alloc::{Allocated, Allocator, MallocAllocator, OutOfMemory};

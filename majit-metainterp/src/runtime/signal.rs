@@ -58,6 +58,18 @@ pub(crate) fn take() -> Signals {
     PENDING.with(|p| p.replace(Signals::default()))
 }
 
+/// What the helper signalled so far, left pending (a recorded call's
+/// signals, see `record.rs`).
+pub(crate) fn peek() -> Signals {
+    PENDING.with(Cell::get)
+}
+
+/// Makes `signals` pending, as if a helper had raised them (a replayed
+/// call, see `record.rs`).
+pub(crate) fn set(signals: Signals) {
+    PENDING.with(|p| p.set(signals));
+}
+
 /// For native backends, which call helpers from machine code: reads and
 /// clears what the helpers signalled, as refexec does after each call.
 /// Returns the raised exception (0: none) and stores the forced flag
