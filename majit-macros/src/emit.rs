@@ -140,7 +140,7 @@ pub fn glue(
             quote!(match __majit_v {
                 ::core::option::Option::Some(v) => ::core::result::Result::Ok(#v),
                 ::core::option::Option::None => ::core::result::Result::Err(
-                    ::majit_metainterp::driver::JitError::BadState(
+                    ::majit::metainterp::driver::JitError::BadState(
                         "the portal finished without a value".into())),
             })
         }
@@ -148,17 +148,17 @@ pub fn glue(
     };
     quote! {
         {
-            let mut __majit_g: [::majit_ir::Value; #ng] = [#(#g),*];
-            let mut __majit_r: [::majit_ir::Value; #nr] = [#(#r),*];
+            let mut __majit_g: [::majit::ir::Value; #ng] = [#(#g),*];
+            let mut __majit_r: [::majit::ir::Value; #nr] = [#(#r),*];
             match __majit_driver.can_enter_jit(&mut __majit_g, &mut __majit_r) {
                 ::core::result::Result::Err(e) => return ::core::result::Result::Err(e),
-                ::core::result::Result::Ok(::majit_metainterp::driver::JitAction::Interpret) => {}
-                ::core::result::Result::Ok(::majit_metainterp::driver::JitAction::Continue) => {
+                ::core::result::Result::Ok(::majit::metainterp::driver::JitAction::Interpret) => {}
+                ::core::result::Result::Ok(::majit::metainterp::driver::JitAction::Continue) => {
                     #(#reload)*
                     continue #label;
                 }
                 ::core::result::Result::Ok(
-                    ::majit_metainterp::driver::JitAction::Finished(__majit_v)) => {
+                    ::majit::metainterp::driver::JitAction::Finished(__majit_v)) => {
                     return #finished;
                 }
             }
@@ -260,11 +260,11 @@ pub fn fast_heap(block: &mut syn::Block, structs: &[StructDef], jit: bool) {
     }
     let names = structs.iter().map(|s| s.name.clone()).collect();
     FastNew { names }.visit_block_mut(block);
-    let heap = quote!(::majit_metainterp::majit_gc::thread_heap);
+    let heap = quote!(::majit::gc::thread_heap);
     let (get, bump) = if jit {
         (
             quote!(#heap::RunHeap::current()?),
-            quote!(.map_err(::majit_metainterp::driver::JitError::from)?),
+            quote!(.map_err(::majit::metainterp::driver::JitError::from)?),
         )
     } else {
         (quote!(#heap::RunHeap::current_or_exit()), quote!())
@@ -376,19 +376,19 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
 fn build_function(name: &str, lowered: &Lowered) -> TokenStream {
     let (nl, code) = (lowered.labels as usize, &lowered.code);
     let kind = |b: Bank| match b {
-        Bank::Int => quote!(::majit_ir::Kind::Int),
-        Bank::Ref => quote!(::majit_ir::Kind::Ref),
+        Bank::Int => quote!(::majit::ir::Kind::Int),
+        Bank::Ref => quote!(::majit::ir::Kind::Ref),
     };
     let params = lowered.params.iter().map(|r| kind(r.bank));
     let count = |b: Bank| lowered.params.iter().filter(|r| r.bank == b).count() as u16;
     let (pi, pr) = (count(Bank::Int), count(Bank::Ref));
     let (ni, nr) = (lowered.int_regs, lowered.ref_regs);
     quote! {{
-        let mut b = ::majit_metainterp::jitcode::JitCodeBuilder::new(#name);
+        let mut b = ::majit::metainterp::jitcode::JitCodeBuilder::new(#name);
         #( b.param(#params); )*
-        for _ in #pi..#ni { b.reg(::majit_ir::Kind::Int); }
-        for _ in #pr..#nr { b.reg(::majit_ir::Kind::Ref); }
-        let __l: ::std::vec::Vec<::majit_metainterp::jitcode::Label> =
+        for _ in #pi..#ni { b.reg(::majit::ir::Kind::Int); }
+        for _ in #pr..#nr { b.reg(::majit::ir::Kind::Ref); }
+        let __l: ::std::vec::Vec<::majit::metainterp::jitcode::Label> =
             (0..#nl).map(|_| b.label()).collect();
         #(#code)*
         b.finish()?
@@ -411,10 +411,10 @@ pub fn jitcode_fn(
         let (local, ty) = (s.type_id_local(), format_ident!("{}", s.name));
         let msg = format!("registering the GC struct `{}` in the thread heap", s.name);
         quote! {
-            let #local: u32 = ::majit_metainterp::majit_gc::thread_heap::type_id(
+            let #local: u32 = ::majit::gc::thread_heap::type_id(
                 #ty::__majit_type(),
             )
-            .map_err(|e| ::majit_metainterp::jitcode::BuildError {
+            .map_err(|e| ::majit::metainterp::jitcode::BuildError {
                 function: #fname.into(),
                 insn: 0,
                 message: ::std::format!("{}: {}", #msg, e),
@@ -436,17 +436,17 @@ pub fn jitcode_fn(
     quote! {
         #[doc = #doc]
         #vis fn #f() -> ::core::result::Result<
-            (::majit_metainterp::jitcode::JitCodeSet, ::majit_metainterp::jitcode::FuncId),
-            ::majit_metainterp::jitcode::BuildError,
+            (::majit::metainterp::jitcode::JitCodeSet, ::majit::metainterp::jitcode::FuncId),
+            ::majit::metainterp::jitcode::BuildError,
         > {
             #shims
             #(#type_ids)*
-            let mut set = ::majit_metainterp::jitcode::JitCodeSet::new();
+            let mut set = ::majit::metainterp::jitcode::JitCodeSet::new();
             #( let #ids = set.declare(#names); )*
             #(
                 let code = #builds;
                 set.define(#ids, code).map_err(|message| {
-                    ::majit_metainterp::jitcode::BuildError {
+                    ::majit::metainterp::jitcode::BuildError {
                         function: #names.into(),
                         insn: 0,
                         message,
@@ -473,17 +473,17 @@ pub fn driver_fn(vis: &syn::Visibility, name: &syn::Ident) -> TokenStream {
          its tracer, blackhole and backend `B` allocate where the GC structs live, so \
          collections at the merge point see every object."
     );
-    let jit = quote!(::majit_metainterp::driver);
+    let jit = quote!(::majit::metainterp::driver);
     quote! {
         #[doc = #doc]
         #[allow(dead_code)]
-        #vis fn #f<__B: ::majit_metainterp::gcheap::GcBackend>(
-            params: ::majit_metainterp::params::JitParams,
+        #vis fn #f<__B: ::majit::metainterp::gcheap::GcBackend>(
+            params: ::majit::metainterp::params::JitParams,
         ) -> ::core::result::Result<#jit::JitDriver<__B>, #jit::JitError> {
             let (codes, portal) = #jitcode().map_err(|e| {
                 #jit::JitError::BadState(::std::format!("the jitcode of `{}`: {}", #fname, e))
             })?;
-            let heap = ::majit_metainterp::majit_gc::thread_heap::shared()?;
+            let heap = ::majit::gc::thread_heap::shared()?;
             #jit::JitDriver::new_gc(codes, portal, heap, params)
         }
     }
@@ -507,7 +507,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         .filter(|(_, (_, t))| matches!(t, Ty::Gc(_)))
         .map(|(i, _)| 8 * i as u32)
         .collect();
-    let heap = quote!(::majit_metainterp::majit_gc::thread_heap);
+    let heap = quote!(::majit::gc::thread_heap);
     // One barrier after all the stores: a fresh object is old only when
     // the nursery was full, and then it is recorded with every field set.
     let new_barrier =

@@ -17,9 +17,12 @@
 //!   `JitDriver::can_enter_jit` (which may trace, run compiled loops and
 //!   deoptimize) and reloads them afterwards.
 //!
-//! See `docs/macros.md` for the supported subset and the design. The user
-//! crate depends on `majit-ir` and `majit-metainterp` (the generated code
-//! names them).
+//! See `docs/macros.md` for the supported subset and the design. Users
+//! depend on the facade crate `majit` alone and write `use
+//! majit::prelude::*` (or `use majit::jit_interp`): the generated code
+//! names only paths under `::majit` (`::majit::ir`, `::majit::gc`,
+//! `::majit::metainterp`), so it does not compile in a crate that depends
+//! on the individual majit crates without the facade.
 //!
 //! Files: `attr.rs` parses the attribute, `ty.rs` the types, `lower.rs`
 //! lowers the loop body, `regs.rs` allocates registers, `emit.rs` writes
@@ -40,8 +43,7 @@ use syn::{Expr, Stmt};
 /// Makes an interpreter function a tracing JIT.
 ///
 /// ```
-/// use majit_macros::jit_interp;
-/// use majit_metainterp::{driver::JitDriver, params::JitParams, refexec::RefExec};
+/// use majit::prelude::*;
 ///
 /// const HALT: i64 = 0;
 /// const DEC: i64 = 1;
@@ -497,13 +499,13 @@ fn jit_entry(
     emit::JitBody { glue, safepoint }.visit_block_mut(&mut f.block);
     emit::fast_heap(&mut f.block, structs, true);
     f.sig.ident = format_ident!("{}_jit", func.sig.ident);
-    f.sig.generics = syn::parse_quote!(<__B: ::majit_metainterp::Backend>);
+    f.sig.generics = syn::parse_quote!(<__B: ::majit::metainterp::Backend>);
     f.sig.inputs.insert(
         0,
-        syn::parse_quote!(__majit_driver: &mut ::majit_metainterp::driver::JitDriver<__B>),
+        syn::parse_quote!(__majit_driver: &mut ::majit::metainterp::driver::JitDriver<__B>),
     );
     f.sig.output = syn::parse_quote!(
-        -> ::core::result::Result<#r, ::majit_metainterp::driver::JitError>
+        -> ::core::result::Result<#r, ::majit::metainterp::driver::JitError>
     );
     let stmts = &f.block.stmts;
     f.block = syn::parse_quote!({ ::core::result::Result::Ok({ #(#stmts)* }) });

@@ -49,11 +49,11 @@ impl Opnd {
         match self {
             Opnd::Reg(r) => {
                 let r = r.tokens();
-                quote!(::majit_metainterp::jitcode::Arg::Reg(#r))
+                quote!(::majit::metainterp::jitcode::Arg::Reg(#r))
             }
-            Opnd::Int(v) => quote!(::majit_metainterp::jitcode::Arg::Int(#v)),
-            Opnd::Null => quote!(::majit_metainterp::jitcode::Arg::Ref(0)),
-            Opnd::Const(t) => quote!(::majit_metainterp::jitcode::Arg::Int((#t) as i64)),
+            Opnd::Int(v) => quote!(::majit::metainterp::jitcode::Arg::Int(#v)),
+            Opnd::Null => quote!(::majit::metainterp::jitcode::Arg::Ref(0)),
+            Opnd::Const(t) => quote!(::majit::metainterp::jitcode::Arg::Int((#t) as i64)),
         }
     }
 }
@@ -132,7 +132,7 @@ impl StructDef {
         let fields = self.fields.iter().map(|(f, _)| format!("{name}.{f}"));
         let ty = self.type_id_local();
         quote! {
-            ::majit_ir::Descr::from(::majit_ir::SizeDescr {
+            ::majit::ir::Descr::from(::majit::ir::SizeDescr {
                 name: #name.into(), size: #size, type_id: #ty, headerless: true, vtable: None,
                 fields: vec![#(#fields.into()),*],
             })
@@ -145,14 +145,14 @@ impl StructDef {
         let name = format!("{owner}.{f}");
         let offset = 8 * i as u32;
         let (kind, signed) = match ty {
-            Ty::Gc(_) => (quote!(::majit_ir::Kind::Ref), false),
+            Ty::Gc(_) => (quote!(::majit::ir::Kind::Ref), false),
             t => (
-                quote!(::majit_ir::Kind::Int),
+                quote!(::majit::ir::Kind::Int),
                 t.as_int().is_none_or(|t| t.signed),
             ),
         };
         quote! {
-            ::majit_ir::Descr::from(::majit_ir::FieldDescr {
+            ::majit::ir::Descr::from(::majit::ir::FieldDescr {
                 name: #name.into(), owner: #owner.into(), offset: #offset, size: 8,
                 signed: #signed, kind: #kind, immutable: false,
             })
@@ -330,7 +330,7 @@ impl Lowerer<'_> {
     fn emit_oob(&mut self) {
         let oob = self.label_t(self.oob);
         let descr = call_descr("index_out_of_bounds", &[], None, Policy::Residual);
-        let shim = quote!(::majit_metainterp::jitcode::Arg::Int(
+        let shim = quote!(::majit::metainterp::jitcode::Arg::Int(
             __majit_oob as usize as i64
         ));
         self.code.push(quote! {
@@ -344,24 +344,24 @@ impl Lowerer<'_> {
 /// A `CallDescr` expression.
 fn call_descr(name: &str, kinds: &[Bank], ret: Option<()>, policy: Policy) -> TokenStream {
     let kinds = kinds.iter().map(|k| match k {
-        Bank::Int => quote!(::majit_ir::Kind::Int),
-        Bank::Ref => quote!(::majit_ir::Kind::Ref),
+        Bank::Int => quote!(::majit::ir::Kind::Int),
+        Bank::Ref => quote!(::majit::ir::Kind::Ref),
     });
     let result = match ret {
-        Some(()) => quote!(::majit_ir::ResultKind::Int),
-        None => quote!(::majit_ir::ResultKind::Void),
+        Some(()) => quote!(::majit::ir::ResultKind::Int),
+        None => quote!(::majit::ir::ResultKind::Void),
     };
     let effect = match policy {
-        Policy::Residual => quote!(::majit_ir::CallEffect::Random),
-        Policy::Elidable => quote!(::majit_ir::CallEffect::Elidable),
+        Policy::Residual => quote!(::majit::ir::CallEffect::Random),
+        Policy::Elidable => quote!(::majit::ir::CallEffect::Elidable),
         Policy::Inline => unreachable!("inline helpers are not called through descrs"),
     };
     quote! {
-        ::majit_ir::Descr::from(::majit_ir::CallDescr {
+        ::majit::ir::Descr::from(::majit::ir::CallDescr {
             name: #name.into(),
             args: vec![#(#kinds),*],
             result: #result,
-            effect: ::majit_ir::EffectInfo { effect: #effect, ..Default::default() },
+            effect: ::majit::ir::EffectInfo { effect: #effect, ..Default::default() },
         })
     }
 }
@@ -410,7 +410,7 @@ impl<'a> Lowerer<'a> {
         let args = args.iter().map(Opnd::arg);
         let d = dst.tokens();
         self.code
-            .push(quote!(b.op(::majit_ir::OpCode::#op, &[#(#args),*], #d);));
+            .push(quote!(b.op(::majit::ir::OpCode::#op, &[#(#args),*], #d);));
     }
     /// `op(args)` into a fresh temporary.
     fn pure_t(&mut self, op: &str, args: &[Opnd]) -> Opnd {
@@ -1206,9 +1206,9 @@ impl<'a> Lowerer<'a> {
         let name = format!("items_{}", elem.name());
         let (size, signed) = (elem.item_size(), elem.signed());
         quote! {
-            ::majit_ir::Descr::from(::majit_ir::ArrayDescr {
+            ::majit::ir::Descr::from(::majit::ir::ArrayDescr {
                 name: #name.into(), base_offset: 0, len_offset: 0, item_size: #size,
-                signed: #signed, kind: ::majit_ir::Kind::Int, type_id: 0,
+                signed: #signed, kind: ::majit::ir::Kind::Int, type_id: 0,
             })
         }
     }
@@ -1259,7 +1259,7 @@ impl<'a> Lowerer<'a> {
                 Policy::Elidable,
             );
             self.code.push(quote! {
-                b.call(#descr, ::majit_metainterp::jitcode::Arg::Int(#shim as usize as i64),
+                b.call(#descr, ::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64),
                        &[#a, #i], Some(#d));
             });
         } else {
@@ -1466,7 +1466,7 @@ impl<'a> Lowerer<'a> {
             h.policy,
         );
         let shim = format_ident!("__majit_shim_{}", name);
-        let func = quote!(::majit_metainterp::jitcode::Arg::Int(#shim as usize as i64));
+        let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));
         match h.ret {
             Some(t) => {
                 let dst = self.regs.temp(Bank::Int);
@@ -1622,7 +1622,7 @@ impl<'a> Lowerer<'a> {
         let none = self.label();
         let (opi, vt, nl) = (format_ident!("{}", op), v.tokens(), self.label_t(none));
         self.code
-            .push(quote!(b.ovf(::majit_ir::OpCode::#opi, #a, #b, #vt, #nl);));
+            .push(quote!(b.ovf(::majit::ir::OpCode::#opi, #a, #b, #vt, #nl);));
         self.scopes.push(vec![Var {
             name,
             ty: recv.ty,

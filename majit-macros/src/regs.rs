@@ -30,10 +30,10 @@ impl R {
     pub fn tokens(self) -> TokenStream {
         let i = self.idx.min(255) as u8;
         let kind = match self.bank {
-            Bank::Int => quote!(::majit_ir::Kind::Int),
-            Bank::Ref => quote!(::majit_ir::Kind::Ref),
+            Bank::Int => quote!(::majit::ir::Kind::Int),
+            Bank::Ref => quote!(::majit::ir::Kind::Ref),
         };
-        quote!(::majit_metainterp::jitcode::Reg { kind: #kind, index: #i })
+        quote!(::majit::metainterp::jitcode::Reg { kind: #kind, index: #i })
     }
 }
 

@@ -206,7 +206,7 @@ impl Ty {
     /// Tokens turning the Rust value `x` (an expression of this type)
     /// into `Value`s, in register order.
     pub fn to_values(self, x: &TokenStream) -> Vec<TokenStream> {
-        let v = quote!(::majit_ir::Value);
+        let v = quote!(::majit::ir::Value);
         match self {
             Ty::Slice { mutable: true, .. } => vec![
                 quote!(#v::Ref((#x).as_mut_ptr() as usize)),

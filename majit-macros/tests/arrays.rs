@@ -5,10 +5,7 @@
 //! fold to their registers (no `guard_value` on the index) and a pushed
 //! node that is popped in the same iteration is not allocated.
 
-use majit_macros::jit_interp;
-use majit_metainterp::driver::JitDriver;
-use majit_metainterp::params::JitParams;
-use majit_metainterp::refexec::RefExec;
+use majit::{jit_interp, JitDriver, JitParams, RefExec};
 
 const HALT: i64 = 0;
 /// `SEL k`: stack `k` is selected.
@@ -130,7 +127,7 @@ fn green_index_folds_and_the_pair_is_virtual() {
     run_jit(&mut jit, &prog, 500).unwrap();
     take_output();
     assert_eq!(jit.loops().len(), 1, "{}", jit.report());
-    let trace = majit_ir::text::print(&jit.loops()[0].trace);
+    let trace = majit::ir::text::print(&jit.loops()[0].trace);
     assert!(!trace.contains("guard_value"), "{trace}");
     // The push/pop pair on stack 1 allocates nothing; the moves between
     // stacks 2 and 3 leave the node where it was, so nothing escapes.

@@ -2,10 +2,7 @@
 //! (RefExec backend, threshold 2) gives the plain run's result and
 //! output, and the stats show a compiled loop that was entered.
 
-use majit_macros::jit_interp;
-use majit_metainterp::driver::JitDriver;
-use majit_metainterp::params::JitParams;
-use majit_metainterp::refexec::RefExec;
+use majit::{jit_interp, JitDriver, JitParams, RefExec};
 
 const HALT: i64 = 0;
 const DEC: i64 = 1;
@@ -106,7 +103,7 @@ fn dispatch_folds_away_in_the_trace() {
     take_output();
     let report = jit.report();
     assert_eq!(jit.loops().len(), 1, "{report}");
-    let trace = majit_ir::text::print(&jit.loops()[0].trace);
+    let trace = majit::ir::text::print(&jit.loops()[0].trace);
     assert!(!trace.contains("load_code"), "{trace}");
     assert!(!trace.contains("guard_value"), "{trace}");
     assert!(trace.contains("descr=emit"), "{trace}");

@@ -2,10 +2,7 @@
 //! code is a green `&[Op]`, handlers `match` on the variants, and the JIT
 //! run equals the plain run with a loop compiled and entered.
 
-use majit_macros::jit_interp;
-use majit_metainterp::driver::JitDriver;
-use majit_metainterp::params::JitParams;
-use majit_metainterp::refexec::RefExec;
+use majit::{jit_interp, JitDriver, JitParams, RefExec};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]

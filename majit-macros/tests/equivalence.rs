@@ -9,11 +9,11 @@
 //! residual, elidable and inline helpers, and a `&&`/`||` whose right side must not run (an out-of-bounds
 //! load, a logged helper call).
 
-use majit_ir::Value;
-use majit_macros::jit_interp;
-use majit_metainterp::blackhole::{BhFrame, Blackhole, Outcome};
-use majit_metainterp::jitcode::{FuncId, JOp, JitCodeSet};
-use majit_metainterp::runtime::MallocAllocator;
+use majit::ir::Value;
+use majit::jit_interp;
+use majit::metainterp::blackhole::{BhFrame, Blackhole, Outcome};
+use majit::metainterp::jitcode::{FuncId, JOp, JitCodeSet};
+use majit::metainterp::runtime::MallocAllocator;
 use std::cell::RefCell;
 
 thread_local! {

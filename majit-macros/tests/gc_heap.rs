@@ -5,10 +5,10 @@
 //! backend, each through `run_driver`) under GC stress, where every
 //! safepoint after an allocation collects and moves the reds' objects.
 
-use majit_macros::jit_interp;
-use majit_metainterp::majit_gc::{thread_heap, Gc, GcConfig};
-use majit_metainterp::params::JitParams;
-use majit_metainterp::refexec::RefExec;
+use majit::gc::{thread_heap, Gc, GcConfig};
+use majit::jit_interp;
+use majit::JitParams;
+use majit::RefExec;
 
 #[jit_interp(
     greens = [pc, code],
@@ -126,7 +126,7 @@ fn plain_and_jit_agree_under_gc_stress() {
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[test]
 fn native_jit_agrees_under_gc_stress() {
-    use majit_backend_dynasm::HostBackend;
+    use majit::HostBackend;
     let count = 3000;
     stress_heap();
     let mut driver = run_driver::<HostBackend>(JitParams::default().with_threshold(3)).unwrap();

@@ -15,8 +15,8 @@
 //! read by majit-gc's `GcConfig::from_env` in `main.rs`.
 
 use crate::error::{Error, Result};
-use majit_metainterp::opt;
-use majit_metainterp::params::JitParams;
+use majit::metainterp::opt;
+use majit::JitParams;
 
 /// Loop-entry count after which a loop is traced (RPython's default).
 pub const DEFAULT_THRESHOLD: u32 = 1039;
@@ -73,7 +73,7 @@ impl JitConfig {
     /// The JIT's parameters: the environment's (`MAJIT_*`), with this
     /// configuration's threshold, trace limit and passes.
     pub fn params(&self) -> Result<JitParams> {
-        let env = |e: majit_metainterp::params::ParamError| Error::Env(e.to_string());
+        let env = |e: majit::metainterp::params::ParamError| Error::Env(e.to_string());
         // The config holds the final values of the flag variables (a bad
         // one was refused by `parse`, or overridden by its flag).
         JitParams::from_lookup(|k| {

@@ -455,7 +455,7 @@ mod tests {
 
     #[test]
     fn successors_match_a_cell_by_cell_walk() {
-        let mut rng = majit_ir::fuzzing::SplitMix64::new(21);
+        let mut rng = majit::ir::fuzzing::SplitMix64::new(21);
         for _ in 0..300 {
             let height = 1 + rng.below(6);
             let rows: Vec<Vec<bool>> = (0..height)

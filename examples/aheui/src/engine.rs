@@ -6,9 +6,7 @@
 use crate::code::CodeSpace;
 use crate::error::{Error, Result};
 use crate::jit;
-use majit_gc::GcStats;
-use majit_metainterp::params::JitParams;
-use majit_metainterp::stats::Stats;
+use majit::{GcStats, JitParams, Stats};
 use std::cell::RefCell;
 use std::io::{BufRead, Write};
 use std::rc::Rc;
@@ -47,7 +45,7 @@ pub struct Ran {
 ///
 /// ```
 /// use aheui::{code::CodeSpace, engine::{run, Engine, Outcome, SharedBuf}};
-/// use majit_metainterp::params::JitParams;
+/// use majit::JitParams;
 /// // push 2, push 3, multiply, print, halt
 /// let code = CodeSpace::build("박받따망희").unwrap();
 /// for engine in [Engine::Plain, Engine::Jit(JitParams::default())] {
@@ -67,7 +65,7 @@ pub fn run(
         Engine::Jit(params) => Some(params),
     };
     let (outcome, jit_stats) = jit::execute(code, input, output, params)?;
-    let heap = majit_gc::thread_heap::shared().map_err(|e| Error::Env(e.to_string()))?;
+    let heap = majit::gc::thread_heap::shared().map_err(|e| Error::Env(e.to_string()))?;
     let run_stats = gc_line(&heap.borrow().stats());
     Ok(Ran {
         outcome,

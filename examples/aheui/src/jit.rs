@@ -30,11 +30,7 @@ use crate::session::{
     exit_status, failed, floor_div, floor_mod, print_char, print_number, read_char, read_number,
     FAILED, STALLED,
 };
-use majit_backend_dynasm::HostBackend;
-use majit_macros::jit_interp;
-use majit_metainterp::driver::JitError;
-use majit_metainterp::params::JitParams;
-use majit_metainterp::stats::Stats;
+use majit::prelude::*;
 use std::io::{BufRead, Write};
 
 /// `closes[state]` bits: taking `go` / `back` closes a cycle.
@@ -349,7 +345,7 @@ pub fn execute(
     let t = Tables::new(code);
     // The nodes' heap, from MAJIT_NURSERY_SIZE, MAJIT_GC_STRESS and
     // MAJIT_MAX_HEAP: a bad setting is reported before the program runs.
-    majit_gc::thread_heap::shared().map_err(|e| Error::Env(e.to_string()))?;
+    majit::gc::thread_heap::shared().map_err(|e| Error::Env(e.to_string()))?;
     session::start(input, output, code.positions().to_vec());
     let result = match params {
         Some(params) => with_jit(&t, params).map(|(status, stats)| (status, Some(stats))),
@@ -373,8 +369,8 @@ pub fn execute(
 /// program's (exit 70, like the plain interpreter's), anything else a JIT
 /// bug.
 fn jit_error(e: JitError) -> Error {
-    use majit_metainterp::jitcode::eval::ConcreteError;
-    use majit_metainterp::ExecError;
+    use majit::metainterp::jitcode::eval::ConcreteError;
+    use majit::metainterp::ExecError;
     match e {
         JitError::Exec(ExecError::OutOfMemory { .. })
         | JitError::Concrete(ConcreteError::OutOfMemory)

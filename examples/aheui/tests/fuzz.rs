@@ -18,7 +18,7 @@
 mod common;
 
 use common::run;
-use majit_ir::fuzzing::{fuzz_seeds, replaying, SplitMix64};
+use majit::ir::fuzzing::{fuzz_seeds, replaying, SplitMix64};
 use std::time::Duration;
 
 const INITIALS: &str = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ";

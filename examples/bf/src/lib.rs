@@ -18,13 +18,7 @@
 //! assert_eq!(bf::execute(&prog, b"", None).unwrap().0, b"A");
 //! ```
 
-use majit_macros::jit_interp;
-use majit_metainterp::driver::{JitDriver, JitError};
-use majit_metainterp::gcheap::GcBackend;
-use majit_metainterp::params::JitParams;
-use majit_metainterp::refexec::RefExec;
-use majit_metainterp::stats::Stats;
-use majit_metainterp::Backend;
+use majit::prelude::*;
 use std::cell::RefCell;
 use std::fmt;
 
@@ -208,9 +202,7 @@ pub fn execute_on(
         }
         Some(params) => Some(match backend {
             BackendChoice::RefExec => with_jit::<RefExec>(prog, &mut tape, params)?,
-            BackendChoice::Native => {
-                with_jit::<majit_backend_dynasm::HostBackend>(prog, &mut tape, params)?
-            }
+            BackendChoice::Native => with_jit::<HostBackend>(prog, &mut tape, params)?,
         }),
     };
     let out = IO.with(|io| std::mem::take(&mut io.borrow_mut().2));

@@ -3,7 +3,7 @@
 //! compiles with RefExec unless `--native` picks majit-backend-dynasm;
 //! `--stats` prints the JIT's counters and the wall time to stderr.
 
-use majit_metainterp::params::JitParams;
+use majit::JitParams;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 use std::time::Instant;

@@ -2,7 +2,7 @@
 //! thresholds) as without it, and the JIT's stats show compiled loops
 //! that were entered.
 
-use majit_metainterp::params::JitParams;
+use majit::JitParams;
 
 /// A program printing `text`, one counting loop per byte.
 fn text_program(text: &str) -> String {

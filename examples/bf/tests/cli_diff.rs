@@ -2,7 +2,7 @@
 //! diff mode from the environment prints the program's output once and
 //! reports its checks in `--stats`.
 
-use majit_metainterp::testing::bin_command;
+use majit::metainterp::testing::bin_command;
 
 #[test]
 fn majit_diff_from_the_environment_checks_and_keeps_the_output() {

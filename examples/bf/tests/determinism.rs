@@ -4,7 +4,7 @@
 //! absolute addresses as names). When cross-testing, `MAJIT_TEST_RUNNER`
 //! names the emulator that runs the binary.
 
-use majit_metainterp::testing::bin_command;
+use majit::metainterp::testing::bin_command;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -5,7 +5,7 @@
 //! compile the same loops.
 
 use bf::{compile, execute, execute_on, BackendChoice};
-use majit_metainterp::params::JitParams;
+use majit::JitParams;
 use std::sync::Barrier;
 
 /// Nested counting loops printing one byte, and an echo loop.

@@ -6,11 +6,11 @@
 //! no compiled loop and no code memory held.
 #![cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 
-use majit_backend_dynasm::HostBackend;
-use majit_ir::OpRef;
-use majit_metainterp::params::JitParams;
-use majit_metainterp::stats::AbortReason;
-use majit_metainterp::strategy::*;
+use majit::ir::OpRef;
+use majit::metainterp::stats::AbortReason;
+use majit::metainterp::strategy::*;
+use majit::HostBackend;
+use majit::JitParams;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -59,7 +59,7 @@ fn program() -> bf::Program {
 
 /// Runs [`program`] through the native backend with `strategies`; returns
 /// the output and the driver.
-fn run(strategies: Strategies) -> (Vec<u8>, majit_metainterp::driver::JitDriver<HostBackend>) {
+fn run(strategies: Strategies) -> (Vec<u8>, majit::JitDriver<HostBackend>) {
     let params = JitParams::default()
         .with_threshold(2)
         .with_strategies(strategies);

@@ -16,13 +16,8 @@
 //! assert_eq!(boxed::execute(&prog, None).unwrap().0, vec![5]);
 //! ```
 
-use majit_ir::Trace;
-use majit_macros::jit_interp;
-use majit_metainterp::driver::JitError;
-use majit_metainterp::gcheap::GcBackend;
-use majit_metainterp::params::JitParams;
-use majit_metainterp::refexec::RefExec;
-use majit_metainterp::stats::Stats;
+use majit::ir::Trace;
+use majit::prelude::*;
 use std::cell::RefCell;
 use std::fmt;
 
@@ -277,7 +272,7 @@ pub fn execute_on(
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn native(prog: &Program, params: JitParams) -> Result<(i64, Option<Stats>), JitError> {
-    with_jit::<majit_backend_dynasm::HostBackend>(prog, params)
+    with_jit::<HostBackend>(prog, params)
 }
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]

@@ -6,7 +6,7 @@
 //! stderr. The nodes live in the thread heap (`MAJIT_NURSERY_SIZE`,
 //! `MAJIT_GC_STRESS`, `MAJIT_MAX_HEAP` apply).
 
-use majit_metainterp::params::JitParams;
+use majit::JitParams;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -68,7 +68,7 @@ fn main() -> ExitCode {
                 if let Some(st) = st {
                     eprint!("{st}");
                 }
-                if let Ok(heap) = majit_metainterp::majit_gc::thread_heap::shared() {
+                if let Ok(heap) = majit::gc::thread_heap::shared() {
                     let gc = heap.borrow().stats();
                     eprintln!(
                         "gc: {} minor and {} major collections, {} objects promoted, \

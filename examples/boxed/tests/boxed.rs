@@ -3,7 +3,7 @@
 //! this machine), the stats show compiled loops that were entered, and the
 //! optimizer removes the loop's node allocations.
 
-use majit_metainterp::params::JitParams;
+use majit::JitParams;
 
 const SUM: &str = "push 0 push 1000
 loop: swap over add swap push 1 sub dup jnz loop
@@ -88,7 +88,7 @@ fn the_optimizer_removes_the_loop_allocations() {
     let prog = boxed::assemble(SUM).unwrap();
     let loops = boxed::compiled_loops(&prog, params(2)).unwrap();
     assert_eq!(loops.len(), 1);
-    let text = majit_ir::text::print(&loops[0]);
+    let text = majit::ir::text::print(&loops[0]);
     // Six nodes per iteration in the interpreter, none in the loop.
     assert!(!text.contains("new("), "{text}");
 }

@@ -6,8 +6,8 @@
 //! stays small, and collections happened.
 
 use boxed::BackendChoice;
-use majit_metainterp::majit_gc::{thread_heap, Gc, GcConfig, GcStats};
-use majit_metainterp::params::JitParams;
+use majit::gc::{thread_heap, Gc, GcConfig, GcStats};
+use majit::JitParams;
 
 /// Builds a stack of `n` nodes (each loop iteration's node escapes into
 /// the next) and folds it back to their sum.
@@ -73,7 +73,7 @@ fn the_escape_loop_allocates_in_compiled_code() {
     let loops = boxed::compiled_loops(&escape(1000), params).unwrap();
     let allocating = loops
         .iter()
-        .filter(|t| t.ops.iter().any(|op| op.opcode == majit_ir::OpCode::New))
+        .filter(|t| t.ops.iter().any(|op| op.opcode == majit::ir::OpCode::New))
         .count();
     assert!(allocating >= 1, "no compiled loop allocates");
 }

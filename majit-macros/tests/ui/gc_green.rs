@@ -1,4 +1,4 @@
-use majit_macros::jit_interp;
+use majit::jit_interp;
 
 #[jit_interp(greens = [pc, here], reds = [acc], structs = [Node { value: i64, next: Node }])]
 fn run(n: i64) -> i64 {

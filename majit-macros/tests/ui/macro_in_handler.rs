@@ -1,4 +1,4 @@
-use majit_macros::jit_interp;
+use majit::jit_interp;
 
 #[jit_interp(greens = [pc], reds = [acc])]
 fn run(n: i64) -> i64 {

@@ -1,4 +1,4 @@
-use majit_macros::jit_interp;
+use majit::jit_interp;
 
 pub struct State {
     pub acc: i64,

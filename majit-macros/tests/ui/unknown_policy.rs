@@ -1,4 +1,4 @@
-use majit_macros::jit_interp;
+use majit::jit_interp;
 
 fn double(x: i64) -> i64 {
     x * 2

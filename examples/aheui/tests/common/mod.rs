@@ -3,7 +3,7 @@
 
 #![allow(dead_code)] // each test crate uses a different subset
 
-use majit_metainterp::testing::bin_command;
+use majit::metainterp::testing::bin_command;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
