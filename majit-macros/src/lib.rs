@@ -3,7 +3,9 @@
 //! Turns a plain Rust interpreter into a tracing JIT. The attribute goes
 //! on the interpreter's function; its dispatch loop starts with
 //! `jit_merge_point!()` and every back edge of the *user* program calls
-//! `can_enter_jit!()` right before it `continue`s. The macro emits:
+//! `can_enter_jit!()` as the statement right before its `continue` of the
+//! dispatch loop (anywhere else is a compile error: code after it would be
+//! skipped when the JIT resumes at the merge point). The macro emits:
 //!
 //! - `NAME`: the function unchanged (the two markers removed): the plain
 //!   interpreter, with no JIT overhead. With GC structs, the merge point
@@ -95,7 +97,9 @@ use syn::{Expr, Stmt};
 /// (the functions handlers may call and how the JIT treats each call;
 /// `inline` ones are nested `fn`s defined before the dispatch loop) and
 /// `structs = [Node { value: i64, next: Node }]` (GC structs: a handle
-/// type `Node` is generated). Greens and reds need a type: an integer,
+/// type `Node` is generated). `can_enter_jit!()` is only allowed as the
+/// statement right before a `continue` of the dispatch loop (`continue
+/// 'label` from inside a handler's own loop). Greens and reds need a type: an integer,
 /// `bool`, a slice of them, or a declared struct. The supported subset
 /// of Rust inside the loop is listed in `docs/macros.md`; anything else
 /// is a compile error at its span.
@@ -174,6 +178,29 @@ fn find_loop(func: &syn::ItemFn) -> syn::Result<usize> {
         "#[jit_interp] needs a dispatch loop at the top level of the function: a `loop { \
          jit_merge_point!(); ... }`",
     ))
+}
+
+/// Rejects a `can_enter_jit!()` in `s`, a statement outside the dispatch
+/// loop (it only stands right before a `continue` of that loop).
+fn outside_dispatch_loop(s: &Stmt) -> syn::Result<()> {
+    struct Find(Option<proc_macro2::Span>);
+    impl syn::visit::Visit<'_> for Find {
+        fn visit_macro(&mut self, m: &syn::Macro) {
+            if m.path.is_ident("can_enter_jit") && self.0.is_none() {
+                self.0 = Some(m.span());
+            }
+        }
+    }
+    let mut find = Find(None);
+    syn::visit::Visit::visit_stmt(&mut find, s);
+    match find.0 {
+        Some(sp) => Err(syn::Error::new(
+            sp,
+            "`can_enter_jit!()` outside the dispatch loop: it must be the statement right \
+             before a `continue` of the dispatch loop",
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The type names the attribute declares.
@@ -286,6 +313,9 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
     let Stmt::Expr(Expr::Loop(dispatch), semi) = &stmts[at] else {
         unreachable!("find_loop returns a loop")
     };
+    for s in stmts[..at].iter().chain(&stmts[at + 1..]) {
+        outside_dispatch_loop(s)?;
+    }
     let outer = outer_vars(&func, &stmts[..at])?;
     let names = declared_names(&attr)?;
     let structs = struct_defs(&attr, &names)?;

@@ -221,6 +221,11 @@ struct InnerLoop {
     broken: bool,
 }
 
+/// The error of a `can_enter_jit!()` not followed by a `continue`.
+const MISPLACED_ENTER: &str = "`can_enter_jit!()` must be the statement right before a \
+     `continue` of the dispatch loop: the JIT may resume at `jit_merge_point!()` from there, \
+     so code after it would be skipped (move that code before `can_enter_jit!()`)";
+
 /// Where a `break`/`continue` goes.
 enum Target {
     Dispatch,
@@ -579,6 +584,10 @@ impl<'a> Lowerer<'a> {
             if let (true, true, Stmt::Expr(e, None)) = (tail, i + 1 == stmts.len(), s) {
                 return self.expr(e, want);
             }
+            if !self.ctx.helper && crate::emit::is_macro_stmt(s, "can_enter_jit") {
+                self.can_enter_jit(s, stmts.get(i + 1))?;
+                continue;
+            }
             let mark = self.regs.mark();
             let flow = self.stmt(s)?;
             self.regs.release(mark);
@@ -669,16 +678,35 @@ impl<'a> Lowerer<'a> {
         Ok(Some(()))
     }
 
+    /// `can_enter_jit!()` (the statement `at`), which must come right
+    /// before a `continue` of the dispatch loop: on that back edge the JIT
+    /// may run a compiled loop and resume at the merge point, so any code
+    /// in between would run in the plain interpreter only.
+    fn can_enter_jit(&mut self, at: &Stmt, next: Option<&Stmt>) -> Res<()> {
+        let Some(Stmt::Expr(Expr::Continue(c), _)) = next else {
+            return err(at.span(), MISPLACED_ENTER);
+        };
+        if let Target::Inner(_) = self.target(c.label.as_ref(), "continue")? {
+            return err(
+                at.span(),
+                "`can_enter_jit!()` is followed by a `continue` of a loop inside the handler, \
+                 which is no back edge of the user program: it must come right before a \
+                 `continue` of the dispatch loop (label the dispatch loop, `'dispatch: loop`, \
+                 and write `continue 'dispatch`)",
+            );
+        }
+        let g = self.greens.iter().map(|r| r.tokens());
+        let r = self.reds.iter().map(|r| r.tokens());
+        self.code
+            .push(quote!(b.can_enter_jit(&[#(#g),*], &[#(#r),*]);));
+        Ok(())
+    }
+
     fn mac(&mut self, m: &syn::Macro) -> Res<Option<Val>> {
         let name = m.path.segments.last().map(|s| s.ident.to_string());
         match name.as_deref() {
-            Some("can_enter_jit") if !self.ctx.helper => {
-                let g = self.greens.iter().map(|r| r.tokens());
-                let r = self.reds.iter().map(|r| r.tokens());
-                self.code
-                    .push(quote!(b.can_enter_jit(&[#(#g),*], &[#(#r),*]);));
-                Ok(Some(Val::unit()))
-            }
+            // A statement right before a `continue` is lowered by `stmts`.
+            Some("can_enter_jit") if !self.ctx.helper => err(m.span(), MISPLACED_ENTER),
             Some("jit_merge_point") => err(
                 m.span(),
                 "`jit_merge_point!()` must be the first statement of the dispatch loop, and \
