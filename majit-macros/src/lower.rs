@@ -65,6 +65,9 @@ struct Val {
     ty: Ty,
     op: Option<Opnd>,
     len: Option<Opnd>,
+    /// The result of a helper declared without a return type: the error
+    /// (at the declaration) that using it as a value reports.
+    no_value: Option<syn::Error>,
 }
 
 impl Val {
@@ -73,6 +76,7 @@ impl Val {
             ty: Ty::Unit,
             op: None,
             len: None,
+            no_value: None,
         }
     }
     fn scalar(ty: Ty, op: Opnd) -> Val {
@@ -80,9 +84,42 @@ impl Val {
             ty,
             op: Some(op),
             len: None,
+            no_value: None,
+        }
+    }
+    /// The result of a call (at `call`) of `h`, a helper declared without
+    /// a return type.
+    fn void_call(h: &Helper, call: Span) -> Val {
+        let policy = match h.policy {
+            Policy::Residual => "residual",
+            Policy::Elidable => "elidable",
+            Policy::Inline => "inline",
+        };
+        let msg = format!(
+            "`{}` is declared without a return type, but its result is used: declare the type \
+             it returns, `{policy} fn {}(..) -> T`",
+            h.name, h.name
+        );
+        let mut e = syn::Error::new(h.name.span(), msg);
+        e.combine(syn::Error::new(
+            call,
+            format!("the result of `{}` is used here", h.name),
+        ));
+        Val {
+            no_value: Some(e),
+            ..Val::unit()
+        }
+    }
+    /// Fails if this is the result of a helper declared without a return
+    /// type (reported at the declaration and at the call).
+    fn used(&self) -> Res<()> {
+        match &self.no_value {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
         }
     }
     fn opnd(&self, span: Span) -> Res<Opnd> {
+        self.used()?;
         match (&self.op, self.ty) {
             (Some(o), Ty::Scalar(_) | Ty::Gc(_)) => Ok(o.clone()),
             _ => err(span, "expected an integer, bool or GC struct value here"),
@@ -225,6 +262,22 @@ struct InnerLoop {
 const MISPLACED_ENTER: &str = "`can_enter_jit!()` must be the statement right before a \
      `continue` of the dispatch loop: the JIT may resume at `jit_merge_point!()` from there, \
      so code after it would be skipped (move that code before `can_enter_jit!()`)";
+
+/// `S` when `f` is `S::new` or `S::null` (a call the macro lowers only
+/// for a declared struct).
+fn undeclared_struct(f: &Expr) -> Option<String> {
+    let Expr::Path(p) = f else { return None };
+    let segs: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segs.as_slice() {
+        [s, ctor] if matches!(ctor.as_str(), "new" | "null") => Some(s.clone()),
+        _ => None,
+    }
+}
 
 /// Where a `break`/`continue` goes.
 enum Target {
@@ -608,6 +661,7 @@ impl<'a> Lowerer<'a> {
                 ty,
                 op: Some(Opnd::Reg(r)),
                 len: None,
+                ..
             }) if scope.iter().any(|var| var.reg == r) => {
                 let t = self.regs.temp(bank(ty));
                 self.copy(&Opnd::Reg(r), t);
@@ -657,6 +711,7 @@ impl<'a> Lowerer<'a> {
         let Some(v) = self.expr(&init.expr, declared)? else {
             return Ok(None);
         };
+        v.used()?;
         let ty = declared.unwrap_or(v.ty);
         if !matches!(ty, Ty::Scalar(_) | Ty::Gc(_)) || v.ty != ty {
             return err(
@@ -944,6 +999,7 @@ impl<'a> Lowerer<'a> {
                     ty: v.ty,
                     op: Some(Opnd::Reg(v.reg)),
                     len: v.len.map(Opnd::Reg),
+                    no_value: None,
                 });
             }
             if self.ctx.outer.contains(&name) {
@@ -1021,6 +1077,8 @@ impl<'a> Lowerer<'a> {
 
     /// A binary operation on two scalars of the same type.
     fn arith(&mut self, op: Arith, l: &Val, r: &Val, sp: Span) -> Res<Val> {
+        l.used()?;
+        r.used()?;
         if l.ty != r.ty {
             return err(sp, "the operands have different types: add an `as` cast");
         }
@@ -1335,6 +1393,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn write(&mut self, p: &Place, v: &Val, sp: Span) -> Res<()> {
+        v.used()?;
         if v.ty != place_ty(p) {
             return err(
                 sp,
@@ -1440,6 +1499,16 @@ impl<'a> Lowerer<'a> {
             _ => None,
         };
         let Some(name) = name else {
+            if let Some(s) = undeclared_struct(&c.func) {
+                return err(
+                    c.func.span(),
+                    format!(
+                        "`{s}` is not a declared GC struct: declare it in `structs = [{s} {{ \
+                         field: Type, .. }}]` (its fields: integers, bools or declared structs), \
+                         or move this code into a helper declared in `helpers`"
+                    ),
+                );
+            }
             return err(
                 c.func.span(),
                 "only calls of declared helpers (plain function names) are supported",
@@ -1465,6 +1534,7 @@ impl<'a> Lowerer<'a> {
             let Some(v) = self.expr(a, Some(Ty::Scalar(t)))? else {
                 return Ok(None);
             };
+            v.used()?;
             if v.ty != Ty::Scalar(t) {
                 return err(a.span(), "the argument does not have the declared type");
             }
@@ -1483,7 +1553,7 @@ impl<'a> Lowerer<'a> {
                 None => {
                     self.code
                         .push(quote!(b.inline_call(#f, &[#(#args),*], None);));
-                    Val::unit()
+                    Val::void_call(h, sp)
                 }
             }));
         }
@@ -1506,7 +1576,7 @@ impl<'a> Lowerer<'a> {
             None => {
                 self.code
                     .push(quote!(b.call(#descr, #func, &[#(#args),*], None);));
-                Ok(Some(Val::unit()))
+                Ok(Some(Val::void_call(h, sp)))
             }
         }
     }
