@@ -43,7 +43,7 @@ pub mod nursery;
 pub mod regs;
 
 use crate::arch::{Arch, EmitEnv, Emitter, OpConstraints, RegFile};
-use majit_ir::{Op, OpCode};
+use majit_ir::Op;
 use majit_metainterp::CompileError;
 
 /// `dynasm!` for aarch64 with the reserved registers' role names:
