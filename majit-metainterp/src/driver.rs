@@ -447,10 +447,18 @@ impl<B: Backend> JitDriver<B> {
             .ok_or_else(|| ExecError::BadInputs(format!("unknown exit g{id}")))?;
         match exit {
             Exit::Finish(greens) => Ok(Next::MergePoint(greens.clone(), df.values)),
+            Exit::Budget(greens, resume) => {
+                let greens = greens.clone();
+                let reds =
+                    bridge::original_fail_args(&df.values, resume.as_ref(), &mut *self.alloc)
+                        .map_err(|e| JitError::Resume(e.to_string()))?;
+                Ok(Next::MergePoint(greens, reds))
+            }
             Exit::Guard(info) => {
                 self.stats.guard_failures += 1;
                 let info = info.clone();
-                let values = bridge::original_fail_args(&df.values, &info, &mut *self.alloc)
+                let resume = info.resume.as_ref();
+                let values = bridge::original_fail_args(&df.values, resume, &mut *self.alloc)
                     .map_err(|e| JitError::Resume(e.to_string()))?;
                 if self.count_failure(id, &info, &values) {
                     return self.trace_bridge(&df, &info, &values);
@@ -531,6 +539,7 @@ impl<B: Backend> JitDriver<B> {
             trace_limit: self.params.trace_limit,
             next_fail_id: &mut self.compiled.next_fail_id,
             loop_target: &lookup,
+            budget_word: self.diff.as_ref().map(DiffState::budget_word),
         };
         let end = make(env).run();
         self.stats.time_tracing += start.elapsed();
@@ -668,7 +677,8 @@ impl<B: Backend> JitDriver<B> {
         let removed = bridge::allocations(&recorded).saturating_sub(bridge::allocations(&trace));
         s.allocations_removed += removed;
         let finish = fin.finish.map(|id| (id, fin.greens));
-        self.compiled.register_exits(fin.guards, resume, finish);
+        self.compiled
+            .register_exits(fin.guards, resume, finish, fin.budget);
         Ok(CompiledTrace {
             code,
             trace,
