@@ -513,16 +513,7 @@ fn say_loop_child() {
 
 #[test]
 fn helpers_print_once_to_the_real_stdout() {
-    let exe = std::env::current_exe().unwrap();
-    let mut cmd = match std::env::var_os("MAJIT_TEST_RUNNER") {
-        Some(runner) => {
-            let mut c = std::process::Command::new(runner);
-            c.arg(exe);
-            c
-        }
-        None => std::process::Command::new(exe),
-    };
-    let out = cmd
+    let out = this_test_binary()
         .args([
             "--exact",
             "say_loop_child",
