@@ -102,3 +102,29 @@ fn a_perturbed_native_result_is_a_divergence_with_both_values() {
     assert_eq!(n, r.wrapping_add(1), "{d}");
     assert_eq!(Ok(&d.native), d.reference.as_ref(), "same exit: {d}");
 }
+
+#[test]
+fn a_long_native_entry_is_checked_in_budget_slices() {
+    // One entry of 50,000 iterations: each checked entry leaves through
+    // the budget guard after `ENTRY_BUDGET` iterations (in the peeled loop
+    // with the default opts) and the driver re-enters the native loop.
+    let prog = Program::new(&[
+        (LOADA, 0),
+        (LOADC, 50_000),
+        (ADDC, 0),
+        (DECC, 0),
+        (JNZ, 2),
+        (PRINT, 0),
+        (HALT, 0),
+    ]);
+    for opts in OPTS {
+        take_output();
+        let expected = (run_plain(&prog, false, &mut |_| false), take_output());
+        let (got, stats) = run(&prog, opts, false);
+        assert_eq!(got.unwrap(), expected, "opts={opts:?}\n{stats}");
+        assert_eq!(stats.loops_compiled, 1, "{stats}");
+        assert_eq!(stats.loop_entries, 1, "{stats}");
+        assert_eq!(stats.diff_checks, 3, "{stats}");
+        assert_eq!(stats.diff_inconclusive, 0, "{stats}");
+    }
+}

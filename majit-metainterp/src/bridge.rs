@@ -30,15 +30,15 @@ use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, Trace, Value};
 
 /// The values of a failed guard's original fail args (the ones its
 /// snapshot numbers), from the dead frame's values `frame`: those
-/// themselves for an unoptimized trace; for an optimized one, rebuilt
-/// from the optimizer's resume data (virtuals allocated with `alloc`,
-/// pending fields stored).
+/// themselves for an unoptimized trace (`resume` is `None`); for an
+/// optimized one, rebuilt from the optimizer's resume data (virtuals
+/// allocated with `alloc`, pending fields stored).
 pub(crate) fn original_fail_args(
     frame: &[Value],
-    info: &GuardInfo,
+    resume: Option<&GuardResume>,
     alloc: &mut dyn Allocator,
 ) -> Result<Vec<Value>, RebuildError> {
-    let Some(rd) = &info.resume else {
+    let Some(rd) = resume else {
         return Ok(frame.to_vec());
     };
     // SAFETY: `rd` is the optimizer's description of the guard that

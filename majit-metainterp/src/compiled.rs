@@ -63,6 +63,10 @@ pub(crate) enum Exit {
     Guard(GuardInfo),
     /// A `finish` at a merge point with these greens; its values are reds.
     Finish(Vec<Value>),
+    /// Differential mode's budget guard (`diff/budget.rs`): the state is
+    /// at the merge point with these greens; its original fail args are
+    /// the reds (rebuilt through `resume` when optimized).
+    Budget(Vec<Value>, Option<GuardResume>),
 }
 
 /// Everything a driver compiled, and its exits by fail-descr id.
@@ -90,7 +94,7 @@ impl Compiled {
     pub fn guard(&self, id: u32) -> Option<&GuardInfo> {
         match self.exits.get(&id)? {
             Exit::Guard(g) => Some(g),
-            Exit::Finish(_) => None,
+            Exit::Finish(_) | Exit::Budget(..) => None,
         }
     }
 
@@ -98,7 +102,7 @@ impl Compiled {
     pub fn guards(&self) -> impl Iterator<Item = (u32, &GuardInfo)> {
         self.exits.iter().filter_map(|(&id, e)| match e {
             Exit::Guard(g) => Some((id, g)),
-            Exit::Finish(_) => None,
+            Exit::Finish(_) | Exit::Budget(..) => None,
         })
     }
 
@@ -122,36 +126,50 @@ impl Compiled {
     /// Registers the exits of a compiled trace: its guards (`guards`, the
     /// recorded ones with their snapshots; with `resume` from the
     /// optimizer, each guard in it, with the snapshot of the guard it was
-    /// copied from, `GuardResume::original`) and its `finish`, if any, as
-    /// `(fail id, greens)`. Later fail-descr ids stay above every id used.
+    /// copied from, `GuardResume::original`), its `finish`, if any, as
+    /// `(fail id, greens)`, and its budget guard and copies of it, if any,
+    /// as `(fail id, greens)` too. Later fail-descr ids stay above every id
+    /// used.
     pub(crate) fn register_exits(
         &mut self,
         guards: Vec<(u32, Snapshot)>,
         resume: Option<ResumeMap>,
         finish: Option<(u32, Vec<Value>)>,
+        budget: Option<(u32, Vec<Value>)>,
     ) {
         let snapshots: BTreeMap<u32, Snapshot> = guards.into_iter().collect();
-        let mut exits: Vec<(u32, Snapshot, Option<GuardResume>)> = Vec::new();
-        match resume {
-            None => exits.extend(snapshots.into_iter().map(|(id, s)| (id, s, None))),
-            Some(resume) => {
-                for (id, rd) in resume {
-                    if let Some(s) = snapshots.get(&rd.original) {
-                        exits.push((id, s.clone(), Some(rd)));
-                    }
-                }
-            }
-        }
-        for (id, snapshot, resume) in exits {
-            self.next_fail_id = self.next_fail_id.max(id + 1);
-            let info = GuardInfo {
+        let (budget_id, budget_greens) = budget.unzip();
+        let guard = |snapshot: Snapshot, resume| {
+            Exit::Guard(GuardInfo {
                 snapshot,
                 resume,
                 failures: 0,
                 value_failures: BTreeMap::new(),
                 bridged: false,
-            };
-            self.exits.insert(id, Exit::Guard(info));
+            })
+        };
+        let mut exits: Vec<(u32, Exit)> = Vec::new();
+        match resume {
+            None => {
+                exits.extend(snapshots.into_iter().map(|(id, s)| (id, guard(s, None))));
+                if let (Some(id), Some(greens)) = (budget_id, &budget_greens) {
+                    exits.push((id, Exit::Budget(greens.clone(), None)));
+                }
+            }
+            Some(resume) => {
+                for (id, rd) in resume {
+                    if Some(rd.original) == budget_id {
+                        let greens = budget_greens.clone().unwrap_or_default();
+                        exits.push((id, Exit::Budget(greens, Some(rd))));
+                    } else if let Some(s) = snapshots.get(&rd.original) {
+                        exits.push((id, guard(s.clone(), Some(rd))));
+                    }
+                }
+            }
+        }
+        for (id, exit) in exits {
+            self.next_fail_id = self.next_fail_id.max(id + 1);
+            self.exits.insert(id, exit);
         }
         if let Some((id, greens)) = finish {
             self.exits.insert(id, Exit::Finish(greens));

@@ -86,6 +86,13 @@ pub enum JitError {
     /// The GC heap failed: out of memory at a safepoint's collection, or
     /// a bad `MAJIT_*` heap variable (the user acts: `MAJIT_MAX_HEAP`).
     Gc(majit_gc::GcError),
+    /// The `MAJIT_LOG` file cannot be opened for appending (the user
+    /// acts): `kind` and `message` are the OS error's.
+    Log {
+        path: String,
+        kind: std::io::ErrorKind,
+        message: String,
+    },
 }
 
 impl fmt::Display for JitError {
@@ -97,6 +104,9 @@ impl fmt::Display for JitError {
             JitError::Resume(m) => write!(f, "resume failed: {m}"),
             JitError::Divergence(d) => write!(f, "{d}"),
             JitError::Gc(e) => write!(f, "GC heap: {e}"),
+            JitError::Log { path, message, .. } => {
+                write!(f, "cannot open the JIT log MAJIT_LOG={path:?}: {message}")
+            }
         }
     }
 }
@@ -199,6 +209,8 @@ pub struct JitDriver<B: Backend> {
     pub(crate) perf_map: Option<crate::perfmap::PerfMap>,
     /// The heap `alloc` works on, for a driver built on one (`gcheap.rs`).
     pub(crate) gc: Option<std::rc::Rc<std::cell::RefCell<majit_gc::Gc>>>,
+    /// Where the log goes when the driver is dropped (`MAJIT_LOG`).
+    log_file: Option<crate::log::LogFile>,
 }
 
 impl<B: Backend> JitDriver<B> {
@@ -206,7 +218,9 @@ impl<B: Backend> JitDriver<B> {
     /// `backend`. The portal must contain exactly one `jit_merge_point`.
     /// `params.strategies` go to the backend here; a backend that cannot
     /// run them, or a user pass position naming no built-in pass
-    /// (`params.passes`), is a [`JitError::BadState`].
+    /// (`params.passes`), is a [`JitError::BadState`]. The `MAJIT_LOG`
+    /// file is opened here: one that cannot be opened is a
+    /// [`JitError::Log`].
     pub fn new(
         codes: JitCodeSet,
         portal: FuncId,
@@ -242,6 +256,7 @@ impl<B: Backend> JitDriver<B> {
             .passes
             .check()
             .map_err(|e| JitError::BadState(format!("JitParams::passes: {e}")))?;
+        let log_file = crate::log::LogFile::from_env()?;
         let insn = code.decode(mp_pc);
         let kinds = |l: &[RegOp]| l.iter().map(|r| r.kind).collect::<Vec<_>>();
         Ok(JitDriver {
@@ -259,6 +274,7 @@ impl<B: Backend> JitDriver<B> {
             gc: None,
             params,
             perf_map: crate::perfmap::PerfMap::from_env(),
+            log_file,
         })
     }
 
@@ -447,10 +463,18 @@ impl<B: Backend> JitDriver<B> {
             .ok_or_else(|| ExecError::BadInputs(format!("unknown exit g{id}")))?;
         match exit {
             Exit::Finish(greens) => Ok(Next::MergePoint(greens.clone(), df.values)),
+            Exit::Budget(greens, resume) => {
+                let greens = greens.clone();
+                let reds =
+                    bridge::original_fail_args(&df.values, resume.as_ref(), &mut *self.alloc)
+                        .map_err(|e| JitError::Resume(e.to_string()))?;
+                Ok(Next::MergePoint(greens, reds))
+            }
             Exit::Guard(info) => {
                 self.stats.guard_failures += 1;
                 let info = info.clone();
-                let values = bridge::original_fail_args(&df.values, &info, &mut *self.alloc)
+                let resume = info.resume.as_ref();
+                let values = bridge::original_fail_args(&df.values, resume, &mut *self.alloc)
                     .map_err(|e| JitError::Resume(e.to_string()))?;
                 if self.count_failure(id, &info, &values) {
                     return self.trace_bridge(&df, &info, &values);
@@ -531,6 +555,7 @@ impl<B: Backend> JitDriver<B> {
             trace_limit: self.params.trace_limit,
             next_fail_id: &mut self.compiled.next_fail_id,
             loop_target: &lookup,
+            budget_word: self.diff.as_ref().map(DiffState::budget_word),
         };
         let end = make(env).run();
         self.stats.time_tracing += start.elapsed();
@@ -668,7 +693,8 @@ impl<B: Backend> JitDriver<B> {
         let removed = bridge::allocations(&recorded).saturating_sub(bridge::allocations(&trace));
         s.allocations_removed += removed;
         let finish = fin.finish.map(|id| (id, fin.greens));
-        self.compiled.register_exits(fin.guards, resume, finish);
+        self.compiled
+            .register_exits(fin.guards, resume, finish, fin.budget);
         Ok(CompiledTrace {
             code,
             trace,
@@ -698,23 +724,15 @@ impl<B: Backend> JitDriver<B> {
 }
 
 /// `MAJIT_STATS` (set, not `0`) prints [`JitDriver::summary`] to stderr
-/// and `MAJIT_LOG=path` appends [`JitDriver::log`] to `path` when a
-/// driver is dropped.
+/// and the `MAJIT_LOG` file opened by [`JitDriver::new`] gets
+/// [`JitDriver::log`] appended when a driver is dropped.
 impl<B: Backend> Drop for JitDriver<B> {
     fn drop(&mut self) {
         if std::env::var("MAJIT_STATS").is_ok_and(|v| !v.is_empty() && v != "0") {
             eprint!("{}", self.summary());
         }
-        if let Ok(path) = std::env::var("MAJIT_LOG") {
-            use std::io::Write;
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path);
-            let text = self.log();
-            if let Err(e) = file.and_then(|mut f| f.write_all(text.as_bytes())) {
-                eprintln!("MAJIT_LOG={path}: {e}");
-            }
+        if let Some(mut file) = self.log_file.take() {
+            file.append(&self.log());
         }
     }
 }

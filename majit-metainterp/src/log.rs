@@ -2,9 +2,11 @@
 //! as recorded and as optimized, the optimizer's ledger, each guard's
 //! resume data, and the machine code with its disassembly and pool.
 //!
-//! The driver writes it once, when it is dropped (compiled code and resume
-//! data are final then; a bridge attached later changes its guard's
-//! listing). It is deterministic: the same program and parameters give the
+//! The driver opens the file when it is created ([`LogFile::from_env`]: a
+//! path that cannot be opened is an error of `JitDriver::new` before
+//! anything runs) and writes the report once, when it is dropped (compiled
+//! code and resume data are final then; a bridge attached later changes
+//! its guard's listing). It is deterministic: the same program and parameters give the
 //! same file in every process. Run-dependent values never appear as
 //! numbers: absolute addresses are printed as `<name>`: trace constants
 //! that are addresses (refs as `<ptrN>`, numbered by first appearance;
@@ -15,6 +17,7 @@
 
 use crate::backend::{Backend, CodeId, MachineCode};
 use crate::compiled::{Compiled, GuardInfo};
+use crate::driver::JitError;
 use crate::opt::ledger::Ledger;
 use crate::tracer::{SnapValue, Snapshot};
 use majit_ir::{Const, Descr, Trace, Value};
@@ -196,6 +199,46 @@ pub fn render(backend: &dyn Backend, compiled: &Compiled) -> String {
         out += &log.section(&head, b.code, &b.recorded, &b.trace, &b.ledger);
     }
     out
+}
+
+/// The `MAJIT_LOG` file, opened (created, for appending) when a driver is
+/// created and written when it is dropped.
+#[derive(Debug)]
+pub struct LogFile {
+    path: String,
+    file: std::fs::File,
+}
+
+impl LogFile {
+    /// The file `MAJIT_LOG` names, if set; a path that cannot be opened
+    /// for appending (or an empty one) is a [`JitError::Log`].
+    pub fn from_env() -> Result<Option<LogFile>, JitError> {
+        let Some(path) = std::env::var_os("MAJIT_LOG") else {
+            return Ok(None);
+        };
+        let path = path.to_string_lossy().into_owned();
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path);
+        match file {
+            Ok(file) => Ok(Some(LogFile { path, file })),
+            Err(e) => Err(JitError::Log {
+                path,
+                kind: e.kind(),
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Appends `text`; an error is reported on stderr (the driver is being
+    /// dropped, there is no caller to return it to).
+    pub fn append(&mut self, text: &str) {
+        use std::io::Write as _;
+        if let Err(e) = self.file.write_all(text.as_bytes()) {
+            eprintln!("MAJIT_LOG={}: {e}", self.path);
+        }
+    }
 }
 
 /// The name of the guard at `op` of the trace compiled as `code`.

@@ -164,6 +164,9 @@ pub struct Finished {
     pub finish: Option<u32>,
     /// When the trace ends in a jump to another loop: that loop's greens.
     pub jumped_to: Option<GreenKey>,
+    /// Differential mode's budget guard after the label (`diff/budget.rs`):
+    /// its fail-descr id and the greens of the merge point it resumes at.
+    pub budget: Option<(u32, Vec<Value>)>,
     /// The state at the merge point the trace ended at.
     pub greens: Vec<Value>,
     pub reds: Vec<Value>,
@@ -178,6 +181,9 @@ pub struct TraceEnv<'a> {
     pub next_fail_id: &'a mut u32,
     /// The label of the compiled loop at a green key, if any.
     pub loop_target: &'a dyn Fn(&GreenKey) -> Option<Descr>,
+    /// Differential mode: the address of the iteration budget word a loop
+    /// trace counts down after its label (`diff/budget.rs`).
+    pub budget_word: Option<usize>,
 }
 
 /// The tracer. Build with [`Tracer::for_loop`] or [`Tracer::for_bridge`],
@@ -202,6 +208,8 @@ pub struct Tracer<'a> {
     /// instruction, if a boolean branch or overflow check, records no
     /// guard.
     known_outcome: bool,
+    /// The budget guard recorded after the label, if any.
+    budget: Option<(u32, Vec<Value>)>,
 }
 
 enum Step {
@@ -255,6 +263,7 @@ impl<'a> Tracer<'a> {
             facts: Facts::default(),
             consts: FastMap::default(),
             known_outcome: false,
+            budget: None,
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         let insn = frame.code.decode(mp_pc);
@@ -288,6 +297,7 @@ impl<'a> Tracer<'a> {
             facts: Facts::default(),
             consts: FastMap::default(),
             known_outcome: true,
+            budget: None,
         };
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
@@ -965,6 +975,11 @@ impl<'a> Tracer<'a> {
                 let inputs: Vec<OpRef> = (0..reds.len()).map(OpRef::input).collect();
                 let label = Op::new(OpCode::Label, &inputs).with_descr(target.clone());
                 self.trace.push(label);
+                if let Some(word) = self.env.budget_word {
+                    let (id, descr) = self.fail_descr();
+                    crate::diff::budget::record(&mut self.trace, word, descr);
+                    self.budget = Some((id, greens));
+                }
             }
             self.top().pc = insn.next;
             return Ok(Step::Next);
@@ -1002,6 +1017,7 @@ impl<'a> Tracer<'a> {
             guards: std::mem::take(&mut self.guards),
             finish,
             jumped_to,
+            budget: self.budget.take(),
             greens,
             reds: reds.iter().map(|b| b.v).collect(),
         }))))

@@ -402,8 +402,14 @@ extern "C" fn say(n: i64) -> i64 {
 type Helper = extern "C" fn(i64) -> i64;
 
 /// `loop { merge(pc; acc, n); acc += helper(n); n -= 1; if n == 0 {
-/// return acc } }` with `diff` checked entries; the result and the stats.
-fn helper_loop(helper: Helper, n: i64, diff: u32) -> (i64, majit_metainterp::stats::Stats) {
+/// return acc } }` with `diff` checked entries, on a backend without a
+/// step limit that `setup` may configure; the result and the stats.
+fn helper_loop(
+    helper: Helper,
+    n: i64,
+    diff: u32,
+    setup: &dyn Fn(&mut JitDriver<RefExec>),
+) -> (i64, majit_metainterp::stats::Stats) {
     let mut b = JitCodeBuilder::new("portal");
     let (pc, acc, cnt) = (b.param(Kind::Int), b.param(Kind::Int), b.param(Kind::Int));
     let got = b.reg(Kind::Int);
@@ -431,7 +437,10 @@ fn helper_loop(helper: Helper, n: i64, diff: u32) -> (i64, majit_metainterp::sta
     let mut codes = JitCodeSet::new();
     let portal = codes.add(b.finish().unwrap());
     let params = JitParams::default().with_threshold(2).with_diff(diff);
-    let mut jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
+    let mut native = RefExec::new();
+    native.set_step_limit(u64::MAX);
+    let mut jit = JitDriver::new(codes, portal, native, params).unwrap();
+    setup(&mut jit);
     let (mut acc, mut cnt) = (0i64, n);
     let result = loop {
         acc += helper(cnt);
@@ -455,7 +464,7 @@ fn helper_loop(helper: Helper, n: i64, diff: u32) -> (i64, majit_metainterp::sta
 
 /// `say_loop(n)` prints through [`say`] under diff mode.
 fn say_loop(n: i64) -> i64 {
-    helper_loop(say, n, 50).0
+    helper_loop(say, n, 50, &|_| {}).0
 }
 
 /// The read end of the pipe [`read_byte`] reads.
@@ -485,7 +494,7 @@ fn residual_calls_with_effects_are_replayed_to_the_reference_execution() {
     let wrote = unsafe { libc::write(fds[1], data.as_ptr().cast(), data.len()) };
     assert_eq!(wrote, 600);
     BYTES.store(fds[0], std::sync::atomic::Ordering::SeqCst);
-    let (sum, stats) = helper_loop(read_byte, 600, 1000);
+    let (sum, stats) = helper_loop(read_byte, 600, 1000, &|_| {});
     let expected: i64 = data.iter().map(|&b| i64::from(b)).sum();
     assert_eq!(sum, expected, "{stats}");
     assert!(stats.loop_entries >= 1, "{stats}");
@@ -504,16 +513,7 @@ fn say_loop_child() {
 
 #[test]
 fn helpers_print_once_to_the_real_stdout() {
-    let exe = std::env::current_exe().unwrap();
-    let mut cmd = match std::env::var_os("MAJIT_TEST_RUNNER") {
-        Some(runner) => {
-            let mut c = std::process::Command::new(runner);
-            c.arg(exe);
-            c
-        }
-        None => std::process::Command::new(exe),
-    };
-    let out = cmd
+    let out = this_test_binary()
         .args([
             "--exact",
             "say_loop_child",
@@ -553,4 +553,143 @@ fn the_stats_summary_counts_the_checks() {
     let line =
         format!("diff: {n} loop entries checked against the reference executor, 0 inconclusive");
     assert!(text.contains(&line), "{text}");
+}
+
+/// Iterations of the long loops below: one entry far beyond the
+/// reference executor's step limit if it were checked unbounded.
+const LONG: i64 = 10_000_000;
+
+/// Checked entries of the long loops: more than enough budgets of
+/// iterations to read past a pipe's 64 KiB buffer.
+const LONG_CHECKS: u32 = 100;
+
+/// Collections the helpers below simulate (the GC epoch of the long
+/// loops); only the native run calls them, the reference run replays.
+static COLLECTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A helper with effects that returns its argument's low bit; every
+/// 700th call "collects" ([`COLLECTIONS`]), so in the middle of a budget.
+extern "C" fn low_bit(n: i64) -> i64 {
+    if n % 700 == 0 {
+        COLLECTIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+    n & 1
+}
+
+/// The stats of a long loop whose checks all concluded.
+fn assert_all_checked(stats: &majit_metainterp::stats::Stats) {
+    assert_eq!(stats.loops_compiled, 1, "{stats}");
+    assert!(stats.loop_entries >= 1, "{stats}");
+    assert_eq!(stats.diff_checks, u64::from(LONG_CHECKS), "{stats}");
+    assert_eq!(stats.diff_inconclusive, 0, "{stats}");
+}
+
+#[test]
+fn a_ten_million_iteration_entry_is_checked_in_bounded_slices() {
+    let (sum, stats) = helper_loop(low_bit, LONG, LONG_CHECKS, &|_| {});
+    assert_eq!(sum, LONG / 2, "{stats}");
+    assert_all_checked(&stats);
+    assert_eq!(stats.diff_renamed, 0, "{stats}");
+}
+
+#[test]
+fn a_long_entry_reading_past_the_pipe_buffer_is_checked() {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` is a writable array of two ints.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // More than a pipe holds: the writer refills it while entries run.
+    let data: Vec<u8> = (0..150_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let expected: i64 = data.iter().map(|&b| i64::from(b)).sum::<i64>() - (LONG - 150_000);
+    let writer = std::thread::spawn(move || {
+        let mut at = 0;
+        while at < data.len() {
+            // SAFETY: `data[at..]` is a live buffer of that many bytes.
+            let n = unsafe { libc::write(fds[1], data[at..].as_ptr().cast(), data.len() - at) };
+            assert!(n > 0);
+            at += n as usize;
+        }
+        // SAFETY: closing the write end `pipe` opened: readers see the end.
+        unsafe { libc::close(fds[1]) };
+    });
+    BYTES.store(fds[0], std::sync::atomic::Ordering::SeqCst);
+    let (sum, stats) = helper_loop(read_byte, LONG, LONG_CHECKS, &|_| {});
+    writer.join().unwrap();
+    assert_eq!(sum, expected, "{stats}");
+    assert_all_checked(&stats);
+    // SAFETY: closing the read end `pipe` opened.
+    unsafe { libc::close(fds[0]) };
+}
+
+#[test]
+fn a_long_entry_with_collections_mid_entry_is_checked() {
+    let epoch = |jit: &mut JitDriver<RefExec>| {
+        jit.set_diff_gc_epoch(Box::new(|| {
+            COLLECTIONS.load(std::sync::atomic::Ordering::SeqCst)
+        }))
+    };
+    let before = COLLECTIONS.load(std::sync::atomic::Ordering::SeqCst);
+    let (sum, stats) = helper_loop(low_bit, LONG, LONG_CHECKS, &epoch);
+    assert_eq!(sum, LONG / 2, "{stats}");
+    assert!(COLLECTIONS.load(std::sync::atomic::Ordering::SeqCst) > before);
+    assert_all_checked(&stats);
+    assert!(stats.diff_renamed > 0, "{stats}");
+}
+
+/// `sum` of 1..=`n` on the test machine.
+fn sum_to(n: i64) -> Program {
+    Program::new(&[
+        (LOADA, 0),
+        (LOADC, n),
+        (ADDC, 0),
+        (DECC, 0),
+        (JNZ, 2),
+        (PRINT, 0),
+        (HALT, 0),
+    ])
+}
+
+#[test]
+fn budget_exits_of_the_peeled_loop_resume_with_the_merge_points_state() {
+    // Boxed, the accumulator is virtual in the peeled loop: the budget
+    // guard's resume data rebuilds it; a wrong int is still caught there.
+    let prog = sum_to(30_000);
+    let opts = majit_metainterp::opt::DEFAULT_OPTS;
+    for boxed in [false, true] {
+        let (got, stats) = run(&prog, boxed, params(opts, 20), Fault::None, &|_| {});
+        assert_eq!(got.unwrap(), oracle(&prog, boxed), "{stats}");
+        assert_eq!(stats.diff_checks, 20, "{stats}");
+        assert_eq!(stats.diff_inconclusive, 0, "{stats}");
+        let (got, _) = run(&prog, boxed, params(opts, 20), Fault::IntPlusOne, &|_| {});
+        assert!(matches!(got, Err(JitError::Divergence(_))), "{got:?}");
+    }
+}
+
+/// Whether `trace` counts down the diff-mode budget.
+fn has_budget(trace: &Trace) -> bool {
+    let budget = |op: &majit_ir::Op| {
+        op.descr
+            .as_ref()
+            .is_some_and(|d| d.name() == "DiffBudget.left")
+    };
+    trace.ops.iter().any(budget)
+}
+
+#[test]
+fn only_diff_mode_compiles_the_budget_guard() {
+    for (diff, expected) in [(0, false), (3, true)] {
+        let (set, portal) = interp_jitcode(true);
+        let backend = Miscompile {
+            inner: RefExec::new(),
+            fault: Fault::None,
+            bridges: Vec::new(),
+        };
+        let params = params(majit_metainterp::opt::DEFAULT_OPTS, diff);
+        let mut jit = JitDriver::new(set, portal, backend, params).unwrap();
+        run_with_jit(&mut jit, &program("sum"), true).unwrap();
+        assert!(!jit.loops().is_empty());
+        for l in jit.loops() {
+            assert_eq!(has_budget(&l.recorded), expected, "{:?}", l.recorded);
+            assert_eq!(has_budget(&l.trace), expected, "{:?}", l.trace);
+        }
+    }
 }

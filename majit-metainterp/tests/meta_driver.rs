@@ -454,3 +454,61 @@ fn the_log_and_summary_show_resume_data_aborts_and_removed_allocations() {
     assert!(summary.lines().any(|l| l == line), "{summary}");
     assert!(summary.contains(&format!("{n} aborted")), "{summary}");
 }
+
+/// The child half of [`an_unopenable_majit_log_is_an_error_of_new`]: run
+/// with `MAJIT_LOG` set by the parent (setting it here would race other
+/// tests' drivers).
+#[test]
+fn majit_log_child() {
+    let Some(expect) = std::env::var_os("MAJIT_LOG_CHILD") else {
+        return;
+    };
+    let (set, portal) = interp_jitcode(false);
+    let params = JitParams::default().with_threshold(3);
+    let got = JitDriver::new(set, portal, RefExec::new(), params);
+    match (expect.to_str(), got) {
+        (Some("error"), Err(e)) => {
+            let text = e.to_string();
+            assert!(matches!(e, majit_metainterp::driver::JitError::Log { .. }));
+            assert!(
+                text.contains("MAJIT_LOG=\"/nonexistent/dir/log\""),
+                "{text}"
+            );
+        }
+        (Some("written"), Ok(mut jit)) => {
+            run_with_jit(&mut jit, &program("sum"), false).unwrap();
+            assert_eq!(jit.stats().loops_compiled, 1);
+        }
+        (expect, got) => panic!("{expect:?}: {:?}", got.map(|_| ())),
+    }
+}
+
+#[test]
+fn an_unopenable_majit_log_is_an_error_of_new() {
+    let dir = std::env::temp_dir().join(format!("majit-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("jit.log");
+    for (expect, path) in [
+        ("error", std::path::Path::new("/nonexistent/dir/log")),
+        ("written", log.as_path()),
+    ] {
+        let out = this_test_binary()
+            .args(["--exact", "majit_log_child", "--test-threads=1"])
+            .env("MAJIT_LOG_CHILD", expect)
+            .env("MAJIT_LOG", path)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{expect}: {stdout}{stderr}");
+    }
+    // Opened at creation, written at drop.
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.starts_with("# majit log: backend refexec, 1 loops"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -366,12 +366,20 @@ pub fn execute(
 }
 
 /// A JIT failure as the interpreter reports it: an exhausted heap is the
-/// program's (exit 70, like the plain interpreter's), anything else a JIT
-/// bug.
+/// program's (exit 70, like the plain interpreter's), a `MAJIT_LOG` file
+/// the driver cannot open an I/O error (exit 74), anything else a JIT bug.
 fn jit_error(e: JitError) -> Error {
     use majit::metainterp::jitcode::eval::ConcreteError;
     use majit::metainterp::ExecError;
     match e {
+        JitError::Log {
+            path,
+            kind,
+            message,
+        } => Error::Log {
+            path,
+            source: std::io::Error::new(kind, message),
+        },
         JitError::Exec(ExecError::OutOfMemory { .. })
         | JitError::Concrete(ConcreteError::OutOfMemory)
         | JitError::Gc(_) => Error::Heap(format!("out of memory: {e} (raise MAJIT_MAX_HEAP)")),

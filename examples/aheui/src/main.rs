@@ -11,7 +11,7 @@ use aheui::code::CodeSpace;
 use aheui::engine::{self, Engine, Outcome};
 use aheui::error::{Error, Result};
 use aheui::source;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::mem::ManuallyDrop;
 use std::os::fd::FromRawFd;
@@ -43,14 +43,6 @@ fn fail(e: &Error) -> ExitCode {
 /// Runs the program of `options`, writing to `output`; the exit status
 /// on ㅎ.
 fn run(options: &Options, output: Box<dyn Write>) -> Result<u8> {
-    if let Some(path) = &options.jit.log {
-        // Refused now, not when the driver appends its log at exit.
-        let opened = OpenOptions::new().create(true).append(true).open(path);
-        opened.map_err(|source| Error::Log {
-            path: path.clone(),
-            source,
-        })?;
-    }
     let source = load(&options.file)?;
     let code = CodeSpace::build(&source)?;
     let engine = match options.jit.enabled {

@@ -12,7 +12,10 @@
 //!
 //! In a multi-threaded process only the forking thread exists in the
 //! child; a helper that needs a lock another thread held at fork time
-//! hangs there, which the deadline turns into an inconclusive check.
+//! hangs there, which the deadline turns into an inconclusive check. A
+//! child forked by another thread meanwhile inherits this child's input
+//! pipe, so the input is length-prefixed: the child never waits for the
+//! end of the pipe (two such children would wait for each other).
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -68,9 +71,13 @@ pub(super) fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
 /// input, run, report, exit.
 fn in_child(mut input: File, pipe: libc::c_int, run: impl FnOnce(Vec<u8>) -> Vec<u8>) -> ! {
     silence_standard_streams();
-    let mut given = Vec::new();
-    let bytes = match input.read_to_end(&mut given) {
-        Ok(_) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(given)))
+    let mut len = [0u8; 8];
+    let given = input.read_exact(&mut len).and_then(|()| {
+        let mut given = vec![0u8; u64::from_le_bytes(len) as usize];
+        input.read_exact(&mut given).map(|()| given)
+    });
+    let bytes = match given {
+        Ok(given) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(given)))
             .unwrap_or_default(),
         Err(_) => Vec::new(),
     };
@@ -107,12 +114,13 @@ fn silence_standard_streams() {
 }
 
 impl Child {
-    /// Sends `bytes` to the waiting child (once). A child that died
-    /// meanwhile is noticed by [`Child::wait`].
+    /// Sends `bytes` to the waiting child (once, after their length). A
+    /// child that died meanwhile is noticed by [`Child::wait`].
     pub(crate) fn send(&mut self, bytes: &[u8]) {
         if let Some(mut input) = self.input.take() {
+            let len = (bytes.len() as u64).to_le_bytes();
             // An error means the child is gone; `wait` reports that.
-            let _ = input.write_all(bytes);
+            let _ = input.write_all(&len).and_then(|()| input.write_all(bytes));
         }
     }
 

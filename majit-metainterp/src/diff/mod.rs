@@ -30,13 +30,20 @@
 //!
 //! After a bridge is attached, the loop whose entries reach it is checked
 //! for another N entries.
+//!
+//! A checked entry is bounded: loop traces count down an iteration budget
+//! after their label and leave at the merge point when it runs out
+//! (`budget.rs`), so a long-running loop is checked in slices that the
+//! reference executor finishes within its step limit.
 
+pub(crate) mod budget;
 mod child;
 mod instrument;
 mod memory;
 mod report;
 mod wire;
 
+pub use budget::ENTRY_BUDGET;
 pub use report::{Divergence, ExitSite, MemoryDiff, ValueDiff};
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
@@ -85,6 +92,8 @@ pub(crate) struct DiffState {
     sites: Vec<std::rc::Rc<Site>>,
     /// Why the trace [`DiffState::instrument`] last saw cannot be checked.
     unrecordable: Option<String>,
+    /// The iteration budget of checked entries (`budget.rs`).
+    budget: budget::Budget,
 }
 
 impl DiffState {
@@ -108,7 +117,13 @@ impl DiffState {
             gc_epoch: None,
             sites: Vec::new(),
             unrecordable: None,
+            budget: budget::Budget::new(),
         }
+    }
+
+    /// The address of the budget word loop traces count down.
+    pub(crate) fn budget_word(&self) -> usize {
+        self.budget.addr()
     }
 
     /// The copy of `trace` that both sides compile: its residual calls
@@ -266,6 +281,7 @@ impl DiffState {
         inputs: &[Value],
     ) -> Result<DeadFrame, Failure> {
         let code = compiled.loops[li].code;
+        self.budget.arm(false);
         if !self.due(code) {
             return Ok(backend.execute(code, inputs)?);
         }
@@ -274,6 +290,7 @@ impl DiffState {
             self.inconclusive(stats, why);
             return Ok(backend.execute(code, inputs)?);
         }
+        self.budget.arm(true);
         let child = self.spawn(code, inputs);
         let epoch = self.epoch();
         record::record();

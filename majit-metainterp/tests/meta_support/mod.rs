@@ -613,3 +613,18 @@ pub fn programs() -> Vec<(&'static str, Program)> {
         ),
     ]
 }
+
+/// A command that runs this test binary again (through
+/// `MAJIT_TEST_RUNNER`, e.g. qemu, when set), for tests whose other half
+/// needs its own process.
+pub fn this_test_binary() -> std::process::Command {
+    let exe = std::env::current_exe().unwrap();
+    match std::env::var_os("MAJIT_TEST_RUNNER") {
+        Some(runner) => {
+            let mut c = std::process::Command::new(runner);
+            c.arg(exe);
+            c
+        }
+        None => std::process::Command::new(exe),
+    }
+}
