@@ -349,7 +349,7 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
     let helpers = inline_helpers(&attr, &stmts[..at], &ctx)?;
-    if lowered.int_regs > 256 || lowered.ref_regs > 256 {
+    if lowered.int_regs > 256 || lowered.ref_regs > 256 || lowered.float_regs > 256 {
         return Err(syn::Error::new(
             func.sig.ident.span(),
             "the dispatch loop needs more than 256 registers of a bank: move handlers into \

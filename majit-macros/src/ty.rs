@@ -46,6 +46,9 @@ pub enum Ty {
         item: Item,
         len: u16,
     },
+    /// The `Option` of `x.checked_*(y)`: the wrapped result and a `Some`
+    /// flag (int bank; see `lower/overflow.rs`). Never a green or red.
+    Checked(IntTy),
     Unit,
 }
 
@@ -231,7 +234,7 @@ impl Ty {
             Ty::Array { item, len } => (0..usize::from(len))
                 .flat_map(|k| item.ty().to_values(&quote!((#x)[#k])))
                 .collect(),
-            Ty::Unit => vec![],
+            Ty::Checked(_) | Ty::Unit => vec![],
         }
     }
 

@@ -111,7 +111,9 @@ fn step(
                 y = y * 2.0;
             }
             4 => n = x as i64,
-            5 => n = (x as i32) as i64 + (y as u8) as i64 * 3 + (x as u64) as i64,
+            5 => {
+                n = ((x as i32) as i64 + (y as u8) as i64 * 3).wrapping_add((x as u64) as i64)
+            }
             6 => {
                 x = n as f64;
                 y = (n as u64) as f64 + (n as u16) as f64 + (n as i8) as f64;
