@@ -158,7 +158,7 @@ fn check_arg_limits(name: &Ident, args: &[Scalar]) -> syn::Result<()> {
             name.span(),
             format!(
                 "helper `{name}` takes {ints} integer/bool and {floats} `f64` arguments: a \
-                 call passes at most {MAX_INT_ARGS} and {MAX_FLOAT_ARGS} (pass a slice instead)"
+                 call passes at most {MAX_INT_ARGS} and {MAX_FLOAT_ARGS}"
             ),
         ));
     }

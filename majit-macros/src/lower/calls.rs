@@ -43,7 +43,7 @@ impl<'a> Lowerer<'a> {
             return self.checked_value(m);
         }
         if name.starts_with("overflowing_") {
-            return err(sp, OVERFLOWING_USE);
+            return err(m.method.span(), OVERFLOWING_USE);
         }
         let Some(recv) = self.expr(&m.receiver, want)? else {
             return Ok(None);

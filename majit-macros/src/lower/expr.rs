@@ -465,7 +465,7 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn cast(&mut self, c: &syn::ExprCast) -> Res<Option<Val>> {
-        let to = Ty::parse(&c.ty)?;
+        let to = Ty::parse(&c.ty).unwrap_or(Ty::Unit);
         if !matches!(to, Ty::Scalar(Scalar::Int(_) | Scalar::F64)) {
             return err(
                 c.ty.span(),

@@ -127,7 +127,8 @@ impl Lowerer<'_> {
             _ => {
                 let arity = FLOAT_METHODS.iter().find(|(n, _)| *n == name).map(|m| m.1);
                 if arity != Some(args.len() as u8 + 1) {
-                    let known: Vec<&str> = FLOAT_METHODS.iter().map(|m| m.0).collect();
+                    let known: Vec<String> =
+                        FLOAT_METHODS.iter().map(|m| format!("`{}`", m.0)).collect();
                     return err(
                         sp,
                         format!(
