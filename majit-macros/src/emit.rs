@@ -397,8 +397,16 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
 /// as their 64-bit register value.
 fn float_shims() -> TokenStream {
     let mut out = vec![
-        quote!(extern "C" fn __majit_f64_rem(a: f64, b: f64) -> f64 { a % b }),
-        quote!(extern "C" fn __majit_u64_to_f64(a: i64) -> f64 { a as u64 as f64 }),
+        quote!(
+            extern "C" fn __majit_f64_rem(a: f64, b: f64) -> f64 {
+                a % b
+            }
+        ),
+        quote!(
+            extern "C" fn __majit_u64_to_f64(a: i64) -> f64 {
+                a as u64 as f64
+            }
+        ),
     ];
     for &(m, arity) in FLOAT_METHODS {
         let f = format_ident!("__majit_f64_{}", m);

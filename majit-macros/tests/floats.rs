@@ -8,7 +8,8 @@
 //! and reds, literals, `+ - * / %`, unary `-`, the six comparisons, `as`
 //! casts both ways for every integer type, `abs`/`sqrt` and the other
 //! lowered methods, `to_bits`/`from_bits`, compound assignment, float
-//! slices (a frozen green one and a `&mut` red), a `[f64; 4]` red, `if`
+//! slices (a frozen green one and a `&mut` red), a `[f64; 4]` red, float
+//! consts (`HALF`, `f64::EPSILON`), `if`
 //! values, and residual, elidable and inline helpers taking and returning
 //! `f64`.
 
@@ -57,6 +58,7 @@ fn take_log() -> Vec<u64> {
 }
 
 const OPS: i64 = 22;
+const HALF: f64 = 0.5;
 
 #[jit_interp(
     greens = [pc, code, scale, consts],
@@ -111,9 +113,7 @@ fn step(
                 y = y * 2.0;
             }
             4 => n = x as i64,
-            5 => {
-                n = ((x as i32) as i64 + (y as u8) as i64 * 3).wrapping_add((x as u64) as i64)
-            }
+            5 => n = ((x as i32) as i64 + (y as u8) as i64 * 3).wrapping_add((x as u64) as i64),
             6 => {
                 x = n as f64;
                 y = (n as u64) as f64 + (n as u16) as f64 + (n as i8) as f64;
@@ -153,7 +153,7 @@ fn step(
             }
             14 => {
                 x = consts[(n & 3) as usize] + 1e3;
-                y = 2.0f64 * y - 1.25e-3;
+                y = 2.0f64 * y - 1.25e-3 + HALF * f64::EPSILON;
             }
             15 => {
                 let m: f64 = if x > y { x } else { y };
@@ -165,7 +165,7 @@ fn step(
                 y = lerp(y, x, -1.0);
             }
             17 => {
-                x = x.min(y).floor();
+                x = x.min(y).floor().max(f64::MIN);
                 y = y.powf(2.0).max(x).trunc();
             }
             18 => {

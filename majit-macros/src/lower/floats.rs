@@ -178,7 +178,11 @@ impl Lowerer<'_> {
             return Ok(Some(None));
         };
         if first.ty != want {
-            let t = if *m == "from_bits" { "a `u64`" } else { "an `f64`" };
+            let t = if *m == "from_bits" {
+                "a `u64`"
+            } else {
+                "an `f64`"
+            };
             return err(c.args[0].span(), format!("expected {t}"));
         }
         if *m == "from_bits" && c.args.len() == 1 {

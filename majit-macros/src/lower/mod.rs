@@ -7,8 +7,9 @@
 //! Control flow (`if`, `match`, `&&`, `||`, `checked_*`, bounds checks)
 //! becomes labels and branches; `continue` jumps to the head, `return`
 //! (and `break` of a tail loop) returns from the portal. Values are
-//! operands: a register, an integer constant, null, or a const path
-//! evaluated when the jitcode is built. GC struct handles live in the ref
+//! operands: a register, an integer or float constant, null, or a const
+//! path evaluated when the jitcode is built. `f64` values live in the
+//! float bank (`floats.rs`), GC struct handles in the ref
 //! bank (`new` + `setfield`s, `getfield`/`setfield`); helper calls become
 //! `call` (residual/elidable, through an `extern "C"` shim) or
 //! `inline_call` (an inline helper, lowered by [`lower_helper`] into its
@@ -147,7 +148,10 @@ impl Val {
         match (&self.op, self.ty) {
             (Some(o), Ty::Scalar(_) | Ty::Gc(_)) => Ok(o.clone()),
             (_, Ty::Checked(_)) => err(span, OPTION_USE),
-            _ => err(span, "expected an integer, bool, `f64` or GC struct value here"),
+            _ => err(
+                span,
+                "expected an integer, bool, `f64` or GC struct value here",
+            ),
         }
     }
 }
