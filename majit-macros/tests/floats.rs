@@ -19,7 +19,9 @@ mod step;
 use majit::ir::Value;
 use majit::jit_interp;
 use majit::metainterp::blackhole::Outcome;
+use majit::metainterp::gcheap::GcBackend;
 use majit::metainterp::jitcode::{FuncId, JitCodeSet};
+use majit::{JitParams, RefExec};
 use std::cell::RefCell;
 use step::{blackhole_step, Rng};
 
@@ -57,7 +59,7 @@ fn take_log() -> Vec<u64> {
     LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
 }
 
-const OPS: i64 = 22;
+const OPS: i64 = 23;
 const HALF: f64 = 0.5;
 
 #[jit_interp(
@@ -190,6 +192,11 @@ fn step(
                 }
                 x = x.exp() + y.ln() + x.sin() * y.cos();
             }
+            22 => {
+                pc = code[pc - 1] as usize;
+                can_enter_jit!();
+                continue;
+            }
             _ => return -1.0,
         }
     }
@@ -304,4 +311,38 @@ fn every_float_handler_matches_rust_from_random_states() {
             assert!(same(*a, *b), "{what}: fs[{k}] {a:?}, Rust {b:?}");
         }
     }
+}
+
+const PROGRAM_STATE: (f64, f64, i64) = (3.5, -1.25, 77);
+const PROGRAM_FUEL: i64 = 20_000;
+
+/// A program of every handler but `return` in a loop, run plain or with
+/// the JIT on backend `B`: its result, helper log and float slice (bits,
+/// NaNs canonical).
+fn looping_program<B: GcBackend>(jit: bool) -> (u64, Vec<u64>, Vec<u64>) {
+    let mut code: Vec<i64> = (1..OPS - 1).flat_map(|op| [op, 0]).collect();
+    code.extend([OPS - 1, 0]);
+    let consts = [0.25, -3.5, f64::NAN, 1e300];
+    let mut fs = vec![1.0, -0.0, 2.5, f64::INFINITY, -7.25, 3.0];
+    let (st, regs, fuel) = (PROGRAM_STATE, [0.5; 4], PROGRAM_FUEL);
+    let r = if jit {
+        let mut driver = step_driver::<B>(JitParams::default().with_threshold(3)).unwrap();
+        let r = step_jit(&mut driver, &code, &consts, &mut fs, 0.75, st, regs, fuel).unwrap();
+        let stats = driver.stats();
+        assert!(stats.loops_compiled >= 1, "{stats}");
+        assert!(stats.loop_entries >= 1, "{stats}");
+        r
+    } else {
+        step(&code, &consts, &mut fs, 0.75, st, regs, fuel)
+    };
+    let fs = fs.iter().map(|f| f.to_bits()).collect();
+    (r.to_bits(), canon(take_log()), canon(fs))
+}
+
+#[test]
+fn a_looping_float_program_gives_the_same_output_plain_and_jit() {
+    let want = looping_program::<RefExec>(false);
+    assert_eq!(looping_program::<RefExec>(true), want);
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    assert_eq!(looping_program::<majit::HostBackend>(true), want);
 }
