@@ -353,7 +353,7 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
             }
             None => quote!(#name(#(#conv),*);),
         };
-        let ret = h.ret.map(|r| abi_rust(r)).map(|r| quote!(-> #r));
+        let ret = h.ret.map(abi_rust).map(|r| quote!(-> #r));
         let tys = h.args.iter().map(|&a| abi_rust(a));
         out.push(quote! {
             #[allow(dead_code)]

@@ -69,7 +69,10 @@ fn step(op0: i64, a0: i64, b0: i64) -> i64 {
                 }
                 a = match s {
                     Some(v) => v,
-                    None => 0,
+                    None => {
+                        b = 1;
+                        9
+                    }
                 };
             }
             3 => {

@@ -13,6 +13,10 @@
 //! values, and residual, elidable and inline helpers taking and returning
 //! `f64`.
 
+// The handlers spell `x = x op y` out to test the operators; compound
+// assignment has its own handler.
+#![allow(clippy::assign_op_pattern)]
+
 #[path = "common/step.rs"]
 mod step;
 
