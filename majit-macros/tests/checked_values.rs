@@ -110,7 +110,7 @@ fn step(op0: i64, a0: i64, b0: i64) -> i64 {
 
 #[test]
 fn checked_and_overflowing_values_match_rust_from_random_states() {
-    let mut rng = Rng(0xc4ec);
+    let mut rng = Rng::new(0xc4ec);
     let jitcode = step_jitcode().unwrap();
     for round in 0..3000 {
         let op = round as i64 % OPS;

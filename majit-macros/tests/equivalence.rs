@@ -230,7 +230,7 @@ fn step_in_blackhole(
 
 #[test]
 fn every_handler_matches_rust_from_random_states() {
-    let mut rng = Rng(0x5eed);
+    let mut rng = Rng::new(0x5eed);
     let jitcode = step_jitcode().unwrap();
     for round in 0..4000 {
         let op = round as i64 % OPS;

@@ -4,7 +4,10 @@
 //! is compiled and entered, and its optimized trace allocates nothing
 //! (the points never escape: every `Point::new` is removed).
 
-use majit::gc::{thread_heap, Gc, GcConfig};
+#[path = "common/heap.rs"]
+mod heap;
+
+use heap::stress_heap;
 use majit::jit_interp;
 use majit::JitParams;
 use majit::RefExec;
@@ -75,16 +78,6 @@ fn run(code: &[i64], count: i64) -> f64 {
 
 const CODE: [i64; 4] = [MOVE, MEASURE, WRAP, LOOP];
 const COUNT: i64 = 5000;
-
-fn stress_heap() {
-    let config = GcConfig {
-        nursery_size: 1024,
-        stress_every: Some(1),
-        max_heap: 64 << 20,
-        ..GcConfig::default()
-    };
-    thread_heap::install(Gc::new(config).unwrap());
-}
 
 /// The plain interpreter's result and output.
 fn plain() -> (f64, Vec<f64>) {

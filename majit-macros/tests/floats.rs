@@ -263,7 +263,7 @@ fn step_in_blackhole(
 
 #[test]
 fn every_float_handler_matches_rust_from_random_states() {
-    let mut rng = Rng(0xf10a7);
+    let mut rng = Rng::new(0xf10a7);
     let jitcode = step_jitcode().unwrap();
     for round in 0..6000 {
         let op = round as i64 % OPS;

@@ -163,14 +163,8 @@ impl<'a> Lowerer<'a> {
         }
         let reg = self.regs.var(bank(ty));
         self.copy(&v.opnd(init.expr.span())?, reg);
-        self.scopes.last_mut().expect("a scope").push(Var {
-            name: ident.to_string(),
-            ty,
-            reg,
-            len: None,
-            items: vec![],
-            frozen: false,
-        });
+        let var = Var::local(ident.to_string(), ty, reg);
+        self.scopes.last_mut().expect("a scope").push(var);
         Ok(Some(()))
     }
 

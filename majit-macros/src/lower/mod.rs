@@ -171,6 +171,20 @@ struct Var {
     frozen: bool,
 }
 
+impl Var {
+    /// A handler's local: one register, not frozen.
+    fn local(name: String, ty: Ty, reg: R) -> Var {
+        Var {
+            name,
+            ty,
+            reg,
+            len: None,
+            items: vec![],
+            frozen: false,
+        }
+    }
+}
+
 /// The register bank of a value of type `ty`.
 fn bank(ty: Ty) -> Bank {
     match ty {

@@ -124,14 +124,11 @@ impl Lowerer<'_> {
         let (reg, flag) = (self.regs.var(Bank::Int), self.regs.var(Bank::Int));
         self.copy(v.op.as_ref().expect("an Option value has a value"), reg);
         self.copy(v.len.as_ref().expect("an Option value has its flag"), flag);
-        self.scopes.last_mut().expect("a scope").push(Var {
-            name: name.to_string(),
-            ty: v.ty,
-            reg,
+        let var = Var {
             len: Some(flag),
-            items: vec![],
-            frozen: false,
-        });
+            ..Var::local(name.to_string(), v.ty, reg)
+        };
+        self.scopes.last_mut().expect("a scope").push(var);
         Ok(())
     }
 
@@ -159,14 +156,7 @@ impl Lowerer<'_> {
         self.ovf_with_flag(ops, vr, or, 1);
         let scope = self.scopes.last_mut().expect("a scope");
         for (name, ty, reg) in [(v, Ty::int(I64), vr), (o, Ty::BOOL, or)] {
-            scope.push(Var {
-                name: name.to_string(),
-                ty,
-                reg,
-                len: None,
-                items: vec![],
-                frozen: false,
-            });
+            scope.push(Var::local(name.to_string(), ty, reg));
         }
         Ok(Some(()))
     }

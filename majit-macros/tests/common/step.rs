@@ -2,21 +2,22 @@
 //! blackhole from the merge point, from the same seeded random state (the
 //! equivalence tests: jitcode = Rust).
 
+use majit::ir::fuzzing::SplitMix64;
 use majit::ir::Value;
 use majit::metainterp::blackhole::{BhFrame, Blackhole, Outcome};
 use majit::metainterp::jitcode::{FuncId, JOp, JitCodeSet};
 use majit::metainterp::runtime::MallocAllocator;
 
-/// splitmix64, with generators of edge-heavy values.
-pub struct Rng(pub u64);
+/// A seeded PRNG with generators of edge-heavy values.
+pub struct Rng(SplitMix64);
 
 impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(SplitMix64::new(seed))
+    }
+
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// An integer: an edge, a small one or any.
