@@ -2,7 +2,8 @@
 //! means what the Rust means. Each handler runs once natively (one unit of
 //! fuel) and once in the blackhole from the merge point, from equal
 //! seeded random states heavy in overflow edges; results, final state and
-//! the log of helper calls must agree.
+//! the log of helper calls must agree. A loop of them also runs plain, on
+//! RefExec and natively with equal results.
 
 #[path = "common/step.rs"]
 mod step;
@@ -130,4 +131,55 @@ fn checked_and_overflowing_values_match_rust_from_random_states() {
         }
         assert_eq!(bh_log, native_log, "{what}");
     }
+}
+
+/// A loop of `checked_*`/`overflowing_*` values whose branches go both
+/// ways as `acc` grows: saturating when the sum would overflow, counting
+/// the overflows of a multiplication.
+#[jit_interp(greens = [], reds = [acc, k, overflows, n])]
+fn saturating_sums(step: i64, count: i64) -> i64 {
+    let mut acc: i64 = 1;
+    let mut k: i64 = step;
+    let mut overflows: i64 = 0;
+    let mut n: i64 = count;
+    loop {
+        jit_merge_point!();
+        let r = acc.checked_mul(k);
+        let (w, o) = k.overflowing_mul(acc);
+        if o {
+            overflows += 1;
+        }
+        acc = match r {
+            Some(v) => v ^ (w & 1),
+            None => acc / 3 + 1,
+        };
+        if r.is_none() {
+            k = k.wrapping_add(1);
+        }
+        n -= 1;
+        if n != 0 {
+            can_enter_jit!();
+            continue;
+        }
+        return acc ^ k ^ (overflows << 20);
+    }
+}
+
+#[test]
+fn checked_values_in_a_loop_agree_plain_and_jit() {
+    use majit::metainterp::gcheap::GcBackend;
+    use majit::{JitParams, RefExec};
+    fn jit<B: GcBackend>() -> i64 {
+        let params = JitParams::default().with_threshold(3);
+        let mut driver = saturating_sums_driver::<B>(params).unwrap();
+        let r = saturating_sums_jit(&mut driver, 7, 20_000).unwrap();
+        let stats = driver.stats();
+        assert!(stats.loops_compiled >= 1, "{stats}");
+        assert!(stats.loop_entries >= 1, "{stats}");
+        r
+    }
+    let want = saturating_sums(7, 20_000);
+    assert_eq!(jit::<RefExec>(), want);
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    assert_eq!(jit::<majit::HostBackend>(), want);
 }

@@ -4,25 +4,19 @@
 //! is compiled and entered, and its optimized trace allocates nothing
 //! (the points never escape: every `Point::new` is removed).
 
+mod common;
 #[path = "common/heap.rs"]
 mod heap;
 
+use common::{emit, take_output};
 use heap::stress_heap;
 use majit::jit_interp;
 use majit::JitParams;
 use majit::RefExec;
-use std::cell::RefCell;
 
-thread_local! {
-    static OUT: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
-}
-
+/// Prints a float (its bits, through the tests' output channel).
 fn print(x: f64) {
-    OUT.with(|o| o.borrow_mut().push(x));
-}
-
-fn take_output() -> Vec<f64> {
-    OUT.with(|o| std::mem::take(&mut *o.borrow_mut()))
+    emit(x.to_bits() as i64);
 }
 
 const MOVE: i64 = 0;
@@ -80,14 +74,10 @@ const CODE: [i64; 4] = [MOVE, MEASURE, WRAP, LOOP];
 const COUNT: i64 = 5000;
 
 /// The plain interpreter's result and output.
-fn plain() -> (f64, Vec<f64>) {
+fn plain() -> (f64, Vec<i64>) {
     stress_heap();
     let r = run(&CODE, COUNT);
     (r, take_output())
-}
-
-fn bits(xs: &[f64]) -> Vec<u64> {
-    xs.iter().map(|x| x.to_bits()).collect()
 }
 
 #[test]
@@ -98,7 +88,7 @@ fn plain_and_refexec_agree_and_the_loop_allocates_nothing() {
     let mut driver = run_driver::<RefExec>(JitParams::default().with_threshold(3)).unwrap();
     let got = run_jit(&mut driver, &CODE, COUNT).unwrap();
     assert_eq!(got.to_bits(), want.to_bits(), "{got} {want}");
-    assert_eq!(bits(&take_output()), bits(&out));
+    assert_eq!(take_output(), out);
     let stats = driver.stats();
     assert!(stats.loops_compiled >= 1, "{stats}");
     assert!(stats.loop_entries >= 1, "{stats}");
@@ -115,7 +105,7 @@ fn native_jit_agrees_under_gc_stress() {
     let mut driver = run_driver::<HostBackend>(JitParams::default().with_threshold(3)).unwrap();
     let got = run_jit(&mut driver, &CODE, COUNT).unwrap();
     assert_eq!(got.to_bits(), want.to_bits(), "{got} {want}");
-    assert_eq!(bits(&take_output()), bits(&out));
+    assert_eq!(take_output(), out);
     let stats = driver.stats();
     assert!(stats.loop_entries >= 1, "{stats}");
     assert_eq!(stats.allocations_kept, 0, "{stats}");
