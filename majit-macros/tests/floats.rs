@@ -350,3 +350,89 @@ fn a_looping_float_program_gives_the_same_output_plain_and_jit() {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     assert_eq!(looping_program::<majit::HostBackend>(true), want);
 }
+
+/// Outputs per input of `edges`.
+const COLS: usize = 16;
+
+/// Every cast, comparison and operator on each pair of edge values, with
+/// the loop compiled after a few inputs: the executors' float semantics
+/// (the native backend's `cast_float_to_int` on NaN and out-of-range
+/// values, its NaN comparisons, its float calls) against Rust's.
+#[jit_interp(greens = [], reds = [i, xs, out])]
+fn edges(xs: &[f64], out: &mut [i64]) -> i64 {
+    let mut i: usize = 0;
+    loop {
+        jit_merge_point!();
+        if i == xs.len() {
+            return 0;
+        }
+        let x = xs[i];
+        let y = xs[xs.len() - 1 - i];
+        let at = i * COLS;
+        out[at] = x as i64;
+        out[at + 1] = (x as i32) as i64;
+        out[at + 2] = (x as u64) as i64;
+        out[at + 3] = (x as u8) as i64 + (x as i8) as i64 * 1000;
+        out[at + 4] = (x < y) as i64 + (x <= y) as i64 * 2 + (x > y) as i64 * 4;
+        out[at + 5] = (x == y) as i64 + (x != y) as i64 * 2 + (x >= y) as i64 * 4;
+        out[at + 6] = (x % y).to_bits() as i64;
+        out[at + 7] = (x / y).to_bits() as i64;
+        out[at + 8] = (-x * y).to_bits() as i64;
+        out[at + 9] = (x.abs() - y).to_bits() as i64;
+        out[at + 10] = x.sqrt().to_bits() as i64;
+        out[at + 11] = ((i as i64 - 5) as f64 * 0.5).to_bits() as i64;
+        out[at + 12] = (x.to_bits() as f64 + (i as u64) as f64).to_bits() as i64;
+        out[at + 13] = (x as u16) as i64 + ((x as u32) as i64) * 3;
+        out[at + 14] = f64::from_bits(x.to_bits() ^ (1 << 63)).to_bits() as i64;
+        out[at + 15] = x.min(y).max(f64::MIN).floor().to_bits() as i64;
+        i += 1;
+        can_enter_jit!();
+        continue;
+    }
+}
+
+/// The edge values, several times over (the loop gets hot on the first).
+fn edge_inputs() -> Vec<f64> {
+    let mut rng = Rng::new(0xed9e);
+    let mut xs: Vec<f64> = (0..40).map(|_| rng.float()).collect();
+    xs.extend([
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -0.0,
+        0.0,
+    ]);
+    xs.extend([
+        9.3e18,
+        -9.3e18,
+        1.9e19,
+        2_147_483_647.9,
+        -2_147_483_648.9,
+        65_535.5,
+    ]);
+    xs.repeat(3)
+}
+
+fn edge_outputs<B: GcBackend>(jit: bool) -> Vec<u64> {
+    let xs = edge_inputs();
+    let mut out = vec![0i64; xs.len() * COLS];
+    if jit {
+        let mut driver = edges_driver::<B>(JitParams::default().with_threshold(3)).unwrap();
+        edges_jit(&mut driver, &xs, &mut out).unwrap();
+        let stats = driver.stats();
+        assert!(stats.loops_compiled >= 1, "{stats}");
+        assert!(stats.loop_entries >= 1, "{stats}");
+    } else {
+        edges(&xs, &mut out);
+    }
+    canon(out.iter().map(|&v| v as u64).collect())
+}
+
+#[test]
+fn float_edges_agree_plain_and_jit() {
+    let want = edge_outputs::<RefExec>(false);
+    assert_eq!(edge_outputs::<RefExec>(true), want);
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    assert_eq!(edge_outputs::<majit::HostBackend>(true), want);
+}
