@@ -163,18 +163,17 @@ impl<'a> Lowerer<'a> {
             }
             args.push(v.opnd(a.span())?.arg());
         }
-        let ret_bank = h.ret.map(|t| bank(Ty::Scalar(t)));
         if h.policy == Policy::Inline {
             let f = format_ident!("__majit_f_{}", name);
-            return Ok(Some(match (h.ret, ret_bank) {
-                (Some(t), Some(rb)) => {
-                    let d = self.regs.temp(rb);
+            return Ok(Some(match h.ret {
+                Some(t) => {
+                    let d = self.regs.temp(bank(Ty::Scalar(t)));
                     let dt = d.tokens();
                     self.code
                         .push(quote!(b.inline_call(#f, &[#(#args),*], Some(#dt));));
                     Val::scalar(Ty::Scalar(t), Opnd::Reg(d))
                 }
-                _ => {
+                None => {
                     self.code
                         .push(quote!(b.inline_call(#f, &[#(#args),*], None);));
                     Val::void_call(h, sp)
@@ -182,18 +181,19 @@ impl<'a> Lowerer<'a> {
             }));
         }
         let kinds: Vec<Bank> = h.args.iter().map(|&t| bank(Ty::Scalar(t))).collect();
-        let descr = call_descr(&name, &kinds, ret_bank, h.policy);
+        let ret = h.ret.map(|t| bank(Ty::Scalar(t)));
+        let descr = call_descr(&name, &kinds, ret, h.policy);
         let shim = format_ident!("__majit_shim_{}", name);
         let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));
-        match (h.ret, ret_bank) {
-            (Some(t), Some(rb)) => {
-                let dst = self.regs.temp(rb);
+        match h.ret {
+            Some(t) => {
+                let dst = self.regs.temp(bank(Ty::Scalar(t)));
                 let d = dst.tokens();
                 self.code
                     .push(quote!(b.call(#descr, #func, &[#(#args),*], Some(#d));));
                 Ok(Some(Val::scalar(Ty::Scalar(t), Opnd::Reg(dst))))
             }
-            _ => {
+            None => {
                 self.code
                     .push(quote!(b.call(#descr, #func, &[#(#args),*], None);));
                 Ok(Some(Val::void_call(h, sp)))

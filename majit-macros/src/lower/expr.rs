@@ -229,10 +229,11 @@ impl<'a> Lowerer<'a> {
         }
         // `f64::NAN`, `f64::consts::PI` are floats whatever the context.
         let float_path = p.path.segments.first().is_some_and(|s| s.ident == "f64");
-        let ty = want
-            .filter(|t| matches!(t, Ty::Scalar(_)))
-            .filter(|_| !float_path)
-            .unwrap_or(if float_path { Ty::F64 } else { Ty::int(I64) });
+        let ty = match want.filter(|t| matches!(t, Ty::Scalar(_))) {
+            _ if float_path => Ty::F64,
+            Some(t) => t,
+            None => Ty::int(I64),
+        };
         if ty == Ty::F64 {
             return Ok(Val::scalar(ty, Opnd::ConstF(quote!(#p))));
         }
@@ -484,7 +485,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `match x.checked_op(y) { Some(v) => A, None => B }` and the
-    /// `if let` form: `int_op_ovf` into `v`, overflow branches to B.
+    /// `if let` form: `int_op_ovf` into `v`, overflow branches to B. The
+    /// scrutinee may also be an `Option` value (`lower/overflow.rs`): its
+    /// flag branches.
     pub(super) fn checked(
         &mut self,
         scrut: &Expr,
