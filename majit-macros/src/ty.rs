@@ -5,8 +5,8 @@
 //! value sign- or zero-extended to 64 bits (so narrow types are
 //! re-normalised after arithmetic that can leave their range), `bool` is
 //! 0 or 1. An `f64` lives in the float bank (its bits, as Rust holds
-//! them: NaN payloads and `-0.0` survive every copy). A slice is two registers: its data pointer (ref bank) and its length
-//! (int bank). A fixed array `[T; N]` of scalars or GC handles is N
+//! them: NaN payloads and `-0.0` survive every copy). A slice is two
+//! registers: its data pointer (ref bank) and its length (int bank). A fixed array `[T; N]` of scalars or GC handles is N
 //! registers of T's bank: a register file the JIT tracks item by item, so
 //! an item indexed by a green folds to one register in a trace. Anything
 //! else is rejected where it is written.
