@@ -103,6 +103,7 @@ fn step(op0: i64, a0: i64, b0: i64) -> i64 {
                     }
                 }
                 a = r.is_some() as i64;
+                b = r2.unwrap_or(-3) ^ r.unwrap_or(5);
             }
             _ => return -1,
         }

@@ -52,7 +52,7 @@ impl<'a> Lowerer<'a> {
         match recv.ty {
             Ty::Gc(si) => return self.gc_method(m, &recv, si),
             Ty::Scalar(Scalar::F64) => return self.float_method(&m.method, &recv, &args),
-            Ty::Checked(_) => return self.option_method(m, &recv).map(Some),
+            Ty::Checked(_) => return self.option_method(m, &recv),
             _ => {}
         }
         match (name.as_str(), recv.ty, args.as_slice()) {

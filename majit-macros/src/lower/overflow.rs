@@ -1,8 +1,8 @@
 //! `checked_*` and `overflowing_*` as values. `x.checked_add(y)` outside a
 //! `match`/`if let` scrutinee is an `Option` value ([`Ty::Checked`]): the
 //! wrapped result and a flag (1 = `Some`), which `let r = ..;` keeps in two
-//! registers and `match r`, `if let Some(v) = r`, `r.is_some()` and
-//! `r.is_none()` read. `let (v, o) = x.overflowing_add(y);` binds the
+//! registers and `match r`, `if let Some(v) = r`, `r.is_some()`,
+//! `r.is_none()` and `r.unwrap_or(d)` read. `let (v, o) = x.overflowing_add(y);` binds the
 //! wrapped result and the overflow bool. Both lower to the `int_*_ovf` op
 //! and its overflow branch.
 //!
@@ -77,16 +77,32 @@ impl Lowerer<'_> {
         }))
     }
 
-    /// `r.is_some()` / `r.is_none()` on an `Option` value.
-    pub(super) fn option_method(&mut self, m: &syn::ExprMethodCall, r: &Val) -> Res<Val> {
+    /// `r.is_some()`, `r.is_none()` and `r.unwrap_or(d)` on an `Option`
+    /// value. `None`: control does not flow past `d`.
+    pub(super) fn option_method(&mut self, m: &syn::ExprMethodCall, r: &Val) -> Res<Option<Val>> {
         let flag = r.len.clone().expect("an Option value has its flag");
-        match m.method.to_string().as_str() {
-            "is_some" if m.args.is_empty() => Ok(Val::scalar(Ty::BOOL, flag)),
-            "is_none" if m.args.is_empty() => {
-                Ok(Val::scalar(Ty::BOOL, self.pure_t("IntIsZero", &[flag])))
+        let args: Vec<&Expr> = m.args.iter().collect();
+        let v = match (m.method.to_string().as_str(), args.as_slice()) {
+            ("is_some", []) => Val::scalar(Ty::BOOL, flag),
+            ("is_none", []) => Val::scalar(Ty::BOOL, self.pure_t("IntIsZero", &[flag])),
+            ("unwrap_or", [d]) => {
+                let Some(dv) = self.expr(d, Some(Ty::int(I64)))? else {
+                    return Ok(None);
+                };
+                if dv.ty != Ty::int(I64) {
+                    return err(d.span(), "expected an `i64`");
+                }
+                // `res = d`, then `res = v` on the `Some` path.
+                let (res, end) = (self.regs.temp(Bank::Int), self.label());
+                self.copy(&dv.opnd(d.span())?, res);
+                self.goto_if_not(&flag, end);
+                self.copy(r.op.as_ref().expect("an Option value has a value"), res);
+                self.bind(end);
+                Val::scalar(Ty::int(I64), Opnd::Reg(res))
             }
-            _ => err(m.method.span(), OPTION_USE),
-        }
+            _ => return err(m.method.span(), OPTION_USE),
+        };
+        Ok(Some(v))
     }
 
     /// The value register of a `match`/`if let` scrutinee's `Some`, with
@@ -164,7 +180,8 @@ impl Lowerer<'_> {
 
 /// How an `Option` of `checked_*` may be used.
 pub(super) const OPTION_USE: &str = "the `Option` of `x.checked_*(y)` is lowered in `match` \
-     (`Some(v) => .., None => ..`), `if let Some(v) = ..`, `.is_some()` and `.is_none()` only";
+     (`Some(v) => .., None => ..`), `if let Some(v) = ..`, `.is_some()`, `.is_none()` and \
+     `.unwrap_or(d)` only";
 
 /// How `overflowing_*` may be used.
 pub(super) const OVERFLOWING_USE: &str = "`overflowing_*` is lowered only as `let (v, o) = \
