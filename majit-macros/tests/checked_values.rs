@@ -26,7 +26,7 @@ fn take_log() -> Vec<i64> {
     LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
 }
 
-const OPS: i64 = 7;
+const OPS: i64 = 10;
 
 #[jit_interp(
     greens = [op],
@@ -104,6 +104,34 @@ fn step(op0: i64, a0: i64, b0: i64) -> i64 {
                 }
                 a = r.is_some() as i64;
                 b = r2.unwrap_or(-3) ^ r.unwrap_or(5);
+            }
+            7 => {
+                let x = a as i32;
+                let y = b as i32;
+                match x.checked_mul(y) {
+                    Some(v) => a = v as i64,
+                    None => b = -2,
+                }
+                let (v, o) = (x as u8).overflowing_sub(y as u8);
+                a = a.wrapping_add(v as i64) ^ o as i64;
+            }
+            8 => {
+                let x = a as u64;
+                let y = b as u64;
+                let r = x.checked_add(y);
+                if let Some(v) = r {
+                    a = v as i64;
+                }
+                let (v, o) = x.overflowing_sub(y);
+                b = (v >> 3) as i64 + o as i64;
+                a ^= (x.checked_sub(y).is_some() as i64) << 1 | (r.is_none() as i64) << 2;
+            }
+            9 => {
+                let x = a as i16;
+                let r = x.checked_add(b as i16);
+                a = r.unwrap_or(-7) as i64;
+                let (v, o) = (b as u32).overflowing_mul(a as u32);
+                b = v as i64 + o as i64 * 5;
             }
             _ => return -1,
         }

@@ -506,18 +506,11 @@ impl<'a> Lowerer<'a> {
             other => return err(other.span(), "expected `Some(name)`"),
         };
         let none = self.label();
-        let Some((v, fresh)) = self.option_scrutinee(scrut, none)? else {
+        let Some((v, ty, fresh)) = self.option_scrutinee(scrut, none)? else {
             return Ok(None);
         };
         let mut j = self.new_join();
-        self.scopes.push(vec![Var {
-            name,
-            ty: Ty::int(I64),
-            reg: v,
-            len: None,
-            items: vec![],
-            frozen: false,
-        }]);
+        self.scopes.push(vec![Var::local(name, ty, v)]);
         self.arm(&mut j, some_body, want)?;
         self.scopes.pop();
         self.bind(none);
