@@ -9,7 +9,7 @@
 //! casts both ways for every integer type, `abs`/`sqrt` and the other
 //! lowered methods, `to_bits`/`from_bits`, compound assignment, float
 //! slices (a frozen green one and a `&mut` red), a `[f64; 4]` red, float
-//! consts (`HALF`, `f64::EPSILON`), `if`
+//! consts (`HALF`, `f64::EPSILON`, `std::f64::consts::PI`), `if`
 //! values, and residual, elidable and inline helpers taking and returning
 //! `f64`.
 
@@ -171,7 +171,7 @@ fn step(
                 y = lerp(y, x, -1.0);
             }
             17 => {
-                x = x.min(y).floor().max(f64::MIN);
+                x = x.min(y).floor().max(f64::MIN) + std::f64::consts::PI;
                 y = y.powf(2.0).max(x).trunc();
             }
             18 => {

@@ -227,8 +227,8 @@ impl<'a> Lowerer<'a> {
                 );
             }
         }
-        // `f64::NAN`, `f64::consts::PI` are floats whatever the context.
-        let float_path = p.path.segments.first().is_some_and(|s| s.ident == "f64");
+        // `f64::NAN`, `std::f64::consts::PI` are floats whatever the context.
+        let float_path = p.path.segments.iter().any(|s| s.ident == "f64");
         let ty = match want.filter(|t| matches!(t, Ty::Scalar(_))) {
             _ if float_path => Ty::F64,
             Some(t) => t,
