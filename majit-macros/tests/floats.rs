@@ -65,6 +65,7 @@ fn take_log() -> Vec<u64> {
 
 const OPS: i64 = 23;
 const HALF: f64 = 0.5;
+const SEVEN: i64 = 7;
 
 #[jit_interp(
     greens = [pc, code, scale, consts],
@@ -187,7 +188,7 @@ fn step(
             }
             20 => {
                 let f: f64 = (n as i32) as f64 + (n as u32) as f64 + (n as u8) as f64;
-                x = f + (n as i16) as f64 - 0.0;
+                x = f + (n as i16) as f64 - 0.0 + (HALF as u8) as f64 + SEVEN as f64;
                 y = -0.0;
             }
             21 => {

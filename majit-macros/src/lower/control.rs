@@ -149,6 +149,15 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         };
         v.used()?;
+        if let (Some(Opnd::Const(_)), None) = (&v.op, declared) {
+            return err(
+                init.expr.span(),
+                format!(
+                    "give `{ident}` a type (`let {ident}: T = ..`): the macro cannot see the type \
+                     of a const"
+                ),
+            );
+        }
         if let (Ty::Checked(_), None) = (v.ty, declared) {
             self.let_option(ident, &v)?;
             return Ok(Some(()));

@@ -476,6 +476,17 @@ impl<'a> Lowerer<'a> {
         let Some(v) = self.expr(&c.expr, None)? else {
             return Ok(None);
         };
+        // A const's type is unknown here (it may be an `f64`): the cast
+        // runs in Rust when the jitcode is built.
+        if let (Some(Opnd::Const(k) | Opnd::ConstF(k)), Ty::Scalar(s)) = (&v.op, to) {
+            let r = if s.is_float() {
+                Opnd::ConstF(quote!((#k) as f64))
+            } else {
+                let rt = to.as_int().expect("checked above").rust();
+                Opnd::Const(quote!((#k) as #rt))
+            };
+            return Ok(Some(Val::scalar(to, r)));
+        }
         if let Some(r) = self.float_cast(&v, to, c.span())? {
             return Ok(Some(Val::scalar(to, r)));
         }
