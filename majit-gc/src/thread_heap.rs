@@ -54,15 +54,18 @@ use std::ptr::NonNull;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// A headerless GC struct type known at compile time. Declare it as a
-/// `static` (its identity caches its type id).
+/// A GC struct type known at compile time, headerless or headered.
+/// Declare it as a `static` (its identity caches its type id).
 pub struct StructType {
     /// For error messages.
     pub name: &'static str,
-    /// Object size in bytes (a positive multiple of 8).
+    /// Object size in bytes (a positive multiple of 8), header included.
     pub size: u32,
     /// Byte offsets of the reference fields.
     pub ref_offsets: &'static [u32],
+    /// The object starts with a header word holding its type id, so its
+    /// class can be tested ([`class_id`]).
+    pub headered: bool,
     /// Process-wide index of this type in every thread heap's id table,
     /// assigned on first use (0: not yet).
     key: AtomicU32,
@@ -79,7 +82,21 @@ impl StructType {
             name,
             size,
             ref_offsets,
+            headered: false,
             key: AtomicU32::new(0),
+        }
+    }
+
+    /// A headered struct type; see [`Layout::headered`] (`size` and
+    /// `ref_offsets` count the 8-byte header at offset 0).
+    pub const fn headered(
+        name: &'static str,
+        size: u32,
+        ref_offsets: &'static [u32],
+    ) -> StructType {
+        StructType {
+            headered: true,
+            ..StructType::new(name, size, ref_offsets)
         }
     }
 
@@ -112,7 +129,11 @@ impl ThreadHeap {
         if let Some(Some(ty)) = self.ids.get(key) {
             return Ok(*ty);
         }
-        let layout = Layout::headerless(t.name, t.size, t.ref_offsets);
+        let layout = if t.headered {
+            Layout::headered(t.name, t.size, t.ref_offsets)
+        } else {
+            Layout::headerless(t.name, t.size, t.ref_offsets)
+        };
         let ty = self.gc.borrow_mut().register_layout(layout)?;
         if self.ids.len() <= key {
             self.ids.resize(key + 1, None);
@@ -167,6 +188,19 @@ pub fn shared() -> Result<Rc<RefCell<Gc>>> {
 /// The type id of `t` in the current heap, registering it on first use.
 pub fn type_id(t: &StructType) -> Result<TypeId> {
     with_current(|h| h.type_id(t))
+}
+
+/// The type id in the header of `obj`, a live headered object of the
+/// current heap (a struct of a [`StructType::headered`] type): what a
+/// class test compares.
+///
+/// # Safety
+/// `obj` must point to a live headered object (its first word is the
+/// header).
+#[inline]
+pub unsafe fn class_id(obj: usize) -> u32 {
+    // SAFETY: the caller's contract; the type id is the header's low half.
+    (unsafe { *(obj as *const u64) } & 0xffff_ffff) as u32
 }
 
 /// The JIT contract of the current heap ([`Gc::jit_info`]).
@@ -243,17 +277,18 @@ impl RunHeap {
     /// The inline allocator of struct type `t` (registered on first use).
     pub fn bump(&self, t: &StructType) -> Result<Bump<'_>> {
         let ty = type_id(t)?;
-        let (words, size) =
+        let (words, size, header) =
             self.gc
                 .borrow()
                 .region_words(ty)
                 .ok_or_else(|| GcError::BadLayout {
                     name: t.name.into(),
-                    reason: "not a headerless layout with a nursery region".into(),
+                    reason: "not a fixed-size layout with a nursery region".into(),
                 })?;
         Ok(Bump {
             words,
             size,
+            header,
             _heap: PhantomData,
         })
     }
@@ -290,11 +325,14 @@ impl RunHeap {
 }
 
 /// The inline allocation of one struct type while its [`RunHeap`] lives:
-/// `free += size` unless that passes `top` (see [`crate::jit`]).
+/// `free += size` unless that passes `top` (see [`crate::jit`]), then the
+/// header word of a headered type.
 #[derive(Clone, Copy)]
 pub struct Bump<'a> {
     words: NonNull<RegionWords>,
     size: usize,
+    /// The header word to store, 0 for headerless types.
+    header: u64,
     _heap: PhantomData<&'a RunHeap>,
 }
 
@@ -314,6 +352,10 @@ impl Bump<'_> {
                 return None;
             }
             (*w).free = next;
+            if self.header != 0 {
+                // The region is zeroed, and `obj` starts `size` ≥ 8 bytes.
+                *(obj as *mut u64) = self.header;
+            }
             Some(obj)
         }
     }

@@ -189,3 +189,53 @@ fn run_heap_bumps_the_region_and_sees_collection_requests() {
     node(2, 0);
     assert!(heap.collect_requested());
 }
+
+/// `#[headered] Cell { value: i64, next: Cell }`: header at 0.
+static CELL: StructType = StructType::headered("Cell", 24, &[16]);
+static TAG: StructType = StructType::headered("Tag", 16, &[]);
+
+#[test]
+fn headered_objects_carry_their_type_id_through_bumps_and_collections() {
+    thread_heap::install(small_heap(None));
+    let (cell, tag) = (
+        thread_heap::type_id(&CELL).unwrap().0,
+        thread_heap::type_id(&TAG).unwrap().0,
+    );
+    assert_ne!(cell, tag);
+    let heap = RunHeap::current().unwrap();
+    let bump = heap.bump(&CELL).unwrap();
+    let mut head = 0;
+    // 2000 cells (48 KB) through a 1 KiB nursery: bumps, then the slow path.
+    for i in 0..2000u64 {
+        let c = bump.alloc().unwrap_or_else(|| thread_heap::alloc(&CELL).unwrap());
+        // SAFETY: `c` is a fresh 24-byte headered object; nothing collects.
+        unsafe {
+            *((c + 8) as *mut u64) = i;
+            *((c + 16) as *mut usize) = head;
+        }
+        thread_heap::write_barrier(c);
+        head = c;
+        let mut roots = [head];
+        thread_heap::safepoint(&mut roots).unwrap();
+        head = roots[0];
+    }
+    let t = thread_heap::alloc(&TAG).unwrap();
+    // SAFETY: `head` and `t` are live headered objects (rooted above).
+    unsafe {
+        assert_eq!(thread_heap::class_id(head), cell);
+        assert_eq!(thread_heap::class_id(t), tag);
+    }
+    let (mut n, mut p) = (0u64, head);
+    while p != 0 {
+        // SAFETY: every cell of the rooted list is live.
+        unsafe {
+            assert_eq!(thread_heap::class_id(p), cell);
+            assert_eq!(*((p + 8) as *const u64), 1999 - n);
+            p = *((p + 16) as *const usize);
+        }
+        n += 1;
+    }
+    assert_eq!(n, 2000);
+    drop(heap);
+    thread_heap::take();
+}
