@@ -33,6 +33,7 @@ pub mod heap;
 pub mod jit;
 pub mod layout;
 pub mod nursery;
+pub mod obj;
 pub mod oldspace;
 pub mod rewrite;
 pub mod roots;
@@ -45,6 +46,7 @@ pub mod thread_heap;
 pub use config::{GcConfig, MIN_NURSERY_SIZE, STRESS_NURSERY_SIZE};
 pub use error::{GcError, Result};
 pub use gc::Gc;
+pub use obj::{Headered, Obj};
 pub use heap::GcHeap;
 pub use jit::{
     majit_gc_collect, majit_gc_malloc_nursery, majit_gc_malloc_nursery_headerless,

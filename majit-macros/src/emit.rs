@@ -490,14 +490,17 @@ pub fn driver_fn(vis: &syn::Visibility, name: &syn::Ident) -> TokenStream {
 }
 
 /// The handle type of a declared GC struct: a copyable pointer to a
-/// headerless object of 8-byte slots in the thread heap, with `new`,
+/// headerless or headered (header in slot 0, `Headered` implemented)
+/// object of 8-byte slots in the thread heap, with `new`,
 /// `null`, `is_null`, getters and setters. `new` never collects
 /// (collections happen at the merge point's safepoint only); setters of
 /// GC fields run the write barrier. Jitcode allocates through the
 /// driver's allocator, on the same heap with `NAME_driver`.
 pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> TokenStream {
     let name = &decl.name;
-    let size = 8 * def.fields.len();
+    // Slot 0 of a headered object is its header.
+    let first = usize::from(decl.headered);
+    let size = 8 * (first + def.fields.len());
     // A struct without fields still takes one word (the heap's minimum).
     let (size32, sname) = ((size as u32).max(8), def.name.clone());
     let ref_offsets: Vec<u32> = def
@@ -505,9 +508,29 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         .iter()
         .enumerate()
         .filter(|(_, (_, t))| matches!(t, Ty::Gc(_)))
-        .map(|(i, _)| 8 * i as u32)
+        .map(|(i, _)| 8 * (first + i) as u32)
         .collect();
     let heap = quote!(::majit::gc::thread_heap);
+    let (layout, new_type) = if decl.headered {
+        ("headered", quote!(headered))
+    } else {
+        ("headerless", quote!(new))
+    };
+    let headered_impl = decl.headered.then(|| {
+        quote! {
+            impl ::majit::gc::Headered for #name {
+                fn struct_type() -> &'static #heap::StructType {
+                    Self::__majit_type()
+                }
+                fn from_raw(p: usize) -> #name {
+                    #name::from_raw(p)
+                }
+                fn to_raw(self) -> usize {
+                    #name::to_raw(self)
+                }
+            }
+        }
+    });
     // One barrier after all the stores: a fresh object is old only when
     // the nursery was full, and then it is recorded with every field set.
     let new_barrier =
@@ -517,7 +540,8 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
     let mut args = Vec::new();
     let mut inits = Vec::new();
     let mut accessors = Vec::new();
-    for (i, ((fname, rty), (_, ty))) in decl.fields.iter().zip(&def.fields).enumerate() {
+    for (k, ((fname, rty), (_, ty))) in decl.fields.iter().zip(&def.fields).enumerate() {
+        let i = first + k;
         let set = format_ident!("set_{}", fname);
         let (read, write) = match ty {
             Ty::Scalar(Scalar::Bool) => (quote!(bits != 0), quote!(v as u64)),
@@ -555,7 +579,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         });
     }
     let doc = format!(
-        "A handle of the GC struct `{}` declared in `#[jit_interp]`: a headerless object of \
+        "A handle of the GC struct `{}` declared in `#[jit_interp]`: a {layout} object of \
          {size} bytes in the thread heap, one 8-byte slot per field.",
         def.name
     );
@@ -581,7 +605,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             #[doc(hidden)]
             pub fn __majit_type() -> &'static #heap::StructType {
                 static TYPE: #heap::StructType =
-                    #heap::StructType::new(#sname, #size32, &[#(#ref_offsets),*]);
+                    #heap::StructType::#new_type(#sname, #size32, &[#(#ref_offsets),*]);
                 &TYPE
             }
             /// Allocates an object with these field values in the thread
@@ -631,5 +655,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             }
             #(#accessors)*
         }
+
+        #headered_impl
     }
 }

@@ -32,6 +32,7 @@
 
 mod attr;
 mod emit;
+mod fields;
 mod lower;
 mod regs;
 mod ty;
@@ -301,7 +302,15 @@ fn state_vars(
     Ok(out)
 }
 
-fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
+fn expand(attr: attr::Attr, mut func: syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
+    fields::FieldSyntax {
+        fields: attr
+            .structs
+            .iter()
+            .flat_map(|s| s.fields.iter().map(|(f, _)| f.to_string()))
+            .collect(),
+    }
+    .visit_block_mut(&mut func.block);
     if !func.sig.generics.params.is_empty() {
         return Err(syn::Error::new(
             func.sig.generics.span(),
