@@ -118,7 +118,7 @@ pub fn glue(
             quote!(__majit_r)
         };
         match (sv.ty, &sv.rust_ty) {
-            (Ty::Scalar(_) | Ty::Gc(_), rt) => {
+            (Ty::Scalar(_) | Ty::Gc(_) | Ty::Obj, rt) => {
                 let v = sv.ty.value_to_rust(&quote!(#arr[#at]), &quote!(#rt));
                 reload.push(quote!(#name = #v;));
             }
@@ -182,7 +182,7 @@ pub fn gc_places(state: &[StateVar]) -> Vec<GcPlace> {
     for sv in state.iter().filter(|s| !s.green) {
         let name = &sv.name;
         match (sv.ty, &sv.rust_ty) {
-            (Ty::Gc(_), rt) => out.push(GcPlace {
+            (Ty::Gc(_) | Ty::Obj, rt) => out.push(GcPlace {
                 place: quote!(#name),
                 rust_ty: quote!(#rt),
             }),
@@ -422,6 +422,14 @@ pub fn jitcode_fn(
             .0;
         }
     });
+    let bad_casts = structs.iter().filter(|s| s.headered).map(|s| {
+        let shim = format_ident!("__majit_bad_cast_{}", s.name);
+        let msg = format!("Obj::cast: the object is not a `{}`", s.name);
+        quote! {
+            #[allow(dead_code)]
+            extern "C" fn #shim() { panic!(#msg) }
+        }
+    });
     let ids: Vec<_> = helpers
         .iter()
         .map(|(n, _)| format_ident!("__majit_f_{}", n))
@@ -440,6 +448,7 @@ pub fn jitcode_fn(
             ::majit::metainterp::jitcode::BuildError,
         > {
             #shims
+            #(#bad_casts)*
             #(#type_ids)*
             let mut set = ::majit::metainterp::jitcode::JitCodeSet::new();
             #( let #ids = set.declare(#names); )*
@@ -507,7 +516,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         .fields
         .iter()
         .enumerate()
-        .filter(|(_, (_, t))| matches!(t, Ty::Gc(_)))
+        .filter(|(_, (_, t))| t.is_ref())
         .map(|(i, _)| 8 * (first + i) as u32)
         .collect();
     let heap = quote!(::majit::gc::thread_heap);
@@ -545,13 +554,13 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         let set = format_ident!("set_{}", fname);
         let (read, write) = match ty {
             Ty::Scalar(Scalar::Bool) => (quote!(bits != 0), quote!(v as u64)),
-            Ty::Gc(_) => (
+            Ty::Gc(_) | Ty::Obj => (
                 quote!(#rty::from_raw(bits as usize)),
                 quote!(v.to_raw() as u64),
             ),
             _ => (quote!(bits as i64 as #rty), quote!(v as i64 as u64)),
         };
-        let barrier = matches!(ty, Ty::Gc(_)).then(|| quote!(#heap::write_barrier(self.to_raw());));
+        let barrier = ty.is_ref().then(|| quote!(#heap::write_barrier(self.to_raw());));
         params.push(quote!(#fname: #rty));
         args.push(quote!(#fname));
         inits.push(quote! {

@@ -234,10 +234,10 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
         let mut fields = Vec::new();
         for (f, t) in &decl.fields {
             let ty = ty::Ty::parse_with(t, names)?;
-            if !matches!(ty, ty::Ty::Scalar(_) | ty::Ty::Gc(_)) {
+            if !matches!(ty, ty::Ty::Scalar(_) | ty::Ty::Gc(_) | ty::Ty::Obj) {
                 return Err(syn::Error::new(
                     t.span(),
-                    "a GC struct field is an integer, `bool` or a declared struct",
+                    "a GC struct field is an integer, `bool`, a declared struct or `Obj`",
                 ));
             }
             fields.push((f.to_string(), ty));
@@ -245,6 +245,7 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
         out.push(lower::StructDef {
             name: decl.name.to_string(),
             fields,
+            headered: decl.headered,
         });
     }
     Ok(out)
@@ -406,7 +407,7 @@ fn gc_places(
 ) -> syn::Result<Option<Vec<emit::GcPlace>>> {
     for sv in state {
         let gc = match sv.ty {
-            ty::Ty::Gc(_) => true,
+            ty::Ty::Gc(_) | ty::Ty::Obj => true,
             ty::Ty::Array { item, .. } => matches!(item, ty::Item::Gc(_)),
             _ => false,
         };

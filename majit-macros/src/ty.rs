@@ -39,6 +39,9 @@ pub enum Ty {
     },
     /// A handle of the declared GC struct with this index (ref bank).
     Gc(u8),
+    /// `Obj`: a handle of any `#[headered]` struct (ref bank), tested
+    /// with `is::<T>()` and cast with `cast::<T>()`.
+    Obj,
     /// `[T; len]` of a scalar or GC handle: `len` registers.
     Array {
         item: Item,
@@ -130,6 +133,11 @@ impl Ty {
     }
     pub const BOOL: Ty = Ty::Scalar(Scalar::Bool);
 
+    /// Whether values of this type are GC references (ref bank).
+    pub fn is_ref(self) -> bool {
+        matches!(self, Ty::Gc(_) | Ty::Obj)
+    }
+
     /// The integer type, if this is one.
     pub fn as_int(self) -> Option<IntTy> {
         match self {
@@ -151,7 +159,7 @@ impl Ty {
                 ty.span(),
                 "this type is not supported by #[jit_interp]: use an integer type, `bool`, \
                  a slice `&[T]` / `&mut [T]` of them, an array `[T; N]` of them or of a \
-                 declared struct, or a struct declared in `structs`",
+                 declared struct, a struct declared in `structs`, or `Obj`",
             )
         };
         match ty {
@@ -161,6 +169,9 @@ impl Ty {
                 let id = p.path.get_ident().ok_or_else(unsupported)?.to_string();
                 if let Some(i) = names.structs.iter().position(|s| *s == id) {
                     return Ok(Ty::Gc(i as u8));
+                }
+                if id == "Obj" {
+                    return Ok(Ty::Obj);
                 }
                 if let Some((_, t)) = names.enums.iter().find(|(e, _)| *e == id) {
                     return Ok(Ty::int(*t));
@@ -213,7 +224,7 @@ impl Ty {
                 quote!(#v::Int((#x).len() as i64)),
             ],
             Ty::Scalar(_) => vec![quote!(#v::Int((#x) as i64))],
-            Ty::Gc(_) => vec![quote!(#v::Ref((#x).to_raw()))],
+            Ty::Gc(_) | Ty::Obj => vec![quote!(#v::Ref((#x).to_raw()))],
             Ty::Slice { .. } => vec![
                 quote!(#v::Ref((#x).as_ptr() as usize)),
                 quote!(#v::Int((#x).len() as i64)),
@@ -232,7 +243,7 @@ impl Ty {
         match self {
             Ty::Scalar(Scalar::Bool) => quote!(#raw != 0),
             Ty::Scalar(Scalar::Int(_)) => quote!(#raw as #rust),
-            Ty::Gc(_) => quote!(#rust::from_raw((#v).as_ref().unwrap_or(0))),
+            Ty::Gc(_) | Ty::Obj => quote!(#rust::from_raw((#v).as_ref().unwrap_or(0))),
             _ => quote!(()),
         }
     }

@@ -53,6 +53,9 @@ impl<'a> Lowerer<'a> {
         if let Ty::Gc(si) = recv.ty {
             return self.gc_method(m, &recv, si);
         }
+        if recv.ty == Ty::Obj {
+            return self.obj_method(m, &recv);
+        }
         let args: Vec<&Expr> = m.args.iter().collect();
         match (name.as_str(), recv.ty, args.as_slice()) {
             ("len", Ty::Slice { .. }, []) => Ok(Some(Val::scalar(

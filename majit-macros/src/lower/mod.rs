@@ -20,6 +20,7 @@
 //! of a narrow integer type is always kept sign- or zero-extended.
 
 mod calls;
+mod classes;
 mod control;
 mod expr;
 mod objects;
@@ -132,7 +133,7 @@ impl Val {
     fn opnd(&self, span: Span) -> Res<Opnd> {
         self.used()?;
         match (&self.op, self.ty) {
-            (Some(o), Ty::Scalar(_) | Ty::Gc(_)) => Ok(o.clone()),
+            (Some(o), Ty::Scalar(_) | Ty::Gc(_) | Ty::Obj) => Ok(o.clone()),
             _ => err(span, "expected an integer, bool or GC struct value here"),
         }
     }
@@ -155,7 +156,7 @@ struct Var {
 /// The register bank of a value of type `ty`.
 fn bank(ty: Ty) -> Bank {
     match ty {
-        Ty::Gc(_) => Bank::Ref,
+        Ty::Gc(_) | Ty::Obj => Bank::Ref,
         _ => Bank::Int,
     }
 }

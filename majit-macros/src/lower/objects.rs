@@ -7,10 +7,12 @@
 
 use super::*;
 
-/// A declared GC struct: headerless, one 8-byte slot per field in order.
+/// A declared GC struct: one 8-byte slot per field in order, after the
+/// header word when `headered`.
 pub struct StructDef {
     pub name: String,
     pub fields: Vec<(String, Ty)>,
+    pub headered: bool,
 }
 
 impl StructDef {
@@ -22,13 +24,14 @@ impl StructDef {
 
     /// The `SizeDescr` expression.
     pub fn size_descr(&self) -> TokenStream {
-        let name = &self.name;
-        let size = 8 * self.fields.len() as u32;
+        let (name, headerless) = (&self.name, !self.headered);
+        let size = 8 * (self.fields.len() as u32 + u32::from(self.headered));
         let fields = self.fields.iter().map(|(f, _)| format!("{name}.{f}"));
         let ty = self.type_id_local();
         quote! {
             ::majit::ir::Descr::from(::majit::ir::SizeDescr {
-                name: #name.into(), size: #size, type_id: #ty, headerless: true, vtable: None,
+                name: #name.into(), size: #size, type_id: #ty, headerless: #headerless,
+                vtable: None,
                 fields: vec![#(#fields.into()),*],
             })
         }
@@ -38,9 +41,9 @@ impl StructDef {
     pub fn field_descr(&self, i: usize) -> TokenStream {
         let (owner, (f, ty)) = (&self.name, &self.fields[i]);
         let name = format!("{owner}.{f}");
-        let offset = 8 * i as u32;
+        let offset = 8 * (i as u32 + u32::from(self.headered));
         let (kind, signed) = match ty {
-            Ty::Gc(_) => (quote!(::majit::ir::Kind::Ref), false),
+            Ty::Gc(_) | Ty::Obj => (quote!(::majit::ir::Kind::Ref), false),
             t => (
                 quote!(::majit::ir::Kind::Int),
                 t.as_int().is_none_or(|t| t.signed),
@@ -103,6 +106,9 @@ impl<'a> Lowerer<'a> {
         let [sname, ctor] = segs.as_slice() else {
             return Ok(None);
         };
+        if sname == "Obj" {
+            return Ok(Some(self.obj_call(c, ctor, sp)?));
+        }
         let Some(si) = self.ctx.structs.iter().position(|s| s.name == *sname) else {
             return Ok(None);
         };
@@ -307,7 +313,9 @@ impl<'a> Lowerer<'a> {
             Expr::Path(p) if p.path.get_ident().is_some() => {
                 let id = p.path.get_ident().expect("checked");
                 match self.lookup(&id.to_string()) {
-                    Some(v) if matches!(v.ty, Ty::Scalar(_) | Ty::Gc(_)) => Ok(Place::Var(v)),
+                    Some(v) if matches!(v.ty, Ty::Scalar(_) | Ty::Gc(_) | Ty::Obj) => {
+                        Ok(Place::Var(v))
+                    }
                     Some(_) => err(id.span(), "slices cannot be reassigned in a handler"),
                     None => {
                         self.path(p, None)?;
