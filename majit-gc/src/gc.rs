@@ -173,6 +173,13 @@ impl Gc {
         }
     }
 
+    /// [`Gc::alloc_uncollected`] for array type `ty`: `len` zeroed items,
+    /// header and length set. Fails when the array is larger than
+    /// `max_heap` or the address space is exhausted.
+    pub fn alloc_array_uncollected(&mut self, ty: TypeId, len: usize) -> Result<GcRef> {
+        self.heap_mut().alloc_array_uncollected(ty, len).map(GcRef)
+    }
+
     /// Whether an allocation that could not collect asked for a
     /// collection (see [`Gc::alloc_uncollected`]); cleared by every minor
     /// collection.

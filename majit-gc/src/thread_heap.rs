@@ -44,7 +44,7 @@ use crate::config::GcConfig;
 use crate::error::Result;
 use crate::gc::Gc;
 use crate::jit::JitGcInfo;
-use crate::layout::{Layout, TypeId};
+use crate::layout::{ArrayLayout, Layout, TypeId};
 use crate::nursery::RegionWords;
 use crate::roots::GcRef;
 use crate::GcError;
@@ -66,13 +66,36 @@ pub struct StructType {
     /// The object starts with a header word holding its type id, so its
     /// class can be tested ([`class_id`]).
     pub headered: bool,
-    /// Process-wide index of this type in every thread heap's id table,
-    /// assigned on first use (0: not yet).
-    key: AtomicU32,
+    key: TypeKey,
 }
 
-/// The next [`StructType`] key.
+/// The process-wide index of a [`StructType`] or [`ArrayType`] in every
+/// thread heap's id table, assigned on first use (0: not yet).
+struct TypeKey(AtomicU32);
+
+/// The next [`TypeKey`].
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
+
+impl TypeKey {
+    const fn new() -> TypeKey {
+        TypeKey(AtomicU32::new(0))
+    }
+
+    fn get(&self) -> usize {
+        let k = self.0.load(Ordering::Relaxed);
+        if k != 0 {
+            return k as usize;
+        }
+        let fresh = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
+        match self
+            .0
+            .compare_exchange(0, fresh, Ordering::Relaxed, Ordering::Relaxed)
+        {
+            Ok(_) => fresh as usize,
+            Err(won) => won as usize,
+        }
+    }
+}
 
 impl StructType {
     /// A struct type; see [`Layout::headerless`] for the rules on `size`
@@ -83,7 +106,7 @@ impl StructType {
             size,
             ref_offsets,
             headered: false,
-            key: AtomicU32::new(0),
+            key: TypeKey::new(),
         }
     }
 
@@ -99,19 +122,28 @@ impl StructType {
             ..StructType::new(name, size, ref_offsets)
         }
     }
+}
 
-    fn key(&self) -> usize {
-        let k = self.key.load(Ordering::Relaxed);
-        if k != 0 {
-            return k as usize;
-        }
-        let fresh = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
-        match self
-            .key
-            .compare_exchange(0, fresh, Ordering::Relaxed, Ordering::Relaxed)
-        {
-            Ok(_) => fresh as usize,
-            Err(won) => won as usize,
+/// A GC array type known at compile time (see [`ArrayLayout`]). Declare
+/// it as a `static` (its identity caches its type id).
+pub struct ArrayType {
+    /// For error messages.
+    pub name: &'static str,
+    /// 1, 2, 4 or 8 bytes; 8 for references.
+    pub item_size: u32,
+    /// The items are references the collector traces.
+    pub items_are_refs: bool,
+    key: TypeKey,
+}
+
+impl ArrayType {
+    /// An array type of `item_size`-byte items.
+    pub const fn new(name: &'static str, item_size: u32, items_are_refs: bool) -> ArrayType {
+        ArrayType {
+            name,
+            item_size,
+            items_are_refs,
+            key: TypeKey::new(),
         }
     }
 }
@@ -125,16 +157,37 @@ struct ThreadHeap {
 
 impl ThreadHeap {
     fn type_id(&mut self, t: &StructType) -> Result<TypeId> {
-        let key = t.key();
+        self.registered(&t.key, |gc| {
+            gc.register_layout(if t.headered {
+                Layout::headered(t.name, t.size, t.ref_offsets)
+            } else {
+                Layout::headerless(t.name, t.size, t.ref_offsets)
+            })
+        })
+    }
+
+    fn array_type_id(&mut self, t: &ArrayType) -> Result<TypeId> {
+        self.registered(&t.key, |gc| {
+            gc.register_array(ArrayLayout {
+                name: t.name.into(),
+                item_size: t.item_size,
+                items_are_refs: t.items_are_refs,
+            })
+        })
+    }
+
+    /// The type id of the type with `key`, registered by `register` on
+    /// first use.
+    fn registered(
+        &mut self,
+        key: &TypeKey,
+        register: impl FnOnce(&mut Gc) -> Result<TypeId>,
+    ) -> Result<TypeId> {
+        let key = key.get();
         if let Some(Some(ty)) = self.ids.get(key) {
             return Ok(*ty);
         }
-        let layout = if t.headered {
-            Layout::headered(t.name, t.size, t.ref_offsets)
-        } else {
-            Layout::headerless(t.name, t.size, t.ref_offsets)
-        };
-        let ty = self.gc.borrow_mut().register_layout(layout)?;
+        let ty = register(&mut self.gc.borrow_mut())?;
         if self.ids.len() <= key {
             self.ids.resize(key + 1, None);
         }
@@ -217,6 +270,35 @@ pub fn alloc(t: &StructType) -> Result<usize> {
         let obj = h.gc.borrow_mut().alloc_uncollected(ty)?;
         Ok(obj.addr())
     })
+}
+
+/// An array of `len` zeroed items of type `t`. Never collects (see
+/// [`alloc`]); fails when the array is larger than `MAJIT_MAX_HEAP` or
+/// the heap's address space is exhausted.
+pub fn alloc_array(t: &ArrayType, len: usize) -> Result<usize> {
+    with_current(|h| {
+        let ty = h.array_type_id(t)?;
+        let obj = h.gc.borrow_mut().alloc_array_uncollected(ty, len)?;
+        Ok(obj.addr())
+    })
+}
+
+/// [`alloc_array`] for callers that cannot return an error: on failure
+/// prints why and exits the process with status 70 (as [`alloc_or_exit`]).
+pub fn alloc_array_or_exit(t: &ArrayType, len: usize) -> usize {
+    alloc_array(t, len).unwrap_or_else(|e| {
+        exit_with(format!(
+            "cannot allocate an array of {len} `{}`: {e} (raise MAJIT_MAX_HEAP, or keep less \
+             alive)",
+            t.name
+        ))
+    })
+}
+
+/// The type id of array type `t` in the current heap, registering it on
+/// first use.
+pub fn array_type_id(t: &ArrayType) -> Result<TypeId> {
+    with_current(|h| h.array_type_id(t))
 }
 
 /// [`alloc`] for callers that cannot return an error: on failure prints
