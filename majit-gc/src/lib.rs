@@ -24,6 +24,7 @@
 //!
 //! `docs/gc.md` in the repository describes the protocol for backends.
 
+pub mod array;
 pub mod barrier;
 pub mod collect;
 pub mod config;
@@ -45,6 +46,7 @@ pub mod thread_heap;
 
 pub use config::{GcConfig, MIN_NURSERY_SIZE, STRESS_NURSERY_SIZE};
 pub use error::{GcError, Result};
+pub use array::{Array, Elem};
 pub use gc::Gc;
 pub use obj::{Headered, Obj};
 pub use heap::GcHeap;

@@ -20,6 +20,7 @@ pub trait Headered: Copy {
 
 /// A handle of an object of any headered struct type, or null.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
 pub struct Obj(usize);
 
 impl Obj {

@@ -239,3 +239,27 @@ fn headered_objects_carry_their_type_id_through_bumps_and_collections() {
     drop(heap);
     thread_heap::take();
 }
+
+#[test]
+fn arrays_index_with_bounds_checks_and_keep_their_items_through_collections() {
+    use majit_gc::Array;
+    thread_heap::install(small_heap(Some(1)));
+    let mut a: Array<i64> = Array::new(300);
+    let mut b: Array<u8> = Array::new(5);
+    for i in 0..300 {
+        a[i] = i as i64 * 7;
+    }
+    b[4] = 255;
+    let mut roots = [a.to_raw(), b.to_raw()];
+    thread_heap::safepoint(&mut roots).unwrap();
+    (a, b) = (Array::from_raw(roots[0]), Array::from_raw(roots[1]));
+    assert_eq!((a.len(), b.len()), (300, 5));
+    assert_eq!(a[299], 299 * 7);
+    assert_eq!((b[3], b[4]), (0, 255));
+    let oob = std::panic::catch_unwind(|| b[5]).unwrap_err();
+    assert_eq!(
+        oob.downcast_ref::<String>().unwrap(),
+        "index out of bounds: the len is 5 but the index is 5"
+    );
+    thread_heap::take();
+}
