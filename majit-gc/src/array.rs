@@ -23,7 +23,8 @@ pub unsafe trait Elem: Copy {
     fn array_type() -> &'static ArrayType;
 }
 
-/// Implements [`Elem`] for `$t`, the array type named `$name`.
+/// Implements [`Elem`] for `$t`, the array type named `$name` (a name
+/// traces can print: `Array_T`).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __majit_elem {
@@ -45,18 +46,18 @@ macro_rules! __majit_elem {
     };
 }
 
-__majit_elem!(i8, "Array<i8>", false);
-__majit_elem!(i16, "Array<i16>", false);
-__majit_elem!(i32, "Array<i32>", false);
-__majit_elem!(i64, "Array<i64>", false);
-__majit_elem!(isize, "Array<isize>", false);
-__majit_elem!(u8, "Array<u8>", false);
-__majit_elem!(u16, "Array<u16>", false);
-__majit_elem!(u32, "Array<u32>", false);
-__majit_elem!(u64, "Array<u64>", false);
-__majit_elem!(usize, "Array<usize>", false);
-__majit_elem!(bool, "Array<bool>", false);
-__majit_elem!(Obj, "Array<Obj>", true);
+__majit_elem!(i8, "Array_i8", false);
+__majit_elem!(i16, "Array_i16", false);
+__majit_elem!(i32, "Array_i32", false);
+__majit_elem!(i64, "Array_i64", false);
+__majit_elem!(isize, "Array_isize", false);
+__majit_elem!(u8, "Array_u8", false);
+__majit_elem!(u16, "Array_u16", false);
+__majit_elem!(u32, "Array_u32", false);
+__majit_elem!(u64, "Array_u64", false);
+__majit_elem!(usize, "Array_usize", false);
+__majit_elem!(bool, "Array_bool", false);
+__majit_elem!(Obj, "Array_Obj", true);
 
 /// A handle of a GC array of `T`s in the thread heap, or null. Copying
 /// the handle does not copy the array.

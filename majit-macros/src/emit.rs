@@ -118,7 +118,7 @@ pub fn glue(
             quote!(__majit_r)
         };
         match (sv.ty, &sv.rust_ty) {
-            (Ty::Scalar(_) | Ty::Gc(_) | Ty::Obj, rt) => {
+            (t, rt) if t.is_single() => {
                 let v = sv.ty.value_to_rust(&quote!(#arr[#at]), &quote!(#rt));
                 reload.push(quote!(#name = #v;));
             }
@@ -182,13 +182,13 @@ pub fn gc_places(state: &[StateVar]) -> Vec<GcPlace> {
     for sv in state.iter().filter(|s| !s.green) {
         let name = &sv.name;
         match (sv.ty, &sv.rust_ty) {
-            (Ty::Gc(_) | Ty::Obj, rt) => out.push(GcPlace {
+            (t, rt) if t.is_ref() => out.push(GcPlace {
                 place: quote!(#name),
                 rust_ty: quote!(#rt),
             }),
             (
                 Ty::Array {
-                    item: crate::ty::Item::Gc(_),
+                    item: crate::ty::Item::Gc(_) | crate::ty::Item::Obj,
                     len,
                 },
                 syn::Type::Array(a),
@@ -422,6 +422,20 @@ pub fn jitcode_fn(
             .0;
         }
     });
+    let array_id = quote! {
+        #[allow(unused_variables)]
+        let __majit_array_id = |t: &'static ::majit::gc::thread_heap::ArrayType| {
+            ::majit::gc::thread_heap::array_type_id(t)
+                .map(|id| id.0)
+                .map_err(|e| ::majit::metainterp::jitcode::BuildError {
+                    function: #fname.into(),
+                    insn: 0,
+                    message: ::std::format!(
+                        "registering the GC array `{}` in the thread heap: {}", t.name, e
+                    ),
+                })
+        };
+    };
     let bad_casts = structs.iter().filter(|s| s.headered).map(|s| {
         let shim = format_ident!("__majit_bad_cast_{}", s.name);
         let msg = format!("Obj::cast: the object is not a `{}`", s.name);
@@ -450,6 +464,7 @@ pub fn jitcode_fn(
             #shims
             #(#bad_casts)*
             #(#type_ids)*
+            #array_id
             let mut set = ::majit::metainterp::jitcode::JitCodeSet::new();
             #( let #ids = set.declare(#names); )*
             #(
@@ -520,6 +535,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         .map(|(i, _)| 8 * (first + i) as u32)
         .collect();
     let heap = quote!(::majit::gc::thread_heap);
+    let array_name = format!("Array_{}", def.name);
     let (layout, new_type) = if decl.headered {
         ("headered", quote!(headered))
     } else {
@@ -554,8 +570,8 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         let set = format_ident!("set_{}", fname);
         let (read, write) = match ty {
             Ty::Scalar(Scalar::Bool) => (quote!(bits != 0), quote!(v as u64)),
-            Ty::Gc(_) | Ty::Obj => (
-                quote!(#rty::from_raw(bits as usize)),
+            t if t.is_ref() => (
+                quote!(<#rty>::from_raw(bits as usize)),
                 quote!(v.to_raw() as u64),
             ),
             _ => (quote!(bits as i64 as #rty), quote!(v as i64 as u64)),
@@ -595,7 +611,10 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
     quote! {
         #[doc = #doc]
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(transparent)]
         #vis struct #name(*mut u64);
+
+        ::majit::gc::__majit_elem!(#name, #array_name, true);
 
         // An interpreter may use only some of the accessors.
         #[allow(dead_code)]

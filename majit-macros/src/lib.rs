@@ -234,10 +234,11 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
         let mut fields = Vec::new();
         for (f, t) in &decl.fields {
             let ty = ty::Ty::parse_with(t, names)?;
-            if !matches!(ty, ty::Ty::Scalar(_) | ty::Ty::Gc(_) | ty::Ty::Obj) {
+            if !ty.is_single() {
                 return Err(syn::Error::new(
                     t.span(),
-                    "a GC struct field is an integer, `bool`, a declared struct or `Obj`",
+                    "a GC struct field is an integer, `bool`, a declared struct, `Obj` or an \
+                     `Array<T>`",
                 ));
             }
             fields.push((f.to_string(), ty));
@@ -407,8 +408,8 @@ fn gc_places(
 ) -> syn::Result<Option<Vec<emit::GcPlace>>> {
     for sv in state {
         let gc = match sv.ty {
-            ty::Ty::Gc(_) | ty::Ty::Obj => true,
-            ty::Ty::Array { item, .. } => matches!(item, ty::Item::Gc(_)),
+            t if t.is_ref() => true,
+            ty::Ty::Array { item, .. } => item.ty().is_ref(),
             _ => false,
         };
         if !gc {

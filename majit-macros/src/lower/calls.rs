@@ -56,6 +56,9 @@ impl<'a> Lowerer<'a> {
         if recv.ty == Ty::Obj {
             return self.obj_method(m, &recv);
         }
+        if let Ty::GcArray(item) = recv.ty {
+            return self.array_method(m, &recv, item);
+        }
         let args: Vec<&Expr> = m.args.iter().collect();
         match (name.as_str(), recv.ty, args.as_slice()) {
             ("len", Ty::Slice { .. }, []) => Ok(Some(Val::scalar(

@@ -129,7 +129,7 @@ impl<'a> Lowerer<'a> {
         };
         v.used()?;
         let ty = declared.unwrap_or(v.ty);
-        if !matches!(ty, Ty::Scalar(_) | Ty::Gc(_) | Ty::Obj) || v.ty != ty {
+        if !ty.is_single() || v.ty != ty {
             return err(
                 init.expr.span(),
                 "a `let` in a handler must hold an integer, bool or GC struct of the declared \
@@ -299,7 +299,7 @@ impl<'a> Lowerer<'a> {
         j.flows = true;
         match v.ty {
             Ty::Scalar(_) => self.copy(&v.opnd(sp)?, j.res),
-            Ty::Gc(_) | Ty::Obj => self.copy(&v.opnd(sp)?, j.res_ref),
+            t if t.is_ref() => self.copy(&v.opnd(sp)?, j.res_ref),
             _ => {}
         }
         self.goto(j.end);
@@ -313,7 +313,7 @@ impl<'a> Lowerer<'a> {
         }
         Some(match j.ty {
             Some(t @ Ty::Scalar(_)) => Val::scalar(t, Opnd::Reg(j.res)),
-            Some(t @ (Ty::Gc(_) | Ty::Obj)) => Val::scalar(t, Opnd::Reg(j.res_ref)),
+            Some(t) if t.is_ref() => Val::scalar(t, Opnd::Reg(j.res_ref)),
             _ => Val::unit(),
         })
     }

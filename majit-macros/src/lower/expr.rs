@@ -294,7 +294,7 @@ impl<'a> Lowerer<'a> {
         let (a, b) = (l.opnd(sp)?, r.opnd(sp)?);
         let t = match l.ty {
             Ty::Scalar(Scalar::Int(t)) => t,
-            Ty::Gc(_) | Ty::Obj => {
+            t if t.is_ref() => {
                 let name = match op {
                     Arith::Eq => "PtrEq",
                     Arith::Ne => "PtrNe",

@@ -23,6 +23,7 @@ mod calls;
 mod classes;
 mod control;
 mod expr;
+mod gcarray;
 mod objects;
 
 use calls::*;
@@ -133,7 +134,7 @@ impl Val {
     fn opnd(&self, span: Span) -> Res<Opnd> {
         self.used()?;
         match (&self.op, self.ty) {
-            (Some(o), Ty::Scalar(_) | Ty::Gc(_) | Ty::Obj) => Ok(o.clone()),
+            (Some(o), t) if t.is_single() => Ok(o.clone()),
             _ => err(span, "expected an integer, bool or GC struct value here"),
         }
     }
@@ -156,7 +157,7 @@ struct Var {
 /// The register bank of a value of type `ty`.
 fn bank(ty: Ty) -> Bank {
     match ty {
-        Ty::Gc(_) | Ty::Obj => Bank::Ref,
+        t if t.is_ref() => Bank::Ref,
         _ => Bank::Int,
     }
 }

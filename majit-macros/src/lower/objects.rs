@@ -43,7 +43,7 @@ impl StructDef {
         let name = format!("{owner}.{f}");
         let offset = 8 * (i as u32 + u32::from(self.headered));
         let (kind, signed) = match ty {
-            Ty::Gc(_) | Ty::Obj => (quote!(::majit::ir::Kind::Ref), false),
+            t if t.is_ref() => (quote!(::majit::ir::Kind::Ref), false),
             t => (
                 quote!(::majit::ir::Kind::Int),
                 t.as_int().is_none_or(|t| t.signed),
@@ -85,7 +85,7 @@ pub(super) fn place_ty(p: &Place) -> Ty {
         Place::Var(v) => v.ty,
         Place::Item(arr, _) => match arr.ty {
             Ty::Slice { elem, .. } => Ty::Scalar(elem),
-            Ty::Array { item, .. } => item.ty(),
+            Ty::Array { item, .. } | Ty::GcArray(item) => item.ty(),
             t => t,
         },
     }
@@ -108,6 +108,9 @@ impl<'a> Lowerer<'a> {
         };
         if sname == "Obj" {
             return Ok(Some(self.obj_call(c, ctor, sp)?));
+        }
+        if sname == "Array" {
+            return Ok(Some(self.array_call(c, &p.path, ctor, sp)?));
         }
         let Some(si) = self.ctx.structs.iter().position(|s| s.name == *sname) else {
             return Ok(None);
@@ -211,8 +214,11 @@ impl<'a> Lowerer<'a> {
                 .path
                 .get_ident()
                 .and_then(|id| self.lookup(&id.to_string())),
-            _ => None,
+            _ => return self.gc_index(arr, idx),
         };
+        if let Some(Ty::GcArray(_)) = var.as_ref().map(|v| v.ty) {
+            return self.gc_index(arr, idx);
+        }
         let Some(var) = var.filter(|v| matches!(v.ty, Ty::Slice { .. } | Ty::Array { .. })) else {
             return err(
                 arr.span(),
@@ -283,6 +289,13 @@ impl<'a> Lowerer<'a> {
                 self.item_switch(arr, idx, |l, r| l.copy(&Opnd::Reg(r), dst));
                 return Ok(Val::scalar(ty, Opnd::Reg(dst)));
             }
+            Ty::GcArray(item) => {
+                let dst = self.regs.temp(bank(item.ty()));
+                let (a, i, d) = (Opnd::Reg(arr.reg).arg(), idx.arg(), dst.tokens());
+                let descr = self.gc_array_descr(item);
+                self.code.push(quote!(b.getarrayitem(#a, #i, #descr, #d);));
+                return Ok(Val::scalar(item.ty(), Opnd::Reg(dst)));
+            }
             _ => unreachable!("index() only returns slices and arrays"),
         };
         let dst = self.regs.temp(Bank::Int);
@@ -313,7 +326,7 @@ impl<'a> Lowerer<'a> {
             Expr::Path(p) if p.path.get_ident().is_some() => {
                 let id = p.path.get_ident().expect("checked");
                 match self.lookup(&id.to_string()) {
-                    Some(v) if matches!(v.ty, Ty::Scalar(_) | Ty::Gc(_) | Ty::Obj) => {
+                    Some(v) if v.ty.is_single() => {
                         Ok(Place::Var(v))
                     }
                     Some(_) => err(id.span(), "slices cannot be reassigned in a handler"),
@@ -325,7 +338,10 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Index(ix) => {
                 let (arr, i) = self.index(&ix.expr, &ix.index)?;
-                if !matches!(arr.ty, Ty::Slice { mutable: true, .. } | Ty::Array { .. }) {
+                if !matches!(
+                    arr.ty,
+                    Ty::Slice { mutable: true, .. } | Ty::Array { .. } | Ty::GcArray(_)
+                ) {
                     return err(e.span(), "only `&mut` slices and arrays can be written");
                 }
                 Ok(Place::Item(arr, i))
@@ -362,10 +378,11 @@ impl<'a> Lowerer<'a> {
                 self.item_switch(arr, i, |l, r| l.copy(&o, r));
             }
             Place::Item(arr, i) => {
-                let Ty::Slice { elem, .. } = arr.ty else {
-                    unreachable!("items are of slices")
+                let descr = match arr.ty {
+                    Ty::Slice { elem, .. } => Self::array_descr(elem),
+                    Ty::GcArray(item) => self.gc_array_descr(item),
+                    _ => unreachable!("items are of slices and arrays"),
                 };
-                let descr = Self::array_descr(elem);
                 let (a, i, o) = (Opnd::Reg(arr.reg).arg(), i.arg(), o.arg());
                 self.code.push(quote!(b.setarrayitem(#a, #i, #o, #descr);));
             }
