@@ -100,11 +100,13 @@ use syn::{Expr, Stmt};
 /// `helpers = [residual fn name(a: i64) -> i64, elidable fn .., inline fn ..]`
 /// (the functions handlers may call and how the JIT treats each call;
 /// `inline` ones are nested `fn`s defined before the dispatch loop) and
-/// `structs = [Node { value: i64, next: Node }]` (GC structs: a handle
-/// type `Node` is generated). `can_enter_jit!()` is only allowed as the
+/// `structs = [Node { value: i64, next: Node }, #[headered] Leaf { .. }]`
+/// (GC structs: a handle type `Node` is generated, with field syntax
+/// `x.value` / `x.value = v`; `#[headered]` ones can be held as an `Obj`
+/// and class-tested with `o.is::<Leaf>()`). `can_enter_jit!()` is only allowed as the
 /// statement right before a `continue` of the dispatch loop (`continue
 /// 'label` from inside a handler's own loop). Greens and reds need a type: an integer,
-/// `bool`, a slice of them, or a declared struct. The supported subset
+/// `bool`, a slice of them, a declared struct, `Obj` or a GC array `Array<T>`. The supported subset
 /// of Rust inside the loop is listed in `docs/macros.md`; anything else
 /// is a compile error at its span.
 #[proc_macro_attribute]

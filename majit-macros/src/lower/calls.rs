@@ -129,7 +129,7 @@ impl<'a> Lowerer<'a> {
                     c.func.span(),
                     format!(
                         "`{s}` is not a declared GC struct: declare it in `structs = [{s} {{ \
-                         field: Type, .. }}]` (its fields: integers, bools or declared structs), \
+                         field: Type, .. }}]` (its fields: integers, bools, declared structs, `Obj` or `Array<T>`), \
                          or move this code into a helper declared in `helpers`"
                     ),
                 );
