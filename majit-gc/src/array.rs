@@ -86,7 +86,10 @@ impl<T: Elem> Array<T> {
     /// An array of `len` zeroed items (0, `false`, null). Never collects;
     /// if the heap is exhausted, prints why and exits with status 70.
     pub fn new(len: usize) -> Array<T> {
-        Array(thread_heap::alloc_array_or_exit(T::array_type(), len), PhantomData)
+        Array(
+            thread_heap::alloc_array_or_exit(T::array_type(), len),
+            PhantomData,
+        )
     }
     /// The null handle.
     pub fn null() -> Array<T> {

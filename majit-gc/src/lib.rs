@@ -44,11 +44,10 @@ pub mod stats;
 pub mod testing;
 pub mod thread_heap;
 
+pub use array::{Array, Elem};
 pub use config::{GcConfig, MIN_NURSERY_SIZE, STRESS_NURSERY_SIZE};
 pub use error::{GcError, Result};
-pub use array::{Array, Elem};
 pub use gc::Gc;
-pub use obj::{Headered, Obj};
 pub use heap::GcHeap;
 pub use jit::{
     majit_gc_collect, majit_gc_malloc_nursery, majit_gc_malloc_nursery_headerless,
@@ -59,5 +58,6 @@ pub use layout::{
     ArrayLayout, Layout, TypeId, ARRAY_ITEMS_OFFSET, ARRAY_LENGTH_OFFSET, FLAG_TRACK_YOUNG_PTRS,
     HEADER_SIZE,
 };
+pub use obj::{Headered, Obj};
 pub use roots::{GcRef, JitFrameRoots, RootScope};
 pub use stats::GcStats;

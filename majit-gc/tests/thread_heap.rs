@@ -207,7 +207,9 @@ fn headered_objects_carry_their_type_id_through_bumps_and_collections() {
     let mut head = 0;
     // 2000 cells (48 KB) through a 1 KiB nursery: bumps, then the slow path.
     for i in 0..2000u64 {
-        let c = bump.alloc().unwrap_or_else(|| thread_heap::alloc(&CELL).unwrap());
+        let c = bump
+            .alloc()
+            .unwrap_or_else(|| thread_heap::alloc(&CELL).unwrap());
         // SAFETY: `c` is a fresh 24-byte headered object; nothing collects.
         unsafe {
             *((c + 8) as *mut u64) = i;

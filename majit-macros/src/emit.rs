@@ -576,7 +576,9 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             ),
             _ => (quote!(bits as i64 as #rty), quote!(v as i64 as u64)),
         };
-        let barrier = ty.is_ref().then(|| quote!(#heap::write_barrier(self.to_raw());));
+        let barrier = ty
+            .is_ref()
+            .then(|| quote!(#heap::write_barrier(self.to_raw());));
         params.push(quote!(#fname: #rty));
         args.push(quote!(#fname));
         inits.push(quote! {

@@ -315,12 +315,14 @@ fn gc_array_item(p: &syn::TypePath, names: &Names) -> syn::Result<Option<Item>> 
     ) else {
         return Ok(None);
     };
-    Item::of(Ty::parse_with(t, names)?).map(Some).ok_or_else(|| {
-        syn::Error::new(
-            t.span(),
-            "a GC array holds integers, `bool`, declared structs or `Obj`",
-        )
-    })
+    Item::of(Ty::parse_with(t, names)?)
+        .map(Some)
+        .ok_or_else(|| {
+            syn::Error::new(
+                t.span(),
+                "a GC array holds integers, `bool`, declared structs or `Obj`",
+            )
+        })
 }
 
 /// `bool` or an integer type name.

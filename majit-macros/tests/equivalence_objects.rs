@@ -126,7 +126,9 @@ fn step(
                 }
             }
             9 => {
-                a = (o == cell.shape) as i64 + (o.is_null() as i64) * 2 + (arr.is_null() as i64) * 4;
+                a = (o == cell.shape) as i64
+                    + (o.is_null() as i64) * 2
+                    + (arr.is_null() as i64) * 4;
             }
             10 => {
                 let mut t: Array<Obj> = Array::<Obj>::new(2);
@@ -171,7 +173,7 @@ impl Rng {
         }
     }
     fn array(&mut self) -> Array<i64> {
-        if self.next() % 4 == 0 {
+        if self.next().is_multiple_of(4) {
             return Array::null();
         }
         let mut a = Array::new((self.next() % 6) as usize);
@@ -181,12 +183,18 @@ impl Rng {
         a
     }
     fn cell(&mut self, depth: u32) -> Cell {
-        let next = if depth > 0 && self.next() % 3 != 0 {
+        let next = if depth > 0 && !self.next().is_multiple_of(3) {
             self.cell(depth - 1)
         } else {
             Cell::null()
         };
-        Cell::new(self.value(), self.next() % 2 == 0, self.shape(), self.array(), next)
+        Cell::new(
+            self.value(),
+            self.next().is_multiple_of(2),
+            self.shape(),
+            self.array(),
+            next,
+        )
     }
 }
 
@@ -252,7 +260,10 @@ fn blackhole_step(
         frame.set(*r, v);
     }
     let mut alloc = GcAllocator::new(thread_heap::shared().unwrap());
-    match Blackhole::new(codes, &mut alloc, vec![frame]).run().unwrap() {
+    match Blackhole::new(codes, &mut alloc, vec![frame])
+        .run()
+        .unwrap()
+    {
         Outcome::Returned(v) => v.unwrap().as_int().unwrap(),
         Outcome::MergePoint { reds, .. } => {
             // What the plain function does with no fuel left.
@@ -285,10 +296,6 @@ fn every_object_handler_matches_rust_from_random_states() {
         let native = step(&code, 0, a, b, 1, o1, arr1, cell1);
         let bh = blackhole_step(&jitcode, &code, (a, b, o2, arr2, cell2));
         assert_eq!(bh, native, "{what}");
-        assert_eq!(
-            digest(o2, arr2, cell2),
-            digest(o1, arr1, cell1),
-            "{what}"
-        );
+        assert_eq!(digest(o2, arr2, cell2), digest(o1, arr1, cell1), "{what}");
     }
 }

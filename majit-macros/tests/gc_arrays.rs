@@ -160,7 +160,10 @@ fn plain_and_jit_agree_under_gc_stress() {
     assert_eq!(run_jit(&mut driver, &CODE, SIZE, ROUNDS).unwrap(), want);
     assert_eq!(take_output(), out);
     let stats = driver.stats();
-    assert!(stats.loops_compiled >= 1 && stats.loop_entries >= 1, "{stats}");
+    assert!(
+        stats.loops_compiled >= 1 && stats.loop_entries >= 1,
+        "{stats}"
+    );
     // The shapes moved at least once each (the scratch arrays are removed).
     assert!(minor_collections() >= SIZE as u64);
     // The scratch array of SUM is never allocated in a compiled loop.
@@ -179,7 +182,10 @@ fn native_jit_agrees_under_gc_stress() {
     assert_eq!(run_jit(&mut driver, &CODE, SIZE, ROUNDS).unwrap(), want);
     assert_eq!(take_output(), out);
     let stats = driver.stats();
-    assert!(stats.loops_compiled >= 1 && stats.loop_entries >= 1, "{stats}");
+    assert!(
+        stats.loops_compiled >= 1 && stats.loop_entries >= 1,
+        "{stats}"
+    );
     // The shapes moved at least once each (the scratch arrays are removed).
     assert!(minor_collections() >= SIZE as u64);
 }

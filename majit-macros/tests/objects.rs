@@ -236,7 +236,10 @@ fn objects_that_do_not_escape_are_not_allocated_nor_class_tested() {
     let mut driver = temporaries_driver::<RefExec>(JitParams::default().with_threshold(3)).unwrap();
     assert_eq!(temporaries_jit(&mut driver, 5000).unwrap(), want);
     let stats = driver.stats();
-    assert!(stats.loops_compiled >= 1 && stats.loop_entries >= 1, "{stats}");
+    assert!(
+        stats.loops_compiled >= 1 && stats.loop_entries >= 1,
+        "{stats}"
+    );
     for l in driver.loops() {
         let text = majit::ir::text::print(&l.trace);
         assert_eq!(count(&text, "new("), 0, "{text}");
@@ -286,7 +289,10 @@ fn a_class_is_guarded_once_per_object() {
         let mut driver = retest_driver::<RefExec>(JitParams::default().with_threshold(3)).unwrap();
         assert_eq!(retest_jit(&mut driver, big, 1000).unwrap(), want);
         let stats = driver.stats();
-        assert!(stats.loops_compiled >= 1 && stats.loop_entries >= 1, "{stats}");
+        assert!(
+            stats.loops_compiled >= 1 && stats.loop_entries >= 1,
+            "{stats}"
+        );
         for l in driver.loops() {
             let text = majit::ir::text::print(&l.trace);
             let guards = count(&text, "guard_class(") + count(&text, "guard_nonnull_class(");

@@ -106,7 +106,7 @@ pub use majit_metainterp::Backend;
 /// traits, the statistics, the GC handle types.
 pub mod prelude {
     pub use crate::{
-        jit_interp, Backend, GcBackend, GcRef, GcStats, HostBackend, JitDriver, JitError,
-        JitParams, Obj, RefExec, Stats, Value, Array,
+        jit_interp, Array, Backend, GcBackend, GcRef, GcStats, HostBackend, JitDriver, JitError,
+        JitParams, Obj, RefExec, Stats, Value,
     };
 }

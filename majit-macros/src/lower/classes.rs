@@ -30,7 +30,10 @@ impl<'a> Lowerer<'a> {
                     }
                     Ty::Gc(si) => err(a.span(), self.headerless(si)),
                     Ty::Obj => Ok(Some(v)),
-                    _ => err(a.span(), "`Obj::from` takes a handle of a `#[headered]` struct"),
+                    _ => err(
+                        a.span(),
+                        "`Obj::from` takes a handle of a `#[headered]` struct",
+                    ),
                 }
             }
             _ => err(

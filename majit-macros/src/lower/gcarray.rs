@@ -56,7 +56,12 @@ impl<'a> Lowerer<'a> {
             return err(args.span(), "`Array` takes one item type: `Array::<T>`");
         };
         Item::of(Ty::parse_with(t, self.ctx.names)?).map_or_else(
-            || err(t.span(), "a GC array holds integers, `bool`, declared structs or `Obj`"),
+            || {
+                err(
+                    t.span(),
+                    "a GC array holds integers, `bool`, declared structs or `Obj`",
+                )
+            },
             Ok,
         )
     }

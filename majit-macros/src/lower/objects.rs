@@ -326,9 +326,7 @@ impl<'a> Lowerer<'a> {
             Expr::Path(p) if p.path.get_ident().is_some() => {
                 let id = p.path.get_ident().expect("checked");
                 match self.lookup(&id.to_string()) {
-                    Some(v) if v.ty.is_single() => {
-                        Ok(Place::Var(v))
-                    }
+                    Some(v) if v.ty.is_single() => Ok(Place::Var(v)),
                     Some(_) => err(id.span(), "slices cannot be reassigned in a handler"),
                     None => {
                         self.path(p, None)?;
