@@ -5,7 +5,9 @@
 //! nothing emitted. Stores into a virtual update the map, loads from it
 //! fold to the stored value (an unset field reads as zero/null), `arraylen`
 //! folds to the length, `ptr_eq` of a virtual with anything else is false,
-//! and guards about its nullness or class are decided from what is known.
+//! and guards about its nullness or class are decided from what is known
+//! (the class of a headered layout is its vtable, or its type id when it
+//! has none, whichever op allocated it; headerless layouts have no class).
 //!
 //! A virtual is forced ([`Cx::force`]) exactly where a real pointer must
 //! exist: passed to a call, returned by `finish`, carried by a `jump` or
