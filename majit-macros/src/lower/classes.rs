@@ -109,6 +109,19 @@ impl<'a> Lowerer<'a> {
         Ok(si as u8)
     }
 
+    /// The error for `x.is::<T>()` / `x.cast::<T>()` on a struct handle.
+    pub(super) fn class_test_of_struct(&self, si: u8) -> String {
+        let s = &self.ctx.structs[si as usize];
+        if !s.headered {
+            return self.headerless(si);
+        }
+        format!(
+            "this is a `{}` already: class tests and casts are on an `Obj` \
+             (`Obj::from(x).is::<T>()`)",
+            s.name
+        )
+    }
+
     fn headerless(&self, si: u8) -> String {
         let s = &self.ctx.structs[si as usize].name;
         format!(

@@ -160,6 +160,9 @@ impl<'a> Lowerer<'a> {
     ) -> Res<Option<Val>> {
         let sp = m.span();
         let name = m.method.to_string();
+        if matches!(name.as_str(), "is" | "cast") {
+            return err(m.receiver.span(), self.class_test_of_struct(si));
+        }
         let obj = recv.opnd(sp)?;
         if name == "is_null" && m.args.is_empty() {
             return Ok(Some(Val::scalar(
