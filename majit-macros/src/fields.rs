@@ -9,12 +9,14 @@
 //! named field access whose name is a field of some declared struct (the
 //! documented rule: a Rust struct used in the interpreter function must not
 //! share a field name with a declared GC struct). Nested items other than
-//! functions are left alone.
+//! functions are left alone, and so are macro calls whose arguments are not
+//! comma-separated expressions.
 
 use proc_macro2::Span;
-use quote::{format_ident, quote_spanned};
+use quote::{format_ident, quote_spanned, ToTokens};
+use syn::punctuated::Punctuated;
 use syn::visit_mut::VisitMut;
-use syn::{BinOp, Expr, Member};
+use syn::{BinOp, Expr, Member, Token};
 
 /// Rewrites field syntax on the declared field names `fields`.
 pub struct FieldSyntax {
@@ -105,5 +107,16 @@ impl VisitMut for FieldSyntax {
         if let syn::Item::Fn(f) = i {
             self.visit_block_mut(&mut f.block);
         }
+    }
+    /// The arguments of a macro call that are comma-separated expressions
+    /// (`println!("{}", x.f)`, `assert_eq!(x.f, 1)`); other macro bodies
+    /// are left alone.
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        let parse = Punctuated::<Expr, Token![,]>::parse_terminated;
+        let Ok(mut args) = m.parse_body_with(parse) else {
+            return;
+        };
+        args.iter_mut().for_each(|a| self.visit_expr_mut(a));
+        m.tokens = args.to_token_stream();
     }
 }

@@ -28,6 +28,8 @@ const ROUND: i64 = 3;
 fn run(code: &[i64], size: usize, rounds: i64) -> i64 {
     let mut pc: usize = 0;
     let mut scene: Scene = Scene::new(Array::new(size), Array::new(2));
+    // Field syntax in setup code, and in a macro's arguments.
+    assert_eq!(scene.hits.len(), 2, "{}", scene.shapes.len());
     let mut acc: Array<i64> = Array::new(3);
     let mut i: usize = 0;
     let mut n: i64 = rounds;
