@@ -24,40 +24,35 @@ pub unsafe trait Elem: Copy {
 }
 
 /// Implements [`Elem`] for `$t`, the array type named `$name` (a name
-/// traces can print: `Array_T`).
-#[macro_export]
-#[doc(hidden)]
-macro_rules! __majit_elem {
+/// traces can print: `Array_T`). `#[jit_interp]` writes the same impl for
+/// each declared struct.
+macro_rules! elem {
     ($t:ty, $name:literal, $refs:literal) => {
-        // SAFETY: `$t` is an integer, `bool` (0 or 1 in a zeroed or JIT-stored
-        // item), or a `#[repr(transparent)]` GC handle whose zero value is
-        // null; the array type's item size is its size.
-        unsafe impl $crate::array::Elem for $t {
+        // SAFETY: `$t` is an integer, `bool` (0 or 1 in a zeroed or
+        // JIT-stored item) or `Obj` (a `#[repr(transparent)]` GC handle
+        // whose zero value is null); the item size is its size.
+        unsafe impl Elem for $t {
             const IS_REF: bool = $refs;
-            fn array_type() -> &'static $crate::thread_heap::ArrayType {
-                static TYPE: $crate::thread_heap::ArrayType = $crate::thread_heap::ArrayType::new(
-                    $name,
-                    ::core::mem::size_of::<$t>() as u32,
-                    $refs,
-                );
+            fn array_type() -> &'static ArrayType {
+                static TYPE: ArrayType = ArrayType::new($name, size_of::<$t>() as u32, $refs);
                 &TYPE
             }
         }
     };
 }
 
-__majit_elem!(i8, "Array_i8", false);
-__majit_elem!(i16, "Array_i16", false);
-__majit_elem!(i32, "Array_i32", false);
-__majit_elem!(i64, "Array_i64", false);
-__majit_elem!(isize, "Array_isize", false);
-__majit_elem!(u8, "Array_u8", false);
-__majit_elem!(u16, "Array_u16", false);
-__majit_elem!(u32, "Array_u32", false);
-__majit_elem!(u64, "Array_u64", false);
-__majit_elem!(usize, "Array_usize", false);
-__majit_elem!(bool, "Array_bool", false);
-__majit_elem!(Obj, "Array_Obj", true);
+elem!(i8, "Array_i8", false);
+elem!(i16, "Array_i16", false);
+elem!(i32, "Array_i32", false);
+elem!(i64, "Array_i64", false);
+elem!(isize, "Array_isize", false);
+elem!(u8, "Array_u8", false);
+elem!(u16, "Array_u16", false);
+elem!(u32, "Array_u32", false);
+elem!(u64, "Array_u64", false);
+elem!(usize, "Array_usize", false);
+elem!(bool, "Array_bool", false);
+elem!(Obj, "Array_Obj", true);
 
 /// A handle of a GC array of `T`s in the thread heap, or null. Copying
 /// the handle does not copy the array.

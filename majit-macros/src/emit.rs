@@ -616,7 +616,15 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         #[repr(transparent)]
         #vis struct #name(*mut u64);
 
-        ::majit::gc::__majit_elem!(#name, #array_name, true);
+        // SAFETY: the handle is a `#[repr(transparent)]` GC pointer whose
+        // zero value is null, stored as an 8-byte reference item.
+        unsafe impl ::majit::gc::Elem for #name {
+            const IS_REF: bool = true;
+            fn array_type() -> &'static #heap::ArrayType {
+                static TYPE: #heap::ArrayType = #heap::ArrayType::new(#array_name, 8, true);
+                &TYPE
+            }
+        }
 
         // An interpreter may use only some of the accessors.
         #[allow(dead_code)]
