@@ -265,3 +265,32 @@ fn arrays_index_with_bounds_checks_and_keep_their_items_through_collections() {
     );
     thread_heap::take();
 }
+
+#[test]
+fn cached_type_ids_follow_the_current_heap() {
+    static FIRST: StructType = StructType::headered("First", 16, &[]);
+    static SECOND: StructType = StructType::headered("Second", 16, &[]);
+    thread_heap::install(small_heap(None));
+    let (f1, s1) = (
+        thread_heap::type_id(&FIRST).unwrap(),
+        thread_heap::type_id(&SECOND).unwrap(),
+    );
+    // The other order in a new heap: each type gets the other's id.
+    thread_heap::install(small_heap(None));
+    let (s2, f2) = (
+        thread_heap::type_id(&SECOND).unwrap(),
+        thread_heap::type_id(&FIRST).unwrap(),
+    );
+    assert_eq!((f2, s2), (s1, f1));
+    assert_eq!(thread_heap::type_id(&FIRST).unwrap(), f2);
+    let o = thread_heap::alloc(&FIRST).unwrap();
+    // SAFETY: `o` is a fresh headered object.
+    assert_eq!(unsafe { thread_heap::class_id(o) }, f2.0);
+    // After `take`, the next use makes a heap of its own.
+    thread_heap::take();
+    let f3 = thread_heap::type_id(&FIRST).unwrap();
+    let gc = thread_heap::shared().unwrap();
+    assert_eq!(gc.borrow().layout(f3).unwrap().name, "First");
+    drop(gc);
+    thread_heap::take();
+}
