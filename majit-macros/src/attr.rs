@@ -3,7 +3,8 @@
 //! Grammar (every key at most once, `helpers` and `structs` optional):
 //! `greens = [ident, ...], reds = [ident, ...],
 //!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
-//!  structs = [Name { field: Ty, ... }, ...], enums = [Name: repr, ...]`
+//!  structs = [Name { field: Ty, ... }, ...], enums = [Name: repr, ...],
+//!  traced = [path, ...]`
 //! where `policy` is `residual`, `elidable` or `inline` and a struct field is an
 //! integer, `bool` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
@@ -69,6 +70,8 @@ pub struct Attr {
     pub structs: Vec<StructDecl>,
     /// Fieldless enums with their `#[repr]` integer type.
     pub enums: Vec<(Ident, syn::Type)>,
+    /// Functions marked `#[majit::traced]`, by path (see `traced.rs`).
+    pub traced: Vec<syn::Path>,
 }
 
 fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
@@ -145,7 +148,7 @@ impl Parse for Helper {
 impl Parse for Attr {
     fn parse(input: ParseStream) -> syn::Result<Attr> {
         let (mut greens, mut reds, mut helpers, mut structs) = (None, None, None, None);
-        let mut enums = None;
+        let (mut enums, mut traced) = (None, None);
         while !input.is_empty() {
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -180,13 +183,21 @@ impl Parse for Attr {
                     }
                     enums = Some(list);
                 }
-                "greens" | "reds" | "helpers" | "structs" | "enums" => return Err(dup(&key)),
+                "traced" if traced.is_none() => {
+                    let content;
+                    bracketed!(content in input);
+                    let list = Punctuated::<syn::Path, Token![,]>::parse_terminated(&content)?;
+                    traced = Some(list.into_iter().collect());
+                }
+                "greens" | "reds" | "helpers" | "structs" | "enums" | "traced" => {
+                    return Err(dup(&key))
+                }
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
                             "unknown #[jit_interp] key `{other}`: expected `greens`, `reds`, \
-                             `helpers`, `structs` or `enums`"
+                             `helpers`, `structs`, `enums` or `traced`"
                         ),
                     ))
                 }
@@ -208,6 +219,7 @@ impl Parse for Attr {
             helpers: helpers.unwrap_or_default(),
             structs: structs.unwrap_or_default(),
             enums: enums.unwrap_or_default(),
+            traced: traced.unwrap_or_default(),
         })
     }
 }

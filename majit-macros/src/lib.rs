@@ -34,6 +34,7 @@ mod attr;
 mod emit;
 mod lower;
 mod regs;
+mod traced;
 mod ty;
 
 use proc_macro::TokenStream;
@@ -105,12 +106,86 @@ use syn::{Expr, Stmt};
 /// is a compile error at its span.
 #[proc_macro_attribute]
 pub fn jit_interp(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let attr = syn::parse_macro_input!(attr as attr::Attr);
+    let tokens = proc_macro2::TokenStream::from(attr.clone());
+    let parsed = syn::parse_macro_input!(attr as attr::Attr);
+    if !parsed.traced.is_empty() {
+        let traced = parsed.traced.clone();
+        return traced::start(tokens, item.into(), &traced)
+            .unwrap_or_else(|e| e.to_compile_error())
+            .into();
+    }
     let func = syn::parse_macro_input!(item as syn::ItemFn);
-    match expand(attr, func) {
+    match expand(parsed, func, Vec::new()) {
         Ok(t) => t.into(),
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+/// Marks a function an interpreter may trace through: listed in its
+/// `#[jit_interp(traced = [path::to::f, ..])]`, calls of `f` in handlers
+/// (and in other traced functions) are lowered to an `inline_call` of
+/// `f`'s own jitcode instead of a residual call. The function itself is
+/// unchanged (the plain interpreter calls it as written).
+///
+/// ```
+/// mod ops {
+///     #[majit::traced]
+///     pub(crate) fn double(x: i64) -> i64 {
+///         x.wrapping_mul(2)
+///     }
+/// }
+/// use majit::prelude::*;
+///
+/// #[jit_interp(greens = [pc], reds = [acc], traced = [ops::double])]
+/// fn run(start: i64) -> i64 {
+///     let mut pc: usize = 0;
+///     let mut acc: i64 = start;
+///     loop {
+///         jit_merge_point!();
+///         if pc == 3 {
+///             return acc;
+///         }
+///         acc = ops::double(acc);
+///         pc += 1;
+///     }
+/// }
+///
+/// fn main() {
+///     assert_eq!(run(5), 40);
+/// }
+/// ```
+///
+/// The function must be a free function of the same crate, not generic,
+/// and its body and signature within the subset of `docs/macros.md`;
+/// traced functions may call each other, but not recursively. See
+/// `traced.rs` for how the interpreter gets the body.
+#[proc_macro_attribute]
+pub fn traced(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let func = syn::parse_macro_input!(item as syn::ItemFn);
+    traced::attribute(attr.into(), func)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
+}
+
+/// One step of the chain that collects the traced functions' bodies for
+/// `#[jit_interp]` (see `traced.rs`); not for direct use.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __jit_interp_chain(input: TokenStream) -> TokenStream {
+    let chain = syn::parse_macro_input!(input as traced::Chain);
+    chain_step(chain)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
+}
+
+/// The next callback, or the interpreter's expansion with every body.
+fn chain_step(chain: traced::Chain) -> syn::Result<proc_macro2::TokenStream> {
+    if let Some(next) = traced::step(&chain)? {
+        return Ok(next);
+    }
+    let attr: attr::Attr = syn::parse2(chain.attr)?;
+    let func: syn::ItemFn = syn::parse2(chain.item)?;
+    expand(attr, func, chain.fns)
 }
 
 /// A local or parameter declared outside the dispatch loop.
@@ -301,7 +376,11 @@ fn state_vars(
     Ok(out)
 }
 
-fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
+fn expand(
+    mut attr: attr::Attr,
+    func: syn::ItemFn,
+    traced_fns: Vec<syn::ItemFn>,
+) -> syn::Result<proc_macro2::TokenStream> {
     if !func.sig.generics.params.is_empty() {
         return Err(syn::Error::new(
             func.sig.generics.span(),
@@ -318,6 +397,16 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
     }
     let outer = outer_vars(&func, &stmts[..at])?;
     let names = declared_names(&attr)?;
+    for (path, f) in attr.traced.iter().zip(&traced_fns) {
+        let h = traced::helper(f)?;
+        if attr.helpers.iter().any(|d| d.name == h.name) {
+            return Err(syn::Error::new(
+                path.span(),
+                format!("`{}` is both a declared helper and a traced function", h.name),
+            ));
+        }
+        attr.helpers.push(h);
+    }
     let structs = struct_defs(&attr, &names)?;
     let state = state_vars(&attr, &outer, &names)?;
     let ret = match &func.sig.output {
@@ -345,7 +434,7 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
         helper: false,
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
-    let helpers = inline_helpers(&attr, &stmts[..at], &ctx)?;
+    let helpers = inline_helpers(&attr, &stmts[..at], &traced_fns, &ctx)?;
     if lowered.int_regs > 256 || lowered.ref_regs > 256 {
         return Err(syn::Error::new(
             func.sig.ident.span(),
@@ -424,50 +513,46 @@ fn gc_places(
     Ok(has_structs.then(|| emit::gc_places(state)))
 }
 
-/// Lowers every `inline` helper: a nested `fn` of the interpreter
-/// function, defined before the dispatch loop.
+/// Lowers every `inline` helper (a nested `fn` of the interpreter
+/// function, defined before the dispatch loop) and traced function.
 fn inline_helpers(
     attr: &attr::Attr,
     before: &[Stmt],
+    traced_fns: &[syn::ItemFn],
     portal: &lower::Ctx,
 ) -> syn::Result<Vec<(String, lower::Lowered)>> {
-    let mut out = Vec::new();
+    let mut defs = Vec::new();
     for h in attr
         .helpers
         .iter()
         .filter(|h| h.policy == attr::Policy::Inline)
     {
-        let def = before.iter().find_map(|s| match s {
+        let nested = before.iter().find_map(|s| match s {
             Stmt::Item(syn::Item::Fn(f)) if f.sig.ident == h.name => Some(f),
             _ => None,
         });
+        let def = traced_fns.iter().find(|f| f.sig.ident == h.name).or(nested);
         let Some(def) = def else {
             return Err(syn::Error::new(
                 h.name.span(),
                 format!(
                     "an `inline` helper must be defined inside the interpreter function, before \
-                     the dispatch loop, so that its body can be lowered: `fn {}(..) {{ .. }}`",
+                     the dispatch loop, so that its body can be lowered: `fn {}(..) {{ .. }}` \
+                     (or mark a function `#[majit::traced]` and list it in `traced = [..]`)",
                     h.name
                 ),
             ));
         };
-        let mut params = Vec::new();
-        for input in &def.sig.inputs {
-            match input {
-                syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse(&pt.ty)?) {
-                    (syn::Pat::Ident(i), t @ ty::Ty::Scalar(_)) => {
-                        params.push((i.ident.to_string(), t))
-                    }
-                    _ => {
-                        return Err(syn::Error::new(
-                            pt.span(),
-                            "inline helper parameters are `name: integer-or-bool`",
-                        ))
-                    }
-                },
-                other => return Err(syn::Error::new(other.span(), "not a free function")),
-            }
-        }
+        let params = helper_params(def)?;
+        defs.push((h, def, params));
+    }
+    let bodies: Vec<(String, &syn::Block)> = defs
+        .iter()
+        .map(|(h, def, _)| (h.name.to_string(), &*def.block))
+        .collect();
+    traced::check_recursion(&bodies)?;
+    let mut out = Vec::new();
+    for (h, def, params) in defs {
         if params.len() != h.args.len() {
             return Err(syn::Error::new(
                 def.sig.span(),
@@ -495,6 +580,28 @@ fn inline_helpers(
         ));
     }
     Ok(out)
+}
+
+/// The parameters of an inline helper or traced function.
+fn helper_params(def: &syn::ItemFn) -> syn::Result<Vec<(String, ty::Ty)>> {
+    let mut params = Vec::new();
+    for input in &def.sig.inputs {
+        match input {
+            syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse(&pt.ty)?) {
+                (syn::Pat::Ident(i), t @ ty::Ty::Scalar(_)) => {
+                    params.push((i.ident.to_string(), t))
+                }
+                _ => {
+                    return Err(syn::Error::new(
+                        pt.span(),
+                        "inline helper parameters are `name: integer-or-bool`",
+                    ))
+                }
+            },
+            other => return Err(syn::Error::new(other.span(), "not a free function")),
+        }
+    }
+    Ok(params)
 }
 
 /// `NAME_jit`: the interpreter with the driver glue.

@@ -93,7 +93,9 @@ pub use majit_metainterp as metainterp;
 pub use majit_backend_dynasm::HostBackend;
 pub use majit_gc::{GcRef, GcStats};
 pub use majit_ir::Value;
-pub use majit_macros::jit_interp;
+pub use majit_macros::{jit_interp, traced};
+#[doc(hidden)]
+pub use majit_macros::__jit_interp_chain;
 pub use majit_metainterp::driver::{JitDriver, JitError};
 pub use majit_metainterp::gcheap::GcBackend;
 pub use majit_metainterp::params::JitParams;
@@ -106,7 +108,7 @@ pub use majit_metainterp::Backend;
 /// traits, the statistics, the GC handle types.
 pub mod prelude {
     pub use crate::{
-        jit_interp, Backend, GcBackend, GcRef, GcStats, HostBackend, JitDriver, JitError,
+        jit_interp, traced, Backend, GcBackend, GcRef, GcStats, HostBackend, JitDriver, JitError,
         JitParams, RefExec, Stats, Value,
     };
 }

@@ -1,0 +1,305 @@
+//! Traced functions: `#[majit::traced]` and the chain that hands their
+//! bodies to `#[jit_interp]`.
+//!
+//! A proc macro sees only the item it is attached to, so an interpreter
+//! cannot read the body of a function defined elsewhere. `#[traced]`
+//! therefore emits, beside the unchanged function `f`, a hidden
+//! `macro_rules! __majit_traced_f` (exported to the crate with `pub(crate)
+//! use`) that appends `f`'s tokens to whatever it is given and passes
+//! everything to `::majit::__jit_interp_chain!`. An interpreter listing
+//! `traced = [a::f, b::g]` expands to `a::__majit_traced_f! { state }`,
+//! whose expansion calls the chain, which calls `b::__majit_traced_g!`,
+//! and so on; when every listed function has added its tokens, the chain
+//! expands the interpreter with all the bodies ([`crate::expand`]).
+//!
+//! The state is four kinds of brace groups: `{ attribute } { function }
+//! { paths still to visit } { traced fn }*`, the traced functions in the
+//! order of the attribute's list. Tokens keep their spans through the
+//! chain, so errors in a traced body point into it.
+//!
+//! Invariants: the chain visits each listed path once, in order; the
+//! final step sees exactly one body per listed path.
+
+use crate::attr::{Helper, Policy};
+use crate::ty::{Scalar, Ty};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::Token;
+
+/// `#[traced]` on `func`: the function unchanged plus its hidden
+/// callback macro.
+pub fn attribute(attr: TokenStream, func: syn::ItemFn) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new(
+            attr.span(),
+            "#[majit::traced] takes no arguments",
+        ));
+    }
+    check_signature(&func.sig)?;
+    if let Some(sp) = dollar(quote!(#func)) {
+        return Err(syn::Error::new(
+            sp,
+            "a traced function cannot contain `$` (a nested `macro_rules!`): move it out",
+        ));
+    }
+    let mac = callback(&func.sig.ident);
+    Ok(quote! {
+        #func
+        #[doc(hidden)]
+        macro_rules! #mac {
+            ($($state:tt)*) => { ::majit::__jit_interp_chain! { $($state)* { #func } } };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #mac;
+    })
+}
+
+/// The callback macro of the traced function `name`.
+fn callback(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__majit_traced_{}", name, span = name.span())
+}
+
+/// Rejects what a traced function cannot be: a method, generic, `async`,
+/// `const`, `extern` or variadic. Parameter and result types are checked
+/// by the interpreter that lists the function (they may name its structs).
+fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
+    let bad = |sp: proc_macro2::Span, what: &str| {
+        Err(syn::Error::new(
+            sp,
+            format!("a traced function cannot be {what}: it is lowered to jitcode like a handler"),
+        ))
+    };
+    if !sig.generics.params.is_empty() {
+        return bad(sig.generics.span(), "generic");
+    }
+    if let Some(a) = &sig.asyncness {
+        return bad(a.span(), "`async`");
+    }
+    if let Some(c) = &sig.constness {
+        return bad(c.span(), "`const`");
+    }
+    if let Some(a) = &sig.abi {
+        return bad(a.span(), "`extern`");
+    }
+    if let Some(v) = &sig.variadic {
+        return bad(v.span(), "variadic");
+    }
+    for input in &sig.inputs {
+        if let syn::FnArg::Receiver(r) = input {
+            return bad(r.span(), "a method (a free function is listed by its path)");
+        }
+    }
+    Ok(())
+}
+
+/// The span of the first `$` in `tokens`.
+fn dollar(tokens: TokenStream) -> Option<proc_macro2::Span> {
+    tokens.into_iter().find_map(|t| match t {
+        proc_macro2::TokenTree::Punct(p) if p.as_char() == '$' => Some(p.span()),
+        proc_macro2::TokenTree::Group(g) => dollar(g.stream()),
+        _ => None,
+    })
+}
+
+/// The helper entry of a traced function: called with `inline_call`,
+/// its signature read from the definition. Parameters are `name: T` and
+/// `T` and the result integers or `bool` (an error at the type otherwise).
+pub fn helper(f: &syn::ItemFn) -> syn::Result<Helper> {
+    let (mut args, mut arg_tys) = (Vec::new(), Vec::new());
+    for input in &f.sig.inputs {
+        let syn::FnArg::Typed(pt) = input else {
+            unreachable!("#[traced] rejects methods")
+        };
+        if !matches!(&*pt.pat, syn::Pat::Ident(_)) {
+            return Err(syn::Error::new(
+                pt.pat.span(),
+                "a traced function's parameters are plain names (`x: i64`), not patterns",
+            ));
+        }
+        args.push(traced_scalar(&pt.ty)?);
+        arg_tys.push((*pt.ty).clone());
+    }
+    let ret = match &f.sig.output {
+        syn::ReturnType::Default => None,
+        syn::ReturnType::Type(_, t) => match Ty::parse(t) {
+            Ok(Ty::Unit) => None,
+            _ => Some(traced_scalar(t)?),
+        },
+    };
+    Ok(Helper {
+        policy: Policy::Inline,
+        name: f.sig.ident.clone(),
+        args,
+        arg_tys,
+        ret,
+    })
+}
+
+/// A parameter or result type of a traced function.
+fn traced_scalar(t: &syn::Type) -> syn::Result<Scalar> {
+    match Ty::parse(t) {
+        Ok(Ty::Scalar(s)) => Ok(s),
+        _ => Err(syn::Error::new(
+            t.span(),
+            "a traced function takes and returns integers and `bool` (other types: call it \
+             as a `residual` helper)",
+        )),
+    }
+}
+
+/// The state the chain passes along.
+pub struct Chain {
+    pub attr: TokenStream,
+    pub item: TokenStream,
+    rest: Vec<syn::Path>,
+    pub fns: Vec<syn::ItemFn>,
+}
+
+impl Parse for Chain {
+    fn parse(input: ParseStream) -> syn::Result<Chain> {
+        let group = |input: ParseStream| -> syn::Result<TokenStream> {
+            let content;
+            syn::braced!(content in input);
+            content.parse()
+        };
+        let attr = group(input)?;
+        let item = group(input)?;
+        let content;
+        syn::braced!(content in input);
+        let rest = Punctuated::<syn::Path, Token![,]>::parse_terminated(&content)?;
+        let mut fns = Vec::new();
+        while !input.is_empty() {
+            let content;
+            syn::braced!(content in input);
+            fns.push(content.parse()?);
+        }
+        Ok(Chain {
+            attr,
+            item,
+            rest: rest.into_iter().collect(),
+            fns,
+        })
+    }
+}
+
+/// The next step: the callback of the next listed function, or `None`
+/// when every body has arrived.
+pub fn step(c: &Chain) -> syn::Result<Option<TokenStream>> {
+    let Some((next, rest)) = c.rest.split_first() else {
+        return Ok(None);
+    };
+    let (attr, item, fns) = (&c.attr, &c.item, &c.fns);
+    let state = quote!({ #attr } { #item } { #(#rest),* } #({ #fns })*);
+    call_next(next, state).map(Some)
+}
+
+/// The first step, from `#[jit_interp]` with a `traced` list.
+pub fn start(attr: TokenStream, item: TokenStream, paths: &[syn::Path]) -> syn::Result<TokenStream> {
+    let (next, rest) = paths.split_first().expect("start is called with a list");
+    call_next(next, quote!({ #attr } { #item } { #(#rest),* }))
+}
+
+/// `path`'s callback macro called with `state`. The macro's name carries
+/// the span of the listed name, so a function without `#[traced]` is
+/// reported there (as a missing `__majit_traced_NAME` macro).
+fn call_next(path: &syn::Path, state: TokenStream) -> syn::Result<TokenStream> {
+    let mut p = path.clone();
+    let last = p.segments.last_mut().expect("a path has a segment");
+    if !last.arguments.is_none() {
+        return Err(syn::Error::new(
+            last.arguments.span(),
+            "a traced function is listed by its path, without generic arguments",
+        ));
+    }
+    last.ident = callback(&last.ident);
+    Ok(quote!(#p! { #state }))
+}
+
+/// Rejects recursion among the inline helpers and traced functions
+/// `defs` (name, body): it needs frames of their own (issue #16). The
+/// error is at the call that closes a cycle and names the cycle.
+pub fn check_recursion(defs: &[(String, &syn::Block)]) -> syn::Result<()> {
+    let names: Vec<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
+    let calls: Vec<Vec<(usize, proc_macro2::Span)>> = defs
+        .iter()
+        .map(|(_, body)| {
+            let mut v = Calls {
+                names: &names,
+                out: Vec::new(),
+            };
+            v.visit_block(body);
+            v.out
+        })
+        .collect();
+    // 0: unvisited, 1: on the stack, 2: done.
+    let mut state = vec![0u8; defs.len()];
+    let mut stack = Vec::new();
+    for i in 0..defs.len() {
+        cycle_from(i, &calls, &mut state, &mut stack, &names)?;
+    }
+    Ok(())
+}
+
+/// Depth-first search for a cycle through `i`.
+fn cycle_from(
+    i: usize,
+    calls: &[Vec<(usize, proc_macro2::Span)>],
+    state: &mut [u8],
+    stack: &mut Vec<usize>,
+    names: &[&str],
+) -> syn::Result<()> {
+    if state[i] != 0 {
+        return Ok(());
+    }
+    state[i] = 1;
+    stack.push(i);
+    for &(j, sp) in &calls[i] {
+        if state[j] == 1 {
+            let from = stack.iter().position(|&k| k == j).expect("on the stack");
+            let cycle: Vec<&str> = stack[from..]
+                .iter()
+                .chain([&j])
+                .map(|&k| names[k])
+                .collect();
+            return Err(syn::Error::new(
+                sp,
+                format!(
+                    "traced functions cannot be recursive ({}): each is inlined into the \
+                     trace, and recursion needs frames of its own; declare one of them \
+                     `dont_look_inside` (a residual call) to break the cycle",
+                    cycle.join(" calls ")
+                ),
+            ));
+        }
+        cycle_from(j, calls, state, stack, names)?;
+    }
+    stack.pop();
+    state[i] = 2;
+    Ok(())
+}
+
+/// The calls of the named functions in a body (by the path's last name).
+struct Calls<'a> {
+    names: &'a [&'a str],
+    out: Vec<(usize, proc_macro2::Span)>,
+}
+
+impl Visit<'_> for Calls<'_> {
+    fn visit_expr_call(&mut self, c: &syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func {
+            if let Some(last) = p.path.segments.last() {
+                let name = last.ident.to_string();
+                if let Some(i) = self.names.iter().position(|n| *n == name) {
+                    self.out.push((i, c.span()));
+                }
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+    fn visit_item(&mut self, _: &syn::Item) {}
+}
