@@ -324,19 +324,21 @@ fn scalar_rust(s: Scalar) -> TokenStream {
 pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStream {
     let mut out = Vec::new();
     for h in helpers.iter().filter(|h| h.policy != Policy::Inline) {
-        let (name, shim) = (&h.name, format_ident!("__majit_shim_{}", h.name));
+        let (path, shim) = (&h.path, format_ident!("__majit_shim_{}", h.name));
         let params: Vec<_> = (0..h.args.len()).map(|i| format_ident!("a{}", i)).collect();
         let conv = params
             .iter()
             .zip(&h.args)
             .zip(&h.arg_tys)
             .map(|((p, a), t)| match a {
-                Scalar::Bool => quote!(#p != 0),
-                Scalar::Int(_) => quote!(#p as #t),
+                Ty::Scalar(Scalar::Bool) => quote!(#p != 0),
+                Ty::Gc(_) => quote!(<#t>::from_raw(#p as usize)),
+                _ => quote!(#p as #t),
             });
         let body = match h.ret {
-            Some(_) => quote!(#name(#(#conv),*) as i64),
-            None => quote!(#name(#(#conv),*);),
+            Some(Ty::Gc(_)) => quote!(#path(#(#conv),*).to_raw() as i64),
+            Some(_) => quote!(#path(#(#conv),*) as i64),
+            None => quote!(#path(#(#conv),*);),
         };
         let ret = h.ret.map(|_| quote!(-> i64));
         out.push(quote! {

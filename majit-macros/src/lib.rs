@@ -400,12 +400,18 @@ fn expand(
     }
     let outer = outer_vars(&func, &stmts[..at])?;
     let names = declared_names(&attr)?;
+    for h in &mut attr.helpers {
+        h.resolve(&names)?;
+    }
     for (path, f) in attr.traced.iter().zip(&traced_fns) {
         let h = traced::helper(f)?;
         if attr.helpers.iter().any(|d| d.name == h.name) {
             return Err(syn::Error::new(
                 path.span(),
-                format!("`{}` is both a declared helper and a traced function", h.name),
+                format!(
+                    "`{}` is both a declared helper and a traced function",
+                    h.name
+                ),
             ));
         }
         attr.helpers.push(h);
@@ -562,10 +568,7 @@ fn inline_helpers(
                 "the definition does not match the declared helper signature",
             ));
         }
-        let ret = match h.ret {
-            Some(t) => ty::Ty::Scalar(t),
-            None => ty::Ty::Unit,
-        };
+        let ret = h.ret.unwrap_or(ty::Ty::Unit);
         let ctx = lower::Ctx {
             state: &[],
             helpers: portal.helpers,

@@ -21,7 +21,7 @@
 //! final step sees exactly one body per listed path.
 
 use crate::attr::{Helper, Policy};
-use crate::ty::{Scalar, Ty};
+use crate::ty::Ty;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::parse::{Parse, ParseStream};
@@ -124,30 +124,34 @@ pub fn helper(f: &syn::ItemFn) -> syn::Result<Helper> {
         args.push(traced_scalar(&pt.ty)?);
         arg_tys.push((*pt.ty).clone());
     }
-    let ret = match &f.sig.output {
+    let ret_ty = match &f.sig.output {
         syn::ReturnType::Default => None,
-        syn::ReturnType::Type(_, t) => match Ty::parse(t) {
-            Ok(Ty::Unit) => None,
-            _ => Some(traced_scalar(t)?),
-        },
+        syn::ReturnType::Type(_, t) => Some((**t).clone()),
     };
+    let ret = match &ret_ty {
+        Some(t) if !matches!(Ty::parse(t), Ok(Ty::Unit)) => Some(traced_scalar(t)?),
+        _ => None,
+    };
+    let name = f.sig.ident.clone();
     Ok(Helper {
         policy: Policy::Inline,
-        name: f.sig.ident.clone(),
+        path: name.clone().into(),
+        name,
         args,
         arg_tys,
         ret,
+        ret_ty,
     })
 }
 
 /// A parameter or result type of a traced function.
-fn traced_scalar(t: &syn::Type) -> syn::Result<Scalar> {
+fn traced_scalar(t: &syn::Type) -> syn::Result<Ty> {
     match Ty::parse(t) {
-        Ok(Ty::Scalar(s)) => Ok(s),
+        Ok(ty @ Ty::Scalar(_)) => Ok(ty),
         _ => Err(syn::Error::new(
             t.span(),
             "a traced function takes and returns integers and `bool` (other types: call it \
-             as a `residual` helper)",
+             through a `dont_look_inside` helper)",
         )),
     }
 }
@@ -199,7 +203,11 @@ pub fn step(c: &Chain) -> syn::Result<Option<TokenStream>> {
 }
 
 /// The first step, from `#[jit_interp]` with a `traced` list.
-pub fn start(attr: TokenStream, item: TokenStream, paths: &[syn::Path]) -> syn::Result<TokenStream> {
+pub fn start(
+    attr: TokenStream,
+    item: TokenStream,
+    paths: &[syn::Path],
+) -> syn::Result<TokenStream> {
     let (next, rest) = paths.split_first().expect("start is called with a list");
     call_next(next, quote!({ #attr } { #item } { #(#rest),* }))
 }

@@ -93,9 +93,9 @@ pub use majit_metainterp as metainterp;
 pub use majit_backend_dynasm::HostBackend;
 pub use majit_gc::{GcRef, GcStats};
 pub use majit_ir::Value;
-pub use majit_macros::{jit_interp, traced};
 #[doc(hidden)]
 pub use majit_macros::__jit_interp_chain;
+pub use majit_macros::{jit_interp, traced};
 pub use majit_metainterp::driver::{JitDriver, JitError};
 pub use majit_metainterp::gcheap::GcBackend;
 pub use majit_metainterp::params::JitParams;
@@ -103,12 +103,35 @@ pub use majit_metainterp::refexec::RefExec;
 pub use majit_metainterp::stats::Stats;
 pub use majit_metainterp::Backend;
 
+/// Hints for the JIT, as RPython offers them. In Rust (the plain
+/// interpreter and `NAME_jit`) they are plain functions; in a handler or a
+/// traced function of `#[jit_interp]` the macro lowers them to jitcode
+/// (see `docs/macros.md`).
+pub mod hints {
+    /// `x` itself. In a trace, `x` becomes a constant behind a
+    /// `guard_value` (its current value), so what depends on it folds: a
+    /// dispatch on it, an `elidable` helper called with it. For integers,
+    /// bools and GC handles.
+    pub fn promote<T>(x: T) -> T {
+        x
+    }
+
+    /// `false` here and wherever the interpreter runs (the plain
+    /// function, `NAME_jit`, the blackhole); `true` in traces, so a branch
+    /// on it keeps only its `true` side in compiled code.
+    pub fn we_are_jitted() -> bool {
+        false
+    }
+}
+
+pub use hints::{promote, we_are_jitted};
+
 /// What an interpreter built with `#[jit_interp]` names: the attribute,
 /// the driver and its errors, the parameters, the backends and their
-/// traits, the statistics, the GC handle types.
+/// traits, the statistics, the GC handle types, `#[traced]` and the hints.
 pub mod prelude {
     pub use crate::{
-        jit_interp, traced, Backend, GcBackend, GcRef, GcStats, HostBackend, JitDriver, JitError,
-        JitParams, RefExec, Stats, Value,
+        jit_interp, promote, traced, we_are_jitted, Backend, GcBackend, GcRef, GcStats,
+        HostBackend, JitDriver, JitError, JitParams, RefExec, Stats, Value,
     };
 }

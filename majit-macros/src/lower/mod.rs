@@ -22,6 +22,7 @@
 mod calls;
 mod control;
 mod expr;
+mod hints;
 mod objects;
 
 use calls::*;
@@ -101,11 +102,7 @@ impl Val {
     /// The result of a call (at `call`) of `h`, a helper declared without
     /// a return type.
     fn void_call(h: &Helper, call: Span) -> Val {
-        let policy = match h.policy {
-            Policy::Residual => "residual",
-            Policy::Elidable => "elidable",
-            Policy::Inline => "inline",
-        };
+        let policy = h.policy.keyword();
         let msg = format!(
             "`{}` is declared without a return type, but its result is used: declare the type \
              it returns, `{policy} fn {}(..) -> T`",

@@ -288,7 +288,7 @@ impl<'a> Lowerer<'a> {
             let descr = call_descr(
                 &format!("load_{}", arr.name),
                 &[Bank::Ref, Bank::Int],
-                Some(()),
+                Some(Bank::Int),
                 Policy::Elidable,
             );
             self.code.push(quote! {
