@@ -441,6 +441,7 @@ fn expand(
         loop_label: dispatch.label.as_ref().map(|l| l.name.ident.to_string()),
         break_ok: at + 1 == stmts.len() && semi.is_none(),
         helper: false,
+        consts: None,
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
     let helpers = inline_helpers(&attr, &stmts[..at], &traced_fns, &ctx)?;
@@ -522,63 +523,88 @@ fn gc_places(
     Ok(has_structs.then(|| emit::gc_places(state)))
 }
 
-/// Lowers every `inline` helper (a nested `fn` of the interpreter
-/// function, defined before the dispatch loop) and traced function.
-fn inline_helpers(
-    attr: &attr::Attr,
-    before: &[Stmt],
-    traced_fns: &[syn::ItemFn],
-    portal: &lower::Ctx,
-) -> syn::Result<Vec<(String, lower::Lowered)>> {
+/// An inline helper or traced function: its declaration, definition,
+/// parameters and (traced) const table.
+type InlineDef<'a> = (
+    &'a attr::Helper,
+    &'a syn::ItemFn,
+    Vec<(String, ty::Ty)>,
+    Option<traced::ConstTable>,
+);
+
+/// The definitions of the `inline` helpers (nested `fn`s of the
+/// interpreter function, defined before the dispatch loop) and traced
+/// functions; recursion among them is an error.
+fn inline_defs<'a>(
+    attr: &'a attr::Attr,
+    before: &'a [Stmt],
+    traced_fns: &'a [syn::ItemFn],
+) -> syn::Result<Vec<InlineDef<'a>>> {
     let mut defs = Vec::new();
     for h in attr
         .helpers
         .iter()
         .filter(|h| h.policy == attr::Policy::Inline)
     {
-        let nested = before.iter().find_map(|s| match s {
-            Stmt::Item(syn::Item::Fn(f)) if f.sig.ident == h.name => Some(f),
-            _ => None,
-        });
-        let def = traced_fns.iter().find(|f| f.sig.ident == h.name).or(nested);
-        let Some(def) = def else {
-            return Err(syn::Error::new(
-                h.name.span(),
-                format!(
-                    "an `inline` helper must be defined inside the interpreter function, before \
-                     the dispatch loop, so that its body can be lowered: `fn {}(..) {{ .. }}` \
-                     (or mark a function `#[majit::traced]` and list it in `traced = [..]`)",
-                    h.name
-                ),
-            ));
+        let traced = attr.traced.iter().zip(traced_fns);
+        let (def, consts) = match traced.into_iter().find(|(_, f)| f.sig.ident == h.name) {
+            Some((path, f)) => (f, Some(traced::ConstTable::new(path, f))),
+            None => match before.iter().find_map(|s| match s {
+                Stmt::Item(syn::Item::Fn(f)) if f.sig.ident == h.name => Some(f),
+                _ => None,
+            }) {
+                Some(f) => (f, None),
+                None => {
+                    return Err(syn::Error::new(
+                        h.name.span(),
+                        format!(
+                            "an `inline` helper must be defined inside the interpreter \
+                             function, before the dispatch loop, so that its body can be \
+                             lowered: `fn {}(..) {{ .. }}` (or mark a function \
+                             `#[majit::traced]` and list it in `traced = [..]`)",
+                            h.name
+                        ),
+                    ))
+                }
+            },
         };
         let params = helper_params(def)?;
-        defs.push((h, def, params));
-    }
-    let bodies: Vec<(String, &syn::Block)> = defs
-        .iter()
-        .map(|(h, def, _)| (h.name.to_string(), &*def.block))
-        .collect();
-    traced::check_recursion(&bodies)?;
-    let mut out = Vec::new();
-    for (h, def, params) in defs {
         if params.len() != h.args.len() {
             return Err(syn::Error::new(
                 def.sig.span(),
                 "the definition does not match the declared helper signature",
             ));
         }
-        let ret = h.ret.unwrap_or(ty::Ty::Unit);
+        defs.push((h, def, params, consts));
+    }
+    let bodies: Vec<(String, &syn::Block)> = defs
+        .iter()
+        .map(|(h, def, ..)| (h.name.to_string(), &*def.block))
+        .collect();
+    traced::check_recursion(&bodies)?;
+    Ok(defs)
+}
+
+/// Lowers every inline helper and traced function into its own jitcode.
+fn inline_helpers(
+    attr: &attr::Attr,
+    before: &[Stmt],
+    traced_fns: &[syn::ItemFn],
+    portal: &lower::Ctx,
+) -> syn::Result<Vec<(String, lower::Lowered)>> {
+    let mut out = Vec::new();
+    for (h, def, params, consts) in inline_defs(attr, before, traced_fns)? {
         let ctx = lower::Ctx {
             state: &[],
             helpers: portal.helpers,
             structs: portal.structs,
             names: portal.names,
             outer: &[],
-            ret,
+            ret: h.ret.unwrap_or(ty::Ty::Unit),
             loop_label: None,
             break_ok: false,
             helper: true,
+            consts: consts.as_ref(),
         };
         out.push((
             h.name.to_string(),

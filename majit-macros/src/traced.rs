@@ -17,8 +17,16 @@
 //! order of the attribute's list. Tokens keep their spans through the
 //! chain, so errors in a traced body point into it.
 //!
+//! Consts: a path in a traced body (`LIMIT`, `Op::Add`) must resolve in
+//! the function's own module, but the jitcode is built in the
+//! interpreter's. So `#[traced]` also emits `__majit_consts_f()`, beside
+//! `f`, returning the value of every path the lowering takes for a const
+//! ([`const_paths`]), and the lowering names `path::__majit_consts_f()[k]`
+//! instead of the path ([`ConstTable`]).
+//!
 //! Invariants: the chain visits each listed path once, in order; the
-//! final step sees exactly one body per listed path.
+//! final step sees exactly one body per listed path; `#[traced]` and the
+//! lowering compute the same const list from the same tokens.
 
 use crate::attr::{Helper, Policy};
 use crate::ty::Ty;
@@ -47,8 +55,20 @@ pub fn attribute(attr: TokenStream, func: syn::ItemFn) -> syn::Result<TokenStrea
         ));
     }
     let mac = callback(&func.sig.ident);
+    let paths = const_paths(&func);
+    let consts = (!paths.is_empty()).then(|| {
+        let (f, n) = (consts_fn(&func.sig.ident), paths.len());
+        quote! {
+            #[doc(hidden)]
+            #[allow(dead_code, clippy::unnecessary_cast)]
+            pub(crate) fn #f() -> [i64; #n] {
+                [#((#paths) as i64),*]
+            }
+        }
+    });
     Ok(quote! {
         #func
+        #consts
         #[doc(hidden)]
         macro_rules! #mac {
             ($($state:tt)*) => { ::majit::__jit_interp_chain! { $($state)* { #func } } };
@@ -62,6 +82,111 @@ pub fn attribute(attr: TokenStream, func: syn::ItemFn) -> syn::Result<TokenStrea
 /// The callback macro of the traced function `name`.
 fn callback(name: &syn::Ident) -> syn::Ident {
     format_ident!("__majit_traced_{}", name, span = name.span())
+}
+
+/// The const-values function of the traced function `name`.
+fn consts_fn(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__majit_consts_{}", name)
+}
+
+/// The paths of `f`'s body that the lowering takes for consts: in
+/// expressions, a path of several segments or an uppercase name other
+/// than `None` (not as a callee, nor as the receiver of a method other
+/// than the integer ones, nor in a closure or macro: code the lowering
+/// rejects, which a `dont_look_inside` function may hold); in patterns, a
+/// path or an uppercase name. Deduplicated, in source order.
+pub fn const_paths(f: &syn::ItemFn) -> Vec<TokenStream> {
+    let mut v = ConstPaths(Vec::new());
+    v.visit_block(&f.block);
+    let mut seen = Vec::new();
+    v.0.retain(|t| {
+        let k = t.to_string();
+        let new = !seen.contains(&k);
+        seen.push(k);
+        new
+    });
+    v.0
+}
+
+/// The lowering's view of a traced function's consts: `func()[k]` is
+/// the value of `keys[k]` (a path's tokens as a string).
+pub struct ConstTable {
+    pub func: TokenStream,
+    pub keys: Vec<String>,
+}
+
+impl ConstTable {
+    /// The table of `f`, listed in the interpreter as `path`.
+    pub fn new(path: &syn::Path, f: &syn::ItemFn) -> ConstTable {
+        let mut func = path.clone();
+        let last = func.segments.last_mut().expect("a path has a segment");
+        last.ident = consts_fn(&f.sig.ident);
+        ConstTable {
+            func: quote!(#func),
+            keys: const_paths(f).iter().map(|t| t.to_string()).collect(),
+        }
+    }
+
+    /// What the jitcode builder evaluates for the const `t`.
+    pub fn value(&self, t: TokenStream) -> TokenStream {
+        match self.keys.iter().position(|k| *k == t.to_string()) {
+            Some(k) => {
+                let f = &self.func;
+                quote!(#f()[#k])
+            }
+            None => t,
+        }
+    }
+}
+
+fn uppercase(id: &syn::Ident) -> bool {
+    id.to_string().starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+struct ConstPaths(Vec<TokenStream>);
+
+impl Visit<'_> for ConstPaths {
+    fn visit_expr_path(&mut self, p: &syn::ExprPath) {
+        let is_const = match p.path.get_ident() {
+            Some(id) => uppercase(id) && id != "None",
+            None => p.qself.is_none(),
+        };
+        if is_const {
+            self.0.push(quote!(#p));
+        }
+    }
+    fn visit_expr_call(&mut self, c: &syn::ExprCall) {
+        for a in &c.args {
+            self.visit_expr(a);
+        }
+    }
+    fn visit_expr_method_call(&mut self, m: &syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        if ["wrapping_", "checked_", "overflowing_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        {
+            self.visit_expr(&m.receiver);
+        }
+        for a in &m.args {
+            self.visit_expr(a);
+        }
+    }
+    fn visit_expr_closure(&mut self, _: &syn::ExprClosure) {}
+    fn visit_pat(&mut self, p: &syn::Pat) {
+        match p {
+            syn::Pat::Path(p) => self.0.push(quote!(#p)),
+            syn::Pat::Ident(i)
+                if i.subpat.is_none() && uppercase(&i.ident) && i.ident != "None" =>
+            {
+                let id = &i.ident;
+                self.0.push(quote!(#id));
+            }
+            _ => syn::visit::visit_pat(self, p),
+        }
+    }
+    fn visit_item(&mut self, _: &syn::Item) {}
+    fn visit_macro(&mut self, _: &syn::Macro) {}
 }
 
 /// Rejects what a traced function cannot be: a method, generic, `async`,

@@ -12,10 +12,10 @@
 //! helper call).
 
 use majit::ir::Value;
-use majit::{jit_interp, promote, we_are_jitted};
 use majit::metainterp::blackhole::{BhFrame, Blackhole, Outcome};
 use majit::metainterp::jitcode::{FuncId, JOp, JitCodeSet};
 use majit::metainterp::runtime::MallocAllocator;
+use majit::{jit_interp, promote, we_are_jitted};
 use std::cell::RefCell;
 
 thread_local! {

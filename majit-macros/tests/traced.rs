@@ -21,6 +21,9 @@ thread_local! {
 
 /// The VM's operations, outside the interpreter's module.
 mod vm {
+    /// Private: a traced function's consts resolve in its own module.
+    const MASK: i64 = 0xffff;
+
     /// The current epoch: the same for a whole loop iteration.
     pub fn epoch() -> i64 {
         super::EPOCHS.with(|c| c.set(c.get() + 1));
@@ -29,7 +32,10 @@ mod vm {
 
     #[majit::traced]
     pub(crate) fn scale(x: i64, k: i64) -> i64 {
-        x.wrapping_mul(k) ^ k
+        match k {
+            MASK => x,
+            _ => x.wrapping_mul(k) ^ k,
+        }
     }
 
     #[majit::traced]
@@ -44,7 +50,7 @@ mod vm {
     /// Traced, calling a traced function and a loop-invariant helper.
     #[majit::traced]
     pub(crate) fn step(acc: i64, i: i64) -> i64 {
-        mix(acc, i).wrapping_add(epoch()) & 0xffff
+        mix(acc, i).wrapping_add(epoch()) & MASK
     }
 
     /// Traced, but the interpreter calls it `dont_look_inside`.
@@ -235,10 +241,16 @@ fn we_are_jitted_is_true_only_in_compiled_code() {
         let params = JitParams::default().with_threshold(3);
         let (r, s) = if native && cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
             let mut driver = lookup_driver::<HostBackend>(params).unwrap();
-            (lookup_jit(&mut driver, &prog, 300).unwrap(), driver.stats().clone())
+            (
+                lookup_jit(&mut driver, &prog, 300).unwrap(),
+                driver.stats().clone(),
+            )
         } else {
             let mut driver = lookup_driver::<RefExec>(params).unwrap();
-            (lookup_jit(&mut driver, &prog, 300).unwrap(), driver.stats().clone())
+            (
+                lookup_jit(&mut driver, &prog, 300).unwrap(),
+                driver.stats().clone(),
+            )
         };
         // Every iteration run by compiled code counted itself.
         assert!(r > 0 && r < 300, "{r}");

@@ -229,7 +229,7 @@ impl<'a> Lowerer<'a> {
         let ty = want
             .filter(|t| matches!(t, Ty::Scalar(_)))
             .unwrap_or(Ty::int(I64));
-        Ok(Val::scalar(ty, Opnd::Const(quote!(#p))))
+        Ok(Val::scalar(ty, Opnd::Const(self.konst(quote!(#p)))))
     }
 
     /// Both operands, typing a literal side from the other.

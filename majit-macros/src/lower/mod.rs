@@ -181,6 +181,8 @@ pub struct Ctx<'a> {
     pub break_ok: bool,
     /// Lowering an inline helper rather than the portal.
     pub helper: bool,
+    /// A traced function's consts, evaluated in its own module.
+    pub consts: Option<&'a crate::traced::ConstTable>,
 }
 
 /// The lowered portal.
@@ -331,6 +333,15 @@ impl Lowerer<'_> {
 }
 
 impl<'a> Lowerer<'a> {
+    /// The jitcode builder's expression for the const path `t` (a traced
+    /// function's consts are evaluated in its module: `traced.rs`).
+    fn konst(&self, t: TokenStream) -> TokenStream {
+        match self.ctx.consts {
+            Some(c) => c.value(t),
+            None => t,
+        }
+    }
+
     fn label(&mut self) -> u32 {
         self.labels += 1;
         self.labels - 1
