@@ -66,17 +66,14 @@ pub struct Helper {
 
 impl Helper {
     /// Resolves the argument and result types, which may name declared
-    /// structs: integers, `bool` and GC handles cross the `extern "C"`
-    /// shim (inline helpers: integers and `bool`).
+    /// structs: integers, `bool` and GC handles (in the ref bank; through
+    /// the `extern "C"` shim as addresses).
     pub fn resolve(&mut self, names: &Names) -> syn::Result<()> {
-        let gc_ok = self.policy != Policy::Inline;
         let one = |t: &syn::Type| match Ty::parse_with(t, names)? {
-            ty @ Ty::Scalar(_) => Ok(ty),
-            ty @ Ty::Gc(_) if gc_ok => Ok(ty),
+            ty @ (Ty::Scalar(_) | Ty::Gc(_)) => Ok(ty),
             _ => Err(syn::Error::new_spanned(
                 t,
-                "helper arguments and results must be integers, `bool` or declared GC structs \
-                 (inline helpers: integers and `bool`)",
+                "helper arguments and results must be integers, `bool` or declared GC structs",
             )),
         };
         self.args = self.arg_tys.iter().map(one).collect::<syn::Result<_>>()?;

@@ -404,7 +404,7 @@ fn expand(
         h.resolve(&names)?;
     }
     for (path, f) in attr.traced.iter().zip(&traced_fns) {
-        let h = traced::helper(f)?;
+        let h = traced::helper(f, &names)?;
         if attr.helpers.iter().any(|d| d.name == h.name) {
             return Err(syn::Error::new(
                 path.span(),
@@ -539,6 +539,7 @@ fn inline_defs<'a>(
     attr: &'a attr::Attr,
     before: &'a [Stmt],
     traced_fns: &'a [syn::ItemFn],
+    names: &ty::Names,
 ) -> syn::Result<Vec<InlineDef<'a>>> {
     let mut defs = Vec::new();
     for h in attr
@@ -568,7 +569,7 @@ fn inline_defs<'a>(
                 }
             },
         };
-        let params = helper_params(def)?;
+        let params = helper_params(def, names)?;
         if params.len() != h.args.len() {
             return Err(syn::Error::new(
                 def.sig.span(),
@@ -593,7 +594,7 @@ fn inline_helpers(
     portal: &lower::Ctx,
 ) -> syn::Result<Vec<(String, lower::Lowered)>> {
     let mut out = Vec::new();
-    for (h, def, params, consts) in inline_defs(attr, before, traced_fns)? {
+    for (h, def, params, consts) in inline_defs(attr, before, traced_fns, portal.names)? {
         let ctx = lower::Ctx {
             state: &[],
             helpers: portal.helpers,
@@ -615,18 +616,22 @@ fn inline_helpers(
 }
 
 /// The parameters of an inline helper or traced function.
-fn helper_params(def: &syn::ItemFn) -> syn::Result<Vec<(String, ty::Ty)>> {
+fn helper_params(
+    def: &syn::ItemFn,
+    names: &ty::Names,
+) -> syn::Result<Vec<(String, ty::Ty)>> {
     let mut params = Vec::new();
     for input in &def.sig.inputs {
         match input {
-            syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse(&pt.ty)?) {
-                (syn::Pat::Ident(i), t @ ty::Ty::Scalar(_)) => {
+            syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse_with(&pt.ty, names)?) {
+                (syn::Pat::Ident(i), t @ (ty::Ty::Scalar(_) | ty::Ty::Gc(_))) => {
                     params.push((i.ident.to_string(), t))
                 }
                 _ => {
                     return Err(syn::Error::new(
                         pt.span(),
-                        "inline helper parameters are `name: integer-or-bool`",
+                        "inline helper parameters are `name: T`, `T` an integer, `bool` or a \
+                         declared GC struct",
                     ))
                 }
             },

@@ -29,7 +29,7 @@
 //! lowering compute the same const list from the same tokens.
 
 use crate::attr::{Helper, Policy};
-use crate::ty::Ty;
+use crate::ty::{Names, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::parse::{Parse, ParseStream};
@@ -232,9 +232,10 @@ fn dollar(tokens: TokenStream) -> Option<proc_macro2::Span> {
 }
 
 /// The helper entry of a traced function: called with `inline_call`,
-/// its signature read from the definition. Parameters are `name: T` and
-/// `T` and the result integers or `bool` (an error at the type otherwise).
-pub fn helper(f: &syn::ItemFn) -> syn::Result<Helper> {
+/// its signature read from the definition. Parameters are `name: T`, `T`
+/// and the result integers, `bool` or declared GC structs (an error at
+/// the type otherwise).
+pub fn helper(f: &syn::ItemFn, names: &Names) -> syn::Result<Helper> {
     let (mut args, mut arg_tys) = (Vec::new(), Vec::new());
     for input in &f.sig.inputs {
         let syn::FnArg::Typed(pt) = input else {
@@ -246,7 +247,7 @@ pub fn helper(f: &syn::ItemFn) -> syn::Result<Helper> {
                 "a traced function's parameters are plain names (`x: i64`), not patterns",
             ));
         }
-        args.push(traced_scalar(&pt.ty)?);
+        args.push(traced_ty(&pt.ty, names)?);
         arg_tys.push((*pt.ty).clone());
     }
     let ret_ty = match &f.sig.output {
@@ -254,7 +255,7 @@ pub fn helper(f: &syn::ItemFn) -> syn::Result<Helper> {
         syn::ReturnType::Type(_, t) => Some((**t).clone()),
     };
     let ret = match &ret_ty {
-        Some(t) if !matches!(Ty::parse(t), Ok(Ty::Unit)) => Some(traced_scalar(t)?),
+        Some(t) if !matches!(Ty::parse(t), Ok(Ty::Unit)) => Some(traced_ty(t, names)?),
         _ => None,
     };
     let name = f.sig.ident.clone();
@@ -270,13 +271,13 @@ pub fn helper(f: &syn::ItemFn) -> syn::Result<Helper> {
 }
 
 /// A parameter or result type of a traced function.
-fn traced_scalar(t: &syn::Type) -> syn::Result<Ty> {
-    match Ty::parse(t) {
-        Ok(ty @ Ty::Scalar(_)) => Ok(ty),
+fn traced_ty(t: &syn::Type, names: &Names) -> syn::Result<Ty> {
+    match Ty::parse_with(t, names) {
+        Ok(ty @ (Ty::Scalar(_) | Ty::Gc(_))) => Ok(ty),
         _ => Err(syn::Error::new(
             t.span(),
-            "a traced function takes and returns integers and `bool` (other types: call it \
-             through a `dont_look_inside` helper)",
+            "a traced function takes and returns integers, `bool` and declared GC structs \
+             (other types: call it through a `dont_look_inside` helper)",
         )),
     }
 }

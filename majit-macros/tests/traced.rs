@@ -21,6 +21,8 @@ thread_local! {
 
 /// The VM's operations, outside the interpreter's module.
 mod vm {
+    use super::Shape;
+
     /// Private: a traced function's consts resolve in its own module.
     const MASK: i64 = 0xffff;
 
@@ -51,6 +53,21 @@ mod vm {
     #[majit::traced]
     pub(crate) fn step(acc: i64, i: i64) -> i64 {
         mix(acc, i).wrapping_add(epoch()) & MASK
+    }
+
+    /// Traced, over a GC struct.
+    #[majit::traced]
+    pub(crate) fn area(s: Shape) -> i64 {
+        s.base().wrapping_mul(s.stride())
+    }
+
+    /// Traced, returning a GC handle.
+    #[majit::traced]
+    pub(crate) fn grown(s: Shape, by: i64) -> Shape {
+        if by == 0 {
+            return s;
+        }
+        Shape::new(s.base().wrapping_add(by), s.stride())
     }
 
     /// Traced, but the interpreter calls it `dont_look_inside`.
@@ -177,6 +194,7 @@ fn slot_of(shape: Shape, key: i64) -> i64 {
     reds = [shape, acc, n, jitted],
     helpers = [elidable fn slot_of(shape: Shape, key: i64) -> i64],
     structs = [Shape { base: i64, stride: i64 }],
+    traced = [vm::area, vm::grown],
 )]
 fn lookup(code: &[i64], n0: i64) -> i64 {
     let mut pc: usize = 0;
@@ -198,6 +216,11 @@ fn lookup(code: &[i64], n0: i64) -> i64 {
                 if we_are_jitted() {
                     jitted += 1;
                 }
+            }
+            // Traced functions over GC handles; `grown` allocates.
+            4 => {
+                let g = vm::grown(shape, n & 1);
+                acc = acc.wrapping_add(vm::area(g) & 0xff);
             }
             3 => {
                 n -= 1;
@@ -231,6 +254,17 @@ fn promote_leaves_a_guard_value_and_folds_the_lookup() {
     // Called once, in the preamble (`shape` is loop-invariant).
     let trace = majit::ir::text::print(&driver.loops()[0].trace);
     assert!(trace.contains("descr=slot_of)"), "{trace}");
+}
+
+#[test]
+fn traced_functions_over_gc_handles_agree_and_allocate_nothing() {
+    let prog = [4, 3];
+    let plain = lookup(&prog, 300);
+    let mut driver = lookup_driver::<RefExec>(JitParams::default().with_threshold(3)).unwrap();
+    assert_eq!(lookup_jit(&mut driver, &prog, 300).unwrap(), plain);
+    assert!(driver.stats().loop_entries >= 1, "{}", driver.stats());
+    // The shape `grown` makes is virtual: read, never stored.
+    assert!(!loop_body(&driver).contains("new("), "{}", loop_body(&driver));
 }
 
 #[test]
