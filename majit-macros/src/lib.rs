@@ -29,9 +29,11 @@
 //! Files: `attr.rs` parses the attribute, `ty.rs` the types, `lower/`
 //! lowers the loop body (`mod.rs` the lowerer and its values, `expr.rs`
 //! expressions, `control.rs` statements and control flow, `calls.rs` helper
-//! and method calls, `objects.rs` GC structs, slices and arrays),
-//! `regs.rs` allocates registers, `emit.rs` writes the plain function, the
-//! JIT entry and the shims.
+//! and method calls, `objects.rs` GC structs, slices and arrays, `hints.rs`
+//! `promote` and `we_are_jitted`), `regs.rs` allocates registers, `emit.rs`
+//! writes the plain function, the JIT entry and the shims, `traced.rs`
+//! implements `#[traced]` and the chain that hands traced functions'
+//! bodies to `#[jit_interp]`.
 
 mod attr;
 mod emit;
@@ -98,10 +100,12 @@ use syn::{Expr, Stmt};
 /// position in the user program; constants inside a trace), `reds = [..]`
 /// (every other local the loop carries across iterations), and optionally
 /// `helpers = [residual fn name(a: i64) -> i64, elidable fn .., inline fn ..]`
-/// (the functions handlers may call and how the JIT treats each call;
-/// `inline` ones are nested `fn`s defined before the dispatch loop) and
-/// `structs = [Node { value: i64, next: Node }]` (GC structs: a handle
-/// type `Node` is generated). `can_enter_jit!()` is only allowed as the
+/// (the functions handlers may call and how the JIT treats each call:
+/// `residual`, `elidable`, `loop_invariant`, `dont_look_inside`, or
+/// `inline` for nested `fn`s defined before the dispatch loop),
+/// `traced = [path::to::f, ..]` (functions marked [`macro@traced`],
+/// traced through), `structs = [Node { value: i64, next: Node }]` (GC
+/// structs: a handle type `Node` is generated) and `enums = [Op: u8]`. `can_enter_jit!()` is only allowed as the
 /// statement right before a `continue` of the dispatch loop (`continue
 /// 'label` from inside a handler's own loop). Greens and reds need a type: an integer,
 /// `bool`, a slice of them, or a declared struct. The supported subset
@@ -616,10 +620,7 @@ fn inline_helpers(
 }
 
 /// The parameters of an inline helper or traced function.
-fn helper_params(
-    def: &syn::ItemFn,
-    names: &ty::Names,
-) -> syn::Result<Vec<(String, ty::Ty)>> {
+fn helper_params(def: &syn::ItemFn, names: &ty::Names) -> syn::Result<Vec<(String, ty::Ty)>> {
     let mut params = Vec::new();
     for input in &def.sig.inputs {
         match input {

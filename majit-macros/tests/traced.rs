@@ -264,7 +264,11 @@ fn traced_functions_over_gc_handles_agree_and_allocate_nothing() {
     assert_eq!(lookup_jit(&mut driver, &prog, 300).unwrap(), plain);
     assert!(driver.stats().loop_entries >= 1, "{}", driver.stats());
     // The shape `grown` makes is virtual: read, never stored.
-    assert!(!loop_body(&driver).contains("new("), "{}", loop_body(&driver));
+    assert!(
+        !loop_body(&driver).contains("new("),
+        "{}",
+        loop_body(&driver)
+    );
 }
 
 #[test]

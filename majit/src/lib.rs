@@ -74,8 +74,8 @@
 //! `JitParams::from_env()` reads the `MAJIT_*` parameters instead;
 //! [`RefExec`] runs compiled traces on the reference executor (no
 //! machine code), for tests. The supported subset of Rust, the attribute's
-//! keys (`greens`, `reds`, `helpers`, `structs` for GC structs, `enums`)
-//! and the rules (such as where `can_enter_jit!()` may stand) are in
+//! keys (`greens`, `reds`, `helpers`, `structs` for GC structs, `enums`,
+//! `traced` for functions marked [`traced`]), the [`hints`] and the rules (such as where `can_enter_jit!()` may stand) are in
 //! the documentation of [`jit_interp`] and the project's `docs/macros.md`.
 //!
 //! The majit crates are re-exported by name: [`ir`] (traces, values,

@@ -10,9 +10,9 @@
 //! operands: a register, an integer constant, null, or a const path
 //! evaluated when the jitcode is built. GC struct handles live in the ref
 //! bank (`new` + `setfield`s, `getfield`/`setfield`); helper calls become
-//! `call` (residual/elidable, through an `extern "C"` shim) or
-//! `inline_call` (an inline helper, lowered by [`lower_helper`] into its
-//! own function).
+//! `call` (residual, elidable, loop-invariant, dont-look-inside: through an
+//! `extern "C"` shim) or `inline_call` (an inline helper or traced
+//! function, lowered by [`lower_helper`] into its own function).
 //!
 //! Invariants: every value read by jitcode was written on every path
 //! reaching it (branch results go through one join register); the right
