@@ -387,10 +387,8 @@ fn build_function(name: &str, lowered: &Lowered) -> TokenStream {
     let (ni, nr) = (lowered.int_regs, lowered.ref_regs);
     // No loop over an empty range: clippy flags one in a traced
     // function, whose tokens come from user code.
-    let int_regs =
-        (ni > pi).then(|| quote!(for _ in #pi..#ni { b.reg(::majit::ir::Kind::Int); }));
-    let ref_regs =
-        (nr > pr).then(|| quote!(for _ in #pr..#nr { b.reg(::majit::ir::Kind::Ref); }));
+    let int_regs = (ni > pi).then(|| quote!(for _ in #pi..#ni { b.reg(::majit::ir::Kind::Int); }));
+    let ref_regs = (nr > pr).then(|| quote!(for _ in #pr..#nr { b.reg(::majit::ir::Kind::Ref); }));
     quote! {{
         let mut b = ::majit::metainterp::jitcode::JitCodeBuilder::new(#name);
         #( b.param(#params); )*

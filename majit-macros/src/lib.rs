@@ -407,19 +407,10 @@ fn expand(
     for h in &mut attr.helpers {
         h.resolve(&names)?;
     }
-    for (path, f) in attr.traced.iter().zip(&traced_fns) {
-        let h = traced::helper(f, &names)?;
-        if attr.helpers.iter().any(|d| d.name == h.name) {
-            return Err(syn::Error::new(
-                path.span(),
-                format!(
-                    "`{}` is both a declared helper and a traced function",
-                    h.name
-                ),
-            ));
-        }
-        attr.helpers.push(h);
+    for f in &traced_fns {
+        attr.helpers.push(traced::helper(f, &names)?);
     }
+    unique_helpers(&attr)?;
     let structs = struct_defs(&attr, &names)?;
     let state = state_vars(&attr, &outer, &names)?;
     let ret = match &func.sig.output {
@@ -483,6 +474,28 @@ fn expand(
         .zip(&attr.structs)
         .map(|(d, decl)| emit::gc_struct(&func.vis, d, decl));
     Ok(quote!(#(#types)* #plain #jit #jitcode #driver))
+}
+
+/// Rejects two helpers or traced functions of one name: a call names
+/// its callee by the last segment of its path. The error is at the
+/// second declaration (for a traced function, at its path in `traced`).
+fn unique_helpers(attr: &attr::Attr) -> syn::Result<()> {
+    let declared = attr.helpers.len() - attr.traced.len();
+    for (i, h) in attr.helpers.iter().enumerate() {
+        if attr.helpers[..i].iter().any(|d| d.name == h.name) {
+            let msg = format!(
+                "`{}` is declared twice among the helpers and traced functions: calls name their \
+                 function by its last path segment, so each name has one policy (rename one of \
+                 the functions)",
+                h.name
+            );
+            return Err(match i.checked_sub(declared) {
+                Some(t) => syn::Error::new_spanned(&attr.traced[t], msg),
+                None => syn::Error::new(h.name.span(), msg),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The GC references the merge point's safepoint roots, when the
