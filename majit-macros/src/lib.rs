@@ -33,10 +33,12 @@
 //! `promote` and `we_are_jitted`), `regs.rs` allocates registers, `emit.rs`
 //! writes the plain function, the JIT entry and the shims, `traced.rs`
 //! implements `#[traced]` and the chain that hands traced functions'
-//! bodies to `#[jit_interp]`.
+//! bodies to `#[jit_interp]`, `inline.rs` checks and lowers inline
+//! helpers and traced functions.
 
 mod attr;
 mod emit;
+mod inline;
 mod lower;
 mod regs;
 mod traced;
@@ -410,7 +412,7 @@ fn expand(
     for f in &traced_fns {
         attr.helpers.push(traced::helper(f, &names)?);
     }
-    unique_helpers(&attr)?;
+    inline::unique_helpers(&attr)?;
     let structs = struct_defs(&attr, &names)?;
     let state = state_vars(&attr, &outer, &names)?;
     let ret = match &func.sig.output {
@@ -439,7 +441,7 @@ fn expand(
         consts: None,
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
-    let helpers = inline_helpers(&attr, &stmts[..at], &traced_fns, &ctx)?;
+    let helpers = inline::inline_helpers(&attr, &stmts[..at], &traced_fns, &ctx)?;
     if lowered.int_regs > 256 || lowered.ref_regs > 256 {
         return Err(syn::Error::new(
             func.sig.ident.span(),
@@ -474,28 +476,6 @@ fn expand(
         .zip(&attr.structs)
         .map(|(d, decl)| emit::gc_struct(&func.vis, d, decl));
     Ok(quote!(#(#types)* #plain #jit #jitcode #driver))
-}
-
-/// Rejects two helpers or traced functions of one name: a call names
-/// its callee by the last segment of its path. The error is at the
-/// second declaration (for a traced function, at its path in `traced`).
-fn unique_helpers(attr: &attr::Attr) -> syn::Result<()> {
-    let declared = attr.helpers.len() - attr.traced.len();
-    for (i, h) in attr.helpers.iter().enumerate() {
-        if attr.helpers[..i].iter().any(|d| d.name == h.name) {
-            let msg = format!(
-                "`{}` is declared twice among the helpers and traced functions: calls name their \
-                 function by its last path segment, so each name has one policy (rename one of \
-                 the functions)",
-                h.name
-            );
-            return Err(match i.checked_sub(declared) {
-                Some(t) => syn::Error::new_spanned(&attr.traced[t], msg),
-                None => syn::Error::new(h.name.span(), msg),
-            });
-        }
-    }
-    Ok(())
 }
 
 /// The GC references the merge point's safepoint roots, when the
@@ -538,121 +518,6 @@ fn gc_places(
         }
     }
     Ok(has_structs.then(|| emit::gc_places(state)))
-}
-
-/// An inline helper or traced function: its declaration, definition,
-/// parameters and (traced) const table.
-type InlineDef<'a> = (
-    &'a attr::Helper,
-    &'a syn::ItemFn,
-    Vec<(String, ty::Ty)>,
-    Option<traced::ConstTable>,
-);
-
-/// The definitions of the `inline` helpers (nested `fn`s of the
-/// interpreter function, defined before the dispatch loop) and traced
-/// functions; recursion among them is an error.
-fn inline_defs<'a>(
-    attr: &'a attr::Attr,
-    before: &'a [Stmt],
-    traced_fns: &'a [syn::ItemFn],
-    names: &ty::Names,
-) -> syn::Result<Vec<InlineDef<'a>>> {
-    let mut defs = Vec::new();
-    for h in attr
-        .helpers
-        .iter()
-        .filter(|h| h.policy == attr::Policy::Inline)
-    {
-        let traced = attr.traced.iter().zip(traced_fns);
-        let (def, consts) = match traced.into_iter().find(|(_, f)| f.sig.ident == h.name) {
-            Some((path, f)) => (f, Some(traced::ConstTable::new(path, f))),
-            None => match before.iter().find_map(|s| match s {
-                Stmt::Item(syn::Item::Fn(f)) if f.sig.ident == h.name => Some(f),
-                _ => None,
-            }) {
-                Some(f) => (f, None),
-                None => {
-                    return Err(syn::Error::new(
-                        h.name.span(),
-                        format!(
-                            "an `inline` helper must be defined inside the interpreter \
-                             function, before the dispatch loop, so that its body can be \
-                             lowered: `fn {}(..) {{ .. }}` (or mark a function \
-                             `#[majit::traced]` and list it in `traced = [..]`)",
-                            h.name
-                        ),
-                    ))
-                }
-            },
-        };
-        let params = helper_params(def, names)?;
-        if params.len() != h.args.len() {
-            return Err(syn::Error::new(
-                def.sig.span(),
-                "the definition does not match the declared helper signature",
-            ));
-        }
-        defs.push((h, def, params, consts));
-    }
-    let bodies: Vec<(String, &syn::Block)> = defs
-        .iter()
-        .map(|(h, def, ..)| (h.name.to_string(), &*def.block))
-        .collect();
-    traced::check_recursion(&bodies)?;
-    Ok(defs)
-}
-
-/// Lowers every inline helper and traced function into its own jitcode.
-fn inline_helpers(
-    attr: &attr::Attr,
-    before: &[Stmt],
-    traced_fns: &[syn::ItemFn],
-    portal: &lower::Ctx,
-) -> syn::Result<Vec<(String, lower::Lowered)>> {
-    let mut out = Vec::new();
-    for (h, def, params, consts) in inline_defs(attr, before, traced_fns, portal.names)? {
-        let ctx = lower::Ctx {
-            state: &[],
-            helpers: portal.helpers,
-            structs: portal.structs,
-            names: portal.names,
-            outer: &[],
-            ret: h.ret.unwrap_or(ty::Ty::Unit),
-            loop_label: None,
-            break_ok: false,
-            helper: true,
-            consts: consts.as_ref(),
-        };
-        out.push((
-            h.name.to_string(),
-            lower::lower_helper(&ctx, &params, &def.block)?,
-        ));
-    }
-    Ok(out)
-}
-
-/// The parameters of an inline helper or traced function.
-fn helper_params(def: &syn::ItemFn, names: &ty::Names) -> syn::Result<Vec<(String, ty::Ty)>> {
-    let mut params = Vec::new();
-    for input in &def.sig.inputs {
-        match input {
-            syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse_with(&pt.ty, names)?) {
-                (syn::Pat::Ident(i), t @ (ty::Ty::Scalar(_) | ty::Ty::Gc(_))) => {
-                    params.push((i.ident.to_string(), t))
-                }
-                _ => {
-                    return Err(syn::Error::new(
-                        pt.span(),
-                        "inline helper parameters are `name: T`, `T` an integer, `bool` or a \
-                         declared GC struct",
-                    ))
-                }
-            },
-            other => return Err(syn::Error::new(other.span(), "not a free function")),
-        }
-    }
-    Ok(params)
 }
 
 /// `NAME_jit`: the interpreter with the driver glue.
