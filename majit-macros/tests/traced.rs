@@ -70,6 +70,12 @@ mod vm {
         Shape::new(s.base().wrapping_add(by), s.stride())
     }
 
+    /// A residual helper returning a GC handle (through the shim's
+    /// `to_raw`).
+    pub fn fresh(base: i64) -> Shape {
+        Shape::new(base, 2)
+    }
+
     /// Traced, but the interpreter calls it `dont_look_inside`.
     #[majit::traced]
     pub(crate) fn checksum(x: i64) -> i64 {
@@ -192,7 +198,10 @@ fn slot_of(shape: Shape, key: i64) -> i64 {
 #[jit_interp(
     greens = [pc, code],
     reds = [shape, acc, n, jitted],
-    helpers = [elidable fn slot_of(shape: Shape, key: i64) -> i64],
+    helpers = [
+        elidable fn slot_of(shape: Shape, key: i64) -> i64,
+        residual fn vm::fresh(base: i64) -> Shape,
+    ],
     structs = [Shape { base: i64, stride: i64 }],
     traced = [vm::area, vm::grown, halve],
 )]
@@ -217,10 +226,12 @@ fn lookup(code: &[i64], n0: i64) -> i64 {
                     jitted += 1;
                 }
             }
-            // Traced functions over GC handles; `grown` allocates.
+            // Traced functions over GC handles; `grown` allocates, so
+            // does the residual `fresh`.
             4 => {
                 let g = vm::grown(shape, n & 1);
                 acc = acc.wrapping_add(halve(vm::area(g) & 0xff));
+                acc = acc.wrapping_add(vm::area(vm::fresh(n & 7)));
             }
             3 => {
                 n -= 1;
@@ -263,19 +274,32 @@ fn promote_leaves_a_guard_value_and_folds_the_lookup() {
     assert!(trace.contains("descr=slot_of)"), "{trace}");
 }
 
-#[test]
-fn traced_functions_over_gc_handles_agree_and_allocate_nothing() {
+/// `lookup` over traced functions taking and returning GC handles, with
+/// `B`: equal to plain, and the shape `grown` makes is virtual (read,
+/// never stored), so the loop allocates nothing but in the residual
+/// `fresh`.
+fn gc_handles_agree<B: GcBackend>() {
     let prog = [4, 3];
     let plain = lookup(&prog, 300);
-    let mut driver = lookup_driver::<RefExec>(JitParams::default().with_threshold(3)).unwrap();
+    let mut driver = lookup_driver::<B>(JitParams::default().with_threshold(3)).unwrap();
     assert_eq!(lookup_jit(&mut driver, &prog, 300).unwrap(), plain);
     assert!(driver.stats().loop_entries >= 1, "{}", driver.stats());
-    // The shape `grown` makes is virtual: read, never stored.
     assert!(
         !loop_body(&driver).contains("new("),
         "{}",
         loop_body(&driver)
     );
+}
+
+#[test]
+fn traced_functions_over_gc_handles_agree_and_allocate_nothing() {
+    gc_handles_agree::<RefExec>();
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn traced_functions_over_gc_handles_agree_natively() {
+    gc_handles_agree::<HostBackend>();
 }
 
 #[test]
