@@ -16,7 +16,7 @@ use crate::lower::{Lowered, StateVar, StructDef};
 use crate::regs::Bank;
 use crate::ty::{Scalar, Ty};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Stmt};
 
@@ -341,7 +341,21 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
             None => quote!(#path(#(#conv),*);),
         };
         let ret = h.ret.map(|_| quote!(-> i64));
+        // The call instruction's limit, checked where the helper is declared.
+        let (n, msg) = (
+            h.args.len(),
+            format!(
+                "helper `{}` takes {} integer/handle arguments, more than a call passes \
+                 (`majit::metainterp::runtime::MAX_INT_ARGS`)",
+                h.name,
+                h.args.len()
+            ),
+        );
+        let limit = quote_spanned! {h.name.span()=>
+            const _: () = ::core::assert!(#n <= ::majit::metainterp::runtime::MAX_INT_ARGS, #msg);
+        };
         out.push(quote! {
+            #limit
             #[allow(dead_code)]
             extern "C" fn #shim(#(#params: i64),*) #ret { #body }
         });
