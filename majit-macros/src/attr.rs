@@ -7,7 +7,7 @@
 //!  traced = [path, ...]`
 //! where `policy` is `residual`, `elidable`, `inline`, `loop_invariant` or
 //! `dont_look_inside`, a helper's name may be a path, and a struct field is an
-//! integer, `bool` or another declared struct. Names are checked against
+//! integer, `bool`, `f64` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
 
 use crate::ty::{Names, Ty};
@@ -66,17 +66,21 @@ pub struct Helper {
 
 impl Helper {
     /// Resolves the argument and result types, which may name declared
-    /// structs: integers, `bool` and GC handles (in the ref bank; through
-    /// the `extern "C"` shim as addresses).
+    /// structs: integers, `bool`, `f64` and GC handles (in the ref bank;
+    /// through the `extern "C"` shim as addresses).
     pub fn resolve(&mut self, names: &Names) -> syn::Result<()> {
         let one = |t: &syn::Type| match Ty::parse_with(t, names)? {
             ty @ (Ty::Scalar(_) | Ty::Gc(_)) => Ok(ty),
             _ => Err(syn::Error::new_spanned(
                 t,
-                "helper arguments and results must be integers, `bool` or declared GC structs",
+                "helper arguments and results must be integers, `bool`, `f64` or declared GC \
+                 structs",
             )),
         };
         self.args = self.arg_tys.iter().map(one).collect::<syn::Result<_>>()?;
+        if self.policy != Policy::Inline {
+            check_arg_limits(&self.name, &self.args)?;
+        }
         self.ret = match &self.ret_ty {
             Some(t) if Ty::parse_with(t, names)? != Ty::Unit => Some(one(t)?),
             _ => None,
@@ -195,6 +199,29 @@ impl Parse for Helper {
             ret_ty,
         })
     }
+}
+
+/// The most arguments of each bank a helper call passes (the canonical
+/// call of `majit-metainterp/src/runtime/call.rs`).
+const MAX_INT_ARGS: usize = 16;
+const MAX_FLOAT_ARGS: usize = 8;
+
+fn check_arg_limits(name: &Ident, args: &[Ty]) -> syn::Result<()> {
+    let floats = args
+        .iter()
+        .filter(|a| matches!(a, Ty::Scalar(s) if s.is_float()))
+        .count();
+    let ints = args.len() - floats;
+    if ints > MAX_INT_ARGS || floats > MAX_FLOAT_ARGS {
+        return Err(syn::Error::new(
+            name.span(),
+            format!(
+                "helper `{name}` takes {ints} integer/bool/handle and {floats} `f64` arguments: \
+                 a call passes at most {MAX_INT_ARGS} and {MAX_FLOAT_ARGS}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 impl Parse for Attr {

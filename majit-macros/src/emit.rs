@@ -16,7 +16,7 @@ use crate::lower::{Lowered, StateVar, StructDef};
 use crate::regs::Bank;
 use crate::ty::{Scalar, Ty};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Stmt};
 
@@ -316,6 +316,22 @@ fn scalar_rust(s: Scalar) -> TokenStream {
     match s {
         Scalar::Int(t) => t.rust(),
         Scalar::Bool => quote!(u8),
+        Scalar::F64 => quote!(f64),
+    }
+}
+
+/// The type of a value of `s` across the `extern "C"` boundary: a float
+/// register for `f64`, an int register for the rest.
+fn abi_rust(s: Scalar) -> TokenStream {
+    abi_ty(Ty::Scalar(s))
+}
+
+/// [`abi_rust`] of a helper's argument or result type (a GC handle is an
+/// address: an int register).
+fn abi_ty(t: Ty) -> TokenStream {
+    match t {
+        Ty::Scalar(s) if s.is_float() => quote!(f64),
+        _ => quote!(i64),
     }
 }
 
@@ -332,32 +348,23 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
             .zip(&h.arg_tys)
             .map(|((p, a), t)| match a {
                 Ty::Scalar(Scalar::Bool) => quote!(#p != 0),
+                Ty::Scalar(Scalar::F64) => quote!(#p),
                 Ty::Gc(_) => quote!(<#t>::from_raw(#p as usize)),
                 _ => quote!(#p as #t),
             });
         let body = match h.ret {
             Some(Ty::Gc(_)) => quote!(#path(#(#conv),*).to_raw() as i64),
-            Some(_) => quote!(#path(#(#conv),*) as i64),
+            Some(r) => {
+                let r = abi_ty(r);
+                quote!(#path(#(#conv),*) as #r)
+            }
             None => quote!(#path(#(#conv),*);),
         };
-        let ret = h.ret.map(|_| quote!(-> i64));
-        // The call instruction's limit, checked where the helper is declared.
-        let (n, msg) = (
-            h.args.len(),
-            format!(
-                "helper `{}` takes {} integer/handle arguments, more than a call passes \
-                 (`majit::metainterp::runtime::MAX_INT_ARGS`)",
-                h.name,
-                h.args.len()
-            ),
-        );
-        let limit = quote_spanned! {h.name.span()=>
-            const _: () = ::core::assert!(#n <= ::majit::metainterp::runtime::MAX_INT_ARGS, #msg);
-        };
+        let ret = h.ret.map(abi_ty).map(|r| quote!(-> #r));
+        let tys = h.args.iter().map(|&a| abi_ty(a));
         out.push(quote! {
-            #limit
             #[allow(dead_code)]
-            extern "C" fn #shim(#(#params: i64),*) #ret { #body }
+            extern "C" fn #shim(#(#params: #tys),*) #ret { #body }
         });
     }
     for sv in state {
@@ -370,13 +377,13 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
         ) = (sv.green, sv.ty)
         {
             let shim = format_ident!("__majit_load_{}", sv.name);
-            let t = scalar_rust(elem);
+            let (t, r) = (scalar_rust(elem), abi_rust(elem));
             out.push(quote! {
                 #[allow(dead_code)]
-                extern "C" fn #shim(p: usize, i: i64) -> i64 {
+                extern "C" fn #shim(p: usize, i: i64) -> #r {
                     // SAFETY: the jitcode calls this only after its bounds
                     // check, with the data pointer of the live green slice.
-                    unsafe { *(p as *const #t).add(i as usize) as i64 }
+                    unsafe { *(p as *const #t).add(i as usize) as #r }
                 }
             });
         }
@@ -385,29 +392,93 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
     out.push(quote! {
         extern "C" fn __majit_oob() { panic!(#msg) }
     });
+    out.push(float_shims());
     quote!(#(#out)*)
+}
+
+/// The float operations the IR has no op for, as elidable calls of Rust
+/// itself (so their results are Rust's to the bit): `%`, the `f64`
+/// methods of [`FLOAT_METHODS`], the casts from `f64` to the integer
+/// types other than `i64` (whose saturation bounds differ) and from `u64`
+/// (above `i64::MAX` in its register as a negative `i64`). Integers pass
+/// as their 64-bit register value.
+fn float_shims() -> TokenStream {
+    let mut out = vec![
+        quote!(
+            extern "C" fn __majit_f64_rem(a: f64, b: f64) -> f64 {
+                a % b
+            }
+        ),
+        quote!(
+            extern "C" fn __majit_u64_to_f64(a: i64) -> f64 {
+                a as u64 as f64
+            }
+        ),
+    ];
+    for &(m, arity) in FLOAT_METHODS {
+        let f = format_ident!("__majit_f64_{}", m);
+        let m = format_ident!("{}", m);
+        out.push(match arity {
+            1 => quote!(extern "C" fn #f(a: f64) -> f64 { a.#m() }),
+            _ => quote!(extern "C" fn #f(a: f64, b: f64) -> f64 { a.#m(b) }),
+        });
+    }
+    for t in CAST_INTS {
+        let f = float_cast_shim(t);
+        let t = format_ident!("{}", t);
+        out.push(quote!(extern "C" fn #f(a: f64) -> i64 { a as #t as i64 }));
+    }
+    quote!(#(#[allow(dead_code)] #out)*)
+}
+
+/// The `f64` methods lowered as elidable calls, with their arity (the
+/// receiver counts).
+pub const FLOAT_METHODS: &[(&str, u8)] = &[
+    ("sqrt", 1),
+    ("floor", 1),
+    ("ceil", 1),
+    ("round", 1),
+    ("trunc", 1),
+    ("exp", 1),
+    ("ln", 1),
+    ("sin", 1),
+    ("cos", 1),
+    ("min", 2),
+    ("max", 2),
+    ("powf", 2),
+];
+
+/// The integer types whose casts from `f64` are calls.
+pub const CAST_INTS: [&str; 7] = ["i8", "i16", "i32", "u8", "u16", "u32", "u64"];
+
+/// The shim casting `f64` to the integer type `t` (one of [`CAST_INTS`]).
+pub fn float_cast_shim(t: &str) -> syn::Ident {
+    format_ident!("__majit_f64_to_{}", t)
 }
 
 /// The block that builds one jitcode function and evaluates to it.
 fn build_function(name: &str, lowered: &Lowered) -> TokenStream {
     let (nl, code) = (lowered.labels as usize, &lowered.code);
-    let kind = |b: Bank| match b {
-        Bank::Int => quote!(::majit::ir::Kind::Int),
-        Bank::Ref => quote!(::majit::ir::Kind::Ref),
-    };
-    let params = lowered.params.iter().map(|r| kind(r.bank));
+    let params = lowered.params.iter().map(|r| r.bank.kind());
     let count = |b: Bank| lowered.params.iter().filter(|r| r.bank == b).count() as u16;
-    let (pi, pr) = (count(Bank::Int), count(Bank::Ref));
-    let (ni, nr) = (lowered.int_regs, lowered.ref_regs);
+    let (pi, pr, pf) = (count(Bank::Int), count(Bank::Ref), count(Bank::Float));
+    let (ni, nr, nf) = (lowered.int_regs, lowered.ref_regs, lowered.float_regs);
     // No loop over an empty range: clippy flags one in a traced
     // function, whose tokens come from user code.
-    let int_regs = (ni > pi).then(|| quote!(for _ in #pi..#ni { b.reg(::majit::ir::Kind::Int); }));
-    let ref_regs = (nr > pr).then(|| quote!(for _ in #pr..#nr { b.reg(::majit::ir::Kind::Ref); }));
+    let regs = |p: u16, n: u16, kind: TokenStream| {
+        (n > p).then(|| quote!(for _ in #p..#n { b.reg(::majit::ir::Kind::#kind); }))
+    };
+    let (int_regs, ref_regs, float_regs) = (
+        regs(pi, ni, quote!(Int)),
+        regs(pr, nr, quote!(Ref)),
+        regs(pf, nf, quote!(Float)),
+    );
     quote! {{
         let mut b = ::majit::metainterp::jitcode::JitCodeBuilder::new(#name);
         #( b.param(#params); )*
         #int_regs
         #ref_regs
+        #float_regs
         let __l: ::std::vec::Vec<::majit::metainterp::jitcode::Label> =
             (0..#nl).map(|_| b.label()).collect();
         #(#code)*
@@ -541,6 +612,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         let set = format_ident!("set_{}", fname);
         let (read, write) = match ty {
             Ty::Scalar(Scalar::Bool) => (quote!(bits != 0), quote!(v as u64)),
+            Ty::Scalar(Scalar::F64) => (quote!(f64::from_bits(bits)), quote!(v.to_bits())),
             Ty::Gc(_) => (
                 quote!(#rty::from_raw(bits as usize)),
                 quote!(v.to_raw() as u64),

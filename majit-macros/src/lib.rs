@@ -107,10 +107,11 @@ use syn::{Expr, Stmt};
 /// `inline` for nested `fn`s defined before the dispatch loop),
 /// `traced = [path::to::f, ..]` (functions marked [`macro@traced`],
 /// traced through), `structs = [Node { value: i64, next: Node }]` (GC
-/// structs: a handle type `Node` is generated) and `enums = [Op: u8]`. `can_enter_jit!()` is only allowed as the
+/// structs: a handle type `Node` is generated) and `enums = [Op: u8]`.
+/// `can_enter_jit!()` is only allowed as the
 /// statement right before a `continue` of the dispatch loop (`continue
 /// 'label` from inside a handler's own loop). Greens and reds need a type: an integer,
-/// `bool`, a slice of them, or a declared struct. The supported subset
+/// `bool`, `f64`, a slice or array of them, or a declared struct. The supported subset
 /// of Rust inside the loop is listed in `docs/macros.md`; anything else
 /// is a compile error at its span.
 #[proc_macro_attribute]
@@ -317,7 +318,7 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
             if !matches!(ty, ty::Ty::Scalar(_) | ty::Ty::Gc(_)) {
                 return Err(syn::Error::new(
                     t.span(),
-                    "a GC struct field is an integer, `bool` or a declared struct",
+                    "a GC struct field is an integer, `bool`, `f64` or a declared struct",
                 ));
             }
             fields.push((f.to_string(), ty));
@@ -422,7 +423,7 @@ fn expand(
             _ => {
                 return Err(syn::Error::new(
                     t.span(),
-                    "the interpreter must return an integer, a bool or `()`",
+                    "the interpreter must return an integer, a bool, an `f64` or `()`",
                 ))
             }
         },
@@ -442,7 +443,7 @@ fn expand(
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
     let helpers = inline::inline_helpers(&attr, &stmts[..at], &traced_fns, &ctx)?;
-    if lowered.int_regs > 256 || lowered.ref_regs > 256 {
+    if lowered.int_regs > 256 || lowered.ref_regs > 256 || lowered.float_regs > 256 {
         return Err(syn::Error::new(
             func.sig.ident.span(),
             "the dispatch loop needs more than 256 registers of a bank: move handlers into \

@@ -233,7 +233,7 @@ fn dollar(tokens: TokenStream) -> Option<proc_macro2::Span> {
 
 /// The helper entry of a traced function: called with `inline_call`,
 /// its signature read from the definition. Parameters are `name: T`, `T`
-/// and the result integers, `bool` or declared GC structs (an error at
+/// and the result integers, `bool`, `f64` or declared GC structs (an error at
 /// the type otherwise).
 pub fn helper(f: &syn::ItemFn, names: &Names) -> syn::Result<Helper> {
     let (mut args, mut arg_tys) = (Vec::new(), Vec::new());
@@ -276,7 +276,7 @@ fn traced_ty(t: &syn::Type, names: &Names) -> syn::Result<Ty> {
         Ok(ty @ (Ty::Scalar(_) | Ty::Gc(_))) => Ok(ty),
         _ => Err(syn::Error::new(
             t.span(),
-            "a traced function takes and returns integers, `bool` and declared GC structs \
+            "a traced function takes and returns integers, `bool`, `f64` and declared GC structs \
              (other types: call it through a `dont_look_inside` helper)",
         )),
     }

@@ -16,13 +16,11 @@ pub(super) fn call_descr(
     ret: Option<Bank>,
     policy: Policy,
 ) -> TokenStream {
-    let kinds = kinds.iter().map(|k| match k {
-        Bank::Int => quote!(::majit::ir::Kind::Int),
-        Bank::Ref => quote!(::majit::ir::Kind::Ref),
-    });
+    let kinds = kinds.iter().map(|k| k.kind());
     let result = match ret {
         Some(Bank::Int) => quote!(::majit::ir::ResultKind::Int),
         Some(Bank::Ref) => quote!(::majit::ir::ResultKind::Ref),
+        Some(Bank::Float) => quote!(::majit::ir::ResultKind::Float),
         None => quote!(::majit::ir::ResultKind::Void),
     };
     let effect = match policy {
@@ -46,19 +44,21 @@ impl<'a> Lowerer<'a> {
         let sp = m.span();
         let name = m.method.to_string();
         if name.starts_with("checked_") {
-            return err(
-                sp,
-                "`checked_*` is lowered only as the scrutinee of `match` (`Some(v) => ..., \
-                 None => ...`) or in `if let Some(v) = ...`",
-            );
+            return self.checked_value(m);
+        }
+        if name.starts_with("overflowing_") {
+            return err(m.method.span(), OVERFLOWING_USE);
         }
         let Some(recv) = self.expr(&m.receiver, want)? else {
             return Ok(None);
         };
-        if let Ty::Gc(si) = recv.ty {
-            return self.gc_method(m, &recv, si);
-        }
         let args: Vec<&Expr> = m.args.iter().collect();
+        match recv.ty {
+            Ty::Gc(si) => return self.gc_method(m, &recv, si),
+            Ty::Scalar(Scalar::F64) => return self.float_method(&m.method, &recv, &args),
+            Ty::Checked(_) => return self.option_method(m, &recv),
+            _ => {}
+        }
         match (name.as_str(), recv.ty, args.as_slice()) {
             ("len", Ty::Slice { .. }, []) => Ok(Some(Val::scalar(
                 Ty::int(USIZE),
@@ -105,9 +105,9 @@ impl<'a> Lowerer<'a> {
             _ => err(
                 m.method.span(),
                 format!(
-                    "method `{name}` is not supported here: a handler knows `wrapping_*` and \
-                     `checked_*` on integers and `len()` on slices; call a declared helper \
-                     instead"
+                    "method `{name}` is not supported here: a handler knows `wrapping_*`, \
+                     `checked_*` and `overflowing_*` on integers, `len()` on slices and the \
+                     `f64` methods of docs/macros.md; call a declared helper instead"
                 ),
             ),
         }
@@ -116,6 +116,9 @@ impl<'a> Lowerer<'a> {
     pub(super) fn call(&mut self, c: &syn::ExprCall) -> Res<Option<Val>> {
         let sp = c.span();
         if let Some(v) = self.struct_call(c, sp)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.float_fn(c)? {
             return Ok(v);
         }
         let name = match &*c.func {
