@@ -61,6 +61,12 @@ mod vm {
         s.base().wrapping_mul(s.stride())
     }
 
+    /// Traced, over floats.
+    #[majit::traced]
+    pub(crate) fn lerp(a: f64, b: f64, t: f64) -> f64 {
+        a + (b - a) * t
+    }
+
     /// Traced, returning a GC handle.
     #[majit::traced]
     pub(crate) fn grown(s: Shape, by: i64) -> Shape {
@@ -203,7 +209,7 @@ fn slot_of(shape: Shape, key: i64) -> i64 {
         residual fn vm::fresh(base: i64) -> Shape,
     ],
     structs = [Shape { base: i64, stride: i64 }],
-    traced = [vm::area, vm::grown, halve],
+    traced = [vm::area, vm::grown, vm::lerp, halve],
 )]
 fn lookup(code: &[i64], n0: i64) -> i64 {
     let mut pc: usize = 0;
@@ -226,12 +232,13 @@ fn lookup(code: &[i64], n0: i64) -> i64 {
                     jitted += 1;
                 }
             }
-            // Traced functions over GC handles; `grown` allocates, so
-            // does the residual `fresh`.
+            // Traced functions over GC handles (`grown` allocates, so does
+            // the residual `fresh`) and floats.
             4 => {
                 let g = vm::grown(shape, n & 1);
                 acc = acc.wrapping_add(halve(vm::area(g) & 0xff));
                 acc = acc.wrapping_add(vm::area(vm::fresh(n & 7)));
+                acc = acc.wrapping_add(vm::lerp(1.5, n as f64, 0.25) as i64);
             }
             3 => {
                 n -= 1;
