@@ -26,7 +26,7 @@ use crate::resume::{GuardResume, Layout, RebuildError, ResumeMap, Slot, Tagged};
 use crate::runtime::Allocator;
 use crate::stats::AbortReason;
 use crate::tracer::{const_of, frame_live_set, BridgeFrame, SnapValue, TBox};
-use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, Trace, Value};
+use majit_ir::{Const, Descr, FailDescr, Kind, Op, OpCode, OpRef, RefTarget, Trace, Value};
 
 /// The values of a failed guard's original fail args (the ones its
 /// snapshot numbers), from the dead frame's values `frame`: those
@@ -154,6 +154,42 @@ pub(crate) fn bridge_start(
     (trace, frames)
 }
 
+/// Makes `trace`, a bridge ending in a jump to a loop's start label, jump
+/// into the loop's peeled body instead: its closing jump is replaced by the
+/// loop's short preamble `short` over the jump's arguments (the guards
+/// re-checking what the body assumes, then the loads and pure ops whose
+/// values the body's label carries) and the short preamble's own jump.
+/// The entry guards get fresh fail ids from `next_fail_id` and the jump's
+/// arguments as fail args, so failing one resumes at the loop's merge
+/// point, which enters the loop at its start; their ids are returned.
+pub(crate) fn enter_peeled(trace: &mut Trace, short: &Trace, next_fail_id: &mut u32) -> Vec<u32> {
+    let jump = trace.ops.pop().expect("a bridge ends in a jump");
+    debug_assert_eq!(jump.opcode, OpCode::Jump);
+    let base = trace.ops.len();
+    let mut guards = Vec::new();
+    for op in &short.ops {
+        let mut op = op.clone();
+        let map = |t: &mut Trace, r: OpRef| match r.target() {
+            RefTarget::Input(i) => jump.args[i],
+            RefTarget::Op(j) => OpRef::op(base + j),
+            RefTarget::Const(_) => t.add_const(short.get_const(r).expect("short const")),
+        };
+        for a in op.args.iter_mut() {
+            *a = map(trace, *a);
+        }
+        if op.opcode.is_guard() {
+            let id = *next_fail_id;
+            *next_fail_id += 1;
+            let name = format!("g{id}");
+            op.descr = Some(FailDescr { name, id }.into());
+            op.fail_args = Some(jump.args.to_vec());
+            guards.push(id);
+        }
+        trace.push(op);
+    }
+    guards
+}
+
 /// A trace the backend accepted.
 pub(crate) struct CompiledTrace {
     pub code: CodeId,
@@ -162,23 +198,25 @@ pub(crate) struct CompiledTrace {
     /// As the tracer recorded it.
     pub recorded: Trace,
     pub ledger: Ledger,
+    /// For a peeled loop: its short preamble (see [`crate::opt::Optimized`]).
+    pub short_preamble: Option<Trace>,
 }
+
+/// The optimizer's output for the driver: the trace to compile, the resume
+/// data of its guards (`None`: unoptimized, the recorded guards are the
+/// exits), the ledger and, for a peeled loop, its short preamble.
+pub(crate) type OptOutput = (Trace, Option<ResumeMap>, Ledger, Option<Trace>);
 
 /// Why a trace was not compiled: the reason and the message for the stats.
 pub(crate) type Rejected = (AbortReason, String);
 
-/// Runs the optimizer when built-in or user passes are enabled: the trace
-/// to compile, the resume data of its guards (`None`: unoptimized, the
-/// recorded guards are the exits) and the ledger.
-pub(crate) fn optimize(
-    params: &JitParams,
-    trace: Trace,
-) -> Result<(Trace, Option<ResumeMap>, Ledger), Rejected> {
+/// Runs the optimizer when built-in or user passes are enabled.
+pub(crate) fn optimize(params: &JitParams, trace: Trace) -> Result<OptOutput, Rejected> {
     if !params.optimizes() {
-        return Ok((trace, None, Ledger::default()));
+        return Ok((trace, None, Ledger::default(), None));
     }
     match crate::opt::optimize_with(&trace, &params.enable_opts, &params.passes) {
-        Ok(o) => Ok((o.trace, Some(o.resume), o.ledger)),
+        Ok(o) => Ok((o.trace, Some(o.resume), o.ledger, o.short_preamble)),
         Err(e @ OptError::Invalid { .. }) => Err((AbortReason::InvalidLoop, e.to_string())),
         Err(e) => Err((AbortReason::CompileFailed, format!("optimizer failed: {e}"))),
     }

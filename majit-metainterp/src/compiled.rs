@@ -25,6 +25,9 @@ pub struct LoopInfo {
     pub recorded: Trace,
     /// What the optimizer could not do (e.g. allocations it kept).
     pub ledger: Ledger,
+    /// When the optimizer peeled the loop: its short preamble, which a
+    /// bridge ending at this loop inlines to jump into the peeled body.
+    pub short_preamble: Option<Trace>,
 }
 
 /// One compiled bridge.
@@ -63,10 +66,12 @@ pub(crate) enum Exit {
     Guard(GuardInfo),
     /// A `finish` at a merge point with these greens; its values are reds.
     Finish(Vec<Value>),
-    /// Differential mode's budget guard (`diff/budget.rs`): the state is
-    /// at the merge point with these greens; its original fail args are
-    /// the reds (rebuilt through `resume` when optimized).
-    Budget(Vec<Value>, Option<GuardResume>),
+    /// A guard that resumes at the merge point with these greens: its
+    /// original fail args are the reds (rebuilt through `resume` when
+    /// optimized). Differential mode's budget guard (`diff/budget.rs`) and
+    /// a bridge's entry guards before it jumps into a peeled loop
+    /// (`bridge.rs`) are such guards.
+    MergePoint(Vec<Value>, Option<GuardResume>),
 }
 
 /// Everything a driver compiled, and its exits by fail-descr id.
@@ -94,7 +99,7 @@ impl Compiled {
     pub fn guard(&self, id: u32) -> Option<&GuardInfo> {
         match self.exits.get(&id)? {
             Exit::Guard(g) => Some(g),
-            Exit::Finish(_) | Exit::Budget(..) => None,
+            Exit::Finish(_) | Exit::MergePoint(..) => None,
         }
     }
 
@@ -102,7 +107,7 @@ impl Compiled {
     pub fn guards(&self) -> impl Iterator<Item = (u32, &GuardInfo)> {
         self.exits.iter().filter_map(|(&id, e)| match e {
             Exit::Guard(g) => Some((id, g)),
-            Exit::Finish(_) | Exit::Budget(..) => None,
+            Exit::Finish(_) | Exit::MergePoint(..) => None,
         })
     }
 
@@ -127,18 +132,17 @@ impl Compiled {
     /// recorded ones with their snapshots; with `resume` from the
     /// optimizer, each guard in it, with the snapshot of the guard it was
     /// copied from, `GuardResume::original`), its `finish`, if any, as
-    /// `(fail id, greens)`, and its budget guard and copies of it, if any,
-    /// as `(fail id, greens)` too. Later fail-descr ids stay above every id
-    /// used.
+    /// `(fail id, greens)`, and the guards resuming at the merge point
+    /// with `greens` (`at_merge`: a budget guard, a bridge's entry guards)
+    /// and copies of them. Later fail-descr ids stay above every id used.
     pub(crate) fn register_exits(
         &mut self,
         guards: Vec<(u32, Snapshot)>,
         resume: Option<ResumeMap>,
         finish: Option<(u32, Vec<Value>)>,
-        budget: Option<(u32, Vec<Value>)>,
+        (at_merge, greens): (Vec<u32>, Vec<Value>),
     ) {
         let snapshots: BTreeMap<u32, Snapshot> = guards.into_iter().collect();
-        let (budget_id, budget_greens) = budget.unzip();
         let guard = |snapshot: Snapshot, resume| {
             Exit::Guard(GuardInfo {
                 snapshot,
@@ -152,15 +156,15 @@ impl Compiled {
         match resume {
             None => {
                 exits.extend(snapshots.into_iter().map(|(id, s)| (id, guard(s, None))));
-                if let (Some(id), Some(greens)) = (budget_id, &budget_greens) {
-                    exits.push((id, Exit::Budget(greens.clone(), None)));
-                }
+                let merge = at_merge
+                    .iter()
+                    .map(|&id| (id, Exit::MergePoint(greens.clone(), None)));
+                exits.extend(merge);
             }
             Some(resume) => {
                 for (id, rd) in resume {
-                    if Some(rd.original) == budget_id {
-                        let greens = budget_greens.clone().unwrap_or_default();
-                        exits.push((id, Exit::Budget(greens, Some(rd))));
+                    if at_merge.contains(&rd.original) {
+                        exits.push((id, Exit::MergePoint(greens.clone(), Some(rd))));
                     } else if let Some(s) = snapshots.get(&rd.original) {
                         exits.push((id, guard(s.clone(), Some(rd))));
                     }

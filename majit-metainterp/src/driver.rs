@@ -38,7 +38,7 @@ use crate::runtime::{Allocator, MallocAllocator};
 use crate::stats::{AbortReason, Stats};
 use crate::tracer::{Finished, Snapshot, TraceEnd, TraceEnv, Tracer};
 use crate::warmstate::{GreenKey, Visit, WarmState};
-use majit_ir::{Descr, Kind, TargetDescr, Value};
+use majit_ir::{Descr, Kind, OpCode, TargetDescr, Value};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -463,7 +463,7 @@ impl<B: Backend> JitDriver<B> {
             .ok_or_else(|| ExecError::BadInputs(format!("unknown exit g{id}")))?;
         match exit {
             Exit::Finish(greens) => Ok(Next::MergePoint(greens.clone(), df.values)),
-            Exit::Budget(greens, resume) => {
+            Exit::MergePoint(greens, resume) => {
                 let greens = greens.clone();
                 let reds =
                     bridge::original_fail_args(&df.values, resume.as_ref(), &mut *self.alloc)
@@ -589,7 +589,7 @@ impl<B: Backend> JitDriver<B> {
             TraceEnd::Done(fin) => {
                 let Finished { greens, reds, .. } = &*fin;
                 let (greens, reds) = (greens.clone(), reds.clone());
-                match self.compile(*fin, None) {
+                match self.compile(*fin, None, Vec::new()) {
                     Ok(c) => {
                         let greens: Vec<String> =
                             key.values().iter().map(|v| format!("{v:?}")).collect();
@@ -603,6 +603,7 @@ impl<B: Backend> JitDriver<B> {
                             trace: c.trace,
                             recorded: c.recorded,
                             ledger: c.ledger,
+                            short_preamble: c.short_preamble,
                         });
                         self.warm.set_loop(&key, n);
                         self.stats.loops_compiled += 1;
@@ -627,7 +628,7 @@ impl<B: Backend> JitDriver<B> {
         values: &[Value],
     ) -> Result<Next, JitError> {
         let (trace, frames) = bridge::bridge_start(&df.values, info, values);
-        let fin = match self.run_tracer(|env| Tracer::for_bridge(env, trace, frames))? {
+        let mut fin = match self.run_tracer(|env| Tracer::for_bridge(env, trace, frames))? {
             TraceEnd::Aborted {
                 reason,
                 frames,
@@ -637,9 +638,15 @@ impl<B: Backend> JitDriver<B> {
         };
         let (greens, reds) = (fin.greens.clone(), fin.reds.clone());
         let guard = df.exit;
-        match self.compile(*fin, Some(guard)) {
+        let entry = self.enter_peeled(&mut fin);
+        let into_body = entry.is_some();
+        match self.compile(*fin, Some(guard), entry.unwrap_or_default()) {
             Ok(c) => {
                 self.stats.bridges_compiled += 1;
+                match into_body {
+                    true => self.stats.bridges_into_body += 1,
+                    false => self.stats.bridges_to_loop_start += 1,
+                }
                 let n = self.compiled.bridges.len();
                 let (code, op) = (guard.code.0, guard.op_index);
                 self.announce(
@@ -659,19 +666,37 @@ impl<B: Backend> JitDriver<B> {
         Ok(Next::MergePoint(greens, reds))
     }
 
+    /// When the bridge trace `fin` jumps to a loop's start and that loop
+    /// has a short preamble, makes it jump into the peeled body instead
+    /// (`bridge::enter_peeled`); returns the entry guards' ids, `None`
+    /// when the bridge keeps its end (a `finish`, or a loop not peeled).
+    fn enter_peeled(&mut self, fin: &mut Finished) -> Option<Vec<u32>> {
+        let li = self.warm.loop_at(fin.jumped_to.as_ref()?)?;
+        let target = &self.compiled.loops[li];
+        let short = target.short_preamble.as_ref()?;
+        let jump = fin.trace.ops.last()?;
+        if jump.opcode != OpCode::Jump || jump.descr.as_ref() != Some(&target.target) {
+            return None;
+        }
+        let next = &mut self.compiled.next_fail_id;
+        Some(bridge::enter_peeled(&mut fin.trace, short, next))
+    }
+
     /// Optimizes (if enabled) and compiles a finished trace as a loop, or
     /// as a bridge of `bridge_of`; registers its exits on success (see
-    /// `bridge.rs`).
+    /// `bridge.rs`), `at_merge` (bridge entry guards) as exits to the
+    /// merge point the trace ends at.
     fn compile(
         &mut self,
         fin: Finished,
         bridge_of: Option<ExitId>,
+        at_merge: Vec<u32>,
     ) -> Result<CompiledTrace, Rejected> {
         let recorded = fin.trace.clone();
         let start = Instant::now();
         let optimized = bridge::optimize(&self.params, fin.trace);
         self.stats.time_optimizing += start.elapsed();
-        let (trace, resume, ledger) = optimized?;
+        let (trace, resume, ledger, short_preamble) = optimized?;
         // Differential mode compiles a copy whose residual calls are recorded.
         let instrumented = self.diff.as_mut().map(|d| d.instrument(&trace));
         let native = instrumented.as_ref().unwrap_or(&trace);
@@ -692,14 +717,18 @@ impl<B: Backend> JitDriver<B> {
         s.allocations_kept += ledger.allocations().count() as u64;
         let removed = bridge::allocations(&recorded).saturating_sub(bridge::allocations(&trace));
         s.allocations_removed += removed;
+        let (budget, greens) = fin.budget.unzip();
+        let greens = greens.unwrap_or_else(|| fin.greens.clone());
+        let at_merge = (budget.into_iter().chain(at_merge).collect(), greens);
         let finish = fin.finish.map(|id| (id, fin.greens));
         self.compiled
-            .register_exits(fin.guards, resume, finish, fin.budget);
+            .register_exits(fin.guards, resume, finish, at_merge);
         Ok(CompiledTrace {
             code,
             trace,
             recorded,
             ledger,
+            short_preamble,
         })
     }
 }

@@ -59,6 +59,12 @@ pub struct Stats {
     pub loops_compiled: u64,
     /// Bridges the backend compiled and attached.
     pub bridges_compiled: u64,
+    /// Of those, bridges that end by jumping into a peeled loop body
+    /// (through the loop's short preamble).
+    pub bridges_into_body: u64,
+    /// Of those, bridges that end by jumping to a loop's start label (the
+    /// loop was not peeled; its preamble runs again).
+    pub bridges_to_loop_start: u64,
     /// Times the interpreter entered compiled code.
     pub loop_entries: u64,
     /// Dead frames that came back through a guard.
@@ -130,6 +136,8 @@ impl fmt::Display for Stats {
         writeln!(f, "traces started:   {}", self.traces_started)?;
         writeln!(f, "loops compiled:   {}", self.loops_compiled)?;
         writeln!(f, "bridges compiled: {}", self.bridges_compiled)?;
+        writeln!(f, "  into loop body: {}", self.bridges_into_body)?;
+        writeln!(f, "  to loop start:  {}", self.bridges_to_loop_start)?;
         writeln!(f, "loop entries:     {}", self.loop_entries)?;
         writeln!(f, "guard failures:   {}", self.guard_failures)?;
         writeln!(f, "blackhole runs:   {}", self.blackhole_runs)?;

@@ -25,7 +25,11 @@ pub fn render(s: &Stats, backend: &str, compiled: &Compiled) -> String {
         "loops: {} compiled, {} entries",
         s.loops_compiled, s.loop_entries
     );
-    let _ = writeln!(out, "bridges: {} compiled", s.bridges_compiled);
+    let _ = writeln!(
+        out,
+        "bridges: {} compiled, {} into a loop body, {} to a loop start",
+        s.bridges_compiled, s.bridges_into_body, s.bridges_to_loop_start
+    );
     let _ = writeln!(
         out,
         "traces: {} started, {} aborted",

@@ -3,7 +3,7 @@
 //! one memory word, and a `guard_true` that leaves when it runs out. The
 //! guard's fail args are the label's inputs, i.e. the reds at the merge
 //! point, so leaving there resumes the interpreter at the loop's own merge
-//! point (an `Exit::Budget` of the driver, which re-enters the loop): no
+//! point (an `Exit::MergePoint` of the driver, which re-enters the loop): no
 //! snapshot, no blackhole, no bridge. The unroll pass peels it like any
 //! guard; the peeled loop's copy carries resume data that rebuilds the reds
 //! (virtuals included) at the top of an iteration.

@@ -294,7 +294,7 @@ fn peel(
     let short_trace = states
         .iter()
         .all(Option::is_none)
-        .then(|| short_preamble(&trace.inputs, &short, peeled));
+        .then(|| short_preamble(&trace.inputs, &facts, &short, peeled));
     merge(pre_out, body_out, short_trace, peeled.clone()).map(|o| Peel::Done(Box::new(o)))
 }
 
@@ -328,6 +328,29 @@ impl Fact {
         let info = cx.info_mut(r);
         info.nonnull |= self.nonnull;
         info.class = info.class.or(self.class);
+    }
+
+    /// Appends to the short preamble `t` the guards that check the fact
+    /// on `r`; `nonnull` collects the refs known non-null after them.
+    fn guard(&self, t: &mut Trace, r: OpRef, nonnull: &mut HashSet<OpRef>) {
+        if (self.nonnull || self.class.is_some()) && nonnull.insert(r) {
+            entry_guard(t, Op::new(OpCode::GuardNonnull, &[r]));
+        }
+        if let Some(c) = self.class {
+            let c = t.add_const(Const::Int(c));
+            entry_guard(t, Op::new(OpCode::GuardClass, &[r, c]));
+        }
+        let Some(b) = self.bound else { return };
+        for (cmp, limit, full) in [
+            (OpCode::IntGe, b.lo, i64::MIN),
+            (OpCode::IntLe, b.hi, i64::MAX),
+        ] {
+            if limit != full {
+                let limit = t.add_const(Const::Int(limit));
+                let ok = t.push(Op::new(cmp, &[r, limit]));
+                entry_guard(t, Op::new(OpCode::GuardTrue, &[ok]));
+            }
+        }
     }
 
     /// Whether the value `r` passed to the next iteration has the fact.
@@ -444,11 +467,20 @@ fn max_fail_id(trace: &Trace) -> u32 {
 }
 
 /// The short preamble as a trace: from the label's original arguments to
-/// a jump into the peeled loop.
-fn short_preamble(inputs: &[Kind], short: &[ShortOp], peeled: &Descr) -> Trace {
+/// a jump into the peeled loop. It starts with guards for the `facts` the
+/// peeled loop assumes about its label arguments, and guards each load's
+/// object non-null (the preamble proved it for its own values only). Its
+/// guards' fail args are its inputs: failing one means "enter at the
+/// loop's start label instead"; their ids are placeholders (`0..`) the
+/// user renumbers.
+fn short_preamble(inputs: &[Kind], facts: &[Fact], short: &[ShortOp], peeled: &Descr) -> Trace {
     let mut t = Trace::new(inputs);
     let n = inputs.len();
     let mut slots: Vec<OpRef> = (0..n).map(OpRef::input).collect();
+    let mut nonnull = HashSet::new();
+    for (i, f) in facts.iter().enumerate() {
+        f.guard(&mut t, OpRef::input(i), &mut nonnull);
+    }
     for s in short {
         let args: Vec<OpRef> = s
             .args
@@ -458,12 +490,26 @@ fn short_preamble(inputs: &[Kind], short: &[ShortOp], peeled: &Descr) -> Trace {
                 ShortArg::Const(c) => t.add_const(*c),
             })
             .collect();
+        if s.opcode.is_load() && nonnull.insert(args[0]) {
+            entry_guard(&mut t, Op::new(OpCode::GuardNonnull, &[args[0]]));
+        }
         let mut op = Op::new(s.opcode, &args);
         op.descr = s.descr.clone();
         slots.push(t.push(op));
     }
     t.push(Op::new(OpCode::Jump, &slots).with_descr(peeled.clone()));
     t
+}
+
+/// Appends `guard` to the short preamble `t`, failing to its inputs.
+fn entry_guard(t: &mut Trace, guard: Op) {
+    let id = t.ops.iter().filter(|o| o.opcode.is_guard()).count() as u32;
+    let descr = Descr::from(majit_ir::FailDescr {
+        name: format!("entry{id}"),
+        id,
+    });
+    let inputs: Vec<OpRef> = (0..t.inputs.len()).map(OpRef::input).collect();
+    t.push(guard.with_descr(descr).with_fail_args(&inputs));
 }
 
 /// Joins the preamble (its closing jump becomes the peeled loop's label)
