@@ -190,6 +190,24 @@ pub(crate) fn enter_peeled(trace: &mut Trace, short: &Trace, next_fail_id: &mut 
     guards
 }
 
+/// The bridge of a hot entry guard (see [`enter_peeled`]) of a bridge
+/// into the loop whose start label is `target`: it jumps to `target` with
+/// the guard's original fail args (the loop's reds; `values` are their
+/// values), re-allocating virtuals; the dead frame's values are `frame`.
+pub(crate) fn to_loop_start(
+    frame: &[Value],
+    resume: Option<&GuardResume>,
+    values: &[Value],
+    target: &Descr,
+) -> Trace {
+    let kinds: Vec<Kind> = frame.iter().map(|v| v.kind()).collect();
+    let mut trace = Trace::new(&kinds);
+    let boxes = bridge_boxes(&mut trace, resume, values);
+    let args: Vec<OpRef> = boxes.iter().map(|b| b.r).collect();
+    trace.push(Op::new(OpCode::Jump, &args).with_descr(target.clone()));
+    trace
+}
+
 /// A trace the backend accepted.
 pub(crate) struct CompiledTrace {
     pub code: CodeId,

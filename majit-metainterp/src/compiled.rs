@@ -60,6 +60,16 @@ pub struct GuardInfo {
     pub bridged: bool,
 }
 
+/// The failures of a bridge's entry guard (see [`Exit::MergePoint`]).
+#[derive(Clone, Debug)]
+pub(crate) struct EntryFailures {
+    /// The start label of the loop the bridge enters.
+    pub target: Descr,
+    pub failures: u32,
+    /// A bridge to `target` was compiled from this guard (or attempted).
+    pub bridged: bool,
+}
+
 /// What an exit of compiled code means.
 #[derive(Clone, Debug)]
 pub(crate) enum Exit {
@@ -70,8 +80,9 @@ pub(crate) enum Exit {
     /// original fail args are the reds (rebuilt through `resume` when
     /// optimized). Differential mode's budget guard (`diff/budget.rs`) and
     /// a bridge's entry guards before it jumps into a peeled loop
-    /// (`bridge.rs`) are such guards.
-    MergePoint(Vec<Value>, Option<GuardResume>),
+    /// (`bridge.rs`) are such guards; the latter count their failures
+    /// (`Some`), to get a bridge to the loop's start once hot.
+    MergePoint(Vec<Value>, Option<GuardResume>, Option<EntryFailures>),
 }
 
 /// Everything a driver compiled, and its exits by fail-descr id.
@@ -158,13 +169,13 @@ impl Compiled {
                 exits.extend(snapshots.into_iter().map(|(id, s)| (id, guard(s, None))));
                 let merge = at_merge
                     .iter()
-                    .map(|&id| (id, Exit::MergePoint(greens.clone(), None)));
+                    .map(|&id| (id, Exit::MergePoint(greens.clone(), None, None)));
                 exits.extend(merge);
             }
             Some(resume) => {
                 for (id, rd) in resume {
                     if at_merge.contains(&rd.original) {
-                        exits.push((id, Exit::MergePoint(greens.clone(), Some(rd))));
+                        exits.push((id, Exit::MergePoint(greens.clone(), Some(rd), None)));
                     } else if let Some(s) = snapshots.get(&rd.original) {
                         exits.push((id, guard(s.clone(), Some(rd))));
                     }
@@ -177,6 +188,20 @@ impl Compiled {
         }
         if let Some((id, greens)) = finish {
             self.exits.insert(id, Exit::Finish(greens));
+        }
+    }
+
+    /// Makes the merge-point exits `ids` (already registered) the entry
+    /// guards of a bridge into the loop whose start label is `target`.
+    pub(crate) fn count_entry_failures(&mut self, ids: &[u32], target: &Descr) {
+        for id in ids {
+            if let Some(Exit::MergePoint(_, _, counted)) = self.exits.get_mut(id) {
+                *counted = Some(EntryFailures {
+                    target: target.clone(),
+                    failures: 0,
+                    bridged: false,
+                });
+            }
         }
     }
 }

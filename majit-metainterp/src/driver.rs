@@ -463,11 +463,34 @@ impl<B: Backend> JitDriver<B> {
             .ok_or_else(|| ExecError::BadInputs(format!("unknown exit g{id}")))?;
         match exit {
             Exit::Finish(greens) => Ok(Next::MergePoint(greens.clone(), df.values)),
-            Exit::MergePoint(greens, resume) => {
+            Exit::MergePoint(greens, resume, entry) => {
+                self.stats.merge_point_exits += 1;
                 let greens = greens.clone();
                 let reds =
                     bridge::original_fail_args(&df.values, resume.as_ref(), &mut *self.alloc)
                         .map_err(|e| JitError::Resume(e.to_string()))?;
+                let hot = entry.as_mut().and_then(|e| {
+                    e.failures += 1;
+                    let hot = e.failures > self.params.bridge_threshold && !e.bridged;
+                    e.bridged |= hot;
+                    hot.then(|| e.target.clone())
+                });
+                if let Some(target) = hot {
+                    let resume = resume.clone();
+                    let trace = bridge::to_loop_start(&df.values, resume.as_ref(), &reds, &target);
+                    let fin = Finished {
+                        trace,
+                        guards: Vec::new(),
+                        finish: None,
+                        jumped_to: None,
+                        budget: None,
+                        greens: greens.clone(),
+                        reds: reds.clone(),
+                    };
+                    if let Err((reason, why)) = self.compile_bridge(fin, df.exit, None) {
+                        self.stats.abort_because(reason, why);
+                    }
+                }
                 Ok(Next::MergePoint(greens, reds))
             }
             Exit::Guard(info) => {
@@ -637,40 +660,59 @@ impl<B: Backend> JitDriver<B> {
             TraceEnd::Done(fin) => fin,
         };
         let (greens, reds) = (fin.greens.clone(), fin.reds.clone());
-        let guard = df.exit;
-        let entry = self.enter_peeled(&mut fin);
-        let into_body = entry.is_some();
-        match self.compile(*fin, Some(guard), entry.unwrap_or_default()) {
-            Ok(c) => {
-                self.stats.bridges_compiled += 1;
-                match into_body {
-                    true => self.stats.bridges_into_body += 1,
-                    false => self.stats.bridges_to_loop_start += 1,
-                }
-                let n = self.compiled.bridges.len();
-                let (code, op) = (guard.code.0, guard.op_index);
-                self.announce(
-                    c.code,
-                    &format!("majit bridge {n} from code {code} op {op}"),
-                );
-                self.compiled.bridges.push(BridgeInfo {
-                    guard,
-                    code: c.code,
-                    trace: c.trace,
-                    recorded: c.recorded,
-                    ledger: c.ledger,
-                });
-            }
-            Err((reason, why)) => self.stats.abort_because(reason, why),
+        let plain = (*fin).clone();
+        let compiled = match self.enter_peeled(&mut fin) {
+            // E.g. when the bridge proves an entry guard always fails, it
+            // ends at the loop's start as before.
+            Some(entry) => self
+                .compile_bridge(*fin, df.exit, Some(entry))
+                .or_else(|_| self.compile_bridge(plain, df.exit, None)),
+            None => self.compile_bridge(plain, df.exit, None),
+        };
+        if let Err((reason, why)) = compiled {
+            self.stats.abort_because(reason, why);
         }
         Ok(Next::MergePoint(greens, reds))
+    }
+
+    /// Compiles the bridge trace `fin` for `guard` and attaches it; `entry`
+    /// when it jumps into a peeled loop: its entry guards' ids and the
+    /// loop's start label.
+    fn compile_bridge(
+        &mut self,
+        fin: Finished,
+        guard: ExitId,
+        entry: Option<(Vec<u32>, Descr)>,
+    ) -> Result<(), Rejected> {
+        let ids = entry.as_ref().map(|e| e.0.clone()).unwrap_or_default();
+        let c = self.compile(fin, Some(guard), ids)?;
+        self.stats.bridges_compiled += 1;
+        match entry {
+            Some((ids, target)) => {
+                self.stats.bridges_into_body += 1;
+                self.compiled.count_entry_failures(&ids, &target);
+            }
+            None => self.stats.bridges_to_loop_start += 1,
+        }
+        let n = self.compiled.bridges.len();
+        let (code, op) = (guard.code.0, guard.op_index);
+        let name = format!("majit bridge {n} from code {code} op {op}");
+        self.announce(c.code, &name);
+        self.compiled.bridges.push(BridgeInfo {
+            guard,
+            code: c.code,
+            trace: c.trace,
+            recorded: c.recorded,
+            ledger: c.ledger,
+        });
+        Ok(())
     }
 
     /// When the bridge trace `fin` jumps to a loop's start and that loop
     /// has a short preamble, makes it jump into the peeled body instead
     /// (`bridge::enter_peeled`); returns the entry guards' ids, `None`
     /// when the bridge keeps its end (a `finish`, or a loop not peeled).
-    fn enter_peeled(&mut self, fin: &mut Finished) -> Option<Vec<u32>> {
+    fn enter_peeled(&mut self, fin: &mut Finished) -> Option<(Vec<u32>, Descr)> {
         let li = self.warm.loop_at(fin.jumped_to.as_ref()?)?;
         let target = &self.compiled.loops[li];
         let short = target.short_preamble.as_ref()?;
@@ -679,7 +721,8 @@ impl<B: Backend> JitDriver<B> {
             return None;
         }
         let next = &mut self.compiled.next_fail_id;
-        Some(bridge::enter_peeled(&mut fin.trace, short, next))
+        let ids = bridge::enter_peeled(&mut fin.trace, short, next);
+        Some((ids, target.target.clone()))
     }
 
     /// Optimizes (if enabled) and compiles a finished trace as a loop, or

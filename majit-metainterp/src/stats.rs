@@ -69,6 +69,10 @@ pub struct Stats {
     pub loop_entries: u64,
     /// Dead frames that came back through a guard.
     pub guard_failures: u64,
+    /// Of the other exits, those of guards that resume at a merge point: a
+    /// bridge's entry guards (the loop body's assumptions did not hold;
+    /// the loop is entered at its start) and diff mode's budget guards.
+    pub merge_point_exits: u64,
     /// Blackhole runs (after guard failures and aborts).
     pub blackhole_runs: u64,
     /// Tracing aborts, by reason.
@@ -140,6 +144,7 @@ impl fmt::Display for Stats {
         writeln!(f, "  to loop start:  {}", self.bridges_to_loop_start)?;
         writeln!(f, "loop entries:     {}", self.loop_entries)?;
         writeln!(f, "guard failures:   {}", self.guard_failures)?;
+        writeln!(f, "merge-point exits: {}", self.merge_point_exits)?;
         writeln!(f, "blackhole runs:   {}", self.blackhole_runs)?;
         writeln!(f, "ops recorded:     {}", self.ops_recorded)?;
         writeln!(f, "ops optimized:    {}", self.ops_optimized)?;

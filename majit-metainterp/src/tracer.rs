@@ -155,7 +155,7 @@ pub enum TraceEnd {
 }
 
 /// A complete trace and where it left the interpreter.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Finished {
     pub trace: Trace,
     /// The guards recorded, by fail-descr id, with their snapshots.
