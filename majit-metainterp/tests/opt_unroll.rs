@@ -380,3 +380,40 @@ fn forced_jump_arguments_are_allocated_before_delayed_stores_name_them() {
     assert!(out.short_preamble.is_none(), "p11 travels unboxed");
     check_equivalent(&t, &out, 8);
 }
+
+/// A bridge entering the peeled loop replays the short preamble: it
+/// re-checks the facts the peeled loop assumes about its label arguments
+/// (here `i1 < 1000` from the guard) and the loads' objects, then computes
+/// the label's extra values.
+#[test]
+fn the_short_preamble_guards_the_label_facts() {
+    let t = parse(
+        "
+        [p0, i1]
+        label(p0, i1, descr=Loop)
+        i2 = getfield_gc_i(p0, descr=Node.value)
+        i3 = int_mul(i2, 3)
+        i4 = int_add(i1, i3)
+        i5 = int_lt(i4, 1000)
+        guard_true(i5) [i4]
+        jump(p0, i4, descr=Loop)",
+    );
+    let out = optimize_checked(majit_metainterp::opt::DEFAULT_OPTS, &t);
+    let short = out.short_preamble.as_ref().expect("short preamble");
+    assert!(majit_ir::verify(short).is_ok());
+    let expected = "\
+descr entry0 = fail(id=0)
+descr entry1 = fail(id=1)
+descr Node.value = field(owner=Node, offset=0, size=8, kind=int, signed)
+descr Loop.peeled = target()
+[p0, i1]
+guard_nonnull(p0, descr=entry0) [p0, i1]
+i3 = int_le(i1, 999)
+guard_true(i3, descr=entry1) [p0, i1]
+i5 = getfield_gc_i(p0, descr=Node.value)
+i6 = int_mul(i5, 3)
+i7 = int_lt(i1, 1000)
+jump(i1, i6, descr=Loop.peeled)
+";
+    assert_eq!(majit_ir::text::print(short), expected);
+}

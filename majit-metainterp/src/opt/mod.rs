@@ -178,7 +178,8 @@ pub struct Optimized {
     pub ledger: Ledger,
     /// When unroll peeled the loop: the short preamble, a trace from the
     /// loop label's original arguments to a jump into the peeled loop,
-    /// which a bridge entering the peeled loop replays.
+    /// which a bridge entering the peeled loop replays; its guards check
+    /// what the peeled loop assumes about its label arguments.
     pub short_preamble: Option<Trace>,
 }
 

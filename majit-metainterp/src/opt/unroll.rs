@@ -22,8 +22,10 @@
 //! (`id + offset`, name `.peeled`) and their resume data names the original
 //! id in `GuardResume::original`. Label arguments nothing in the loop uses
 //! are pruned. The short preamble is returned as a trace (inputs: the
-//! label's original arguments; ops; a jump to `L.peeled`) for bridges that
-//! enter the peeled loop.
+//! label's original arguments; guards re-checking the facts the peeled
+//! loop assumes about them, see below, and each load's object non-null;
+//! ops; a jump to `L.peeled`) for bridges that enter the peeled loop
+//! (`bridge.rs`). Its guards fail to its inputs with placeholder ids.
 //!
 //! Label state: a jump argument that is virtual at the end of the preamble
 //! travels unboxed (`vstate.rs`): its leaves are label arguments and the
