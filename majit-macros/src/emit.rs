@@ -319,7 +319,8 @@ fn scalar_rust(s: Scalar) -> TokenStream {
     }
 }
 
-/// The `extern "C"` functions the jitcode calls: one per helper, one load
+/// The `extern "C"` functions the jitcode calls: one per helper (its
+/// panic is caught and reported, see `runtime::catch_panic`), one load
 /// per frozen green slice, and the bounds-check failure.
 pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStream {
     let mut out = Vec::new();
@@ -339,9 +340,14 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
             None => quote!(#name(#(#conv),*);),
         };
         let ret = h.ret.map(|_| quote!(-> i64));
+        let place = format!("helper `{name}`");
+        // A panic cannot unwind out of `extern "C"`: it becomes the run's
+        // `JitError::Panic` (see `runtime::catch_panic`).
         out.push(quote! {
             #[allow(dead_code)]
-            extern "C" fn #shim(#(#params: i64),*) #ret { #body }
+            extern "C" fn #shim(#(#params: i64),*) #ret {
+                ::majit::metainterp::runtime::catch_panic(#place, || { #body })
+            }
         });
     }
     for sv in state {
@@ -367,7 +373,9 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
     }
     let msg = format!("index out of bounds in the jitcode of `{fn_name}`");
     out.push(quote! {
-        extern "C" fn __majit_oob() { panic!(#msg) }
+        extern "C" fn __majit_oob() {
+            ::majit::metainterp::runtime::report_panic("a bounds check", #msg.into())
+        }
     });
     quote!(#(#out)*)
 }

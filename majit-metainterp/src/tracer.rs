@@ -951,6 +951,12 @@ impl<'a> Tracer<'a> {
         refs.extend(args.iter().map(|b| b.r));
         self.flush_stores(None);
         let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
+        if cd.effect.can_raise {
+            // Compiled code stops here when the helper panicked (see
+            // `runtime::catch_panic`); the driver then ends the run, so
+            // the guard never resumes.
+            self.guard(OpCode::GuardNoException, &[]);
+        }
         Ok(match cd.result {
             ResultKind::Void => None,
             _ => Some(TBox { r, v }),

@@ -12,7 +12,7 @@
 //! (the interpreter's own objects); null is checked here and reported as a
 //! [`ConcreteError`], never dereferenced.
 
-use crate::runtime::{call_extern, Access, Allocator};
+use crate::runtime::{call_extern, signal, Access, Allocator, HelperPanic};
 use majit_ir::{eval, ArrayDescr, CallDescr, FieldDescr, Kind, OpCode, Value};
 use std::fmt;
 
@@ -29,6 +29,8 @@ pub enum ConcreteError {
     /// The jitcode is inconsistent (an inline call to a missing function,
     /// arguments that do not fit the callee's parameters).
     BadJitCode(String),
+    /// A called helper panicked (see [`crate::runtime::catch_panic`]).
+    Panic(HelperPanic),
 }
 
 impl fmt::Display for ConcreteError {
@@ -38,6 +40,7 @@ impl fmt::Display for ConcreteError {
             ConcreteError::BadCall(what) => write!(f, "unsupported call: {what}"),
             ConcreteError::OutOfMemory => write!(f, "out of memory"),
             ConcreteError::BadJitCode(what) => write!(f, "bad jitcode: {what}"),
+            ConcreteError::Panic(p) => write!(f, "{p}"),
         }
     }
 }
@@ -140,12 +143,18 @@ pub fn arraylen(arr: usize, d: &ArrayDescr) -> Result<i64, ConcreteError> {
 
 /// Calls the `extern "C"` function at `func` with `args` as `descr`
 /// describes it (the limits are refexec's: `MAX_INT_ARGS` int/ref and
-/// `MAX_FLOAT_ARGS` float arguments).
+/// `MAX_FLOAT_ARGS` float arguments). A helper's panic is
+/// [`ConcreteError::Panic`]; exceptions and forcing, which jitcode does
+/// not model, are dropped.
 pub fn call(func: usize, descr: &CallDescr, args: &[Value]) -> Result<Value, ConcreteError> {
     // SAFETY: `func` is a non-variadic `extern "C"` function whose
     // parameters and result have the kinds the call descr declares (the
     // jitcode author's contract), which is `call_extern`'s contract.
     let result = unsafe { call_extern(func, args, descr.result) };
+    signal::take();
+    if let Some(p) = signal::take_panic() {
+        return Err(ConcreteError::Panic(p));
+    }
     match result {
         Ok(v) => Ok(v.unwrap_or(Value::Int(0))),
         Err(e) => Err(ConcreteError::BadCall(format!("{}: {e}", descr.name))),
