@@ -34,7 +34,7 @@ use crate::diff::{self, DiffState};
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
 use crate::params::JitParams;
-use crate::runtime::{take_panic, Allocator, MallocAllocator, HelperPanic};
+use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator};
 use crate::stats::{AbortReason, Stats};
 use crate::tracer::{Finished, Snapshot, TraceEnd, TraceEnv, Tracer};
 use crate::warmstate::{GreenKey, Visit, WarmState};
@@ -462,7 +462,9 @@ impl<B: Backend> JitDriver<B> {
     fn execute(&mut self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
         let (backend, stats, compiled) = (&mut self.backend, &mut self.stats, &self.compiled);
         let df = match &mut self.diff {
-            Some(d) => d.execute(backend, stats, compiled, li, inputs).map_err(JitError::from),
+            Some(d) => d
+                .execute(backend, stats, compiled, li, inputs)
+                .map_err(JitError::from),
             None => backend
                 .execute(compiled.loops[li].code, inputs)
                 .map_err(JitError::from),
