@@ -321,7 +321,8 @@ fn scalar_rust(s: Scalar) -> TokenStream {
 
 /// The `extern "C"` functions the jitcode calls: one per helper (its
 /// panic is caught and reported, see `runtime::catch_panic`), one load
-/// per frozen green slice, and the bounds-check failure.
+/// per frozen green slice, and the unreachable block's (the checks'
+/// failure shims are in each function's block, see `lower/checks.rs`).
 pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStream {
     let mut out = Vec::new();
     for h in helpers.iter().filter(|h| h.policy != Policy::Inline) {
@@ -371,10 +372,13 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
             });
         }
     }
-    let msg = format!("index out of bounds in the jitcode of `{fn_name}`");
+    let place = format!("the jitcode of `{fn_name}`");
     out.push(quote! {
-        extern "C" fn __majit_oob() {
-            ::majit::metainterp::runtime::report_panic("a bounds check", #msg.into())
+        extern "C" fn __majit_unreachable() {
+            ::majit::metainterp::runtime::report_panic(
+                #place,
+                "internal error: entered unreachable code".into(),
+            )
         }
     });
     quote!(#(#out)*)
@@ -391,7 +395,9 @@ fn build_function(name: &str, lowered: &Lowered) -> TokenStream {
     let count = |b: Bank| lowered.params.iter().filter(|r| r.bank == b).count() as u16;
     let (pi, pr) = (count(Bank::Int), count(Bank::Ref));
     let (ni, nr) = (lowered.int_regs, lowered.ref_regs);
+    let fail_shims = &lowered.fail_shims;
     quote! {{
+        #(#fail_shims)*
         let mut b = ::majit::metainterp::jitcode::JitCodeBuilder::new(#name);
         #( b.param(#params); )*
         for _ in #pi..#ni { b.reg(::majit::ir::Kind::Int); }

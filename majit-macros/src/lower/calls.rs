@@ -6,12 +6,15 @@
 
 use super::*;
 
-/// A `CallDescr` expression.
+/// A `CallDescr` expression. `raises`: the callee may panic, which the
+/// trace checks with a `guard_no_exception` after the call (see
+/// `runtime::catch_panic`).
 pub(super) fn call_descr(
     name: &str,
     kinds: &[Bank],
     ret: Option<()>,
     policy: Policy,
+    raises: bool,
 ) -> TokenStream {
     let kinds = kinds.iter().map(|k| match k {
         Bank::Int => quote!(::majit::ir::Kind::Int),
@@ -31,7 +34,11 @@ pub(super) fn call_descr(
             name: #name.into(),
             args: vec![#(#kinds),*],
             result: #result,
-            effect: ::majit::ir::EffectInfo { effect: #effect, ..Default::default() },
+            effect: ::majit::ir::EffectInfo {
+                effect: #effect,
+                can_raise: #raises,
+                ..Default::default()
+            },
         })
     }
 }
@@ -68,7 +75,7 @@ impl<'a> Lowerer<'a> {
                     "wrapping_sub" => Arith::Sub,
                     _ => Arith::Mul,
                 };
-                self.arith(op, &recv, &av, sp).map(Some)
+                self.arith(op, &recv, &av, sp, m).map(Some)
             }
             ("wrapping_neg", Ty::Scalar(Scalar::Int(t)), []) => {
                 let r = self.pure_t("IntNeg", &[recv.opnd(sp)?]);
@@ -181,6 +188,7 @@ impl<'a> Lowerer<'a> {
             &vec![Bank::Int; h.args.len()],
             h.ret.map(|_| ()),
             h.policy,
+            true,
         );
         let shim = format_ident!("__majit_shim_{}", name);
         let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));

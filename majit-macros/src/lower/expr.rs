@@ -265,7 +265,7 @@ impl<'a> Lowerer<'a> {
             let Some(rv) = self.expr(&b.right, Some(cur.ty))? else {
                 return Ok(None);
             };
-            let v = self.arith(op, &cur, &rv, sp)?;
+            let v = self.arith(op, &cur, &rv, sp, b)?;
             self.write(&place, &v, sp)?;
             return Ok(Some(Val::unit()));
         }
@@ -281,11 +281,19 @@ impl<'a> Lowerer<'a> {
         let Some((l, r)) = self.operands(&b.left, &b.right, if cmp { None } else { want })? else {
             return Ok(None);
         };
-        self.arith(Arith::from(&b.op, sp)?, &l, &r, sp).map(Some)
+        self.arith(Arith::from(&b.op, sp)?, &l, &r, sp, b).map(Some)
     }
 
-    /// A binary operation on two scalars of the same type.
-    pub(super) fn arith(&mut self, op: Arith, l: &Val, r: &Val, sp: Span) -> Res<Val> {
+    /// A binary operation on two scalars of the same type (`e` is the
+    /// expression, for the place of a failing check).
+    pub(super) fn arith(
+        &mut self,
+        op: Arith,
+        l: &Val,
+        r: &Val,
+        sp: Span,
+        e: &dyn quote::ToTokens,
+    ) -> Res<Val> {
         l.used()?;
         r.used()?;
         if l.ty != r.ty {
@@ -328,20 +336,8 @@ impl<'a> Lowerer<'a> {
             Arith::Sub => ("IntSub".into(), true),
             Arith::Mul => ("IntMul".into(), true),
             Arith::Div | Arith::Rem => {
-                let ok = matches!(b, Opnd::Int(v) if v != 0 && v != -1) && !wide_unsigned;
-                if !ok {
-                    return err(
-                        sp,
-                        "`/` and `%` are only lowered with a constant divisor other than 0 \
-                         and -1 on signed or narrow types: move this into a helper",
-                    );
-                }
-                let n = if op == Arith::Div {
-                    "IntFloorDiv"
-                } else {
-                    "IntMod"
-                };
-                (n.into(), false)
+                let res = self.divide(op == Arith::Rem, t, a, b, checks::place(e, sp));
+                return Ok(Val::scalar(l.ty, res));
             }
             Arith::BitAnd => ("IntAnd".into(), false),
             Arith::BitOr => ("IntOr".into(), false),

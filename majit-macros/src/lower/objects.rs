@@ -220,13 +220,14 @@ impl<'a> Lowerer<'a> {
             return err(idx.span(), "indices must be `usize`");
         }
         let i = iv.opnd(idx.span())?;
-        let Some(len) = var.len else {
-            // An array: its switch's default is the bounds failure.
-            return Ok((var, i));
+        let len = match var.len {
+            Some(len) => Opnd::Reg(len),
+            None => Opnd::Int(var.items.len() as i64),
         };
-        let len = Opnd::Reg(len);
+        let at = checks::place(&quote!(#arr[#idx]), arr.span());
+        let fail = self.failure(Failure::Bounds, at, &i, &len);
         let ok = self.pure_t("UintLt", &[i.clone(), len]);
-        self.goto_if_not(&ok, self.oob);
+        self.goto_if_not(&ok, fail);
         Ok((var, i))
     }
 
@@ -241,9 +242,9 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// A switch over an array's items on `idx`: `each(self, k)` emits the
-    /// code of item `k`; no matching item is the bounds failure. In a
-    /// trace the index is usually a green, so the switch folds away.
+    /// A switch over an array's items on `idx` (checked in bounds by
+    /// `index`): `each(self, k)` emits the code of item `k`. In a trace
+    /// the index is usually a green, so the switch folds away.
     pub(super) fn item_switch(
         &mut self,
         arr: &Var,
@@ -259,7 +260,7 @@ impl<'a> Lowerer<'a> {
         let cases: Vec<TokenStream> = cases.collect();
         let i = idx.arg();
         self.code.push(quote!(b.switch(#i, &[#(#cases),*]);));
-        self.goto(self.oob);
+        self.goto(self.unreachable);
         for (&l, &item) in labels.iter().zip(&arr.items) {
             self.bind(l);
             each(self, item);
@@ -290,6 +291,7 @@ impl<'a> Lowerer<'a> {
                 &[Bank::Ref, Bank::Int],
                 Some(()),
                 Policy::Elidable,
+                false,
             );
             self.code.push(quote! {
                 b.call(#descr, ::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64),
