@@ -198,8 +198,16 @@ impl<'a> Lowerer<'a> {
         Ok(Some(Val::scalar(fty, Opnd::Reg(dst))))
     }
 
-    /// The slice variable and index operand of `arr[idx]`, bounds-checked.
-    pub(super) fn index(&mut self, arr: &Expr, idx: &Expr) -> Res<(Var, Opnd)> {
+    /// `arr[idx]` as a value; `at` is where a failed bounds check reports
+    /// it.
+    pub(super) fn index_load(&mut self, ix: &syn::ExprIndex, at: Span) -> Res<Val> {
+        let (arr, idx) = self.index(&ix.expr, &ix.index, at)?;
+        self.load(&arr, &idx)
+    }
+
+    /// The slice variable and index operand of `arr[idx]`, bounds-checked
+    /// (a failure reported at `at`).
+    pub(super) fn index(&mut self, arr: &Expr, idx: &Expr, at: Span) -> Res<(Var, Opnd)> {
         let var = match arr {
             Expr::Path(p) => p
                 .path
@@ -224,8 +232,8 @@ impl<'a> Lowerer<'a> {
             Some(len) => Opnd::Reg(len),
             None => Opnd::Int(var.items.len() as i64),
         };
-        let at = checks::place(&quote!(#arr[#idx]), arr.span());
-        let fail = self.failure(Failure::Bounds, at, &i, &len);
+        let place = checks::place(&quote!(#arr[#idx]), at);
+        let fail = self.failure(Failure::Bounds, place, &i, &len);
         let ok = self.pure_t("UintLt", &[i.clone(), len]);
         self.goto_if_not(&ok, fail);
         Ok((var, i))
@@ -318,7 +326,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Expr::Index(ix) => {
-                let (arr, i) = self.index(&ix.expr, &ix.index)?;
+                let (arr, i) = self.index(&ix.expr, &ix.index, ix.span())?;
                 if !matches!(arr.ty, Ty::Slice { mutable: true, .. } | Ty::Array { .. }) {
                     return err(e.span(), "only `&mut` slices and arrays can be written");
                 }
