@@ -193,3 +193,18 @@ fn refexec_loop_divides_by_zero() {
 fn native_loop_divides_by_zero() {
     loop_divides_by_zero_in_compiled_code::<majit::HostBackend>();
 }
+
+#[test]
+fn divisor_checks_are_guards_and_constant_divisors_need_none() {
+    let mut driver = div_driver::<RefExec>(JitParams::default().with_threshold(3)).unwrap();
+    assert_eq!(jit_run(&mut driver, 5001, 1200).unwrap(), div(&PROGRAM, 0, 12345, 5001, 1200));
+    assert_eq!(driver.loops().len(), 1, "{}", driver.stats());
+    let trace = majit::ir::text::print(&driver.loops()[0].trace);
+    let has = |s: &str| trace.lines().any(|l| l.contains(s));
+    // `a /= b`, `a %= b`: a zero check and a `MIN / -1` check each.
+    assert!(has("int_floordiv(") && has("int_mod(") && has("guard_true("), "{trace}");
+    assert!(has("int_ne(") && has("-9223372036854775808)"), "{trace}");
+    // `(a as u64) / 10`, `% 10`: unsigned, no check, and nothing is a call.
+    assert!(has("uint_floordiv(") && has("uint_mod("), "{trace}");
+    assert!(!has("call"), "{trace}");
+}
