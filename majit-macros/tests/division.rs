@@ -95,7 +95,18 @@ impl Rng {
     }
     /// Edge values (zero, -1, each type's `MIN`), small and any values.
     fn value(&mut self) -> i64 {
-        const EDGES: [i64; 10] = [0, 1, -1, -128, -32768, i32::MIN as i64, 255, 7, -7, i64::MIN];
+        const EDGES: [i64; 10] = [
+            0,
+            1,
+            -1,
+            -128,
+            -32768,
+            i32::MIN as i64,
+            255,
+            7,
+            -7,
+            i64::MIN,
+        ];
         match self.next() % 3 {
             0 => EDGES[(self.next() % 10) as usize],
             1 => (self.next() % 64) as i64 - 32,
@@ -149,7 +160,12 @@ fn division_in_jitcode_matches_rust_for_every_int_type() {
             (Err(p), Err(ConcreteError::Panic(j))) => {
                 panicked += 1;
                 assert_eq!(j.message, p.message, "{what}");
-                assert!(j.place.ends_with(&p.location), "{what}: {} vs {}", j.place, p.location);
+                assert!(
+                    j.place.ends_with(&p.location),
+                    "{what}: {} vs {}",
+                    j.place,
+                    p.location
+                );
             }
             (p, j) => panic!("{what}: plain {p:?}, jitcode {j:?}"),
         }
@@ -169,15 +185,24 @@ fn loop_divides_by_zero_in_compiled_code<B: GcBackend>() {
     let mut driver = div_driver::<B>(JitParams::default().with_threshold(3)).unwrap();
     // b runs from 2000 down to 0 (two decrements per iteration).
     let plain = panics::catch(|| div(&PROGRAM, 0, 12345, 2000, 1 << 40)).unwrap_err();
-    assert_eq!(plain.message, "attempt to calculate the remainder with a divisor of zero");
+    assert_eq!(
+        plain.message,
+        "attempt to calculate the remainder with a divisor of zero"
+    );
     let err = jit_run(&mut driver, 2000, 1 << 40).unwrap_err();
     let JitError::Panic { place, message } = &err else {
         panic!("{err}");
     };
     assert_eq!(message, &plain.message);
-    assert!(place.starts_with("`a %= b` at ") && place.ends_with(&plain.location), "{place}");
+    assert!(
+        place.starts_with("`a %= b` at ") && place.ends_with(&plain.location),
+        "{place}"
+    );
     let s = driver.stats();
-    assert!(s.loops_compiled >= 1 && s.loop_entries >= 1 && s.guard_failures >= 1, "{s}");
+    assert!(
+        s.loops_compiled >= 1 && s.loop_entries >= 1 && s.guard_failures >= 1,
+        "{s}"
+    );
     // The driver works afterwards: a run that stops before b reaches 0.
     let want = div(&PROGRAM, 0, 12345, 5001, 6 * 2000);
     assert_eq!(jit_run(&mut driver, 5001, 6 * 2000).unwrap(), want);
@@ -197,12 +222,18 @@ fn native_loop_divides_by_zero() {
 #[test]
 fn divisor_checks_are_guards_and_constant_divisors_need_none() {
     let mut driver = div_driver::<RefExec>(JitParams::default().with_threshold(3)).unwrap();
-    assert_eq!(jit_run(&mut driver, 5001, 1200).unwrap(), div(&PROGRAM, 0, 12345, 5001, 1200));
+    assert_eq!(
+        jit_run(&mut driver, 5001, 1200).unwrap(),
+        div(&PROGRAM, 0, 12345, 5001, 1200)
+    );
     assert_eq!(driver.loops().len(), 1, "{}", driver.stats());
     let trace = majit::ir::text::print(&driver.loops()[0].trace);
     let has = |s: &str| trace.lines().any(|l| l.contains(s));
     // `a /= b`, `a %= b`: a zero check and a `MIN / -1` check each.
-    assert!(has("int_floordiv(") && has("int_mod(") && has("guard_true("), "{trace}");
+    assert!(
+        has("int_floordiv(") && has("int_mod(") && has("guard_true("),
+        "{trace}"
+    );
     assert!(has("int_ne(") && has("-9223372036854775808)"), "{trace}");
     // `(a as u64) / 10`, `% 10`: unsigned, no check, and nothing is a call.
     assert!(has("uint_floordiv(") && has("uint_mod("), "{trace}");

@@ -45,11 +45,10 @@ impl Failure {
     }
 }
 
-/// `` `expr` at file:line:column ``: the expression as written and the
-/// location the plain build's panic reports (the expression's start).
-pub(super) fn place(expr: &(impl quote::ToTokens + ?Sized), sp: Span) -> String {
+/// `` `expr` at file:line:column ``: the expression (`text`) and the
+/// location the plain build's panic reports (`sp`'s start).
+pub(super) fn place(text: &str, sp: Span) -> String {
     let at = sp.unwrap();
-    let text = expr.to_token_stream().to_string();
     format!("`{text}` at {}:{}:{}", at.file(), at.line(), at.column())
 }
 

@@ -290,8 +290,7 @@ impl<'a> Lowerer<'a> {
         let Some((l, r)) = self.operands(&b.left, &b.right, if cmp { None } else { want })? else {
             return Ok(None);
         };
-        self.arith(Arith::from(&b.op, sp)?, &l, &r, at, b)
-            .map(Some)
+        self.arith(Arith::from(&b.op, sp)?, &l, &r, at, b).map(Some)
     }
 
     /// A binary operation on two scalars of the same type (`e` is the
@@ -346,7 +345,13 @@ impl<'a> Lowerer<'a> {
             Arith::Sub => ("IntSub".into(), true),
             Arith::Mul => ("IntMul".into(), true),
             Arith::Div | Arith::Rem => {
-                let res = self.divide(op == Arith::Rem, t, a, b, checks::place(e, sp));
+                let res = self.divide(
+                    op == Arith::Rem,
+                    t,
+                    a,
+                    b,
+                    checks::place(&e.to_token_stream().to_string(), sp),
+                );
                 return Ok(Val::scalar(l.ty, res));
             }
             Arith::BitAnd => ("IntAnd".into(), false),

@@ -232,7 +232,8 @@ impl<'a> Lowerer<'a> {
             Some(len) => Opnd::Reg(len),
             None => Opnd::Int(var.items.len() as i64),
         };
-        let place = checks::place(&quote!(#arr[#idx]), at);
+        let text = format!("{}[{}]", quote!(#arr), quote!(#idx));
+        let place = checks::place(&text, at);
         let fail = self.failure(Failure::Bounds, place, &i, &len);
         let ok = self.pure_t("UintLt", &[i.clone(), len]);
         self.goto_if_not(&ok, fail);

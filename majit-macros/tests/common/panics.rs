@@ -45,7 +45,10 @@ pub fn catch<R>(f: impl FnOnce() -> R + UnwindSafe) -> Result<R, Caught> {
     QUIET.with(|q| q.set(true));
     let r = catch_unwind(f);
     QUIET.with(|q| q.set(false));
-    r.map_err(|_| LAST.with(|l| l.borrow_mut().take()).expect("the hook saw the panic"))
+    r.map_err(|_| {
+        LAST.with(|l| l.borrow_mut().take())
+            .expect("the hook saw the panic")
+    })
 }
 
 /// Runs `f` (a JIT run whose helpers may panic) without printing the
