@@ -161,3 +161,22 @@ pub unsafe extern "C" fn take_signals(forced: *mut u64) -> usize {
     unsafe { forced.write(s.forced as u64) };
     s.exception.unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_caught_panic_is_reported_with_its_message_and_raises() {
+        take();
+        let r: i64 = catch_panic("helper `f`", || panic!("bad {}", 7));
+        assert_eq!(r, 0);
+        assert!(take().exception.is_some(), "guard_no_exception must fail");
+        let p = take_panic().expect("the panic was recorded");
+        assert_eq!((p.place.as_str(), p.message.as_str()), ("helper `f`", "bad 7"));
+        assert_eq!(p.to_string(), "panic in helper `f`: bad 7");
+        assert_eq!(take_panic(), None);
+        assert_eq!(catch_panic("helper `g`", || 5i64), 5);
+        assert_eq!((take(), take_panic()), (Signals::default(), None));
+    }
+}
