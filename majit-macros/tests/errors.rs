@@ -118,13 +118,13 @@ fn stress_heap() {
     thread_heap::install(Gc::new(config).unwrap());
 }
 
-fn driver<B: GcBackend>() -> JitDriver<B> {
-    run_driver::<B>(
-        JitParams::default()
-            .with_threshold(3)
-            .with_bridge_threshold(5),
-    )
-    .unwrap()
+/// Threshold 3, bridges after 5 failures; `diff`: entries checked against
+/// the reference executor (differential mode, native only).
+fn driver<B: GcBackend>(diff: u32) -> JitDriver<B> {
+    let params = JitParams::default()
+        .with_threshold(3)
+        .with_bridge_threshold(5);
+    run_driver::<B>(params.with_diff(diff)).unwrap()
 }
 
 /// The plain run of `op` (then `PUSH`, `LOOP`) panicking at `trip`.
@@ -155,36 +155,37 @@ fn still_works<B: GcBackend>(driver: &mut JitDriver<B>, op: i64) {
 
 /// `op` panics at `trip` on `B`: the error is the plain panic's message
 /// at `place`; returns the driver for the caller's stats checks.
-fn panics_like_plain<B: GcBackend>(op: i64, trip: i64, place: &str) -> JitDriver<B> {
+fn panics_like_plain<B: GcBackend>(diff: u32, op: i64, trip: i64, place: &str) -> JitDriver<B> {
     stress_heap();
     let plain = plain_panic(op, trip);
-    let mut d = driver::<B>();
+    let mut d = driver::<B>(diff);
     let (p, message) = jit_panic(&mut d, op, trip);
     assert_eq!(message, plain.message, "op {op} trip {trip}");
     assert!(p.starts_with(place), "op {op} trip {trip}: {p}");
     d
 }
 
-fn every_place<B: GcBackend>() {
+fn every_place<B: GcBackend>(diff: u32) {
     // Before the loop is hot: `run_jit` itself is interpreting.
-    let d = panics_like_plain::<B>(CHECK, N, "`run_jit` while interpreting");
+    let d = panics_like_plain::<B>(diff, CHECK, N, "`run_jit` while interpreting");
     assert_eq!(d.stats().traces_started, 0, "{}", d.stats());
 
     // In the tracer: the iteration being traced calls `check`.
-    let d = panics_like_plain::<B>(CHECK, N - 3, "helper `check`");
+    let d = panics_like_plain::<B>(diff, CHECK, N - 3, "helper `check`");
     let s = d.stats();
     assert!(s.traces_started == 1 && s.loops_compiled == 0, "{s}");
 
     // In the compiled loop, residual and elidable (a `call_pure`).
     for op in [CHECK, HALF] {
-        let mut d = panics_like_plain::<B>(op, 100, "helper `");
+        let mut d = panics_like_plain::<B>(diff, op, 100, "helper `");
         let s = d.stats();
         assert!(s.loop_entries >= 1 && s.blackhole_runs == 0, "{s}");
+        assert!(diff == 0 || s.diff_checks >= 1, "{s}");
         still_works(&mut d, op);
     }
 
     // In the blackhole: a guard of the loop fails once, at the trip.
-    let mut d = panics_like_plain::<B>(RARE, 133, "helper `rare`");
+    let mut d = panics_like_plain::<B>(diff, RARE, 133, "helper `rare`");
     let s = d.stats();
     assert!(
         s.loop_entries >= 1 && s.blackhole_runs >= 1 && s.bridges_compiled == 0,
@@ -193,7 +194,7 @@ fn every_place<B: GcBackend>() {
     still_works(&mut d, RARE);
 
     // In a bridge: the guard of `n % 2 == 0` fails every other iteration.
-    let mut d = panics_like_plain::<B>(EVEN, 60, "helper `rare`");
+    let mut d = panics_like_plain::<B>(diff, EVEN, 60, "helper `rare`");
     let s = d.stats();
     assert!(s.bridges_compiled >= 1, "{s}");
     still_works(&mut d, EVEN);
@@ -204,7 +205,7 @@ fn every_place<B: GcBackend>() {
         plain.message,
         "index out of bounds: the len is 4 but the index is 10"
     );
-    let mut d = panics_like_plain::<B>(INDEX, 150, "`stack[i]` at ");
+    let mut d = panics_like_plain::<B>(diff, INDEX, 150, "`stack[i]` at ");
     let (place, _) = jit_panic(&mut d, INDEX, 150);
     assert!(
         place.ends_with(&plain.location),
@@ -220,18 +221,27 @@ fn every_place<B: GcBackend>() {
         plain.message,
         "index out of bounds: the len is 2 but the index is 3"
     );
-    let mut d = panics_like_plain::<B>(ITEM, 151, "`pair[i]` at ");
+    let mut d = panics_like_plain::<B>(diff, ITEM, 151, "`pair[i]` at ");
     assert!(d.stats().loop_entries >= 1, "{}", d.stats());
     still_works(&mut d, ITEM);
 }
 
 #[test]
 fn refexec_reports_every_panic() {
-    every_place::<RefExec>();
+    every_place::<RefExec>(0);
 }
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[test]
 fn native_reports_every_panic() {
-    every_place::<majit::HostBackend>();
+    every_place::<majit::HostBackend>(0);
+}
+
+/// Differential mode records the native run's helper calls (and their
+/// signals) and replays them to the reference executor: both leave
+/// through the same `guard_no_exception`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn native_reports_every_panic_in_diff_mode() {
+    every_place::<majit::HostBackend>(1000);
 }

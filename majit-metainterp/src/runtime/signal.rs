@@ -173,7 +173,10 @@ mod tests {
         assert_eq!(r, 0);
         assert!(take().exception.is_some(), "guard_no_exception must fail");
         let p = take_panic().expect("the panic was recorded");
-        assert_eq!((p.place.as_str(), p.message.as_str()), ("helper `f`", "bad 7"));
+        assert_eq!(
+            (p.place.as_str(), p.message.as_str()),
+            ("helper `f`", "bad 7")
+        );
         assert_eq!(p.to_string(), "panic in helper `f`: bad 7");
         assert_eq!(take_panic(), None);
         assert_eq!(catch_panic("helper `g`", || 5i64), 5);
