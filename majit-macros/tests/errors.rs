@@ -167,13 +167,16 @@ fn panics_like_plain<B: GcBackend>(diff: u32, op: i64, trip: i64, place: &str) -
 
 fn every_place<B: GcBackend>(diff: u32) {
     // Before the loop is hot: `run_jit` itself is interpreting.
-    let d = panics_like_plain::<B>(diff, CHECK, N, "`run_jit` while interpreting");
+    let mut d = panics_like_plain::<B>(diff, CHECK, N, "`run_jit` while interpreting");
     assert_eq!(d.stats().traces_started, 0, "{}", d.stats());
+    still_works(&mut d, CHECK);
 
     // In the tracer: the iteration being traced calls `check`.
-    let d = panics_like_plain::<B>(diff, CHECK, N - 3, "helper `check`");
+    let mut d = panics_like_plain::<B>(diff, CHECK, N - 3, "helper `check`");
     let s = d.stats();
     assert!(s.traces_started == 1 && s.loops_compiled == 0, "{s}");
+    still_works(&mut d, CHECK);
+    assert!(d.stats().loop_entries >= 1, "{}", d.stats());
 
     // In the compiled loop, residual and elidable (a `call_pure`).
     for op in [CHECK, HALF] {
