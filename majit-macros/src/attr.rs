@@ -5,7 +5,7 @@
 //!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
 //!  structs = [Name { field: Ty, ... }, ...], enums = [Name: repr, ...]`
 //! where `policy` is `residual`, `elidable` or `inline` and a struct field is an
-//! integer, `bool` or another declared struct. Names are checked against
+//! integer, `bool`, `f64` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
 
 use crate::ty::{Scalar, Ty};
@@ -83,7 +83,7 @@ fn scalar(ty: &syn::Type) -> syn::Result<Scalar> {
         Ty::Scalar(s) => Ok(s),
         _ => Err(syn::Error::new_spanned(
             ty,
-            "helper arguments and results must be integers or `bool`",
+            "helper arguments and results must be integers, `bool` or `f64`",
         )),
     }
 }
@@ -122,6 +122,9 @@ impl Parse for Helper {
             }
             content.parse::<Token![,]>()?;
         }
+        if policy != Policy::Inline {
+            check_arg_limits(&name, &args)?;
+        }
         let ret = if input.peek(Token![->]) {
             input.parse::<Token![->]>()?;
             let ty: syn::Type = input.parse()?;
@@ -140,6 +143,26 @@ impl Parse for Helper {
             ret,
         })
     }
+}
+
+/// The most arguments of each bank a helper call passes (the canonical
+/// call of `majit-metainterp/src/runtime/call.rs`).
+const MAX_INT_ARGS: usize = 16;
+const MAX_FLOAT_ARGS: usize = 8;
+
+fn check_arg_limits(name: &Ident, args: &[Scalar]) -> syn::Result<()> {
+    let floats = args.iter().filter(|a| a.is_float()).count();
+    let ints = args.len() - floats;
+    if ints > MAX_INT_ARGS || floats > MAX_FLOAT_ARGS {
+        return Err(syn::Error::new(
+            name.span(),
+            format!(
+                "helper `{name}` takes {ints} integer/bool and {floats} `f64` arguments: a \
+                 call passes at most {MAX_INT_ARGS} and {MAX_FLOAT_ARGS}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 impl Parse for Attr {

@@ -316,6 +316,17 @@ fn scalar_rust(s: Scalar) -> TokenStream {
     match s {
         Scalar::Int(t) => t.rust(),
         Scalar::Bool => quote!(u8),
+        Scalar::F64 => quote!(f64),
+    }
+}
+
+/// The type of a value of `s` across the `extern "C"` boundary: a float
+/// register for `f64`, an int register for the rest.
+fn abi_rust(s: Scalar) -> TokenStream {
+    if s.is_float() {
+        quote!(f64)
+    } else {
+        quote!(i64)
     }
 }
 
@@ -335,18 +346,23 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
             .map(|((p, a), t)| match a {
                 Scalar::Bool => quote!(#p != 0),
                 Scalar::Int(_) => quote!(#p as #t),
+                Scalar::F64 => quote!(#p),
             });
         let body = match h.ret {
-            Some(_) => quote!(#name(#(#conv),*) as i64),
+            Some(r) => {
+                let r = abi_rust(r);
+                quote!(#name(#(#conv),*) as #r)
+            }
             None => quote!(#name(#(#conv),*);),
         };
-        let ret = h.ret.map(|_| quote!(-> i64));
+        let ret = h.ret.map(abi_rust).map(|r| quote!(-> #r));
+        let tys = h.args.iter().map(|&a| abi_rust(a));
         let place = format!("helper `{name}`");
         // A panic cannot unwind out of `extern "C"`: it becomes the run's
         // `JitError::Panic` (see `runtime::catch_panic`).
         out.push(quote! {
             #[allow(dead_code)]
-            extern "C" fn #shim(#(#params: i64),*) #ret {
+            extern "C" fn #shim(#(#params: #tys),*) #ret {
                 ::majit::metainterp::runtime::catch_panic(#place, || { #body })
             }
         });
@@ -361,13 +377,13 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
         ) = (sv.green, sv.ty)
         {
             let shim = format_ident!("__majit_load_{}", sv.name);
-            let t = scalar_rust(elem);
+            let (t, r) = (scalar_rust(elem), abi_rust(elem));
             out.push(quote! {
                 #[allow(dead_code)]
-                extern "C" fn #shim(p: usize, i: i64) -> i64 {
+                extern "C" fn #shim(p: usize, i: i64) -> #r {
                     // SAFETY: the jitcode calls this only after its bounds
                     // check, with the data pointer of the live green slice.
-                    unsafe { *(p as *const #t).add(i as usize) as i64 }
+                    unsafe { *(p as *const #t).add(i as usize) as #r }
                 }
             });
         }
@@ -381,20 +397,77 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
             )
         }
     });
+    out.push(float_shims());
     quote!(#(#out)*)
+}
+
+/// The float operations the IR has no op for, as elidable calls of Rust
+/// itself (so their results are Rust's to the bit): `%`, the `f64`
+/// methods of [`FLOAT_METHODS`], the casts from `f64` to the integer
+/// types other than `i64` (whose saturation bounds differ) and from `u64`
+/// (above `i64::MAX` in its register as a negative `i64`). Integers pass
+/// as their 64-bit register value.
+fn float_shims() -> TokenStream {
+    let mut out = vec![
+        quote!(
+            extern "C" fn __majit_f64_rem(a: f64, b: f64) -> f64 {
+                a % b
+            }
+        ),
+        quote!(
+            extern "C" fn __majit_u64_to_f64(a: i64) -> f64 {
+                a as u64 as f64
+            }
+        ),
+    ];
+    for &(m, arity) in FLOAT_METHODS {
+        let f = format_ident!("__majit_f64_{}", m);
+        let m = format_ident!("{}", m);
+        out.push(match arity {
+            1 => quote!(extern "C" fn #f(a: f64) -> f64 { a.#m() }),
+            _ => quote!(extern "C" fn #f(a: f64, b: f64) -> f64 { a.#m(b) }),
+        });
+    }
+    for t in CAST_INTS {
+        let f = float_cast_shim(t);
+        let t = format_ident!("{}", t);
+        out.push(quote!(extern "C" fn #f(a: f64) -> i64 { a as #t as i64 }));
+    }
+    quote!(#(#[allow(dead_code)] #out)*)
+}
+
+/// The `f64` methods lowered as elidable calls, with their arity (the
+/// receiver counts).
+pub const FLOAT_METHODS: &[(&str, u8)] = &[
+    ("sqrt", 1),
+    ("floor", 1),
+    ("ceil", 1),
+    ("round", 1),
+    ("trunc", 1),
+    ("exp", 1),
+    ("ln", 1),
+    ("sin", 1),
+    ("cos", 1),
+    ("min", 2),
+    ("max", 2),
+    ("powf", 2),
+];
+
+/// The integer types whose casts from `f64` are calls.
+pub const CAST_INTS: [&str; 7] = ["i8", "i16", "i32", "u8", "u16", "u32", "u64"];
+
+/// The shim casting `f64` to the integer type `t` (one of [`CAST_INTS`]).
+pub fn float_cast_shim(t: &str) -> syn::Ident {
+    format_ident!("__majit_f64_to_{}", t)
 }
 
 /// The block that builds one jitcode function and evaluates to it.
 fn build_function(name: &str, lowered: &Lowered) -> TokenStream {
     let (nl, code) = (lowered.labels as usize, &lowered.code);
-    let kind = |b: Bank| match b {
-        Bank::Int => quote!(::majit::ir::Kind::Int),
-        Bank::Ref => quote!(::majit::ir::Kind::Ref),
-    };
-    let params = lowered.params.iter().map(|r| kind(r.bank));
+    let params = lowered.params.iter().map(|r| r.bank.kind());
     let count = |b: Bank| lowered.params.iter().filter(|r| r.bank == b).count() as u16;
-    let (pi, pr) = (count(Bank::Int), count(Bank::Ref));
-    let (ni, nr) = (lowered.int_regs, lowered.ref_regs);
+    let (pi, pr, pf) = (count(Bank::Int), count(Bank::Ref), count(Bank::Float));
+    let (ni, nr, nf) = (lowered.int_regs, lowered.ref_regs, lowered.float_regs);
     let fail_shims = &lowered.fail_shims;
     quote! {{
         #(#fail_shims)*
@@ -402,6 +475,7 @@ fn build_function(name: &str, lowered: &Lowered) -> TokenStream {
         #( b.param(#params); )*
         for _ in #pi..#ni { b.reg(::majit::ir::Kind::Int); }
         for _ in #pr..#nr { b.reg(::majit::ir::Kind::Ref); }
+        for _ in #pf..#nf { b.reg(::majit::ir::Kind::Float); }
         let __l: ::std::vec::Vec<::majit::metainterp::jitcode::Label> =
             (0..#nl).map(|_| b.label()).collect();
         #(#code)*
@@ -535,6 +609,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         let set = format_ident!("set_{}", fname);
         let (read, write) = match ty {
             Ty::Scalar(Scalar::Bool) => (quote!(bits != 0), quote!(v as u64)),
+            Ty::Scalar(Scalar::F64) => (quote!(f64::from_bits(bits)), quote!(v.to_bits())),
             Ty::Gc(_) => (
                 quote!(#rty::from_raw(bits as usize)),
                 quote!(v.to_raw() as u64),

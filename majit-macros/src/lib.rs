@@ -103,7 +103,7 @@ use syn::{Expr, Stmt};
 /// type `Node` is generated). `can_enter_jit!()` is only allowed as the
 /// statement right before a `continue` of the dispatch loop (`continue
 /// 'label` from inside a handler's own loop). Greens and reds need a type: an integer,
-/// `bool`, a slice of them, or a declared struct. The supported subset
+/// `bool`, `f64`, a slice or array of them, or a declared struct. The supported subset
 /// of Rust inside the loop is listed in `docs/macros.md`; anything else
 /// is a compile error at its span.
 #[proc_macro_attribute]
@@ -236,7 +236,7 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
             if !matches!(ty, ty::Ty::Scalar(_) | ty::Ty::Gc(_)) {
                 return Err(syn::Error::new(
                     t.span(),
-                    "a GC struct field is an integer, `bool` or a declared struct",
+                    "a GC struct field is an integer, `bool`, `f64` or a declared struct",
                 ));
             }
             fields.push((f.to_string(), ty));
@@ -330,7 +330,7 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
             _ => {
                 return Err(syn::Error::new(
                     t.span(),
-                    "the interpreter must return an integer, a bool or `()`",
+                    "the interpreter must return an integer, a bool, an `f64` or `()`",
                 ))
             }
         },
@@ -349,7 +349,7 @@ fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::Token
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
     let helpers = inline_helpers(&attr, &stmts[..at], &ctx)?;
-    if lowered.int_regs > 256 || lowered.ref_regs > 256 {
+    if lowered.int_regs > 256 || lowered.ref_regs > 256 || lowered.float_regs > 256 {
         return Err(syn::Error::new(
             func.sig.ident.span(),
             "the dispatch loop needs more than 256 registers of a bank: move handlers into \
@@ -464,7 +464,8 @@ fn inline_helpers(
                     _ => {
                         return Err(syn::Error::new(
                             pt.span(),
-                            "inline helper parameters are `name: integer-or-bool`",
+                            "inline helper parameters are `name: T` with `T` an integer, \
+                             `bool` or `f64`",
                         ))
                     }
                 },

@@ -1,11 +1,12 @@
 //! The types the lowering understands, and how each crosses between Rust
 //! and jitcode.
 //!
-//! Every scalar lives in the int bank: integers keep their Rust value
-//! sign- or zero-extended to 64 bits (so narrow types are re-normalised
-//! after arithmetic that can leave their range), `bool` is 0 or 1. A
-//! slice is two registers: its data pointer (ref bank) and its length
-//! (int bank). A fixed array `[T; N]` of scalars or GC handles is N
+//! Integers and bools live in the int bank: integers keep their Rust
+//! value sign- or zero-extended to 64 bits (so narrow types are
+//! re-normalised after arithmetic that can leave their range), `bool` is
+//! 0 or 1. An `f64` lives in the float bank (its bits, as Rust holds
+//! them: NaN payloads and `-0.0` survive every copy). A slice is two
+//! registers: its data pointer (ref bank) and its length (int bank). A fixed array `[T; N]` of scalars or GC handles is N
 //! registers of T's bank: a register file the JIT tracks item by item, so
 //! an item indexed by a green folds to one register in a trace. Anything
 //! else is rejected where it is written.
@@ -21,11 +22,12 @@ pub struct IntTy {
     pub signed: bool,
 }
 
-/// A scalar: an integer or a bool (both int bank).
+/// A scalar: an integer or a bool (int bank), or an `f64` (float bank).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {
     Int(IntTy),
     Bool,
+    F64,
 }
 
 /// The type of a lowered value.
@@ -44,6 +46,9 @@ pub enum Ty {
         item: Item,
         len: u16,
     },
+    /// The `Option` of `x.checked_*(y)`: the wrapped result and a `Some`
+    /// flag (int bank; see `lower/overflow.rs`). Never a green or red.
+    Checked(IntTy),
     Unit,
 }
 
@@ -110,6 +115,7 @@ impl Scalar {
         match self {
             Scalar::Int(t) => t.bits / 8,
             Scalar::Bool => 1,
+            Scalar::F64 => 8,
         }
     }
     pub fn signed(self) -> bool {
@@ -120,7 +126,12 @@ impl Scalar {
         match self {
             Scalar::Int(t) => t.rust().to_string(),
             Scalar::Bool => "bool".into(),
+            Scalar::F64 => "f64".into(),
         }
+    }
+    /// Whether values of this scalar live in the float bank.
+    pub fn is_float(self) -> bool {
+        self == Scalar::F64
     }
 }
 
@@ -129,6 +140,7 @@ impl Ty {
         Ty::Scalar(Scalar::Int(t))
     }
     pub const BOOL: Ty = Ty::Scalar(Scalar::Bool);
+    pub const F64: Ty = Ty::Scalar(Scalar::F64);
 
     /// The integer type, if this is one.
     pub fn as_int(self) -> Option<IntTy> {
@@ -150,7 +162,7 @@ impl Ty {
             syn::Error::new(
                 ty.span(),
                 "this type is not supported by #[jit_interp]: use an integer type, `bool`, \
-                 a slice `&[T]` / `&mut [T]` of them, an array `[T; N]` of them or of a \
+                 `f64`, a slice `&[T]` / `&mut [T]` of them, an array `[T; N]` of them or of a \
                  declared struct, or a struct declared in `structs`",
             )
         };
@@ -212,6 +224,7 @@ impl Ty {
                 quote!(#v::Ref((#x).as_mut_ptr() as usize)),
                 quote!(#v::Int((#x).len() as i64)),
             ],
+            Ty::Scalar(Scalar::F64) => vec![quote!(#v::Float(#x))],
             Ty::Scalar(_) => vec![quote!(#v::Int((#x) as i64))],
             Ty::Gc(_) => vec![quote!(#v::Ref((#x).to_raw()))],
             Ty::Slice { .. } => vec![
@@ -221,7 +234,7 @@ impl Ty {
             Ty::Array { item, len } => (0..usize::from(len))
                 .flat_map(|k| item.ty().to_values(&quote!((#x)[#k])))
                 .collect(),
-            Ty::Unit => vec![],
+            Ty::Checked(_) | Ty::Unit => vec![],
         }
     }
 
@@ -231,6 +244,7 @@ impl Ty {
         let raw = quote!((#v).as_int().unwrap_or(0));
         match self {
             Ty::Scalar(Scalar::Bool) => quote!(#raw != 0),
+            Ty::Scalar(Scalar::F64) => quote!((#v).as_float().unwrap_or(0.0)),
             Ty::Scalar(Scalar::Int(_)) => quote!(#raw as #rust),
             Ty::Gc(_) => quote!(#rust::from_raw((#v).as_ref().unwrap_or(0))),
             _ => quote!(()),
@@ -246,10 +260,12 @@ pub struct Names {
     pub enums: Vec<(String, IntTy)>,
 }
 
-/// `bool` or an integer type name.
+/// `bool`, `f64` or an integer type name.
 pub fn scalar_named(name: &str) -> Option<Scalar> {
-    if name == "bool" {
-        return Some(Scalar::Bool);
+    match name {
+        "bool" => return Some(Scalar::Bool),
+        "f64" => return Some(Scalar::F64),
+        _ => {}
     }
     IntTy::from_name(name).map(Scalar::Int)
 }

@@ -41,6 +41,7 @@ impl StructDef {
         let offset = 8 * i as u32;
         let (kind, signed) = match ty {
             Ty::Gc(_) => (quote!(::majit::ir::Kind::Ref), false),
+            Ty::Scalar(Scalar::F64) => (quote!(::majit::ir::Kind::Float), false),
             t => (
                 quote!(::majit::ir::Kind::Int),
                 t.as_int().is_none_or(|t| t.signed),
@@ -243,10 +244,11 @@ impl<'a> Lowerer<'a> {
     pub(super) fn array_descr(elem: Scalar) -> TokenStream {
         let name = format!("items_{}", elem.name());
         let (size, signed) = (elem.item_size(), elem.signed());
+        let kind = bank(Ty::Scalar(elem)).kind();
         quote! {
             ::majit::ir::Descr::from(::majit::ir::ArrayDescr {
                 name: #name.into(), base_offset: 0, len_offset: 0, item_size: #size,
-                signed: #signed, kind: ::majit::ir::Kind::Int, type_id: 0,
+                signed: #signed, kind: #kind, type_id: 0,
             })
         }
     }
@@ -289,7 +291,7 @@ impl<'a> Lowerer<'a> {
             }
             _ => unreachable!("index() only returns slices and arrays"),
         };
-        let dst = self.regs.temp(Bank::Int);
+        let dst = self.regs.temp(bank(Ty::Scalar(elem)));
         let (a, i, d) = (Opnd::Reg(arr.reg).arg(), idx.arg(), dst.tokens());
         if arr.frozen {
             // A frozen green slice: an elidable load, folded when the
@@ -298,7 +300,7 @@ impl<'a> Lowerer<'a> {
             let descr = call_descr(
                 &format!("load_{}", arr.name),
                 &[Bank::Ref, Bank::Int],
-                Some(()),
+                Some(dst.bank),
                 Policy::Elidable,
                 false,
             );
