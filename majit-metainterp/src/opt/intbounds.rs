@@ -142,7 +142,7 @@ fn result_bound(cx: &Cx, op: &OptOp) -> IntBound {
             _ => IntBound::FULL,
         },
         UintFloorDiv => match cx.int_const(op.op.arg(1)) {
-            Some(c) if c > 1 || c < 0 => IntBound::new(0, (u64::MAX / c as u64) as i64),
+            Some(c) if !(0..=1).contains(&c) => IntBound::new(0, (u64::MAX / c as u64) as i64),
             _ => IntBound::FULL,
         },
         IntNeg if arg(0).lo > i64::MIN => IntBound::new(-arg(0).hi, -arg(0).lo),
