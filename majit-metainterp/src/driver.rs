@@ -499,6 +499,10 @@ impl<B: Backend> JitDriver<B> {
             }
             Exit::Guard(info) => {
                 self.stats.guard_failures += 1;
+                if let Some(helper) = &info.snapshot.raises {
+                    // `execute` took a panic already: the helper raised.
+                    return Err(crate::jitcode::eval::uncaught(helper).into());
+                }
                 let info = info.clone();
                 let resume = info.resume.as_ref();
                 let values = bridge::original_fail_args(&df.values, resume, &mut *self.alloc)

@@ -141,19 +141,32 @@ pub fn arraylen(arr: usize, d: &ArrayDescr) -> Result<i64, ConcreteError> {
     Ok(unsafe { access(8, true).load(arr + d.len_offset as usize) } as i64)
 }
 
+/// The error of a helper `name` that raised an exception (not a panic,
+/// see `runtime::catch_panic`): jitcode has no handler for it.
+pub fn uncaught(name: &str) -> ConcreteError {
+    ConcreteError::BadCall(format!(
+        "{name} raised an exception (`runtime::raise`), which jitcode cannot catch"
+    ))
+}
+
 /// Calls the `extern "C"` function at `func` with `args` as `descr`
 /// describes it (the limits are refexec's: `MAX_INT_ARGS` int/ref and
 /// `MAX_FLOAT_ARGS` float arguments). A helper's panic is
-/// [`ConcreteError::Panic`]; exceptions and forcing, which jitcode does
-/// not model, are dropped.
+/// [`ConcreteError::Panic`]; an exception it raised (`runtime::raise`),
+/// which jitcode cannot catch, is [`ConcreteError::BadCall`]; forcing is
+/// dropped.
 pub fn call(func: usize, descr: &CallDescr, args: &[Value]) -> Result<Value, ConcreteError> {
-    // SAFETY: `func` is a non-variadic `extern "C"` function whose
-    // parameters and result have the kinds the call descr declares (the
-    // jitcode author's contract), which is `call_extern`'s contract.
+    signal::take(); // drop stale signals raised outside any call
+                    // SAFETY: `func` is a non-variadic `extern "C"` function whose
+                    // parameters and result have the kinds the call descr declares (the
+                    // jitcode author's contract), which is `call_extern`'s contract.
     let result = unsafe { call_extern(func, args, descr.result) };
-    signal::take();
+    let signals = signal::take();
     if let Some(p) = signal::take_panic() {
         return Err(ConcreteError::Panic(p));
+    }
+    if signals.exception.is_some() {
+        return Err(uncaught(&descr.name));
     }
     match result {
         Ok(v) => Ok(v.unwrap_or(Value::Int(0))),
