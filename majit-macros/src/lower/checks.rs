@@ -1,5 +1,6 @@
 //! Run-time checks that panic in the plain build: bounds checks of
-//! slices and arrays, and the divisor checks of `/` and `%`.
+//! slices, arrays and GC arrays, null GC arrays, `Obj::cast`, and the
+//! divisor checks of `/` and `%`.
 //!
 //! A check is a branch to its own failure block at the end of the
 //! function, which calls the check's `extern "C"` failure shim with the
@@ -17,7 +18,6 @@
 use super::*;
 
 /// Which panic a failed check raises (the plain build's message).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Failure {
     /// `x` is the index, `y` the length.
     Bounds,
@@ -25,11 +25,15 @@ pub(super) enum Failure {
     RemByZero,
     DivOverflow,
     RemOverflow,
+    /// A null GC array; the `ArrayType` expression of its item type.
+    NullArray(TokenStream),
+    /// `Obj::cast` to the headered struct named here.
+    BadCast(String),
 }
 
 impl Failure {
     /// The message as an expression over the shim's `x` and `y`.
-    fn message(self) -> TokenStream {
+    fn message(&self) -> TokenStream {
         let text = |s: &str| quote!(::std::string::String::from(#s));
         match self {
             Failure::Bounds => quote!(::std::format!(
@@ -41,6 +45,8 @@ impl Failure {
             Failure::RemByZero => text("attempt to calculate the remainder with a divisor of zero"),
             Failure::DivOverflow => text("attempt to divide with overflow"),
             Failure::RemOverflow => text("attempt to calculate the remainder with overflow"),
+            Failure::NullArray(t) => quote!(::std::format!("null {} dereferenced", #t.name)),
+            Failure::BadCast(s) => text(&format!("Obj::cast: the object is not a `{s}`")),
         }
     }
 }

@@ -12,6 +12,7 @@
 //! (the interpreter's own objects); null is checked here and reported as a
 //! [`ConcreteError`], never dereferenced.
 
+use super::JitCodeSet;
 use crate::runtime::{call_extern, signal, Access, Allocator, HelperPanic};
 use majit_ir::{eval, ArrayDescr, CallDescr, FieldDescr, Kind, OpCode, Value};
 use std::fmt;
@@ -147,6 +148,16 @@ pub fn uncaught(name: &str) -> ConcreteError {
     ConcreteError::BadCall(format!(
         "{name} raised an exception (`runtime::raise`), which jitcode cannot catch"
     ))
+}
+
+/// The class word of `obj`, a headered object (the `guard_class`
+/// instruction): its header's type id, mapped through `codes`' vtables.
+pub fn class_word(codes: &JitCodeSet, obj: usize) -> Result<i64, ConcreteError> {
+    let obj = non_null(obj, "guard_class")?;
+    // SAFETY: `obj` is a live headered object (the jitcode's contract), so
+    // its first 8 bytes are the header; the type id is its low half.
+    let header = unsafe { access(8, false).load(obj) };
+    Ok(codes.class_word((header & 0xffff_ffff) as u32))
 }
 
 /// Calls the `extern "C"` function at `func` with `args` as `descr`
