@@ -100,6 +100,11 @@ pub struct Snapshot {
     /// For a `guard_value`: the fail-arg slot holding the tested value, so
     /// failures can be counted per value.
     pub tested: Option<u32>,
+    /// A `guard_no_exception` after the helper call `name`: it fails only
+    /// when the helper panicked or raised, which ends the run (jitcode
+    /// cannot catch), so it never resumes (its frames are the state
+    /// before the call).
+    pub raises: Option<String>,
 }
 
 /// The registers a resumed frame needs: the live set of its marker; for a
@@ -439,6 +444,7 @@ impl<'a> Tracer<'a> {
             Snapshot {
                 frames,
                 tested: None,
+                raises: None,
             },
             fail_args,
         )
@@ -969,6 +975,15 @@ impl<'a> Tracer<'a> {
         refs.extend(args.iter().map(|b| b.r));
         self.flush_stores(None);
         let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
+        if cd.effect.can_raise {
+            // Compiled code stops here when the helper panicked (see
+            // `runtime::catch_panic`) or raised; the driver then ends the
+            // run, so the guard never resumes.
+            self.guard(OpCode::GuardNoException, &[]);
+            if let Some((_, snap)) = self.guards.last_mut() {
+                snap.raises = Some(cd.name.clone());
+            }
+        }
         Ok(match cd.result {
             ResultKind::Void => None,
             _ => Some(TBox { r, v }),

@@ -9,12 +9,15 @@
 
 use super::*;
 
-/// A `CallDescr` expression.
+/// A `CallDescr` expression. `raises`: the callee may panic, which the
+/// trace checks with a `guard_no_exception` after the call (see
+/// `runtime::catch_panic`).
 pub(super) fn call_descr(
     name: &str,
     kinds: &[Bank],
     ret: Option<Bank>,
     policy: Policy,
+    raises: bool,
 ) -> TokenStream {
     let kinds = kinds.iter().map(|k| k.kind());
     let result = match ret {
@@ -34,7 +37,11 @@ pub(super) fn call_descr(
             name: #name.into(),
             args: vec![#(#kinds),*],
             result: #result,
-            effect: ::majit::ir::EffectInfo { effect: #effect, ..Default::default() },
+            effect: ::majit::ir::EffectInfo {
+                effect: #effect,
+                can_raise: #raises,
+                ..Default::default()
+            },
         })
     }
 }
@@ -75,7 +82,7 @@ impl<'a> Lowerer<'a> {
                     "wrapping_sub" => Arith::Sub,
                     _ => Arith::Mul,
                 };
-                self.arith(op, &recv, &av, sp).map(Some)
+                self.arith(op, &recv, &av, sp, m).map(Some)
             }
             ("wrapping_neg", Ty::Scalar(Scalar::Int(t)), []) => {
                 let r = self.pure_t("IntNeg", &[recv.opnd(sp)?]);
@@ -172,7 +179,7 @@ impl<'a> Lowerer<'a> {
                 .push(quote!(b.inline_call(#f, &[#(#args),*], #d);));
         } else {
             let kinds: Vec<Bank> = h.args.iter().map(|t| bank(*t)).collect();
-            let descr = call_descr(&name, &kinds, h.ret.map(bank), h.policy);
+            let descr = call_descr(&name, &kinds, h.ret.map(bank), h.policy, true);
             let shim = format_ident!("__majit_shim_{}", name);
             let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));
             self.code
