@@ -160,7 +160,10 @@ fn the_summary_counts_what_the_stats_count() {
             "loops: {} compiled, {} entries",
             s.loops_compiled, s.loop_entries
         ),
-        format!("bridges: {} compiled", s.bridges_compiled),
+        format!(
+            "bridges: {} compiled, {} into a loop body, {} to a loop start",
+            s.bridges_compiled, s.bridges_into_body, s.bridges_to_loop_start
+        ),
         format!(
             "traces: {} started, {} aborted",
             s.traces_started,
