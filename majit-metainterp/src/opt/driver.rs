@@ -402,6 +402,11 @@ impl Pipeline {
     /// force whatever virtual they still use.
     fn commit(&mut self, mut op: OptOp) {
         self.cx.pass = "output";
+        // An argument made by an op a pass emitted may have been replaced
+        // by a later pass (an emitted `int_sub` found by CSE).
+        for a in &mut op.op.args {
+            *a = self.cx.resolve(*a);
+        }
         if op.op.opcode.is_guard() {
             // Guards never force their fail args; a virtual guard argument
             // is an op virtualize does not model.
