@@ -26,9 +26,12 @@
 //! `::majit::metainterp`), so it does not compile in a crate that depends
 //! on the individual majit crates without the facade.
 //!
-//! Files: `attr.rs` parses the attribute, `ty.rs` the types, `lower.rs`
-//! lowers the loop body, `regs.rs` allocates registers, `emit.rs` writes
-//! the plain function, the JIT entry and the shims.
+//! Files: `attr.rs` parses the attribute, `ty.rs` the types, `lower/`
+//! lowers the loop body (`mod.rs` the lowerer and its values, `expr.rs`
+//! expressions, `control.rs` statements and control flow, `calls.rs` helper
+//! and method calls, `objects.rs` GC structs, slices and arrays),
+//! `regs.rs` allocates registers, `emit.rs` writes the plain function, the
+//! JIT entry and the shims.
 
 mod attr;
 mod emit;

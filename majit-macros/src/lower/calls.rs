@@ -1,0 +1,202 @@
+//! Calls: declared helpers (residual and elidable through an `extern "C"`
+//! shim and a `CallDescr`, inline ones with `inline_call`) and method calls.
+//!
+//! Invariant: a call of an undeclared function is a compile error naming the
+//! `helpers = [..]` declaration to add.
+
+use super::*;
+
+/// A `CallDescr` expression.
+pub(super) fn call_descr(
+    name: &str,
+    kinds: &[Bank],
+    ret: Option<()>,
+    policy: Policy,
+) -> TokenStream {
+    let kinds = kinds.iter().map(|k| match k {
+        Bank::Int => quote!(::majit::ir::Kind::Int),
+        Bank::Ref => quote!(::majit::ir::Kind::Ref),
+    });
+    let result = match ret {
+        Some(()) => quote!(::majit::ir::ResultKind::Int),
+        None => quote!(::majit::ir::ResultKind::Void),
+    };
+    let effect = match policy {
+        Policy::Residual => quote!(::majit::ir::CallEffect::Random),
+        Policy::Elidable => quote!(::majit::ir::CallEffect::Elidable),
+        Policy::Inline => unreachable!("inline helpers are not called through descrs"),
+    };
+    quote! {
+        ::majit::ir::Descr::from(::majit::ir::CallDescr {
+            name: #name.into(),
+            args: vec![#(#kinds),*],
+            result: #result,
+            effect: ::majit::ir::EffectInfo { effect: #effect, ..Default::default() },
+        })
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn method(&mut self, m: &syn::ExprMethodCall, want: Option<Ty>) -> Res<Option<Val>> {
+        let sp = m.span();
+        let name = m.method.to_string();
+        if name.starts_with("checked_") {
+            return err(
+                sp,
+                "`checked_*` is lowered only as the scrutinee of `match` (`Some(v) => ..., \
+                 None => ...`) or in `if let Some(v) = ...`",
+            );
+        }
+        let Some(recv) = self.expr(&m.receiver, want)? else {
+            return Ok(None);
+        };
+        if let Ty::Gc(si) = recv.ty {
+            return self.gc_method(m, &recv, si);
+        }
+        let args: Vec<&Expr> = m.args.iter().collect();
+        match (name.as_str(), recv.ty, args.as_slice()) {
+            ("len", Ty::Slice { .. }, []) => Ok(Some(Val::scalar(
+                Ty::int(USIZE),
+                recv.len.clone().expect("slices have a length"),
+            ))),
+            ("wrapping_add" | "wrapping_sub" | "wrapping_mul", Ty::Scalar(Scalar::Int(_)), [a]) => {
+                let Some(av) = self.expr(a, Some(recv.ty))? else {
+                    return Ok(None);
+                };
+                let op = match name.as_str() {
+                    "wrapping_add" => Arith::Add,
+                    "wrapping_sub" => Arith::Sub,
+                    _ => Arith::Mul,
+                };
+                self.arith(op, &recv, &av, sp).map(Some)
+            }
+            ("wrapping_neg", Ty::Scalar(Scalar::Int(t)), []) => {
+                let r = self.pure_t("IntNeg", &[recv.opnd(sp)?]);
+                Ok(Some(Val::scalar(recv.ty, self.normalize(r, t))))
+            }
+            ("wrapping_shl" | "wrapping_shr", Ty::Scalar(Scalar::Int(t)), [a]) => {
+                let u32t = Ty::int(IntTy {
+                    bits: 32,
+                    signed: false,
+                });
+                let Some(av) = self.expr(a, Some(u32t))? else {
+                    return Ok(None);
+                };
+                let n = self.pure_t(
+                    "IntAnd",
+                    &[av.opnd(a.span())?, Opnd::Int(t.bits as i64 - 1)],
+                );
+                let x = recv.opnd(sp)?;
+                let r = match (name.as_str(), t.signed) {
+                    ("wrapping_shl", _) => {
+                        let r = self.pure_t("IntLshift", &[x, n]);
+                        self.normalize(r, t)
+                    }
+                    (_, true) => self.pure_t("IntRshift", &[x, n]),
+                    (_, false) => self.pure_t("UintRshift", &[x, n]),
+                };
+                Ok(Some(Val::scalar(recv.ty, r)))
+            }
+            _ => err(
+                m.method.span(),
+                format!(
+                    "method `{name}` is not supported here: a handler knows `wrapping_*` and \
+                     `checked_*` on integers and `len()` on slices; call a declared helper \
+                     instead"
+                ),
+            ),
+        }
+    }
+
+    pub(super) fn call(&mut self, c: &syn::ExprCall) -> Res<Option<Val>> {
+        let sp = c.span();
+        if let Some(v) = self.struct_call(c, sp)? {
+            return Ok(v);
+        }
+        let name = match &*c.func {
+            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let Some(name) = name else {
+            if let Some(s) = undeclared_struct(&c.func) {
+                return err(
+                    c.func.span(),
+                    format!(
+                        "`{s}` is not a declared GC struct: declare it in `structs = [{s} {{ \
+                         field: Type, .. }}]` (its fields: integers, bools or declared structs), \
+                         or move this code into a helper declared in `helpers`"
+                    ),
+                );
+            }
+            return err(
+                c.func.span(),
+                "only calls of declared helpers (plain function names) are supported",
+            );
+        };
+        let Some(h) = self.ctx.helpers.iter().find(|h| h.name == name) else {
+            return err(
+                c.func.span(),
+                format!(
+                    "`{name}` is not a declared helper: declare it in `helpers = [residual fn \
+                     {name}(...) -> ...]` (or `elidable fn` if it is pure)"
+                ),
+            );
+        };
+        if h.args.len() != c.args.len() {
+            return err(
+                sp,
+                format!("helper `{name}` takes {} arguments", h.args.len()),
+            );
+        }
+        let mut args = Vec::new();
+        for (a, &t) in c.args.iter().zip(&h.args) {
+            let Some(v) = self.expr(a, Some(Ty::Scalar(t)))? else {
+                return Ok(None);
+            };
+            v.used()?;
+            if v.ty != Ty::Scalar(t) {
+                return err(a.span(), "the argument does not have the declared type");
+            }
+            args.push(v.opnd(a.span())?.arg());
+        }
+        if h.policy == Policy::Inline {
+            let f = format_ident!("__majit_f_{}", name);
+            return Ok(Some(match h.ret {
+                Some(t) => {
+                    let d = self.regs.temp(Bank::Int);
+                    let dt = d.tokens();
+                    self.code
+                        .push(quote!(b.inline_call(#f, &[#(#args),*], Some(#dt));));
+                    Val::scalar(Ty::Scalar(t), Opnd::Reg(d))
+                }
+                None => {
+                    self.code
+                        .push(quote!(b.inline_call(#f, &[#(#args),*], None);));
+                    Val::void_call(h, sp)
+                }
+            }));
+        }
+        let descr = call_descr(
+            &name,
+            &vec![Bank::Int; h.args.len()],
+            h.ret.map(|_| ()),
+            h.policy,
+        );
+        let shim = format_ident!("__majit_shim_{}", name);
+        let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));
+        match h.ret {
+            Some(t) => {
+                let dst = self.regs.temp(Bank::Int);
+                let d = dst.tokens();
+                self.code
+                    .push(quote!(b.call(#descr, #func, &[#(#args),*], Some(#d));));
+                Ok(Some(Val::scalar(Ty::Scalar(t), Opnd::Reg(dst))))
+            }
+            None => {
+                self.code
+                    .push(quote!(b.call(#descr, #func, &[#(#args),*], None);));
+                Ok(Some(Val::void_call(h, sp)))
+            }
+        }
+    }
+}

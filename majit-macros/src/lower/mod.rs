@@ -1,0 +1,428 @@
+//! Lowering of the dispatch loop body into builder calls.
+//!
+//! The lowering walks the loop body once, with a type for every value
+//! (see [`crate::ty`]), and produces the Rust statements that, run at
+//! jitcode-build time, call `JitCodeBuilder` to write the portal:
+//! `bind(head); jit_merge_point(greens, reds); <body>; goto(head)`.
+//! Control flow (`if`, `match`, `&&`, `||`, `checked_*`, bounds checks)
+//! becomes labels and branches; `continue` jumps to the head, `return`
+//! (and `break` of a tail loop) returns from the portal. Values are
+//! operands: a register, an integer constant, null, or a const path
+//! evaluated when the jitcode is built. GC struct handles live in the ref
+//! bank (`new` + `setfield`s, `getfield`/`setfield`); helper calls become
+//! `call` (residual/elidable, through an `extern "C"` shim) or
+//! `inline_call` (an inline helper, lowered by [`lower_helper`] into its
+//! own function).
+//!
+//! Invariants: every value read by jitcode was written on every path
+//! reaching it (branch results go through one join register); the right
+//! side of `&&`/`||` is only evaluated on the path that needs it; a value
+//! of a narrow integer type is always kept sign- or zero-extended.
+
+mod calls;
+mod control;
+mod expr;
+mod objects;
+
+use calls::*;
+use control::*;
+use expr::*;
+pub use objects::StructDef;
+use objects::*;
+
+use crate::attr::{Helper, Policy};
+use crate::regs::{Bank, Regs, R};
+use crate::ty::{IntTy, Scalar, Ty, I64, USIZE};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, Pat, Stmt, UnOp};
+
+type Res<T> = syn::Result<T>;
+
+fn err<T>(span: Span, msg: impl std::fmt::Display) -> Res<T> {
+    Err(syn::Error::new(span, msg))
+}
+
+/// An operand.
+#[derive(Clone)]
+enum Opnd {
+    Reg(R),
+    Int(i64),
+    /// The null reference.
+    Null,
+    /// A const path, cast to `i64` when the jitcode is built.
+    Const(TokenStream),
+}
+
+impl Opnd {
+    fn arg(&self) -> TokenStream {
+        match self {
+            Opnd::Reg(r) => {
+                let r = r.tokens();
+                quote!(::majit::metainterp::jitcode::Arg::Reg(#r))
+            }
+            Opnd::Int(v) => quote!(::majit::metainterp::jitcode::Arg::Int(#v)),
+            Opnd::Null => quote!(::majit::metainterp::jitcode::Arg::Ref(0)),
+            Opnd::Const(t) => quote!(::majit::metainterp::jitcode::Arg::Int((#t) as i64)),
+        }
+    }
+}
+
+/// A lowered value: its type and operand (none for `()`); slices carry
+/// their length.
+#[derive(Clone)]
+struct Val {
+    ty: Ty,
+    op: Option<Opnd>,
+    len: Option<Opnd>,
+    /// The result of a helper declared without a return type: the error
+    /// (at the declaration) that using it as a value reports.
+    no_value: Option<syn::Error>,
+}
+
+impl Val {
+    fn unit() -> Val {
+        Val {
+            ty: Ty::Unit,
+            op: None,
+            len: None,
+            no_value: None,
+        }
+    }
+    fn scalar(ty: Ty, op: Opnd) -> Val {
+        Val {
+            ty,
+            op: Some(op),
+            len: None,
+            no_value: None,
+        }
+    }
+    /// The result of a call (at `call`) of `h`, a helper declared without
+    /// a return type.
+    fn void_call(h: &Helper, call: Span) -> Val {
+        let policy = match h.policy {
+            Policy::Residual => "residual",
+            Policy::Elidable => "elidable",
+            Policy::Inline => "inline",
+        };
+        let msg = format!(
+            "`{}` is declared without a return type, but its result is used: declare the type \
+             it returns, `{policy} fn {}(..) -> T`",
+            h.name, h.name
+        );
+        let mut e = syn::Error::new(h.name.span(), msg);
+        e.combine(syn::Error::new(
+            call,
+            format!("the result of `{}` is used here", h.name),
+        ));
+        Val {
+            no_value: Some(e),
+            ..Val::unit()
+        }
+    }
+    /// Fails if this is the result of a helper declared without a return
+    /// type (reported at the declaration and at the call).
+    fn used(&self) -> Res<()> {
+        match &self.no_value {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+    fn opnd(&self, span: Span) -> Res<Opnd> {
+        self.used()?;
+        match (&self.op, self.ty) {
+            (Some(o), Ty::Scalar(_) | Ty::Gc(_)) => Ok(o.clone()),
+            _ => err(span, "expected an integer, bool or GC struct value here"),
+        }
+    }
+}
+
+/// A variable in scope.
+#[derive(Clone)]
+struct Var {
+    name: String,
+    ty: Ty,
+    reg: R,
+    len: Option<R>,
+    /// An array's item registers (`reg` is the first).
+    items: Vec<R>,
+    /// A green `&[T]` (handlers cannot reassign slices): its reads are
+    /// elidable loads that fold in a trace.
+    frozen: bool,
+}
+
+/// The register bank of a value of type `ty`.
+fn bank(ty: Ty) -> Bank {
+    match ty {
+        Ty::Gc(_) => Bank::Ref,
+        _ => Bank::Int,
+    }
+}
+
+/// A green or red: name, type and whether it is a green.
+pub struct StateVar {
+    pub name: syn::Ident,
+    pub ty: Ty,
+    /// The type as written (reloads cast back to it).
+    pub rust_ty: syn::Type,
+    pub green: bool,
+}
+
+/// What the lowering needs to know about the interpreter function.
+pub struct Ctx<'a> {
+    pub state: &'a [StateVar],
+    pub helpers: &'a [Helper],
+    pub structs: &'a [StructDef],
+    /// Type names declared in the attribute.
+    pub names: &'a crate::ty::Names,
+    /// Locals and parameters outside the loop (for diagnostics).
+    pub outer: &'a [String],
+    pub ret: Ty,
+    pub loop_label: Option<String>,
+    /// The loop is the function's tail: `break v` returns `v`.
+    pub break_ok: bool,
+    /// Lowering an inline helper rather than the portal.
+    pub helper: bool,
+}
+
+/// The lowered portal.
+pub struct Lowered {
+    pub code: Vec<TokenStream>,
+    /// Parameter registers in order (inline helpers).
+    pub params: Vec<R>,
+    pub int_regs: u16,
+    pub ref_regs: u16,
+    pub labels: u32,
+}
+
+/// Where a `break`/`continue` goes.
+enum Target {
+    Dispatch,
+    Inner(usize),
+}
+
+struct Lowerer<'a> {
+    ctx: &'a Ctx<'a>,
+    inner: Vec<InnerLoop>,
+    code: Vec<TokenStream>,
+    regs: Regs,
+    labels: u32,
+    scopes: Vec<Vec<Var>>,
+    head: u32,
+    oob: u32,
+    greens: Vec<R>,
+    reds: Vec<R>,
+}
+
+/// Lowers the loop `body` (whose first statement is `jit_merge_point!`).
+pub fn lower(ctx: &Ctx, body: &[Stmt]) -> Res<Lowered> {
+    let mut l = Lowerer {
+        ctx,
+        inner: Vec::new(),
+        code: Vec::new(),
+        regs: Regs::default(),
+        labels: 0,
+        scopes: vec![Vec::new()],
+        head: 0,
+        oob: 1,
+        greens: Vec::new(),
+        reds: Vec::new(),
+    };
+    l.labels = 2;
+    l.state_vars()?;
+    let (g, r) = (l.greens.clone(), l.reds.clone());
+    let (g, r) = (g.iter().map(|x| x.tokens()), r.iter().map(|x| x.tokens()));
+    let head = l.label_t(l.head);
+    l.code.push(quote!(b.bind(#head);));
+    l.code
+        .push(quote!(b.jit_merge_point(&[#(#g),*], &[#(#r),*]);));
+    if l.stmts(&body[1..], None, false)?.is_some() {
+        l.code.push(quote!(b.goto(#head);));
+    }
+    Ok(l.finish(Vec::new()))
+}
+
+/// Lowers the body of an inline helper with these parameters.
+pub fn lower_helper(ctx: &Ctx, params: &[(String, Ty)], body: &syn::Block) -> Res<Lowered> {
+    let mut l = Lowerer {
+        ctx,
+        inner: Vec::new(),
+        code: Vec::new(),
+        regs: Regs::default(),
+        labels: 2,
+        scopes: vec![Vec::new()],
+        head: 0,
+        oob: 1,
+        greens: Vec::new(),
+        reds: Vec::new(),
+    };
+    let mut regs = Vec::new();
+    for (name, ty) in params {
+        let reg = l.regs.var(bank(*ty));
+        regs.push(reg);
+        l.scopes[0].push(Var {
+            name: name.clone(),
+            ty: *ty,
+            reg,
+            len: None,
+            items: vec![],
+            frozen: false,
+        });
+    }
+    let span = body.brace_token.span.join();
+    if let Some(v) = l.block(body, Some(ctx.ret))? {
+        if v.ty != ctx.ret {
+            return err(span, "the helper's value does not have its return type");
+        }
+        match v.op {
+            Some(o) => {
+                let a = o.arg();
+                l.code.push(quote!(b.ret(Some(#a));));
+            }
+            None => l.code.push(quote!(b.ret(None);)),
+        }
+    }
+    Ok(l.finish(regs))
+}
+
+fn is_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Unary(u) => matches!(u.op, UnOp::Neg(_)) && is_literal(&u.expr),
+        Expr::Paren(p) => is_literal(&p.expr),
+        _ => false,
+    }
+}
+
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        _ => e,
+    }
+}
+
+impl Lowerer<'_> {
+    /// Appends the bounds-check failure block and packs the result.
+    fn finish(mut self, params: Vec<R>) -> Lowered {
+        self.emit_oob();
+        Lowered {
+            code: self.code,
+            params,
+            int_regs: self.regs.count(Bank::Int),
+            ref_regs: self.regs.count(Bank::Ref),
+            labels: self.labels,
+        }
+    }
+
+    /// The bounds-check failure block: the same panic as the plain
+    /// interpreter (an `extern "C"` shim cannot unwind, so the process
+    /// aborts).
+    fn emit_oob(&mut self) {
+        let oob = self.label_t(self.oob);
+        let descr = call_descr("index_out_of_bounds", &[], None, Policy::Residual);
+        let shim = quote!(::majit::metainterp::jitcode::Arg::Int(
+            __majit_oob as usize as i64
+        ));
+        self.code.push(quote! {
+            b.bind(#oob);
+            b.call(#descr, #shim, &[], None);
+            b.goto(#oob);
+        });
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    fn label(&mut self) -> u32 {
+        self.labels += 1;
+        self.labels - 1
+    }
+    fn label_t(&self, l: u32) -> TokenStream {
+        let l = l as usize;
+        quote!(__l[#l])
+    }
+    fn bind(&mut self, l: u32) {
+        let t = self.label_t(l);
+        self.code.push(quote!(b.bind(#t);));
+    }
+    fn goto(&mut self, l: u32) {
+        let t = self.label_t(l);
+        self.code.push(quote!(b.goto(#t);));
+    }
+    fn goto_if_not(&mut self, c: &Opnd, l: u32) {
+        let (c, t) = (c.arg(), self.label_t(l));
+        self.code.push(quote!(b.goto_if_not(#c, #t);));
+    }
+    fn copy(&mut self, src: &Opnd, dst: R) {
+        if let Opnd::Reg(r) = src {
+            if *r == dst {
+                return;
+            }
+        }
+        let (s, d) = (src.arg(), dst.tokens());
+        self.code.push(quote!(b.copy(#s, #d);));
+    }
+    fn pure(&mut self, op: &str, args: &[Opnd], dst: R) {
+        let op = format_ident!("{}", op);
+        let args = args.iter().map(Opnd::arg);
+        let d = dst.tokens();
+        self.code
+            .push(quote!(b.op(::majit::ir::OpCode::#op, &[#(#args),*], #d);));
+    }
+    /// `op(args)` into a fresh temporary.
+    fn pure_t(&mut self, op: &str, args: &[Opnd]) -> Opnd {
+        let r = self.regs.temp(Bank::Int);
+        self.pure(op, args, r);
+        Opnd::Reg(r)
+    }
+
+    /// Installs the greens and reds in the outer scope.
+    fn state_vars(&mut self) -> Res<()> {
+        for sv in self.ctx.state {
+            let (reg, len, items) = match sv.ty {
+                Ty::Slice { .. } => (
+                    self.regs.var(Bank::Ref),
+                    Some(self.regs.var(Bank::Int)),
+                    vec![],
+                ),
+                Ty::Array { item, len } => {
+                    let b = bank(item.ty());
+                    let items: Vec<R> = (0..len).map(|_| self.regs.var(b)).collect();
+                    (items[0], None, items)
+                }
+                t => (self.regs.var(bank(t)), None, vec![]),
+            };
+            let list = if sv.green {
+                &mut self.greens
+            } else {
+                &mut self.reds
+            };
+            if items.is_empty() {
+                list.push(reg);
+            }
+            list.extend(len);
+            list.extend(items.iter().copied());
+            let name = sv.name.to_string();
+            let frozen = sv.green && matches!(sv.ty, Ty::Slice { mutable: false, .. });
+            self.scopes[0].push(Var {
+                name,
+                ty: sv.ty,
+                reg,
+                len,
+                items,
+                frozen,
+            });
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, name: &str) -> Option<Var> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|v| v.name == name)
+            .cloned()
+    }
+}
