@@ -529,10 +529,7 @@ impl<'a> Tracer<'a> {
             &mut [usize],
         ) -> Result<usize, crate::runtime::OutOfMemory>,
     ) -> Result<usize, ConcreteError> {
-        let mut roots: Vec<usize> = self
-            .ref_regs()
-            .map(|b| b.v.as_ref().unwrap_or(0))
-            .collect();
+        let mut roots: Vec<usize> = self.ref_regs().map(|b| b.v.as_ref().unwrap_or(0)).collect();
         let obj = make(self.env.alloc, &mut roots).map_err(|_| ConcreteError::OutOfMemory)?;
         for (b, p) in self.ref_regs().zip(roots) {
             b.v = Value::Ref(p);

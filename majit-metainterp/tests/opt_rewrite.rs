@@ -351,7 +351,8 @@ fn products_of_booleans_become_ands_and_two_bounds_one_range_test() {
         i10 = int_mul(i7, i9)
         i11 = int_mul(i2, i0)
         finish(i6, i8, i10, i11)",
-        expect![r"
+        expect![
+            r"
             [i0, i1]
             i2 = int_ge(i0, 10)
             i3 = int_sub(i0, 10)
@@ -361,6 +362,7 @@ fn products_of_booleans_become_ands_and_two_bounds_one_range_test() {
             i7 = int_le(i0, 3)
             i8 = int_mul(i2, i0)
             finish(i6, 0, i7, i8)
-        "],
+        "
+        ],
     );
 }

@@ -254,7 +254,9 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
         // -- copies --
         (SameAsI | SameAsR | SameAsF, _, _) => Fold::Same(a), // same_as(x) => x
         // -- booleans --
-        (IntMul | IntAnd, _, _) if bool_bound && is_bool(cx, b?) => return bool_and(cx, code, a, b?),
+        (IntMul | IntAnd, _, _) if bool_bound && is_bool(cx, b?) => {
+            return bool_and(cx, code, a, b?)
+        }
         _ => return None,
     })
 }
