@@ -41,20 +41,14 @@ use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
 use crate::runtime::Allocator;
 use crate::stats::AbortReason;
-use crate::warmstate::{GreenHasher, GreenKey};
+use crate::warmstate::{FastMap, FastSet, GreenKey};
 use facts::{Facts, Fold};
 use heap_cache::HeapCache;
 use majit_ir::{
     CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef, ResultKind, Trace,
     Value,
 };
-use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasherDefault;
 use std::sync::Arc;
-
-/// The tracer's maps and sets, keyed by trace references (fast hashing).
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<GreenHasher>>;
-type FastSet<K> = HashSet<K, BuildHasherDefault<GreenHasher>>;
 
 /// A traced value: its trace reference and its concrete value.
 #[derive(Copy, Clone, Debug, PartialEq)]
