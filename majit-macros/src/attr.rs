@@ -3,9 +3,9 @@
 //! Grammar (every key at most once, `helpers` and `structs` optional):
 //! `greens = [ident, ...], reds = [ident, ...],
 //!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
-//!  structs = [Name { field: Ty, ... }, ...], enums = [Name: repr, ...]`
+//!  structs = [#[headered]? Name { field: Ty, ... }, ...], enums = [Name: repr, ...]`
 //! where `policy` is `residual`, `elidable` or `inline` and a struct field is an
-//! integer, `bool` or another declared struct. Names are checked against
+//! integer, `bool`, `f64` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
 
 use crate::ty::{Scalar, Ty};
@@ -36,14 +36,28 @@ pub struct Helper {
     pub ret: Option<Scalar>,
 }
 
-/// One declared GC struct: `Name { field: Type, ... }`.
+/// One declared GC struct: `Name { field: Type, ... }`, or
+/// `#[headered] Name { .. }` for a struct whose objects carry their type
+/// id, so that an `Obj` holding one can be tested for its class.
 pub struct StructDecl {
     pub name: Ident,
     pub fields: Vec<(Ident, syn::Type)>,
+    pub headered: bool,
 }
 
 impl Parse for StructDecl {
     fn parse(input: ParseStream) -> syn::Result<StructDecl> {
+        let mut headered = false;
+        for a in input.call(syn::Attribute::parse_outer)? {
+            if !a.path().is_ident("headered") || !matches!(a.meta, syn::Meta::Path(_)) {
+                return Err(syn::Error::new_spanned(
+                    &a,
+                    "the only attribute of a declared struct is `#[headered]` (objects with a \
+                     type id header, whose class `Obj::is::<T>()` can test)",
+                ));
+            }
+            headered = true;
+        }
         let name: Ident = input.parse()?;
         let content;
         syn::braced!(content in input);
@@ -57,7 +71,11 @@ impl Parse for StructDecl {
             }
             content.parse::<Token![,]>()?;
         }
-        Ok(StructDecl { name, fields })
+        Ok(StructDecl {
+            name,
+            fields,
+            headered,
+        })
     }
 }
 
@@ -83,7 +101,7 @@ fn scalar(ty: &syn::Type) -> syn::Result<Scalar> {
         Ty::Scalar(s) => Ok(s),
         _ => Err(syn::Error::new_spanned(
             ty,
-            "helper arguments and results must be integers or `bool`",
+            "helper arguments and results must be integers, `bool` or `f64`",
         )),
     }
 }
@@ -122,6 +140,9 @@ impl Parse for Helper {
             }
             content.parse::<Token![,]>()?;
         }
+        if policy != Policy::Inline {
+            check_arg_limits(&name, &args)?;
+        }
         let ret = if input.peek(Token![->]) {
             input.parse::<Token![->]>()?;
             let ty: syn::Type = input.parse()?;
@@ -140,6 +161,26 @@ impl Parse for Helper {
             ret,
         })
     }
+}
+
+/// The most arguments of each bank a helper call passes (the canonical
+/// call of `majit-metainterp/src/runtime/call.rs`).
+const MAX_INT_ARGS: usize = 16;
+const MAX_FLOAT_ARGS: usize = 8;
+
+fn check_arg_limits(name: &Ident, args: &[Scalar]) -> syn::Result<()> {
+    let floats = args.iter().filter(|a| a.is_float()).count();
+    let ints = args.len() - floats;
+    if ints > MAX_INT_ARGS || floats > MAX_FLOAT_ARGS {
+        return Err(syn::Error::new(
+            name.span(),
+            format!(
+                "helper `{name}` takes {ints} integer/bool and {floats} `f64` arguments: a \
+                 call passes at most {MAX_INT_ARGS} and {MAX_FLOAT_ARGS}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 impl Parse for Attr {

@@ -118,7 +118,7 @@ pub fn glue(
             quote!(__majit_r)
         };
         match (sv.ty, &sv.rust_ty) {
-            (Ty::Scalar(_) | Ty::Gc(_), rt) => {
+            (t, rt) if t.is_single() => {
                 let v = sv.ty.value_to_rust(&quote!(#arr[#at]), &quote!(#rt));
                 reload.push(quote!(#name = #v;));
             }
@@ -182,13 +182,13 @@ pub fn gc_places(state: &[StateVar]) -> Vec<GcPlace> {
     for sv in state.iter().filter(|s| !s.green) {
         let name = &sv.name;
         match (sv.ty, &sv.rust_ty) {
-            (Ty::Gc(_), rt) => out.push(GcPlace {
+            (t, rt) if t.is_ref() => out.push(GcPlace {
                 place: quote!(#name),
                 rust_ty: quote!(#rt),
             }),
             (
                 Ty::Array {
-                    item: crate::ty::Item::Gc(_),
+                    item: crate::ty::Item::Gc(_) | crate::ty::Item::Obj,
                     len,
                 },
                 syn::Type::Array(a),
@@ -316,6 +316,17 @@ fn scalar_rust(s: Scalar) -> TokenStream {
     match s {
         Scalar::Int(t) => t.rust(),
         Scalar::Bool => quote!(u8),
+        Scalar::F64 => quote!(f64),
+    }
+}
+
+/// The type of a value of `s` across the `extern "C"` boundary: a float
+/// register for `f64`, an int register for the rest.
+fn abi_rust(s: Scalar) -> TokenStream {
+    if s.is_float() {
+        quote!(f64)
+    } else {
+        quote!(i64)
     }
 }
 
@@ -333,15 +344,20 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
             .map(|((p, a), t)| match a {
                 Scalar::Bool => quote!(#p != 0),
                 Scalar::Int(_) => quote!(#p as #t),
+                Scalar::F64 => quote!(#p),
             });
         let body = match h.ret {
-            Some(_) => quote!(#name(#(#conv),*) as i64),
+            Some(r) => {
+                let r = abi_rust(r);
+                quote!(#name(#(#conv),*) as #r)
+            }
             None => quote!(#name(#(#conv),*);),
         };
-        let ret = h.ret.map(|_| quote!(-> i64));
+        let ret = h.ret.map(abi_rust).map(|r| quote!(-> #r));
+        let tys = h.args.iter().map(|&a| abi_rust(a));
         out.push(quote! {
             #[allow(dead_code)]
-            extern "C" fn #shim(#(#params: i64),*) #ret { #body }
+            extern "C" fn #shim(#(#params: #tys),*) #ret { #body }
         });
     }
     for sv in state {
@@ -354,13 +370,13 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
         ) = (sv.green, sv.ty)
         {
             let shim = format_ident!("__majit_load_{}", sv.name);
-            let t = scalar_rust(elem);
+            let (t, r) = (scalar_rust(elem), abi_rust(elem));
             out.push(quote! {
                 #[allow(dead_code)]
-                extern "C" fn #shim(p: usize, i: i64) -> i64 {
+                extern "C" fn #shim(p: usize, i: i64) -> #r {
                     // SAFETY: the jitcode calls this only after its bounds
                     // check, with the data pointer of the live green slice.
-                    unsafe { *(p as *const #t).add(i as usize) as i64 }
+                    unsafe { *(p as *const #t).add(i as usize) as #r }
                 }
             });
         }
@@ -369,25 +385,83 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
     out.push(quote! {
         extern "C" fn __majit_oob() { panic!(#msg) }
     });
+    out.push(float_shims());
     quote!(#(#out)*)
+}
+
+/// The float operations the IR has no op for, as elidable calls of Rust
+/// itself (so their results are Rust's to the bit): `%`, the `f64`
+/// methods of [`FLOAT_METHODS`], the casts from `f64` to the integer
+/// types other than `i64` (whose saturation bounds differ) and from `u64`
+/// (above `i64::MAX` in its register as a negative `i64`). Integers pass
+/// as their 64-bit register value.
+fn float_shims() -> TokenStream {
+    let mut out = vec![
+        quote!(
+            extern "C" fn __majit_f64_rem(a: f64, b: f64) -> f64 {
+                a % b
+            }
+        ),
+        quote!(
+            extern "C" fn __majit_u64_to_f64(a: i64) -> f64 {
+                a as u64 as f64
+            }
+        ),
+    ];
+    for &(m, arity) in FLOAT_METHODS {
+        let f = format_ident!("__majit_f64_{}", m);
+        let m = format_ident!("{}", m);
+        out.push(match arity {
+            1 => quote!(extern "C" fn #f(a: f64) -> f64 { a.#m() }),
+            _ => quote!(extern "C" fn #f(a: f64, b: f64) -> f64 { a.#m(b) }),
+        });
+    }
+    for t in CAST_INTS {
+        let f = float_cast_shim(t);
+        let t = format_ident!("{}", t);
+        out.push(quote!(extern "C" fn #f(a: f64) -> i64 { a as #t as i64 }));
+    }
+    quote!(#(#[allow(dead_code)] #out)*)
+}
+
+/// The `f64` methods lowered as elidable calls, with their arity (the
+/// receiver counts).
+pub const FLOAT_METHODS: &[(&str, u8)] = &[
+    ("sqrt", 1),
+    ("floor", 1),
+    ("ceil", 1),
+    ("round", 1),
+    ("trunc", 1),
+    ("exp", 1),
+    ("ln", 1),
+    ("sin", 1),
+    ("cos", 1),
+    ("min", 2),
+    ("max", 2),
+    ("powf", 2),
+];
+
+/// The integer types whose casts from `f64` are calls.
+pub const CAST_INTS: [&str; 7] = ["i8", "i16", "i32", "u8", "u16", "u32", "u64"];
+
+/// The shim casting `f64` to the integer type `t` (one of [`CAST_INTS`]).
+pub fn float_cast_shim(t: &str) -> syn::Ident {
+    format_ident!("__majit_f64_to_{}", t)
 }
 
 /// The block that builds one jitcode function and evaluates to it.
 fn build_function(name: &str, lowered: &Lowered) -> TokenStream {
     let (nl, code) = (lowered.labels as usize, &lowered.code);
-    let kind = |b: Bank| match b {
-        Bank::Int => quote!(::majit::ir::Kind::Int),
-        Bank::Ref => quote!(::majit::ir::Kind::Ref),
-    };
-    let params = lowered.params.iter().map(|r| kind(r.bank));
+    let params = lowered.params.iter().map(|r| r.bank.kind());
     let count = |b: Bank| lowered.params.iter().filter(|r| r.bank == b).count() as u16;
-    let (pi, pr) = (count(Bank::Int), count(Bank::Ref));
-    let (ni, nr) = (lowered.int_regs, lowered.ref_regs);
+    let (pi, pr, pf) = (count(Bank::Int), count(Bank::Ref), count(Bank::Float));
+    let (ni, nr, nf) = (lowered.int_regs, lowered.ref_regs, lowered.float_regs);
     quote! {{
         let mut b = ::majit::metainterp::jitcode::JitCodeBuilder::new(#name);
         #( b.param(#params); )*
         for _ in #pi..#ni { b.reg(::majit::ir::Kind::Int); }
         for _ in #pr..#nr { b.reg(::majit::ir::Kind::Ref); }
+        for _ in #pf..#nf { b.reg(::majit::ir::Kind::Float); }
         let __l: ::std::vec::Vec<::majit::metainterp::jitcode::Label> =
             (0..#nl).map(|_| b.label()).collect();
         #(#code)*
@@ -422,6 +496,28 @@ pub fn jitcode_fn(
             .0;
         }
     });
+    let array_id = quote! {
+        #[allow(unused_variables)]
+        let __majit_array_id = |t: &'static ::majit::gc::thread_heap::ArrayType| {
+            ::majit::gc::thread_heap::array_type_id(t)
+                .map(|id| id.0)
+                .map_err(|e| ::majit::metainterp::jitcode::BuildError {
+                    function: #fname.into(),
+                    insn: 0,
+                    message: ::std::format!(
+                        "registering the GC array `{}` in the thread heap: {}", t.name, e
+                    ),
+                })
+        };
+    };
+    let bad_casts = structs.iter().filter(|s| s.headered).map(|s| {
+        let shim = format_ident!("__majit_bad_cast_{}", s.name);
+        let msg = format!("Obj::cast: the object is not a `{}`", s.name);
+        quote! {
+            #[allow(dead_code)]
+            extern "C" fn #shim() { panic!(#msg) }
+        }
+    });
     let ids: Vec<_> = helpers
         .iter()
         .map(|(n, _)| format_ident!("__majit_f_{}", n))
@@ -440,7 +536,9 @@ pub fn jitcode_fn(
             ::majit::metainterp::jitcode::BuildError,
         > {
             #shims
+            #(#bad_casts)*
             #(#type_ids)*
+            #array_id
             let mut set = ::majit::metainterp::jitcode::JitCodeSet::new();
             #( let #ids = set.declare(#names); )*
             #(
@@ -490,24 +588,48 @@ pub fn driver_fn(vis: &syn::Visibility, name: &syn::Ident) -> TokenStream {
 }
 
 /// The handle type of a declared GC struct: a copyable pointer to a
-/// headerless object of 8-byte slots in the thread heap, with `new`,
+/// headerless or headered (header in slot 0, `Headered` implemented)
+/// object of 8-byte slots in the thread heap, with `new`,
 /// `null`, `is_null`, getters and setters. `new` never collects
 /// (collections happen at the merge point's safepoint only); setters of
 /// GC fields run the write barrier. Jitcode allocates through the
 /// driver's allocator, on the same heap with `NAME_driver`.
 pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> TokenStream {
     let name = &decl.name;
-    let size = 8 * def.fields.len();
+    // Slot 0 of a headered object is its header.
+    let first = usize::from(decl.headered);
+    let size = 8 * (first + def.fields.len());
     // A struct without fields still takes one word (the heap's minimum).
     let (size32, sname) = ((size as u32).max(8), def.name.clone());
     let ref_offsets: Vec<u32> = def
         .fields
         .iter()
         .enumerate()
-        .filter(|(_, (_, t))| matches!(t, Ty::Gc(_)))
-        .map(|(i, _)| 8 * i as u32)
+        .filter(|(_, (_, t))| t.is_ref())
+        .map(|(i, _)| 8 * (first + i) as u32)
         .collect();
     let heap = quote!(::majit::gc::thread_heap);
+    let array_name = format!("Array_{}", def.name);
+    let (layout, new_type) = if decl.headered {
+        ("headered", quote!(headered))
+    } else {
+        ("headerless", quote!(new))
+    };
+    let headered_impl = decl.headered.then(|| {
+        quote! {
+            impl ::majit::gc::Headered for #name {
+                fn struct_type() -> &'static #heap::StructType {
+                    Self::__majit_type()
+                }
+                fn from_raw(p: usize) -> #name {
+                    #name::from_raw(p)
+                }
+                fn to_raw(self) -> usize {
+                    #name::to_raw(self)
+                }
+            }
+        }
+    });
     // One barrier after all the stores: a fresh object is old only when
     // the nursery was full, and then it is recorded with every field set.
     let new_barrier =
@@ -517,17 +639,21 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
     let mut args = Vec::new();
     let mut inits = Vec::new();
     let mut accessors = Vec::new();
-    for (i, ((fname, rty), (_, ty))) in decl.fields.iter().zip(&def.fields).enumerate() {
+    for (k, ((fname, rty), (_, ty))) in decl.fields.iter().zip(&def.fields).enumerate() {
+        let i = first + k;
         let set = format_ident!("set_{}", fname);
         let (read, write) = match ty {
             Ty::Scalar(Scalar::Bool) => (quote!(bits != 0), quote!(v as u64)),
-            Ty::Gc(_) => (
-                quote!(#rty::from_raw(bits as usize)),
+            Ty::Scalar(Scalar::F64) => (quote!(f64::from_bits(bits)), quote!(v.to_bits())),
+            t if t.is_ref() => (
+                quote!(<#rty>::from_raw(bits as usize)),
                 quote!(v.to_raw() as u64),
             ),
             _ => (quote!(bits as i64 as #rty), quote!(v as i64 as u64)),
         };
-        let barrier = matches!(ty, Ty::Gc(_)).then(|| quote!(#heap::write_barrier(self.to_raw());));
+        let barrier = ty
+            .is_ref()
+            .then(|| quote!(#heap::write_barrier(self.to_raw());));
         params.push(quote!(#fname: #rty));
         args.push(quote!(#fname));
         inits.push(quote! {
@@ -555,14 +681,25 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         });
     }
     let doc = format!(
-        "A handle of the GC struct `{}` declared in `#[jit_interp]`: a headerless object of \
+        "A handle of the GC struct `{}` declared in `#[jit_interp]`: a {layout} object of \
          {size} bytes in the thread heap, one 8-byte slot per field.",
         def.name
     );
     quote! {
         #[doc = #doc]
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(transparent)]
         #vis struct #name(*mut u64);
+
+        // SAFETY: the handle is a `#[repr(transparent)]` GC pointer whose
+        // zero value is null, stored as an 8-byte reference item.
+        unsafe impl ::majit::gc::Elem for #name {
+            const IS_REF: bool = true;
+            fn array_type() -> &'static #heap::ArrayType {
+                static TYPE: #heap::ArrayType = #heap::ArrayType::new(#array_name, 8, true);
+                &TYPE
+            }
+        }
 
         // An interpreter may use only some of the accessors.
         #[allow(dead_code)]
@@ -581,7 +718,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             #[doc(hidden)]
             pub fn __majit_type() -> &'static #heap::StructType {
                 static TYPE: #heap::StructType =
-                    #heap::StructType::new(#sname, #size32, &[#(#ref_offsets),*]);
+                    #heap::StructType::#new_type(#sname, #size32, &[#(#ref_offsets),*]);
                 &TYPE
             }
             /// Allocates an object with these field values in the thread
@@ -631,5 +768,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             }
             #(#accessors)*
         }
+
+        #headered_impl
     }
 }

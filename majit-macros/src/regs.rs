@@ -16,6 +16,18 @@ use quote::quote;
 pub enum Bank {
     Int,
     Ref,
+    Float,
+}
+
+impl Bank {
+    /// The IR kind of this bank.
+    pub fn kind(self) -> TokenStream {
+        match self {
+            Bank::Int => quote!(::majit::ir::Kind::Int),
+            Bank::Ref => quote!(::majit::ir::Kind::Ref),
+            Bank::Float => quote!(::majit::ir::Kind::Float),
+        }
+    }
 }
 
 /// A register: bank and number.
@@ -29,10 +41,7 @@ impl R {
     /// The builder's `Reg` for this register.
     pub fn tokens(self) -> TokenStream {
         let i = self.idx.min(255) as u8;
-        let kind = match self.bank {
-            Bank::Int => quote!(::majit::ir::Kind::Int),
-            Bank::Ref => quote!(::majit::ir::Kind::Ref),
-        };
+        let kind = self.bank.kind();
         quote!(::majit::metainterp::jitcode::Reg { kind: #kind, index: #i })
     }
 }
@@ -41,14 +50,15 @@ fn slot(bank: Bank) -> usize {
     match bank {
         Bank::Int => 0,
         Bank::Ref => 1,
+        Bank::Float => 2,
     }
 }
 
 /// The allocator of one jitcode function.
 #[derive(Default)]
 pub struct Regs {
-    next: [u16; 2],
-    free: [Vec<u16>; 2],
+    next: [u16; 3],
+    free: [Vec<u16>; 3],
     temps: Vec<R>,
 }
 

@@ -9,12 +9,15 @@
 //! residual, elidable and inline helpers, and a `&&`/`||` whose right side must not run (an out-of-bounds
 //! load, a logged helper call).
 
+#[path = "common/step.rs"]
+mod step;
+
 use majit::ir::Value;
 use majit::jit_interp;
-use majit::metainterp::blackhole::{BhFrame, Blackhole, Outcome};
-use majit::metainterp::jitcode::{FuncId, JOp, JitCodeSet};
-use majit::metainterp::runtime::MallocAllocator;
+use majit::metainterp::blackhole::Outcome;
+use majit::metainterp::jitcode::{FuncId, JitCodeSet};
 use std::cell::RefCell;
+use step::{blackhole_step, Rng};
 
 thread_local! {
     static LOG: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
@@ -203,38 +206,13 @@ fn step(code: &[i64], arr: &mut [i64], start: usize, a0: i64, b0: i64, fuel0: i6
     }
 }
 
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn value(&mut self) -> i64 {
-        const EDGES: [i64; 10] = [0, 1, -1, 2, 7, -7, 255, 256, i64::MAX, i64::MIN];
-        match self.next() % 3 {
-            0 => EDGES[(self.next() % 10) as usize],
-            1 => (self.next() % 64) as i64 - 32,
-            _ => self.next() as i64,
-        }
-    }
-}
-
 /// One handler in the blackhole, from the merge point with this state.
-fn blackhole_step(
-    (codes, portal): &(JitCodeSet, FuncId),
+fn step_in_blackhole(
+    jitcode: &(JitCodeSet, FuncId),
     code: &[i64],
     arr: &mut [i64],
     (pc, a, b): (usize, i64, i64),
 ) -> Outcome {
-    let jc = codes.get(*portal).unwrap().clone();
-    let mp = jc.merge_point_pc().unwrap();
-    let insn = jc.decode(mp);
-    let mut frame = BhFrame::new(jc.clone(), insn.next);
     let greens = [
         Value::Int(pc as i64),
         Value::Ref(code.as_ptr() as usize),
@@ -247,31 +225,21 @@ fn blackhole_step(
         Value::Ref(arr.as_mut_ptr() as usize),
         Value::Int(arr.len() as i64),
     ];
-    for (r, v) in insn.list(0).iter().zip(greens) {
-        frame.set(*r, v);
-    }
-    for (r, v) in insn.list(1).iter().zip(reds) {
-        frame.set(*r, v);
-    }
-    assert_eq!(jc.decode(mp).op, JOp::MergePoint);
-    let mut alloc = MallocAllocator::default();
-    Blackhole::new(codes, &mut alloc, vec![frame])
-        .run()
-        .unwrap()
+    blackhole_step(jitcode, &greens, &reds)
 }
 
 #[test]
 fn every_handler_matches_rust_from_random_states() {
-    let mut rng = Rng(0x5eed);
+    let mut rng = Rng::new(0x5eed);
     let jitcode = step_jitcode().unwrap();
     for round in 0..4000 {
         let op = round as i64 % OPS;
         let arg = match op {
             12 => 0,
-            _ => rng.value(),
+            _ => rng.int(),
         };
         let code = [op, arg, 0, 0];
-        let (a, b) = (rng.value(), rng.value());
+        let (a, b) = (rng.int(), rng.int());
         let init: Vec<i64> = (0..8).map(|_| (rng.next() % 5) as i64).collect();
         let what = format!("op {op} arg {arg} a {a} b {b} arr {init:?}");
 
@@ -280,7 +248,7 @@ fn every_handler_matches_rust_from_random_states() {
         let native_log = take_log();
 
         let mut bh_arr = init.clone();
-        let out = blackhole_step(&jitcode, &code, &mut bh_arr, (0, a, b));
+        let out = step_in_blackhole(&jitcode, &code, &mut bh_arr, (0, a, b));
         let mut bh_log = take_log();
         match out {
             Outcome::Returned(v) => assert_eq!(v, Some(Value::Int(native)), "{what}"),

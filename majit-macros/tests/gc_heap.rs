@@ -5,7 +5,11 @@
 //! backend, each through `run_driver`) under GC stress, where every
 //! safepoint after an allocation collects and moves the reds' objects.
 
-use majit::gc::{thread_heap, Gc, GcConfig};
+use majit::gc::thread_heap;
+#[path = "common/heap.rs"]
+mod heap;
+
+use heap::stress_heap;
 use majit::jit_interp;
 use majit::JitParams;
 use majit::RefExec;
@@ -68,16 +72,6 @@ fn run(code: &[i64], count: i64) -> i64 {
 }
 
 const CODE: [i64; 3] = [0, 1, 2];
-
-fn stress_heap() {
-    let config = GcConfig {
-        nursery_size: 1024,
-        stress_every: Some(1),
-        max_heap: 64 << 20,
-        ..GcConfig::default()
-    };
-    thread_heap::install(Gc::new(config).unwrap());
-}
 
 fn minor_collections() -> u64 {
     thread_heap::shared()

@@ -10,15 +10,14 @@ use super::*;
 pub(super) fn call_descr(
     name: &str,
     kinds: &[Bank],
-    ret: Option<()>,
+    ret: Option<Bank>,
     policy: Policy,
 ) -> TokenStream {
-    let kinds = kinds.iter().map(|k| match k {
-        Bank::Int => quote!(::majit::ir::Kind::Int),
-        Bank::Ref => quote!(::majit::ir::Kind::Ref),
-    });
+    let kinds = kinds.iter().map(|k| k.kind());
     let result = match ret {
-        Some(()) => quote!(::majit::ir::ResultKind::Int),
+        Some(Bank::Int) => quote!(::majit::ir::ResultKind::Int),
+        Some(Bank::Ref) => quote!(::majit::ir::ResultKind::Ref),
+        Some(Bank::Float) => quote!(::majit::ir::ResultKind::Float),
         None => quote!(::majit::ir::ResultKind::Void),
     };
     let effect = match policy {
@@ -41,19 +40,23 @@ impl<'a> Lowerer<'a> {
         let sp = m.span();
         let name = m.method.to_string();
         if name.starts_with("checked_") {
-            return err(
-                sp,
-                "`checked_*` is lowered only as the scrutinee of `match` (`Some(v) => ..., \
-                 None => ...`) or in `if let Some(v) = ...`",
-            );
+            return self.checked_value(m);
+        }
+        if name.starts_with("overflowing_") {
+            return err(m.method.span(), OVERFLOWING_USE);
         }
         let Some(recv) = self.expr(&m.receiver, want)? else {
             return Ok(None);
         };
-        if let Ty::Gc(si) = recv.ty {
-            return self.gc_method(m, &recv, si);
-        }
         let args: Vec<&Expr> = m.args.iter().collect();
+        match recv.ty {
+            Ty::Gc(si) => return self.gc_method(m, &recv, si),
+            Ty::Obj => return self.obj_method(m, &recv),
+            Ty::GcArray(item) => return self.array_method(m, &recv, item),
+            Ty::Scalar(Scalar::F64) => return self.float_method(&m.method, &recv, &args),
+            Ty::Checked(_) => return self.option_method(m, &recv),
+            _ => {}
+        }
         match (name.as_str(), recv.ty, args.as_slice()) {
             ("len", Ty::Slice { .. }, []) => Ok(Some(Val::scalar(
                 Ty::int(USIZE),
@@ -100,9 +103,9 @@ impl<'a> Lowerer<'a> {
             _ => err(
                 m.method.span(),
                 format!(
-                    "method `{name}` is not supported here: a handler knows `wrapping_*` and \
-                     `checked_*` on integers and `len()` on slices; call a declared helper \
-                     instead"
+                    "method `{name}` is not supported here: a handler knows `wrapping_*`, \
+                     `checked_*` and `overflowing_*` on integers, `len()` on slices and the \
+                     `f64` methods of docs/macros.md; call a declared helper instead"
                 ),
             ),
         }
@@ -111,6 +114,9 @@ impl<'a> Lowerer<'a> {
     pub(super) fn call(&mut self, c: &syn::ExprCall) -> Res<Option<Val>> {
         let sp = c.span();
         if let Some(v) = self.struct_call(c, sp)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.float_fn(c)? {
             return Ok(v);
         }
         let name = match &*c.func {
@@ -123,7 +129,7 @@ impl<'a> Lowerer<'a> {
                     c.func.span(),
                     format!(
                         "`{s}` is not a declared GC struct: declare it in `structs = [{s} {{ \
-                         field: Type, .. }}]` (its fields: integers, bools or declared structs), \
+                         field: Type, .. }}]` (its fields: integers, bools, declared structs, `Obj` or `Array<T>`), \
                          or move this code into a helper declared in `helpers`"
                     ),
                 );
@@ -163,7 +169,7 @@ impl<'a> Lowerer<'a> {
             let f = format_ident!("__majit_f_{}", name);
             return Ok(Some(match h.ret {
                 Some(t) => {
-                    let d = self.regs.temp(Bank::Int);
+                    let d = self.regs.temp(bank(Ty::Scalar(t)));
                     let dt = d.tokens();
                     self.code
                         .push(quote!(b.inline_call(#f, &[#(#args),*], Some(#dt));));
@@ -176,17 +182,14 @@ impl<'a> Lowerer<'a> {
                 }
             }));
         }
-        let descr = call_descr(
-            &name,
-            &vec![Bank::Int; h.args.len()],
-            h.ret.map(|_| ()),
-            h.policy,
-        );
+        let kinds: Vec<Bank> = h.args.iter().map(|&t| bank(Ty::Scalar(t))).collect();
+        let ret = h.ret.map(|t| bank(Ty::Scalar(t)));
+        let descr = call_descr(&name, &kinds, ret, h.policy);
         let shim = format_ident!("__majit_shim_{}", name);
         let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));
         match h.ret {
             Some(t) => {
-                let dst = self.regs.temp(Bank::Int);
+                let dst = self.regs.temp(bank(Ty::Scalar(t)));
                 let d = dst.tokens();
                 self.code
                     .push(quote!(b.call(#descr, #func, &[#(#args),*], Some(#d));));

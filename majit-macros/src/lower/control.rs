@@ -8,14 +8,28 @@
 
 use super::*;
 
-/// The join of a branching construct: one result register (a temporary
-/// of the enclosing statement) that every arm with a value writes.
+/// The join of a branching construct: one result register per bank (a
+/// temporary of the enclosing statement), of which every arm with a value
+/// writes the one of its type.
 pub(super) struct Join {
     pub(super) res: R,
     pub(super) res_ref: R,
+    pub(super) res_float: R,
     pub(super) ty: Option<Ty>,
     pub(super) end: u32,
     pub(super) flows: bool,
+}
+
+impl Join {
+    /// The result register of a value of type `ty` (`None`: no value).
+    fn reg(&self, ty: Ty) -> Option<R> {
+        match ty {
+            Ty::Scalar(Scalar::F64) => Some(self.res_float),
+            Ty::Scalar(_) => Some(self.res),
+            t if t.is_ref() => Some(self.res_ref),
+            _ => None,
+        }
+    }
 }
 
 /// A `while`/`loop` inside a handler: where `continue` and `break` go.
@@ -87,6 +101,10 @@ impl<'a> Lowerer<'a> {
         };
         for var in scope {
             self.regs.free_var(var.reg);
+            // An `Option`'s flag (slices are never `let`s).
+            if let Some(flag) = var.len {
+                self.regs.free_var(flag);
+            }
         }
         Ok(v)
     }
@@ -105,6 +123,9 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn local(&mut self, local: &syn::Local) -> Res<Option<()>> {
+        if let (Pat::Tuple(t), Some(init)) = (&local.pat, &local.init) {
+            return self.let_overflowing(t, &init.expr);
+        }
         let (ident, declared) = match &local.pat {
             Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (&p.ident, None),
             Pat::Type(pt) => match &*pt.pat {
@@ -128,24 +149,31 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         };
         v.used()?;
-        let ty = declared.unwrap_or(v.ty);
-        if !matches!(ty, Ty::Scalar(_) | Ty::Gc(_)) || v.ty != ty {
+        if let (Some(Opnd::Const(_)), None) = (&v.op, declared) {
             return err(
                 init.expr.span(),
-                "a `let` in a handler must hold an integer, bool or GC struct of the declared \
-                 type",
+                format!(
+                    "give `{ident}` a type (`let {ident}: T = ..`): the macro cannot see the type \
+                     of a const"
+                ),
+            );
+        }
+        if let (Ty::Checked(_), None) = (v.ty, declared) {
+            self.let_option(ident, &v)?;
+            return Ok(Some(()));
+        }
+        let ty = declared.unwrap_or(v.ty);
+        if !ty.is_single() || v.ty != ty {
+            return err(
+                init.expr.span(),
+                "a `let` in a handler must hold an integer, bool, `f64`, GC struct or the \
+                 `Option` of `checked_*` of the declared type",
             );
         }
         let reg = self.regs.var(bank(ty));
         self.copy(&v.opnd(init.expr.span())?, reg);
-        self.scopes.last_mut().expect("a scope").push(Var {
-            name: ident.to_string(),
-            ty,
-            reg,
-            len: None,
-            items: vec![],
-            frozen: false,
-        });
+        let var = Var::local(ident.to_string(), ty, reg);
+        self.scopes.last_mut().expect("a scope").push(var);
         Ok(Some(()))
     }
 
@@ -297,10 +325,11 @@ impl<'a> Lowerer<'a> {
         }
         j.ty = Some(v.ty);
         j.flows = true;
-        match v.ty {
-            Ty::Scalar(_) => self.copy(&v.opnd(sp)?, j.res),
-            Ty::Gc(_) => self.copy(&v.opnd(sp)?, j.res_ref),
-            _ => {}
+        if let Ty::Checked(_) = v.ty {
+            return err(sp, OPTION_USE);
+        }
+        if let Some(r) = j.reg(v.ty) {
+            self.copy(&v.opnd(sp)?, r);
         }
         self.goto(j.end);
         Ok(())
@@ -311,10 +340,9 @@ impl<'a> Lowerer<'a> {
         if !j.flows {
             return None;
         }
-        Some(match j.ty {
-            Some(t @ Ty::Scalar(_)) => Val::scalar(t, Opnd::Reg(j.res)),
-            Some(t @ Ty::Gc(_)) => Val::scalar(t, Opnd::Reg(j.res_ref)),
-            _ => Val::unit(),
+        Some(match j.ty.and_then(|t| Some((t, j.reg(t)?))) {
+            Some((t, r)) => Val::scalar(t, Opnd::Reg(r)),
+            None => Val::unit(),
         })
     }
 
@@ -322,6 +350,7 @@ impl<'a> Lowerer<'a> {
         Join {
             res: self.regs.temp(Bank::Int),
             res_ref: self.regs.temp(Bank::Ref),
+            res_float: self.regs.temp(Bank::Float),
             ty: None,
             end: self.label(),
             flows: false,
@@ -376,16 +405,18 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn match_expr(&mut self, m: &syn::ExprMatch, want: Option<Ty>) -> Res<Option<Val>> {
-        if let Expr::MethodCall(mc) = strip(&m.expr) {
-            if mc.method.to_string().starts_with("checked_") {
-                return self.checked_match(m, want);
-            }
+        let some = |p: &Pat| matches!(p, Pat::TupleStruct(ts) if ts.path.is_ident("Some"));
+        if m.arms.iter().any(|a| some(&a.pat)) {
+            return self.checked_match(m, want);
         }
         let Some(s) = self.expr(&m.expr, None)? else {
             return Ok(None);
         };
-        let Ty::Scalar(_) = s.ty else {
-            return err(m.expr.span(), "only integers and bools can be matched");
+        let Ty::Scalar(Scalar::Int(_) | Scalar::Bool) = s.ty else {
+            return err(
+                m.expr.span(),
+                "only integers and bools can be matched (compare floats with `if`)",
+            );
         };
         let so = s.opnd(m.expr.span())?;
         // Keep the scrutinee in a register the arms cannot clobber.

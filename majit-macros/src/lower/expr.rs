@@ -50,7 +50,7 @@ impl Arith {
             _ => return err(sp, "unsupported operator"),
         })
     }
-    fn is_cmp(self) -> bool {
+    pub(super) fn is_cmp(self) -> bool {
         matches!(
             self,
             Arith::Eq | Arith::Ne | Arith::Lt | Arith::Le | Arith::Gt | Arith::Ge
@@ -188,9 +188,10 @@ impl<'a> Lowerer<'a> {
                 let v: u64 = i.base10_parse()?;
                 Ok(Val::scalar(Ty::int(ty), Opnd::Int(v as i64)))
             }
+            syn::Lit::Float(f) => self.float_lit(f),
             other => err(
                 other.span(),
-                "only integer and bool literals are supported in a handler",
+                "only integer, float and bool literals are supported in a handler",
             ),
         }
     }
@@ -226,9 +227,16 @@ impl<'a> Lowerer<'a> {
                 );
             }
         }
-        let ty = want
-            .filter(|t| matches!(t, Ty::Scalar(_)))
-            .unwrap_or(Ty::int(I64));
+        // `f64::NAN`, `std::f64::consts::PI` are floats whatever the context.
+        let float_path = p.path.segments.iter().any(|s| s.ident == "f64");
+        let ty = match want.filter(|t| matches!(t, Ty::Scalar(_))) {
+            _ if float_path => Ty::F64,
+            Some(t) => t,
+            None => Ty::int(I64),
+        };
+        if ty == Ty::F64 {
+            return Ok(Val::scalar(ty, Opnd::ConstF(quote!(#p))));
+        }
         Ok(Val::scalar(ty, Opnd::Const(quote!(#p))))
     }
 
@@ -294,7 +302,8 @@ impl<'a> Lowerer<'a> {
         let (a, b) = (l.opnd(sp)?, r.opnd(sp)?);
         let t = match l.ty {
             Ty::Scalar(Scalar::Int(t)) => t,
-            Ty::Gc(_) => {
+            Ty::Scalar(Scalar::F64) => return self.float_arith(op, a, b, sp),
+            t if t.is_ref() => {
                 let name = match op {
                     Arith::Eq => "PtrEq",
                     Arith::Ne => "PtrNe",
@@ -431,6 +440,9 @@ impl<'a> Lowerer<'a> {
         };
         let o = v.opnd(sp)?;
         match (&u.op, v.ty) {
+            (UnOp::Neg(_), Ty::Scalar(Scalar::F64)) => {
+                Ok(Some(Val::scalar(v.ty, self.float_neg(o))))
+            }
             (UnOp::Neg(_), Ty::Scalar(Scalar::Int(t))) => {
                 if let Opnd::Int(x) = o {
                     return Ok(Some(Val::scalar(v.ty, Opnd::Int(x.wrapping_neg()))));
@@ -454,19 +466,39 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn cast(&mut self, c: &syn::ExprCast) -> Res<Option<Val>> {
-        let to = Ty::parse(&c.ty)?;
-        let Some(t) = to.as_int() else {
-            return err(c.ty.span(), "`as` casts are only lowered to integer types");
-        };
+        let to = Ty::parse(&c.ty).unwrap_or(Ty::Unit);
+        if !matches!(to, Ty::Scalar(Scalar::Int(_) | Scalar::F64)) {
+            return err(
+                c.ty.span(),
+                "`as` casts are only lowered to integer types and `f64`",
+            );
+        }
         let Some(v) = self.expr(&c.expr, None)? else {
             return Ok(None);
         };
+        // A const's type is unknown here (it may be an `f64`): the cast
+        // runs in Rust when the jitcode is built.
+        if let (Some(Opnd::Const(k) | Opnd::ConstF(k)), Ty::Scalar(s)) = (&v.op, to) {
+            let r = if s.is_float() {
+                Opnd::ConstF(quote!((#k) as f64))
+            } else {
+                let rt = to.as_int().expect("checked above").rust();
+                Opnd::Const(quote!((#k) as #rt))
+            };
+            return Ok(Some(Val::scalar(to, r)));
+        }
+        if let Some(r) = self.float_cast(&v, to, c.span())? {
+            return Ok(Some(Val::scalar(to, r)));
+        }
+        let t = to.as_int().expect("checked above");
         let o = v.opnd(c.expr.span())?;
         Ok(Some(Val::scalar(to, self.normalize(o, t))))
     }
 
     /// `match x.checked_op(y) { Some(v) => A, None => B }` and the
-    /// `if let` form: `int_op_ovf` into `v`, overflow branches to B.
+    /// `if let` form: `int_op_ovf` into `v`, overflow branches to B. The
+    /// scrutinee may also be an `Option` value (`lower/overflow.rs`): its
+    /// flag branches.
     pub(super) fn checked(
         &mut self,
         scrut: &Expr,
@@ -475,24 +507,6 @@ impl<'a> Lowerer<'a> {
         none_body: ArmBody,
         want: Option<Ty>,
     ) -> Res<Option<Val>> {
-        let sp = scrut.span();
-        let Expr::MethodCall(m) = strip(scrut) else {
-            return err(
-                sp,
-                "`if let` is only lowered for `Some(v) = x.checked_*(y)`",
-            );
-        };
-        let op = match m.method.to_string().as_str() {
-            "checked_add" => "IntAddOvf",
-            "checked_sub" => "IntSubOvf",
-            "checked_mul" => "IntMulOvf",
-            _ => {
-                return err(
-                    m.method.span(),
-                    "only `checked_add`, `checked_sub` and `checked_mul` are lowered",
-                )
-            }
-        };
         let name = match some_pat {
             Pat::TupleStruct(ts) if ts.path.is_ident("Some") && ts.elems.len() == 1 => {
                 match &ts.elems[0] {
@@ -502,35 +516,19 @@ impl<'a> Lowerer<'a> {
             }
             other => return err(other.span(), "expected `Some(name)`"),
         };
-        let Some(recv) = self.expr(&m.receiver, None)? else {
-            return Ok(None);
-        };
-        if recv.ty != Ty::int(I64) || m.args.len() != 1 {
-            return err(sp, "`checked_*` is only lowered on `i64` with one argument");
-        }
-        let Some(arg) = self.expr(&m.args[0], Some(recv.ty))? else {
-            return Ok(None);
-        };
-        let (a, b) = (recv.opnd(sp)?.arg(), arg.opnd(sp)?.arg());
-        let v = self.regs.var(Bank::Int);
-        let mut j = self.new_join();
         let none = self.label();
-        let (opi, vt, nl) = (format_ident!("{}", op), v.tokens(), self.label_t(none));
-        self.code
-            .push(quote!(b.ovf(::majit::ir::OpCode::#opi, #a, #b, #vt, #nl);));
-        self.scopes.push(vec![Var {
-            name,
-            ty: recv.ty,
-            reg: v,
-            len: None,
-            items: vec![],
-            frozen: false,
-        }]);
+        let Some((v, ty, fresh)) = self.option_scrutinee(scrut, none)? else {
+            return Ok(None);
+        };
+        let mut j = self.new_join();
+        self.scopes.push(vec![Var::local(name, ty, v)]);
         self.arm(&mut j, some_body, want)?;
         self.scopes.pop();
         self.bind(none);
         self.arm(&mut j, none_body, want)?;
-        self.regs.free_var(v);
+        if fresh {
+            self.regs.free_var(v);
+        }
         Ok(self.finish_join(j))
     }
 

@@ -7,8 +7,9 @@
 //! Control flow (`if`, `match`, `&&`, `||`, `checked_*`, bounds checks)
 //! becomes labels and branches; `continue` jumps to the head, `return`
 //! (and `break` of a tail loop) returns from the portal. Values are
-//! operands: a register, an integer constant, null, or a const path
-//! evaluated when the jitcode is built. GC struct handles live in the ref
+//! operands: a register, an integer or float constant, null, or a const
+//! path evaluated when the jitcode is built. `f64` values live in the
+//! float bank (`floats.rs`), GC struct handles in the ref
 //! bank (`new` + `setfield`s, `getfield`/`setfield`); helper calls become
 //! `call` (residual/elidable, through an `extern "C"` shim) or
 //! `inline_call` (an inline helper, lowered by [`lower_helper`] into its
@@ -20,15 +21,20 @@
 //! of a narrow integer type is always kept sign- or zero-extended.
 
 mod calls;
+mod classes;
 mod control;
 mod expr;
+mod floats;
+mod gcarray;
 mod objects;
+mod overflow;
 
 use calls::*;
 use control::*;
 use expr::*;
 pub use objects::StructDef;
 use objects::*;
+use overflow::*;
 
 use crate::attr::{Helper, Policy};
 use crate::regs::{Bank, Regs, R};
@@ -53,6 +59,10 @@ enum Opnd {
     Null,
     /// A const path, cast to `i64` when the jitcode is built.
     Const(TokenStream),
+    /// A float constant.
+    Float(f64),
+    /// A const path of type `f64`, read when the jitcode is built.
+    ConstF(TokenStream),
 }
 
 impl Opnd {
@@ -65,12 +75,18 @@ impl Opnd {
             Opnd::Int(v) => quote!(::majit::metainterp::jitcode::Arg::Int(#v)),
             Opnd::Null => quote!(::majit::metainterp::jitcode::Arg::Ref(0)),
             Opnd::Const(t) => quote!(::majit::metainterp::jitcode::Arg::Int((#t) as i64)),
+            Opnd::Float(v) => {
+                // Through the bits: exact for -0.0, and NaN/inf have no literal.
+                let bits = v.to_bits();
+                quote!(::majit::metainterp::jitcode::Arg::Float(f64::from_bits(#bits)))
+            }
+            Opnd::ConstF(t) => quote!(::majit::metainterp::jitcode::Arg::Float(#t)),
         }
     }
 }
 
 /// A lowered value: its type and operand (none for `()`); slices carry
-/// their length.
+/// their length in `len`, the `Option` of `checked_*` its `Some` flag.
 #[derive(Clone)]
 struct Val {
     ty: Ty,
@@ -132,8 +148,12 @@ impl Val {
     fn opnd(&self, span: Span) -> Res<Opnd> {
         self.used()?;
         match (&self.op, self.ty) {
-            (Some(o), Ty::Scalar(_) | Ty::Gc(_)) => Ok(o.clone()),
-            _ => err(span, "expected an integer, bool or GC struct value here"),
+            (Some(o), t) if t.is_single() => Ok(o.clone()),
+            (_, Ty::Checked(_)) => err(span, OPTION_USE),
+            _ => err(
+                span,
+                "expected an integer, bool, `f64`, GC struct, `Obj` or `Array` value here",
+            ),
         }
     }
 }
@@ -144,6 +164,7 @@ struct Var {
     name: String,
     ty: Ty,
     reg: R,
+    /// A slice's length, or an `Option`'s `Some` flag.
     len: Option<R>,
     /// An array's item registers (`reg` is the first).
     items: Vec<R>,
@@ -152,10 +173,25 @@ struct Var {
     frozen: bool,
 }
 
+impl Var {
+    /// A handler's local: one register, not frozen.
+    fn local(name: String, ty: Ty, reg: R) -> Var {
+        Var {
+            name,
+            ty,
+            reg,
+            len: None,
+            items: vec![],
+            frozen: false,
+        }
+    }
+}
+
 /// The register bank of a value of type `ty`.
 fn bank(ty: Ty) -> Bank {
     match ty {
-        Ty::Gc(_) => Bank::Ref,
+        t if t.is_ref() => Bank::Ref,
+        Ty::Scalar(Scalar::F64) => Bank::Float,
         _ => Bank::Int,
     }
 }
@@ -193,6 +229,7 @@ pub struct Lowered {
     pub params: Vec<R>,
     pub int_regs: u16,
     pub ref_regs: u16,
+    pub float_regs: u16,
     pub labels: u32,
 }
 
@@ -312,6 +349,7 @@ impl Lowerer<'_> {
             params,
             int_regs: self.regs.count(Bank::Int),
             ref_regs: self.regs.count(Bank::Ref),
+            float_regs: self.regs.count(Bank::Float),
             labels: self.labels,
         }
     }

@@ -1,0 +1,21 @@
+use majit::jit_interp;
+
+#[jit_interp(greens = [pc], reds = [acc, n])]
+fn run(x: f64) -> f64 {
+    let mut pc: usize = 0;
+    let mut acc: f64 = x;
+    let mut n: i64 = 3;
+    loop {
+        jit_merge_point!();
+        n = match acc {
+            0.0 => 1,
+            _ => 2,
+        };
+        pc += 1;
+        if pc > 3 {
+            return acc;
+        }
+    }
+}
+
+fn main() {}
