@@ -25,7 +25,8 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<GreenHasher>>;
 pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<GreenHasher>>;
 
 /// A fast, deterministic hasher for green keys (words in, one multiply
-/// and rotate per word); [`FastMap`] and [`FastSet`] use it too.
+/// and rotate per word); the crate's maps keyed by trace references use
+/// it too.
 #[derive(Default)]
 pub struct GreenHasher(u64);
 
