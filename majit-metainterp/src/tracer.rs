@@ -41,20 +41,14 @@ use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
 use crate::runtime::Allocator;
 use crate::stats::AbortReason;
-use crate::warmstate::{GreenHasher, GreenKey};
+use crate::warmstate::{FastMap, FastSet, GreenKey};
 use facts::{Facts, Fold};
 use heap_cache::HeapCache;
 use majit_ir::{
     CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef, ResultKind, Trace,
     Value,
 };
-use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasherDefault;
 use std::sync::Arc;
-
-/// The tracer's maps and sets, keyed by trace references (fast hashing).
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<GreenHasher>>;
-type FastSet<K> = HashSet<K, BuildHasherDefault<GreenHasher>>;
 
 /// A traced value: its trace reference and its concrete value.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -525,10 +519,9 @@ impl<'a> Tracer<'a> {
         }
     }
 
-    /// Allocates with every ref value the tracer holds as a root: the
-    /// frames' registers and the heap cache's boxes, whose concrete refs a
-    /// moving collection updates (a stale cached ref would no longer match
-    /// the heap and the cache would stop folding).
+    /// Allocates with the frames' ref registers as roots, whose concrete
+    /// refs a moving collection updates (the heap cache is not a root: see
+    /// [`HeapCache`]).
     fn allocate(
         &mut self,
         make: impl FnOnce(
@@ -536,25 +529,17 @@ impl<'a> Tracer<'a> {
             &mut [usize],
         ) -> Result<usize, crate::runtime::OutOfMemory>,
     ) -> Result<usize, ConcreteError> {
-        let mut roots: Vec<usize> = self
-            .ref_boxes()
-            .map(|b| b.v.as_ref().unwrap_or(0))
-            .collect();
+        let mut roots: Vec<usize> = self.ref_regs().map(|b| b.v.as_ref().unwrap_or(0)).collect();
         let obj = make(self.env.alloc, &mut roots).map_err(|_| ConcreteError::OutOfMemory)?;
-        for (b, p) in self.ref_boxes().zip(roots) {
+        for (b, p) in self.ref_regs().zip(roots) {
             b.v = Value::Ref(p);
         }
         Ok(obj)
     }
 
-    /// The boxes of kind ref the tracer holds, in a fixed order.
-    fn ref_boxes(&mut self) -> impl Iterator<Item = &mut TBox> {
-        let regs = self.frames.iter_mut().flat_map(|f| f.regs[1].iter_mut());
-        let cached = self
-            .heap
-            .boxes_mut()
-            .filter(|b| matches!(b.v, Value::Ref(_)));
-        regs.chain(cached)
+    /// The frames' ref registers, in a fixed order.
+    fn ref_regs(&mut self) -> impl Iterator<Item = &mut TBox> {
+        self.frames.iter_mut().flat_map(|f| f.regs[1].iter_mut())
     }
 
     fn step(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
@@ -766,9 +751,12 @@ impl<'a> Tracer<'a> {
         let fd = field(&d);
         let obj = self.get(insn.reg(0));
         let v = eval::getfield(obj.v.as_ref().unwrap_or(0), fd)?;
+        // A cached ref's concrete value may be stale after a moving
+        // collection (the cache is not a root): only other kinds compare.
         let cached = self.heap.get(obj.r, fd).filter(|c| {
-            debug_assert_eq!(c.v, v, "heap cache out of date for {}", fd.name);
-            c.v == v
+            let current = c.v == v || fd.kind == Kind::Ref;
+            debug_assert!(current, "heap cache out of date for {}", fd.name);
+            current
         });
         Ok(if let Some(c) = cached {
             let r = self.facts.resolve(c.r);
