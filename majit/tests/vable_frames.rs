@@ -105,12 +105,10 @@ impl Heap {
         }
     }
 
-    /// A fresh frame at pc 0 with an empty stack of [`STACK_LEN`] items.
-    fn new_frame(&self) -> usize {
+    /// A fresh frame at pc 0 with an empty stack of `len` items.
+    fn new_frame(&self, len: usize) -> usize {
         let mut gc = self.gc.borrow_mut();
-        let stack = gc
-            .alloc_array(TypeId(self.stack.type_id), STACK_LEN)
-            .unwrap();
+        let stack = gc.alloc_array(TypeId(self.stack.type_id), len).unwrap();
         let frame = gc.alloc_uncollected(TypeId(self.frame_ty)).unwrap();
         gc.write_ref(frame, STACK as u32, stack);
         frame.addr()
@@ -135,8 +133,9 @@ fn set_word(addr: usize, v: i64) {
 }
 
 fn item_addr(frame: usize, i: i64) -> usize {
-    assert!((0..STACK_LEN as i64).contains(&i), "stack index {i}");
-    word(frame + STACK) as usize + 16 + 8 * i as usize
+    let stack = word(frame + STACK) as usize;
+    assert!((0..word(stack + 8)).contains(&i), "stack index {i}");
+    stack + 16 + 8 * i as usize
 }
 
 thread_local! {
@@ -429,7 +428,7 @@ type Outcome = (i64, Vec<i64>);
 fn plain(prog: &[[i64; 2]]) -> Outcome {
     let heap = Heap::new(false);
     OUTPUT.with(|o| o.borrow_mut().clear());
-    let result = interpret(prog, heap.new_frame(), &mut |f| Ok(f));
+    let result = interpret(prog, heap.new_frame(STACK_LEN), &mut |f| Ok(f));
     (
         result,
         OUTPUT.with(|o| std::mem::take(&mut *o.borrow_mut())),
@@ -444,14 +443,25 @@ fn jit<B: GcBackend>(
     params: JitParams,
 ) -> (Outcome, JitDriver<B>) {
     let heap = Heap::new(stress);
-    let (set, id) = jitcode(&heap);
-    let mut driver = JitDriver::<B>::new_gc(set, id, heap.gc.clone(), params)
+    let mut driver = vm_driver(&heap, params);
+    let got = jit_run(&mut driver, prog, heap.new_frame(STACK_LEN));
+    (got, driver)
+}
+
+/// A driver for the VM on `heap` with its frame virtualizable.
+fn vm_driver<B: GcBackend>(heap: &Heap, params: JitParams) -> JitDriver<B> {
+    let (set, id) = jitcode(heap);
+    JitDriver::<B>::new_gc(set, id, heap.gc.clone(), params)
         .unwrap()
         .with_virtualizable(heap.info())
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs `prog` on `frame` with `driver` called at every back edge.
+fn jit_run<B: GcBackend>(driver: &mut JitDriver<B>, prog: &[[i64; 2]], frame: usize) -> Outcome {
     OUTPUT.with(|o| o.borrow_mut().clear());
     let addr = prog.as_ptr() as i64;
-    let result = interpret(prog, heap.new_frame(), &mut |frame| {
+    let result = interpret(prog, frame, &mut |frame| {
         let mut roots = [frame];
         driver.safepoint(&mut roots).unwrap();
         let pc = word(roots[0] + PC);
@@ -471,7 +481,7 @@ fn jit<B: GcBackend>(
         }
     });
     let out = OUTPUT.with(|o| std::mem::take(&mut *o.borrow_mut()));
-    ((result, out), driver)
+    (result, out)
 }
 
 fn params(bridges: bool) -> JitParams {
@@ -565,4 +575,37 @@ fn may_force_call_sees_the_frame_refexec() {
 #[test]
 fn may_force_call_sees_the_frame_native() {
     may_force_call::<HostBackend>();
+}
+
+/// A frame whose stack has another length than the compiled loop's is not
+/// entered (the loop's inputs would not fit): it runs in the interpreter.
+#[test]
+fn frame_with_another_stack_length_is_interpreted() {
+    let prog = program(100, false);
+    let want = plain(&prog);
+    let heap = Heap::new(false);
+    let mut driver = vm_driver::<RefExec>(&heap, params(true));
+    assert_eq!(jit_run(&mut driver, &prog, heap.new_frame(STACK_LEN)), want);
+    assert_eq!(driver.stats().loops_compiled, 1, "{:?}", driver.stats());
+    assert_eq!(
+        jit_run(&mut driver, &prog, heap.new_frame(STACK_LEN + 4)),
+        want
+    );
+    assert_eq!(driver.stats().loops_compiled, 1, "{:?}", driver.stats());
+    let entries = driver.stats().loop_entries;
+    assert_eq!(jit_run(&mut driver, &prog, heap.new_frame(STACK_LEN)), want);
+    assert!(driver.stats().loop_entries > entries, "the loop runs again");
+}
+
+/// A description that does not fit the reds is a clear error.
+#[test]
+fn a_frame_that_is_not_a_ref_red_is_rejected() {
+    let heap = Heap::new(false);
+    let (set, id) = jitcode(&heap);
+    let driver = JitDriver::<RefExec>::new_gc(set, id, heap.gc.clone(), params(true)).unwrap();
+    let err = driver
+        .with_virtualizable(VirtualizableInfo::new(3))
+        .err()
+        .expect("red 3 does not exist");
+    assert!(err.to_string().contains("red 3"), "{err}");
 }
