@@ -518,6 +518,38 @@ fn agrees<B: GcBackend>(prog: &[[i64; 2]]) -> JitDriver<B> {
     first.unwrap()
 }
 
+/// Unoptimized traces (their loads and stores of the temporary array run,
+/// and allocate in compiled code under stress) and differential mode (the
+/// budget exit writes the frame back) agree with the plain run too. Diff
+/// mode runs without `OBSERVE` in compiled code: it does not replay what a
+/// residual helper writes to memory (docs/metainterp.md).
+fn agrees_unoptimized_and_in_diff_mode<B: GcBackend>() {
+    for stress in [false, true] {
+        for observe_in_loop in [false, true] {
+            let prog = program(300, observe_in_loop);
+            let p = params(true).with_opts("").unwrap();
+            let (got, driver) = jit::<B>(&prog, stress, p);
+            assert_eq!(got, plain(&prog), "unoptimized stress={stress}");
+            assert!(driver.stats().loop_entries >= 1, "{:?}", driver.stats());
+        }
+        // Longer than the budget of a checked entry (`ENTRY_BUDGET`).
+        let prog = program(3000, false);
+        let (got, driver) = jit::<B>(&prog, stress, params(false).with_diff(1000));
+        assert_eq!(got, plain(&prog), "diff mode stress={stress}");
+        assert!(driver.stats().loop_entries >= 1, "{:?}", driver.stats());
+    }
+}
+
+#[test]
+fn unoptimized_and_diff_mode_refexec() {
+    agrees_unoptimized_and_in_diff_mode::<RefExec>();
+}
+
+#[test]
+fn unoptimized_and_diff_mode_native() {
+    agrees_unoptimized_and_in_diff_mode::<HostBackend>();
+}
+
 /// The optimized loop's text.
 fn loop_text<B: GcBackend>(driver: &JitDriver<B>) -> String {
     majit::ir::text::print(&driver.loops()[0].trace)
