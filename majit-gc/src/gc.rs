@@ -173,6 +173,13 @@ impl Gc {
         }
     }
 
+    /// [`Gc::alloc_uncollected`] for array type `ty`: `len` zeroed items,
+    /// header and length set. Fails when the array is larger than
+    /// `max_heap` or the address space is exhausted.
+    pub fn alloc_array_uncollected(&mut self, ty: TypeId, len: usize) -> Result<GcRef> {
+        self.heap_mut().alloc_array_uncollected(ty, len).map(GcRef)
+    }
+
     /// Whether an allocation that could not collect asked for a
     /// collection (see [`Gc::alloc_uncollected`]); cleared by every minor
     /// collection.
@@ -190,15 +197,13 @@ impl Gc {
         unsafe { std::ptr::addr_of!((*self.heap_ptr()).collect_requested) }
     }
 
-    /// The region words of headerless layout `ty` and its object size,
-    /// for an inline bump outside the heap (the contract of
-    /// [`crate::jit`]); `None` for other types.
-    pub fn region_words(&self, ty: TypeId) -> Option<(NonNull<RegionWords>, usize)> {
+    /// The region words of fixed-size layout `ty`, its object size and
+    /// the header word a bump must store (0 for headerless layouts), for
+    /// an inline bump outside the heap (the contract of [`crate::jit`]);
+    /// `None` for types that never bump (arrays, oversize objects).
+    pub fn region_words(&self, ty: TypeId) -> Option<(NonNull<RegionWords>, usize, u64)> {
         let fast = self.heap().fast.get(ty.0 as usize)?;
-        if fast.header != 0 {
-            return None;
-        }
-        Some((NonNull::new(fast.words)?, fast.size))
+        Some((NonNull::new(fast.words)?, fast.size, fast.header))
     }
 
     /// Allocates an array of `len` zeroed items. May collect.

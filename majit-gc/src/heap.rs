@@ -261,10 +261,37 @@ impl GcHeap {
     /// full, the old space passed its major threshold or the stress
     /// period is reached. Fails only when the address space is exhausted.
     pub(crate) fn alloc_uncollected(&mut self, ty: TypeId) -> Result<usize> {
+        let (size, headerless) = self.fixed(ty)?;
+        let fast = self.fast[ty.0 as usize];
+        let region = (!fast.words.is_null()).then_some(fast.region);
+        self.place_uncollected(region, headerless.then_some(ty), size, fast.header)
+    }
+
+    /// [`Self::alloc_uncollected`] for array type `ty`: `len` zeroed
+    /// items, header and length set; in nursery region 0 when it fits.
+    pub(crate) fn alloc_array_uncollected(&mut self, ty: TypeId, len: usize) -> Result<usize> {
+        let bytes = self.array_bytes_of(ty, len)?;
+        let region = (bytes <= self.max_nursery_object).then_some(0);
+        let obj = self.place_uncollected(region, None, bytes, ty.header())?;
+        // SAFETY: obj is a fresh object of `bytes` ≥ 16 bytes.
+        unsafe { *((obj + ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64 };
+        Ok(obj)
+    }
+
+    /// The placement of an uncollected allocation of `size` bytes: a bump
+    /// of nursery `region` while it has room, else the old space; counts
+    /// stress allocations and asks for collections instead of running
+    /// them.
+    fn place_uncollected(
+        &mut self,
+        region: Option<u32>,
+        headerless: Option<TypeId>,
+        size: usize,
+        header: u64,
+    ) -> Result<usize> {
         if let Some(e) = &self.poisoned {
             return Err(e.clone());
         }
-        let (size, headerless) = self.fixed(ty)?;
         if let Some(every) = self.config.stress_every {
             self.stress_count += 1;
             if self.stress_count >= every {
@@ -272,29 +299,27 @@ impl GcHeap {
                 self.collect_requested = true;
             }
         }
-        let fast = self.fast[ty.0 as usize];
-        if !fast.words.is_null() {
+        if let Some(region) = region {
             let stress = self.stress();
-            let r = &mut self.regions[fast.region as usize];
+            let r = &mut self.regions[region as usize];
             let obj = r.free();
             if obj + size <= r.end {
                 r.set_free(obj + size, stress);
-                if fast.header != 0 {
+                if header != 0 {
                     // SAFETY: obj starts `size` ≥ 8 fresh zeroed bytes.
-                    unsafe { *(obj as *mut u64) = fast.header };
+                    unsafe { *(obj as *mut u64) = header };
                 }
                 return Ok(obj);
             }
             self.collect_requested = true;
         }
-        let headerless = headerless.then_some(ty);
         let obj = self
             .try_alloc_old(headerless, size)
             .ok_or(GcError::OutOfMemory {
                 requested: size,
                 max_heap: self.config.max_heap,
             })?;
-        let obj = self.init_old(obj, headerless, size, fast.header);
+        let obj = self.init_old(obj, headerless, size, header);
         // The caller initialises the object with plain stores, which may
         // be young references: record it as the barrier would.
         self.remember(obj);
@@ -303,6 +328,19 @@ impl GcHeap {
 
     /// Allocates an array of `len` items: header and length set, items 0.
     pub(crate) fn alloc_array(&mut self, ty: TypeId, len: usize) -> Result<usize> {
+        let bytes = self.array_bytes_of(ty, len)?;
+        let obj = if bytes <= self.max_nursery_object {
+            self.alloc_nursery(0, bytes, ty.header())?
+        } else {
+            self.alloc_old(None, bytes, ty.header())?
+        };
+        // SAFETY: obj is a fresh object of `bytes` ≥ 16 bytes.
+        unsafe { *((obj + ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64 };
+        Ok(obj)
+    }
+
+    /// The size in bytes of an array of type `ty` with `len` items.
+    fn array_bytes_of(&self, ty: TypeId, len: usize) -> Result<usize> {
         let (item_size, name) = match self.type_info(ty)? {
             TypeInfo::Array(a) => (a.item_size, &a.name),
             TypeInfo::Fixed(l) => {
@@ -319,14 +357,7 @@ impl GcHeap {
                 name: name.clone(),
                 bytes: len as u128 * item_size as u128 + 16,
             })?;
-        let obj = if bytes <= self.max_nursery_object {
-            self.alloc_nursery(0, bytes, ty.header())?
-        } else {
-            self.alloc_old(None, bytes, ty.header())?
-        };
-        // SAFETY: obj is a fresh object of `bytes` ≥ 16 bytes.
-        unsafe { *((obj + ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64 };
-        Ok(obj)
+        Ok(bytes)
     }
 
     /// Counts an allocation for stress mode; collects when it is due.

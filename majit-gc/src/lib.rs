@@ -24,6 +24,7 @@
 //!
 //! `docs/gc.md` in the repository describes the protocol for backends.
 
+pub mod array;
 pub mod barrier;
 pub mod collect;
 pub mod config;
@@ -33,6 +34,7 @@ pub mod heap;
 pub mod jit;
 pub mod layout;
 pub mod nursery;
+pub mod obj;
 pub mod oldspace;
 pub mod rewrite;
 pub mod roots;
@@ -42,6 +44,7 @@ pub mod stats;
 pub mod testing;
 pub mod thread_heap;
 
+pub use array::{Array, Elem};
 pub use config::{GcConfig, MIN_NURSERY_SIZE, STRESS_NURSERY_SIZE};
 pub use error::{GcError, Result};
 pub use gc::Gc;
@@ -55,5 +58,6 @@ pub use layout::{
     ArrayLayout, Layout, TypeId, ARRAY_ITEMS_OFFSET, ARRAY_LENGTH_OFFSET, FLAG_TRACK_YOUNG_PTRS,
     HEADER_SIZE,
 };
+pub use obj::{Headered, Obj};
 pub use roots::{GcRef, JitFrameRoots, RootScope};
 pub use stats::GcStats;

@@ -44,32 +44,63 @@ use crate::config::GcConfig;
 use crate::error::Result;
 use crate::gc::Gc;
 use crate::jit::JitGcInfo;
-use crate::layout::{Layout, TypeId};
+use crate::layout::{ArrayLayout, Layout, TypeId};
 use crate::nursery::RegionWords;
 use crate::roots::GcRef;
 use crate::GcError;
+use std::cell::Cell;
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-/// A headerless GC struct type known at compile time. Declare it as a
-/// `static` (its identity caches its type id).
+/// A GC struct type known at compile time, headerless or headered.
+/// Declare it as a `static` (its identity caches its type id).
 pub struct StructType {
     /// For error messages.
     pub name: &'static str,
-    /// Object size in bytes (a positive multiple of 8).
+    /// Object size in bytes (a positive multiple of 8), header included.
     pub size: u32,
     /// Byte offsets of the reference fields.
     pub ref_offsets: &'static [u32],
-    /// Process-wide index of this type in every thread heap's id table,
-    /// assigned on first use (0: not yet).
-    key: AtomicU32,
+    /// The object starts with a header word holding its type id, so its
+    /// class can be tested ([`class_id`]).
+    pub headered: bool,
+    key: TypeKey,
+    /// The type id in the heap with serial `cached >> 32`, in the low half
+    /// (0: none): [`type_id`]'s fast path, so that a class test of plain
+    /// code is two thread-local loads and a compare.
+    cached: AtomicU64,
 }
 
-/// The next [`StructType`] key.
+/// The process-wide index of a [`StructType`] or [`ArrayType`] in every
+/// thread heap's id table, assigned on first use (0: not yet).
+struct TypeKey(AtomicU32);
+
+/// The next [`TypeKey`].
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
+
+impl TypeKey {
+    const fn new() -> TypeKey {
+        TypeKey(AtomicU32::new(0))
+    }
+
+    fn get(&self) -> usize {
+        let k = self.0.load(Ordering::Relaxed);
+        if k != 0 {
+            return k as usize;
+        }
+        let fresh = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
+        match self
+            .0
+            .compare_exchange(0, fresh, Ordering::Relaxed, Ordering::Relaxed)
+        {
+            Ok(_) => fresh as usize,
+            Err(won) => won as usize,
+        }
+    }
+}
 
 impl StructType {
     /// A struct type; see [`Layout::headerless`] for the rules on `size`
@@ -79,22 +110,46 @@ impl StructType {
             name,
             size,
             ref_offsets,
-            key: AtomicU32::new(0),
+            headered: false,
+            key: TypeKey::new(),
+            cached: AtomicU64::new(0),
         }
     }
 
-    fn key(&self) -> usize {
-        let k = self.key.load(Ordering::Relaxed);
-        if k != 0 {
-            return k as usize;
+    /// A headered struct type; see [`Layout::headered`] (`size` and
+    /// `ref_offsets` count the 8-byte header at offset 0).
+    pub const fn headered(
+        name: &'static str,
+        size: u32,
+        ref_offsets: &'static [u32],
+    ) -> StructType {
+        StructType {
+            headered: true,
+            ..StructType::new(name, size, ref_offsets)
         }
-        let fresh = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
-        match self
-            .key
-            .compare_exchange(0, fresh, Ordering::Relaxed, Ordering::Relaxed)
-        {
-            Ok(_) => fresh as usize,
-            Err(won) => won as usize,
+    }
+}
+
+/// A GC array type known at compile time (see [`ArrayLayout`]). Declare
+/// it as a `static` (its identity caches its type id).
+pub struct ArrayType {
+    /// For error messages.
+    pub name: &'static str,
+    /// 1, 2, 4 or 8 bytes; 8 for references.
+    pub item_size: u32,
+    /// The items are references the collector traces.
+    pub items_are_refs: bool,
+    key: TypeKey,
+}
+
+impl ArrayType {
+    /// An array type of `item_size`-byte items.
+    pub const fn new(name: &'static str, item_size: u32, items_are_refs: bool) -> ArrayType {
+        ArrayType {
+            name,
+            item_size,
+            items_are_refs,
+            key: TypeKey::new(),
         }
     }
 }
@@ -108,12 +163,37 @@ struct ThreadHeap {
 
 impl ThreadHeap {
     fn type_id(&mut self, t: &StructType) -> Result<TypeId> {
-        let key = t.key();
+        self.registered(&t.key, |gc| {
+            gc.register_layout(if t.headered {
+                Layout::headered(t.name, t.size, t.ref_offsets)
+            } else {
+                Layout::headerless(t.name, t.size, t.ref_offsets)
+            })
+        })
+    }
+
+    fn array_type_id(&mut self, t: &ArrayType) -> Result<TypeId> {
+        self.registered(&t.key, |gc| {
+            gc.register_array(ArrayLayout {
+                name: t.name.into(),
+                item_size: t.item_size,
+                items_are_refs: t.items_are_refs,
+            })
+        })
+    }
+
+    /// The type id of the type with `key`, registered by `register` on
+    /// first use.
+    fn registered(
+        &mut self,
+        key: &TypeKey,
+        register: impl FnOnce(&mut Gc) -> Result<TypeId>,
+    ) -> Result<TypeId> {
+        let key = key.get();
         if let Some(Some(ty)) = self.ids.get(key) {
             return Ok(*ty);
         }
-        let layout = Layout::headerless(t.name, t.size, t.ref_offsets);
-        let ty = self.gc.borrow_mut().register_layout(layout)?;
+        let ty = register(&mut self.gc.borrow_mut())?;
         if self.ids.len() <= key {
             self.ids.resize(key + 1, None);
         }
@@ -124,6 +204,22 @@ impl ThreadHeap {
 
 thread_local! {
     static CURRENT: RefCell<Option<ThreadHeap>> = const { RefCell::new(None) };
+    /// The serial of the current heap (0: none); serials are unique in the
+    /// process, so a cached type id names its heap.
+    static SERIAL: Cell<u32> = const { Cell::new(0) };
+}
+
+/// The next heap serial.
+static NEXT_SERIAL: AtomicU32 = AtomicU32::new(1);
+
+/// Makes `gc` the current heap under a fresh serial; returns the previous
+/// heap.
+fn set_current(c: &mut Option<ThreadHeap>, gc: Gc) -> Option<ThreadHeap> {
+    SERIAL.with(|s| s.set(NEXT_SERIAL.fetch_add(1, Ordering::Relaxed)));
+    c.replace(ThreadHeap {
+        gc: Rc::new(RefCell::new(gc)),
+        ids: Vec::new(),
+    })
 }
 
 /// Runs `f` on the current heap, creating it from the environment first
@@ -132,11 +228,7 @@ fn with_current<R>(f: impl FnOnce(&mut ThreadHeap) -> Result<R>) -> Result<R> {
     CURRENT.with(|c| {
         let mut c = c.borrow_mut();
         if c.is_none() {
-            let gc = Gc::new(GcConfig::from_env()?)?;
-            *c = Some(ThreadHeap {
-                gc: Rc::new(RefCell::new(gc)),
-                ids: Vec::new(),
-            });
+            set_current(&mut c, Gc::new(GcConfig::from_env()?)?);
         }
         f(c.as_mut().expect("created above"))
     })
@@ -145,16 +237,13 @@ fn with_current<R>(f: impl FnOnce(&mut ThreadHeap) -> Result<R>) -> Result<R> {
 /// Makes `gc` the current heap; returns the previous one. Objects of the
 /// previous heap must not be used with the new one.
 pub fn install(gc: Gc) -> Option<Rc<RefCell<Gc>>> {
-    let new = ThreadHeap {
-        gc: Rc::new(RefCell::new(gc)),
-        ids: Vec::new(),
-    };
-    CURRENT.with(|c| c.borrow_mut().replace(new).map(|h| h.gc))
+    CURRENT.with(|c| set_current(&mut c.borrow_mut(), gc).map(|h| h.gc))
 }
 
 /// Removes the current heap (the next use creates a fresh one); returns
 /// it. It is freed when the last `Rc` goes.
 pub fn take() -> Option<Rc<RefCell<Gc>>> {
+    SERIAL.with(|s| s.set(0));
     CURRENT.with(|c| c.borrow_mut().take().map(|h| h.gc))
 }
 
@@ -165,8 +254,30 @@ pub fn shared() -> Result<Rc<RefCell<Gc>>> {
 }
 
 /// The type id of `t` in the current heap, registering it on first use.
+#[inline]
 pub fn type_id(t: &StructType) -> Result<TypeId> {
-    with_current(|h| h.type_id(t))
+    let (serial, cached) = (SERIAL.with(Cell::get), t.cached.load(Ordering::Relaxed));
+    if serial != 0 && (cached >> 32) as u32 == serial {
+        return Ok(TypeId(cached as u32));
+    }
+    let ty = with_current(|h| h.type_id(t))?;
+    let serial = SERIAL.with(Cell::get);
+    t.cached
+        .store(u64::from(serial) << 32 | u64::from(ty.0), Ordering::Relaxed);
+    Ok(ty)
+}
+
+/// The type id in the header of `obj`, a live headered object of the
+/// current heap (a struct of a [`StructType::headered`] type): what a
+/// class test compares.
+///
+/// # Safety
+/// `obj` must point to a live headered object (its first word is the
+/// header).
+#[inline]
+pub unsafe fn class_id(obj: usize) -> u32 {
+    // SAFETY: the caller's contract; the type id is the header's low half.
+    (unsafe { *(obj as *const u64) } & 0xffff_ffff) as u32
 }
 
 /// The JIT contract of the current heap ([`Gc::jit_info`]).
@@ -183,6 +294,35 @@ pub fn alloc(t: &StructType) -> Result<usize> {
         let obj = h.gc.borrow_mut().alloc_uncollected(ty)?;
         Ok(obj.addr())
     })
+}
+
+/// An array of `len` zeroed items of type `t`. Never collects (see
+/// [`alloc`]); fails when the array is larger than `MAJIT_MAX_HEAP` or
+/// the heap's address space is exhausted.
+pub fn alloc_array(t: &ArrayType, len: usize) -> Result<usize> {
+    with_current(|h| {
+        let ty = h.array_type_id(t)?;
+        let obj = h.gc.borrow_mut().alloc_array_uncollected(ty, len)?;
+        Ok(obj.addr())
+    })
+}
+
+/// [`alloc_array`] for callers that cannot return an error: on failure
+/// prints why and exits the process with status 70 (as [`alloc_or_exit`]).
+pub fn alloc_array_or_exit(t: &ArrayType, len: usize) -> usize {
+    alloc_array(t, len).unwrap_or_else(|e| {
+        exit_with(format!(
+            "cannot allocate an array of {len} `{}`: {e} (raise MAJIT_MAX_HEAP, or keep less \
+             alive)",
+            t.name
+        ))
+    })
+}
+
+/// The type id of array type `t` in the current heap, registering it on
+/// first use.
+pub fn array_type_id(t: &ArrayType) -> Result<TypeId> {
+    with_current(|h| h.array_type_id(t))
 }
 
 /// [`alloc`] for callers that cannot return an error: on failure prints
@@ -243,17 +383,18 @@ impl RunHeap {
     /// The inline allocator of struct type `t` (registered on first use).
     pub fn bump(&self, t: &StructType) -> Result<Bump<'_>> {
         let ty = type_id(t)?;
-        let (words, size) =
+        let (words, size, header) =
             self.gc
                 .borrow()
                 .region_words(ty)
                 .ok_or_else(|| GcError::BadLayout {
                     name: t.name.into(),
-                    reason: "not a headerless layout with a nursery region".into(),
+                    reason: "not a fixed-size layout with a nursery region".into(),
                 })?;
         Ok(Bump {
             words,
             size,
+            header,
             _heap: PhantomData,
         })
     }
@@ -290,11 +431,14 @@ impl RunHeap {
 }
 
 /// The inline allocation of one struct type while its [`RunHeap`] lives:
-/// `free += size` unless that passes `top` (see [`crate::jit`]).
+/// `free += size` unless that passes `top` (see [`crate::jit`]), then the
+/// header word of a headered type.
 #[derive(Clone, Copy)]
 pub struct Bump<'a> {
     words: NonNull<RegionWords>,
     size: usize,
+    /// The header word to store, 0 for headerless types.
+    header: u64,
     _heap: PhantomData<&'a RunHeap>,
 }
 
@@ -314,6 +458,10 @@ impl Bump<'_> {
                 return None;
             }
             (*w).free = next;
+            if self.header != 0 {
+                // The region is zeroed, and `obj` starts `size` ≥ 8 bytes.
+                *(obj as *mut u64) = self.header;
+            }
             Some(obj)
         }
     }

@@ -189,3 +189,108 @@ fn run_heap_bumps_the_region_and_sees_collection_requests() {
     node(2, 0);
     assert!(heap.collect_requested());
 }
+
+/// `#[headered] Cell { value: i64, next: Cell }`: header at 0.
+static CELL: StructType = StructType::headered("Cell", 24, &[16]);
+static TAG: StructType = StructType::headered("Tag", 16, &[]);
+
+#[test]
+fn headered_objects_carry_their_type_id_through_bumps_and_collections() {
+    thread_heap::install(small_heap(None));
+    let (cell, tag) = (
+        thread_heap::type_id(&CELL).unwrap().0,
+        thread_heap::type_id(&TAG).unwrap().0,
+    );
+    assert_ne!(cell, tag);
+    let heap = RunHeap::current().unwrap();
+    let bump = heap.bump(&CELL).unwrap();
+    let mut head = 0;
+    // 2000 cells (48 KB) through a 1 KiB nursery: bumps, then the slow path.
+    for i in 0..2000u64 {
+        let c = bump
+            .alloc()
+            .unwrap_or_else(|| thread_heap::alloc(&CELL).unwrap());
+        // SAFETY: `c` is a fresh 24-byte headered object; nothing collects.
+        unsafe {
+            *((c + 8) as *mut u64) = i;
+            *((c + 16) as *mut usize) = head;
+        }
+        thread_heap::write_barrier(c);
+        head = c;
+        let mut roots = [head];
+        thread_heap::safepoint(&mut roots).unwrap();
+        head = roots[0];
+    }
+    let t = thread_heap::alloc(&TAG).unwrap();
+    // SAFETY: `head` and `t` are live headered objects (rooted above).
+    unsafe {
+        assert_eq!(thread_heap::class_id(head), cell);
+        assert_eq!(thread_heap::class_id(t), tag);
+    }
+    let (mut n, mut p) = (0u64, head);
+    while p != 0 {
+        // SAFETY: every cell of the rooted list is live.
+        unsafe {
+            assert_eq!(thread_heap::class_id(p), cell);
+            assert_eq!(*((p + 8) as *const u64), 1999 - n);
+            p = *((p + 16) as *const usize);
+        }
+        n += 1;
+    }
+    assert_eq!(n, 2000);
+    drop(heap);
+    thread_heap::take();
+}
+
+#[test]
+fn arrays_index_with_bounds_checks_and_keep_their_items_through_collections() {
+    use majit_gc::Array;
+    thread_heap::install(small_heap(Some(1)));
+    let mut a: Array<i64> = Array::new(300);
+    let mut b: Array<u8> = Array::new(5);
+    for i in 0..300 {
+        a[i] = i as i64 * 7;
+    }
+    b[4] = 255;
+    let mut roots = [a.to_raw(), b.to_raw()];
+    thread_heap::safepoint(&mut roots).unwrap();
+    (a, b) = (Array::from_raw(roots[0]), Array::from_raw(roots[1]));
+    assert_eq!((a.len(), b.len()), (300, 5));
+    assert_eq!(a[299], 299 * 7);
+    assert_eq!((b[3], b[4]), (0, 255));
+    let oob = std::panic::catch_unwind(|| b[5]).unwrap_err();
+    assert_eq!(
+        oob.downcast_ref::<String>().unwrap(),
+        "index out of bounds: the len is 5 but the index is 5"
+    );
+    thread_heap::take();
+}
+
+#[test]
+fn cached_type_ids_follow_the_current_heap() {
+    static FIRST: StructType = StructType::headered("First", 16, &[]);
+    static SECOND: StructType = StructType::headered("Second", 16, &[]);
+    thread_heap::install(small_heap(None));
+    let (f1, s1) = (
+        thread_heap::type_id(&FIRST).unwrap(),
+        thread_heap::type_id(&SECOND).unwrap(),
+    );
+    // The other order in a new heap: each type gets the other's id.
+    thread_heap::install(small_heap(None));
+    let (s2, f2) = (
+        thread_heap::type_id(&SECOND).unwrap(),
+        thread_heap::type_id(&FIRST).unwrap(),
+    );
+    assert_eq!((f2, s2), (s1, f1));
+    assert_eq!(thread_heap::type_id(&FIRST).unwrap(), f2);
+    let o = thread_heap::alloc(&FIRST).unwrap();
+    // SAFETY: `o` is a fresh headered object.
+    assert_eq!(unsafe { thread_heap::class_id(o) }, f2.0);
+    // After `take`, the next use makes a heap of its own.
+    thread_heap::take();
+    let f3 = thread_heap::type_id(&FIRST).unwrap();
+    let gc = thread_heap::shared().unwrap();
+    assert_eq!(gc.borrow().layout(f3).unwrap().name, "First");
+    drop(gc);
+    thread_heap::take();
+}

@@ -3,7 +3,7 @@
 //! Grammar (every key at most once, `helpers` and `structs` optional):
 //! `greens = [ident, ...], reds = [ident, ...],
 //!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
-//!  structs = [Name { field: Ty, ... }, ...], enums = [Name: repr, ...]`
+//!  structs = [#[headered]? Name { field: Ty, ... }, ...], enums = [Name: repr, ...]`
 //! where `policy` is `residual`, `elidable` or `inline` and a struct field is an
 //! integer, `bool`, `f64` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
@@ -36,14 +36,28 @@ pub struct Helper {
     pub ret: Option<Scalar>,
 }
 
-/// One declared GC struct: `Name { field: Type, ... }`.
+/// One declared GC struct: `Name { field: Type, ... }`, or
+/// `#[headered] Name { .. }` for a struct whose objects carry their type
+/// id, so that an `Obj` holding one can be tested for its class.
 pub struct StructDecl {
     pub name: Ident,
     pub fields: Vec<(Ident, syn::Type)>,
+    pub headered: bool,
 }
 
 impl Parse for StructDecl {
     fn parse(input: ParseStream) -> syn::Result<StructDecl> {
+        let mut headered = false;
+        for a in input.call(syn::Attribute::parse_outer)? {
+            if !a.path().is_ident("headered") || !matches!(a.meta, syn::Meta::Path(_)) {
+                return Err(syn::Error::new_spanned(
+                    &a,
+                    "the only attribute of a declared struct is `#[headered]` (objects with a \
+                     type id header, whose class `Obj::is::<T>()` can test)",
+                ));
+            }
+            headered = true;
+        }
         let name: Ident = input.parse()?;
         let content;
         syn::braced!(content in input);
@@ -57,7 +71,11 @@ impl Parse for StructDecl {
             }
             content.parse::<Token![,]>()?;
         }
-        Ok(StructDecl { name, fields })
+        Ok(StructDecl {
+            name,
+            fields,
+            headered,
+        })
     }
 }
 

@@ -118,7 +118,7 @@ pub fn glue(
             quote!(__majit_r)
         };
         match (sv.ty, &sv.rust_ty) {
-            (Ty::Scalar(_) | Ty::Gc(_), rt) => {
+            (t, rt) if t.is_single() => {
                 let v = sv.ty.value_to_rust(&quote!(#arr[#at]), &quote!(#rt));
                 reload.push(quote!(#name = #v;));
             }
@@ -182,13 +182,13 @@ pub fn gc_places(state: &[StateVar]) -> Vec<GcPlace> {
     for sv in state.iter().filter(|s| !s.green) {
         let name = &sv.name;
         match (sv.ty, &sv.rust_ty) {
-            (Ty::Gc(_), rt) => out.push(GcPlace {
+            (t, rt) if t.is_ref() => out.push(GcPlace {
                 place: quote!(#name),
                 rust_ty: quote!(#rt),
             }),
             (
                 Ty::Array {
-                    item: crate::ty::Item::Gc(_),
+                    item: crate::ty::Item::Gc(_) | crate::ty::Item::Obj,
                     len,
                 },
                 syn::Type::Array(a),
@@ -496,6 +496,28 @@ pub fn jitcode_fn(
             .0;
         }
     });
+    let array_id = quote! {
+        #[allow(unused_variables)]
+        let __majit_array_id = |t: &'static ::majit::gc::thread_heap::ArrayType| {
+            ::majit::gc::thread_heap::array_type_id(t)
+                .map(|id| id.0)
+                .map_err(|e| ::majit::metainterp::jitcode::BuildError {
+                    function: #fname.into(),
+                    insn: 0,
+                    message: ::std::format!(
+                        "registering the GC array `{}` in the thread heap: {}", t.name, e
+                    ),
+                })
+        };
+    };
+    let bad_casts = structs.iter().filter(|s| s.headered).map(|s| {
+        let shim = format_ident!("__majit_bad_cast_{}", s.name);
+        let msg = format!("Obj::cast: the object is not a `{}`", s.name);
+        quote! {
+            #[allow(dead_code)]
+            extern "C" fn #shim() { panic!(#msg) }
+        }
+    });
     let ids: Vec<_> = helpers
         .iter()
         .map(|(n, _)| format_ident!("__majit_f_{}", n))
@@ -514,7 +536,9 @@ pub fn jitcode_fn(
             ::majit::metainterp::jitcode::BuildError,
         > {
             #shims
+            #(#bad_casts)*
             #(#type_ids)*
+            #array_id
             let mut set = ::majit::metainterp::jitcode::JitCodeSet::new();
             #( let #ids = set.declare(#names); )*
             #(
@@ -564,24 +588,48 @@ pub fn driver_fn(vis: &syn::Visibility, name: &syn::Ident) -> TokenStream {
 }
 
 /// The handle type of a declared GC struct: a copyable pointer to a
-/// headerless object of 8-byte slots in the thread heap, with `new`,
+/// headerless or headered (header in slot 0, `Headered` implemented)
+/// object of 8-byte slots in the thread heap, with `new`,
 /// `null`, `is_null`, getters and setters. `new` never collects
 /// (collections happen at the merge point's safepoint only); setters of
 /// GC fields run the write barrier. Jitcode allocates through the
 /// driver's allocator, on the same heap with `NAME_driver`.
 pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> TokenStream {
     let name = &decl.name;
-    let size = 8 * def.fields.len();
+    // Slot 0 of a headered object is its header.
+    let first = usize::from(decl.headered);
+    let size = 8 * (first + def.fields.len());
     // A struct without fields still takes one word (the heap's minimum).
     let (size32, sname) = ((size as u32).max(8), def.name.clone());
     let ref_offsets: Vec<u32> = def
         .fields
         .iter()
         .enumerate()
-        .filter(|(_, (_, t))| matches!(t, Ty::Gc(_)))
-        .map(|(i, _)| 8 * i as u32)
+        .filter(|(_, (_, t))| t.is_ref())
+        .map(|(i, _)| 8 * (first + i) as u32)
         .collect();
     let heap = quote!(::majit::gc::thread_heap);
+    let array_name = format!("Array_{}", def.name);
+    let (layout, new_type) = if decl.headered {
+        ("headered", quote!(headered))
+    } else {
+        ("headerless", quote!(new))
+    };
+    let headered_impl = decl.headered.then(|| {
+        quote! {
+            impl ::majit::gc::Headered for #name {
+                fn struct_type() -> &'static #heap::StructType {
+                    Self::__majit_type()
+                }
+                fn from_raw(p: usize) -> #name {
+                    #name::from_raw(p)
+                }
+                fn to_raw(self) -> usize {
+                    #name::to_raw(self)
+                }
+            }
+        }
+    });
     // One barrier after all the stores: a fresh object is old only when
     // the nursery was full, and then it is recorded with every field set.
     let new_barrier =
@@ -591,18 +639,21 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
     let mut args = Vec::new();
     let mut inits = Vec::new();
     let mut accessors = Vec::new();
-    for (i, ((fname, rty), (_, ty))) in decl.fields.iter().zip(&def.fields).enumerate() {
+    for (k, ((fname, rty), (_, ty))) in decl.fields.iter().zip(&def.fields).enumerate() {
+        let i = first + k;
         let set = format_ident!("set_{}", fname);
         let (read, write) = match ty {
             Ty::Scalar(Scalar::Bool) => (quote!(bits != 0), quote!(v as u64)),
             Ty::Scalar(Scalar::F64) => (quote!(f64::from_bits(bits)), quote!(v.to_bits())),
-            Ty::Gc(_) => (
-                quote!(#rty::from_raw(bits as usize)),
+            t if t.is_ref() => (
+                quote!(<#rty>::from_raw(bits as usize)),
                 quote!(v.to_raw() as u64),
             ),
             _ => (quote!(bits as i64 as #rty), quote!(v as i64 as u64)),
         };
-        let barrier = matches!(ty, Ty::Gc(_)).then(|| quote!(#heap::write_barrier(self.to_raw());));
+        let barrier = ty
+            .is_ref()
+            .then(|| quote!(#heap::write_barrier(self.to_raw());));
         params.push(quote!(#fname: #rty));
         args.push(quote!(#fname));
         inits.push(quote! {
@@ -630,14 +681,25 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         });
     }
     let doc = format!(
-        "A handle of the GC struct `{}` declared in `#[jit_interp]`: a headerless object of \
+        "A handle of the GC struct `{}` declared in `#[jit_interp]`: a {layout} object of \
          {size} bytes in the thread heap, one 8-byte slot per field.",
         def.name
     );
     quote! {
         #[doc = #doc]
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(transparent)]
         #vis struct #name(*mut u64);
+
+        // SAFETY: the handle is a `#[repr(transparent)]` GC pointer whose
+        // zero value is null, stored as an 8-byte reference item.
+        unsafe impl ::majit::gc::Elem for #name {
+            const IS_REF: bool = true;
+            fn array_type() -> &'static #heap::ArrayType {
+                static TYPE: #heap::ArrayType = #heap::ArrayType::new(#array_name, 8, true);
+                &TYPE
+            }
+        }
 
         // An interpreter may use only some of the accessors.
         #[allow(dead_code)]
@@ -656,7 +718,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             #[doc(hidden)]
             pub fn __majit_type() -> &'static #heap::StructType {
                 static TYPE: #heap::StructType =
-                    #heap::StructType::new(#sname, #size32, &[#(#ref_offsets),*]);
+                    #heap::StructType::#new_type(#sname, #size32, &[#(#ref_offsets),*]);
                 &TYPE
             }
             /// Allocates an object with these field values in the thread
@@ -706,5 +768,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             }
             #(#accessors)*
         }
+
+        #headered_impl
     }
 }

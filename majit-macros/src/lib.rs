@@ -35,6 +35,7 @@
 
 mod attr;
 mod emit;
+mod fields;
 mod lower;
 mod regs;
 mod ty;
@@ -99,11 +100,13 @@ use syn::{Expr, Stmt};
 /// `helpers = [residual fn name(a: i64) -> i64, elidable fn .., inline fn ..]`
 /// (the functions handlers may call and how the JIT treats each call;
 /// `inline` ones are nested `fn`s defined before the dispatch loop) and
-/// `structs = [Node { value: i64, next: Node }]` (GC structs: a handle
-/// type `Node` is generated). `can_enter_jit!()` is only allowed as the
+/// `structs = [Node { value: i64, next: Node }, #[headered] Leaf { .. }]`
+/// (GC structs: a handle type `Node` is generated, with field syntax
+/// `x.value` / `x.value = v`; `#[headered]` ones can be held as an `Obj`
+/// and class-tested with `o.is::<Leaf>()`). `can_enter_jit!()` is only allowed as the
 /// statement right before a `continue` of the dispatch loop (`continue
 /// 'label` from inside a handler's own loop). Greens and reds need a type: an integer,
-/// `bool`, `f64`, a slice or array of them, or a declared struct. The supported subset
+/// `bool`, `f64`, a slice or array of them, a declared struct, `Obj` or a GC array `Array<T>`. The supported subset
 /// of Rust inside the loop is listed in `docs/macros.md`; anything else
 /// is a compile error at its span.
 #[proc_macro_attribute]
@@ -233,10 +236,11 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
         let mut fields = Vec::new();
         for (f, t) in &decl.fields {
             let ty = ty::Ty::parse_with(t, names)?;
-            if !matches!(ty, ty::Ty::Scalar(_) | ty::Ty::Gc(_)) {
+            if !ty.is_single() {
                 return Err(syn::Error::new(
                     t.span(),
-                    "a GC struct field is an integer, `bool`, `f64` or a declared struct",
+                    "a GC struct field is an integer, `bool`, `f64`, a declared struct, `Obj` or an \
+                     `Array<T>`",
                 ));
             }
             fields.push((f.to_string(), ty));
@@ -244,6 +248,7 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
         out.push(lower::StructDef {
             name: decl.name.to_string(),
             fields,
+            headered: decl.headered,
         });
     }
     Ok(out)
@@ -304,7 +309,15 @@ fn state_vars(
     Ok(out)
 }
 
-fn expand(attr: attr::Attr, func: syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
+fn expand(attr: attr::Attr, mut func: syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
+    fields::FieldSyntax {
+        fields: attr
+            .structs
+            .iter()
+            .flat_map(|s| s.fields.iter().map(|(f, _)| f.to_string()))
+            .collect(),
+    }
+    .visit_block_mut(&mut func.block);
     if !func.sig.generics.params.is_empty() {
         return Err(syn::Error::new(
             func.sig.generics.span(),
@@ -397,8 +410,8 @@ fn gc_places(
 ) -> syn::Result<Option<Vec<emit::GcPlace>>> {
     for sv in state {
         let gc = match sv.ty {
-            ty::Ty::Gc(_) => true,
-            ty::Ty::Array { item, .. } => matches!(item, ty::Item::Gc(_)),
+            t if t.is_ref() => true,
+            ty::Ty::Array { item, .. } => item.ty().is_ref(),
             _ => false,
         };
         if !gc {

@@ -41,6 +41,11 @@ pub enum Ty {
     },
     /// A handle of the declared GC struct with this index (ref bank).
     Gc(u8),
+    /// `Obj`: a handle of any `#[headered]` struct (ref bank), tested
+    /// with `is::<T>()` and cast with `cast::<T>()`.
+    Obj,
+    /// `Array<T>`: a handle of a GC array of `T`s (ref bank).
+    GcArray(Item),
     /// `[T; len]` of a scalar or GC handle: `len` registers.
     Array {
         item: Item,
@@ -52,11 +57,12 @@ pub enum Ty {
     Unit,
 }
 
-/// The item type of an array green or red.
+/// The item type of an array green or red, or of a GC array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Item {
     Scalar(Scalar),
     Gc(u8),
+    Obj,
 }
 
 impl Item {
@@ -64,6 +70,42 @@ impl Item {
         match self {
             Item::Scalar(s) => Ty::Scalar(s),
             Item::Gc(i) => Ty::Gc(i),
+            Item::Obj => Ty::Obj,
+        }
+    }
+
+    /// The item type of a value of type `t`, if it can be one.
+    pub fn of(t: Ty) -> Option<Item> {
+        match t {
+            Ty::Scalar(s) => Some(Item::Scalar(s)),
+            Ty::Gc(i) => Some(Item::Gc(i)),
+            Ty::Obj => Some(Item::Obj),
+            _ => None,
+        }
+    }
+
+    /// The Rust type (`structs`: the declared struct names).
+    pub fn rust(self, structs: &[String]) -> TokenStream {
+        match self {
+            Item::Scalar(Scalar::Bool) => quote!(bool),
+            Item::Scalar(Scalar::Int(t)) => t.rust(),
+            Item::Scalar(Scalar::F64) => quote!(f64),
+            Item::Gc(i) => {
+                let n = quote::format_ident!("{}", structs[usize::from(i)]);
+                quote!(#n)
+            }
+            Item::Obj => quote!(::majit::gc::Obj),
+        }
+    }
+
+    /// The facts of a GC array of this item for its `ArrayDescr`: item
+    /// size in bytes, sign extension and register kind. One row per
+    /// element kind (see `majit_gc::array`).
+    pub fn array_facts(self) -> (u8, bool, TokenStream) {
+        match self {
+            Item::Scalar(Scalar::F64) => (8, false, quote!(::majit::ir::Kind::Float)),
+            Item::Scalar(s) => (s.item_size(), s.signed(), quote!(::majit::ir::Kind::Int)),
+            Item::Gc(_) | Item::Obj => (8, false, quote!(::majit::ir::Kind::Ref)),
         }
     }
 }
@@ -142,6 +184,17 @@ impl Ty {
     pub const BOOL: Ty = Ty::Scalar(Scalar::Bool);
     pub const F64: Ty = Ty::Scalar(Scalar::F64);
 
+    /// Whether values of this type are GC references (ref bank).
+    pub fn is_ref(self) -> bool {
+        matches!(self, Ty::Gc(_) | Ty::Obj | Ty::GcArray(_))
+    }
+
+    /// Whether a value of this type fits one register (a `let`, a join, a
+    /// struct field, an operand).
+    pub fn is_single(self) -> bool {
+        matches!(self, Ty::Scalar(_)) || self.is_ref()
+    }
+
     /// The integer type, if this is one.
     pub fn as_int(self) -> Option<IntTy> {
         match self {
@@ -163,16 +216,22 @@ impl Ty {
                 ty.span(),
                 "this type is not supported by #[jit_interp]: use an integer type, `bool`, \
                  `f64`, a slice `&[T]` / `&mut [T]` of them, an array `[T; N]` of them or of a \
-                 declared struct, or a struct declared in `structs`",
+                 declared struct, a struct declared in `structs`, or `Obj`",
             )
         };
         match ty {
             syn::Type::Paren(p) => Ty::parse_with(&p.elem, names),
             syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
             syn::Type::Path(p) if p.qself.is_none() => {
+                if let Some(item) = gc_array_item(p, names)? {
+                    return Ok(Ty::GcArray(item));
+                }
                 let id = p.path.get_ident().ok_or_else(unsupported)?.to_string();
                 if let Some(i) = names.structs.iter().position(|s| *s == id) {
                     return Ok(Ty::Gc(i as u8));
+                }
+                if id == "Obj" {
+                    return Ok(Ty::Obj);
                 }
                 if let Some((_, t)) = names.enums.iter().find(|(e, _)| *e == id) {
                     return Ok(Ty::int(*t));
@@ -190,11 +249,7 @@ impl Ty {
                 _ => Err(unsupported()),
             },
             syn::Type::Array(a) => {
-                let item = match Ty::parse_with(&a.elem, names)? {
-                    Ty::Scalar(s) => Item::Scalar(s),
-                    Ty::Gc(i) => Item::Gc(i),
-                    _ => return Err(unsupported()),
-                };
+                let item = Item::of(Ty::parse_with(&a.elem, names)?).ok_or_else(unsupported)?;
                 let len = match &a.len {
                     syn::Expr::Lit(syn::ExprLit {
                         lit: syn::Lit::Int(n),
@@ -226,7 +281,7 @@ impl Ty {
             ],
             Ty::Scalar(Scalar::F64) => vec![quote!(#v::Float(#x))],
             Ty::Scalar(_) => vec![quote!(#v::Int((#x) as i64))],
-            Ty::Gc(_) => vec![quote!(#v::Ref((#x).to_raw()))],
+            Ty::Gc(_) | Ty::Obj | Ty::GcArray(_) => vec![quote!(#v::Ref((#x).to_raw()))],
             Ty::Slice { .. } => vec![
                 quote!(#v::Ref((#x).as_ptr() as usize)),
                 quote!(#v::Int((#x).len() as i64)),
@@ -246,7 +301,9 @@ impl Ty {
             Ty::Scalar(Scalar::Bool) => quote!(#raw != 0),
             Ty::Scalar(Scalar::F64) => quote!((#v).as_float().unwrap_or(0.0)),
             Ty::Scalar(Scalar::Int(_)) => quote!(#raw as #rust),
-            Ty::Gc(_) => quote!(#rust::from_raw((#v).as_ref().unwrap_or(0))),
+            Ty::Gc(_) | Ty::Obj | Ty::GcArray(_) => {
+                quote!(<#rust>::from_raw((#v).as_ref().unwrap_or(0)))
+            }
             _ => quote!(()),
         }
     }
@@ -258,6 +315,30 @@ impl Ty {
 pub struct Names {
     pub structs: Vec<String>,
     pub enums: Vec<(String, IntTy)>,
+}
+
+/// The item of `Array<T>` (`None` for other paths).
+fn gc_array_item(p: &syn::TypePath, names: &Names) -> syn::Result<Option<Item>> {
+    let [seg] = p.path.segments.iter().collect::<Vec<_>>()[..] else {
+        return Ok(None);
+    };
+    let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+        return Ok(None);
+    };
+    let (true, [syn::GenericArgument::Type(t)]) = (
+        seg.ident == "Array",
+        &args.args.iter().collect::<Vec<_>>()[..],
+    ) else {
+        return Ok(None);
+    };
+    Item::of(Ty::parse_with(t, names)?)
+        .map(Some)
+        .ok_or_else(|| {
+            syn::Error::new(
+                t.span(),
+                "a GC array holds integers, `bool`, `f64`, declared structs or `Obj`",
+            )
+        })
 }
 
 /// `bool`, `f64` or an integer type name.

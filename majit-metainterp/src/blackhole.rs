@@ -281,6 +281,10 @@ impl<'a> Blackhole<'a> {
                     array(&d),
                 )?));
             }
+            JOp::GuardClass => {
+                let obj = f.reference(insn.reg(0));
+                result = Some(Value::Int(eval::class_word(self.codes, obj)?));
+            }
             JOp::New => {
                 let d = self.descr(insn, 0);
                 let layout = d.as_size().expect("builder checked a size descr").clone();

@@ -679,6 +679,7 @@ impl<'a> Tracer<'a> {
                 None
             }
             JOp::Arraylen | JOp::New | JOp::NewArray => Some(self.alloc_or_len(insn)?),
+            JOp::GuardClass => Some(self.guard_class(insn)?),
             JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => self.call(insn)?,
             JOp::InlineCallI | JOp::InlineCallR | JOp::InlineCallF | JOp::InlineCallV => {
                 return self.enter(insn);
@@ -984,6 +985,21 @@ impl<'a> Tracer<'a> {
                 b
             }
         })
+    }
+
+    /// `guard_class`: records `guard_class(obj, class)` for a non-constant
+    /// `obj` and continues with the class as a constant. Recorded even
+    /// when resuming from a failed guard (`known_outcome`): the failure
+    /// proves only that the class differs from the old one.
+    fn guard_class(&mut self, insn: &Insn) -> Result<TBox, ConcreteError> {
+        let obj = self.get(insn.reg(0));
+        let class = eval::class_word(self.env.codes, obj.v.as_ref().unwrap_or(0))?;
+        let c = self.konst(Value::Int(class));
+        if !obj.r.is_const() {
+            self.guard(OpCode::GuardClass, &[obj.r, c.r]);
+            self.facts.set_nonnull(obj.r);
+        }
+        Ok(c)
     }
 
     /// `obj` was just allocated: a new object, non-null.

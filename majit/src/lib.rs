@@ -91,7 +91,7 @@ pub use majit_ir as ir;
 pub use majit_metainterp as metainterp;
 
 pub use majit_backend_dynasm::HostBackend;
-pub use majit_gc::{GcRef, GcStats};
+pub use majit_gc::{Array, GcRef, GcStats, Obj};
 pub use majit_ir::Value;
 pub use majit_macros::jit_interp;
 pub use majit_metainterp::driver::{JitDriver, JitError};
@@ -106,7 +106,7 @@ pub use majit_metainterp::Backend;
 /// traits, the statistics, the GC handle types.
 pub mod prelude {
     pub use crate::{
-        jit_interp, Backend, GcBackend, GcRef, GcStats, HostBackend, JitDriver, JitError,
-        JitParams, RefExec, Stats, Value,
+        jit_interp, Array, Backend, GcBackend, GcRef, GcStats, HostBackend, JitDriver, JitError,
+        JitParams, Obj, RefExec, Stats, Value,
     };
 }

@@ -51,6 +51,8 @@ impl<'a> Lowerer<'a> {
         let args: Vec<&Expr> = m.args.iter().collect();
         match recv.ty {
             Ty::Gc(si) => return self.gc_method(m, &recv, si),
+            Ty::Obj => return self.obj_method(m, &recv),
+            Ty::GcArray(item) => return self.array_method(m, &recv, item),
             Ty::Scalar(Scalar::F64) => return self.float_method(&m.method, &recv, &args),
             Ty::Checked(_) => return self.option_method(m, &recv),
             _ => {}
@@ -127,7 +129,7 @@ impl<'a> Lowerer<'a> {
                     c.func.span(),
                     format!(
                         "`{s}` is not a declared GC struct: declare it in `structs = [{s} {{ \
-                         field: Type, .. }}]` (its fields: integers, bools or declared structs), \
+                         field: Type, .. }}]` (its fields: integers, bools, declared structs, `Obj` or `Array<T>`), \
                          or move this code into a helper declared in `helpers`"
                     ),
                 );

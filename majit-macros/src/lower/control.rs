@@ -26,7 +26,7 @@ impl Join {
         match ty {
             Ty::Scalar(Scalar::F64) => Some(self.res_float),
             Ty::Scalar(_) => Some(self.res),
-            Ty::Gc(_) => Some(self.res_ref),
+            t if t.is_ref() => Some(self.res_ref),
             _ => None,
         }
     }
@@ -163,7 +163,7 @@ impl<'a> Lowerer<'a> {
             return Ok(Some(()));
         }
         let ty = declared.unwrap_or(v.ty);
-        if !matches!(ty, Ty::Scalar(_) | Ty::Gc(_)) || v.ty != ty {
+        if !ty.is_single() || v.ty != ty {
             return err(
                 init.expr.span(),
                 "a `let` in a handler must hold an integer, bool, `f64`, GC struct or the \

@@ -303,7 +303,7 @@ impl<'a> Lowerer<'a> {
         let t = match l.ty {
             Ty::Scalar(Scalar::Int(t)) => t,
             Ty::Scalar(Scalar::F64) => return self.float_arith(op, a, b, sp),
-            Ty::Gc(_) => {
+            t if t.is_ref() => {
                 let name = match op {
                     Arith::Eq => "PtrEq",
                     Arith::Ne => "PtrNe",

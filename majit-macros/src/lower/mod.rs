@@ -21,9 +21,11 @@
 //! of a narrow integer type is always kept sign- or zero-extended.
 
 mod calls;
+mod classes;
 mod control;
 mod expr;
 mod floats;
+mod gcarray;
 mod objects;
 mod overflow;
 
@@ -146,11 +148,11 @@ impl Val {
     fn opnd(&self, span: Span) -> Res<Opnd> {
         self.used()?;
         match (&self.op, self.ty) {
-            (Some(o), Ty::Scalar(_) | Ty::Gc(_)) => Ok(o.clone()),
+            (Some(o), t) if t.is_single() => Ok(o.clone()),
             (_, Ty::Checked(_)) => err(span, OPTION_USE),
             _ => err(
                 span,
-                "expected an integer, bool, `f64` or GC struct value here",
+                "expected an integer, bool, `f64`, GC struct, `Obj` or `Array` value here",
             ),
         }
     }
@@ -188,7 +190,7 @@ impl Var {
 /// The register bank of a value of type `ty`.
 fn bank(ty: Ty) -> Bank {
     match ty {
-        Ty::Gc(_) => Bank::Ref,
+        t if t.is_ref() => Bank::Ref,
         Ty::Scalar(Scalar::F64) => Bank::Float,
         _ => Bank::Int,
     }

@@ -7,10 +7,12 @@
 
 use super::*;
 
-/// A declared GC struct: headerless, one 8-byte slot per field in order.
+/// A declared GC struct: one 8-byte slot per field in order, after the
+/// header word when `headered`.
 pub struct StructDef {
     pub name: String,
     pub fields: Vec<(String, Ty)>,
+    pub headered: bool,
 }
 
 impl StructDef {
@@ -22,13 +24,14 @@ impl StructDef {
 
     /// The `SizeDescr` expression.
     pub fn size_descr(&self) -> TokenStream {
-        let name = &self.name;
-        let size = 8 * self.fields.len() as u32;
+        let (name, headerless) = (&self.name, !self.headered);
+        let size = 8 * (self.fields.len() as u32 + u32::from(self.headered));
         let fields = self.fields.iter().map(|(f, _)| format!("{name}.{f}"));
         let ty = self.type_id_local();
         quote! {
             ::majit::ir::Descr::from(::majit::ir::SizeDescr {
-                name: #name.into(), size: #size, type_id: #ty, headerless: true, vtable: None,
+                name: #name.into(), size: #size, type_id: #ty, headerless: #headerless,
+                vtable: None,
                 fields: vec![#(#fields.into()),*],
             })
         }
@@ -38,9 +41,9 @@ impl StructDef {
     pub fn field_descr(&self, i: usize) -> TokenStream {
         let (owner, (f, ty)) = (&self.name, &self.fields[i]);
         let name = format!("{owner}.{f}");
-        let offset = 8 * i as u32;
+        let offset = 8 * (i as u32 + u32::from(self.headered));
         let (kind, signed) = match ty {
-            Ty::Gc(_) => (quote!(::majit::ir::Kind::Ref), false),
+            t if t.is_ref() => (quote!(::majit::ir::Kind::Ref), false),
             Ty::Scalar(Scalar::F64) => (quote!(::majit::ir::Kind::Float), false),
             t => (
                 quote!(::majit::ir::Kind::Int),
@@ -83,7 +86,7 @@ pub(super) fn place_ty(p: &Place) -> Ty {
         Place::Var(v) => v.ty,
         Place::Item(arr, _) => match arr.ty {
             Ty::Slice { elem, .. } => Ty::Scalar(elem),
-            Ty::Array { item, .. } => item.ty(),
+            Ty::Array { item, .. } | Ty::GcArray(item) => item.ty(),
             t => t,
         },
     }
@@ -104,6 +107,12 @@ impl<'a> Lowerer<'a> {
         let [sname, ctor] = segs.as_slice() else {
             return Ok(None);
         };
+        if sname == "Obj" {
+            return Ok(Some(self.obj_call(c, ctor, sp)?));
+        }
+        if sname == "Array" {
+            return Ok(Some(self.array_call(c, &p.path, ctor, sp)?));
+        }
         let Some(si) = self.ctx.structs.iter().position(|s| s.name == *sname) else {
             return Ok(None);
         };
@@ -152,6 +161,9 @@ impl<'a> Lowerer<'a> {
     ) -> Res<Option<Val>> {
         let sp = m.span();
         let name = m.method.to_string();
+        if matches!(name.as_str(), "is" | "cast") {
+            return err(m.receiver.span(), self.class_test_of_struct(si));
+        }
         let obj = recv.opnd(sp)?;
         if name == "is_null" && m.args.is_empty() {
             return Ok(Some(Val::scalar(
@@ -206,8 +218,11 @@ impl<'a> Lowerer<'a> {
                 .path
                 .get_ident()
                 .and_then(|id| self.lookup(&id.to_string())),
-            _ => None,
+            _ => return self.gc_index(arr, idx),
         };
+        if let Some(Ty::GcArray(_)) = var.as_ref().map(|v| v.ty) {
+            return self.gc_index(arr, idx);
+        }
         let Some(var) = var.filter(|v| matches!(v.ty, Ty::Slice { .. } | Ty::Array { .. })) else {
             return err(
                 arr.span(),
@@ -279,6 +294,13 @@ impl<'a> Lowerer<'a> {
                 self.item_switch(arr, idx, |l, r| l.copy(&Opnd::Reg(r), dst));
                 return Ok(Val::scalar(ty, Opnd::Reg(dst)));
             }
+            Ty::GcArray(item) => {
+                let dst = self.regs.temp(bank(item.ty()));
+                let (a, i, d) = (Opnd::Reg(arr.reg).arg(), idx.arg(), dst.tokens());
+                let descr = self.gc_array_descr(item);
+                self.code.push(quote!(b.getarrayitem(#a, #i, #descr, #d);));
+                return Ok(Val::scalar(item.ty(), Opnd::Reg(dst)));
+            }
             _ => unreachable!("index() only returns slices and arrays"),
         };
         let dst = self.regs.temp(bank(Ty::Scalar(elem)));
@@ -309,7 +331,7 @@ impl<'a> Lowerer<'a> {
             Expr::Path(p) if p.path.get_ident().is_some() => {
                 let id = p.path.get_ident().expect("checked");
                 match self.lookup(&id.to_string()) {
-                    Some(v) if matches!(v.ty, Ty::Scalar(_) | Ty::Gc(_)) => Ok(Place::Var(v)),
+                    Some(v) if v.ty.is_single() => Ok(Place::Var(v)),
                     Some(_) => err(id.span(), "slices cannot be reassigned in a handler"),
                     None => {
                         self.path(p, None)?;
@@ -319,7 +341,10 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Index(ix) => {
                 let (arr, i) = self.index(&ix.expr, &ix.index)?;
-                if !matches!(arr.ty, Ty::Slice { mutable: true, .. } | Ty::Array { .. }) {
+                if !matches!(
+                    arr.ty,
+                    Ty::Slice { mutable: true, .. } | Ty::Array { .. } | Ty::GcArray(_)
+                ) {
                     return err(e.span(), "only `&mut` slices and arrays can be written");
                 }
                 Ok(Place::Item(arr, i))
@@ -356,10 +381,11 @@ impl<'a> Lowerer<'a> {
                 self.item_switch(arr, i, |l, r| l.copy(&o, r));
             }
             Place::Item(arr, i) => {
-                let Ty::Slice { elem, .. } = arr.ty else {
-                    unreachable!("items are of slices")
+                let descr = match arr.ty {
+                    Ty::Slice { elem, .. } => Self::array_descr(elem),
+                    Ty::GcArray(item) => self.gc_array_descr(item),
+                    _ => unreachable!("items are of slices and arrays"),
                 };
-                let descr = Self::array_descr(elem);
                 let (a, i, o) = (Opnd::Reg(arr.reg).arg(), i.arg(), o.arg());
                 self.code.push(quote!(b.setarrayitem(#a, #i, #o, #descr);));
             }

@@ -406,6 +406,17 @@ impl JitCodeBuilder {
         );
     }
 
+    /// `dst = class(obj)`: the class word of the non-null headered object
+    /// `obj` (see `JitCodeSet::class_word`). A trace records
+    /// `guard_class(obj, class)` and continues with the class as a
+    /// constant, so comparing it with a class folds.
+    pub fn guard_class(&mut self, obj: Arg, dst: Reg) {
+        self.check_kind("guard_class operand", obj.kind(), Kind::Ref);
+        self.check_kind("guard_class result", dst.kind, Kind::Int);
+        self.live();
+        self.emit(JOp::GuardClass, vec![Item::Arg(obj), Item::Dst(dst)]);
+    }
+
     /// `dst = new(layout)`: a zeroed object (headered or headerless).
     pub fn new_object(&mut self, layout: Descr, dst: Reg) {
         if layout.as_size().is_none() {

@@ -12,6 +12,7 @@
 //! (the interpreter's own objects); null is checked here and reported as a
 //! [`ConcreteError`], never dereferenced.
 
+use super::JitCodeSet;
 use crate::runtime::{call_extern, Access, Allocator};
 use majit_ir::{eval, ArrayDescr, CallDescr, FieldDescr, Kind, OpCode, Value};
 use std::fmt;
@@ -136,6 +137,16 @@ pub fn arraylen(arr: usize, d: &ArrayDescr) -> Result<i64, ConcreteError> {
     let arr = non_null(arr, &d.name)?;
     // SAFETY: a live GC array keeps its length word at `len_offset`.
     Ok(unsafe { access(8, true).load(arr + d.len_offset as usize) } as i64)
+}
+
+/// The class word of `obj`, a headered object (the `guard_class`
+/// instruction): its header's type id, mapped through `codes`' vtables.
+pub fn class_word(codes: &JitCodeSet, obj: usize) -> Result<i64, ConcreteError> {
+    let obj = non_null(obj, "guard_class")?;
+    // SAFETY: `obj` is a live headered object (the jitcode's contract), so
+    // its first 8 bytes are the header; the type id is its low half.
+    let header = unsafe { access(8, false).load(obj) };
+    Ok(codes.class_word((header & 0xffff_ffff) as u32))
 }
 
 /// Calls the `extern "C"` function at `func` with `args` as `descr`

@@ -93,6 +93,7 @@ jops! {
     SetarrayitemR   "setarrayitem_gc_r"         "rird";
     SetarrayitemF   "setarrayitem_gc_f"         "rifd";
     Arraylen        "arraylen_gc"               "rd>i";
+    GuardClass      "guard_class"               "r>i";
     New             "new"                       "d>r";
     NewArray        "new_array"                 "id>r";
     CallI           "call_i"                    "diA>i";
@@ -453,6 +454,21 @@ impl JitCodeSet {
             Some((name, Some(_))) => Err(format!("function {name} is already defined")),
             None => Err(format!("no function #{} was declared", id.0)),
         }
+    }
+    /// The class word of objects whose header holds `type_id`, as
+    /// `guard_class` compares it: the vtable of a size descr of that type
+    /// id in any function of the set, else the type id itself (the
+    /// convention of the executors for layouts without a vtable).
+    pub fn class_word(&self, type_id: u32) -> i64 {
+        let vtable = self
+            .codes
+            .iter()
+            .filter_map(|(_, c)| c.as_ref())
+            .flat_map(|c| &c.descrs)
+            .filter_map(Descr::as_size)
+            .find(|s| s.type_id == type_id && s.vtable.is_some())
+            .and_then(|s| s.vtable);
+        vtable.map_or(i64::from(type_id), |v| v as i64)
     }
     /// Declared functions still without code.
     pub fn undefined(&self) -> Vec<&str> {

@@ -5,7 +5,9 @@
 //! nothing emitted. Stores into a virtual update the map, loads from it
 //! fold to the stored value (an unset field reads as zero/null), `arraylen`
 //! folds to the length, `ptr_eq` of a virtual with anything else is false,
-//! and guards about its nullness or class are decided from what is known.
+//! and guards about its nullness or class are decided from what is known
+//! (the class of a headered layout is its vtable, or its type id when it
+//! has none, whichever op allocated it; headerless layouts have no class).
 //!
 //! A virtual is forced ([`Cx::force`]) exactly where a real pointer must
 //! exist: passed to a call, returned by `finish`, carried by a `jump` or
@@ -22,7 +24,7 @@ use super::info::{array_fits, field_fits, Virtual};
 use super::ledger::LedgerKind;
 use super::{Outcome, Pass};
 use crate::resume::{Layout, Slot};
-use majit_ir::{Const, Descr, Kind, OpCode};
+use majit_ir::{Const, Descr, Kind, OpCode, SizeDescr};
 
 /// Arrays longer than this stay real (resume data and forcing grow with
 /// the length).
@@ -80,10 +82,18 @@ fn zero(cx: &mut Cx, code: OpCode) -> majit_ir::OpRef {
     cx.konst(c)
 }
 
+/// The class word of objects of a fixed layout, as `guard_class`
+/// compares it: its vtable, or its type id when it has none (what the
+/// header of a headered object holds, mapped the way the executors map
+/// it); `None` for headerless layouts, which have no class.
+fn class_word(size: &SizeDescr) -> Option<i64> {
+    (!size.headerless).then(|| size.vtable.map_or(i64::from(size.type_id), |v| v as i64))
+}
+
 impl Virtualize {
     fn make_virtual(cx: &mut Cx, op: &OptOp, layout: Layout) -> Outcome {
         let class = match &layout {
-            Layout::Struct { size, vtable: true } => size.vtable.map(|v| v as i64),
+            Layout::Struct { size, .. } => class_word(size),
             _ => None,
         };
         let info = cx.info_mut(op.res);
@@ -248,13 +258,13 @@ impl Virtualize {
             GuardNonnull => Outcome::Drop,
             GuardIsnull => Outcome::Invalid("guard_isnull on a fresh allocation".into()),
             _ => {
-                let vtable = match &v.layout {
-                    Layout::Struct { size, vtable: true } => size.vtable,
+                let class = match &v.layout {
+                    Layout::Struct { size, .. } => class_word(size),
                     _ => None,
                 };
                 let wanted = cx.int_const(op.op.arg(1));
-                match (vtable, wanted) {
-                    (Some(have), Some(want)) if have as i64 == want => Outcome::Drop,
+                match (class, wanted) {
+                    (Some(have), Some(want)) if have == want => Outcome::Drop,
                     (Some(_), Some(_)) => {
                         Outcome::Invalid(format!("`{code}` on an object of another class"))
                     }

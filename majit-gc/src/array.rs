@@ -1,0 +1,152 @@
+//! [`Array`]: a handle of a variable-length GC array of the thread heap
+//! (header, length word, then the items: [`crate::ArrayLayout`]), with
+//! bounds-checked indexing. The element types are rows of one table
+//! ([`Elem`] implementations below; `#[jit_interp]` adds one per declared
+//! struct), so another element type is one more row.
+
+use crate::obj::Obj;
+use crate::thread_heap::{self, ArrayType};
+use std::marker::PhantomData;
+use std::ops::{Index, IndexMut};
+
+/// An element type of [`Array`].
+///
+/// # Safety
+/// A value of `Self` must be stored as exactly its `size_of::<Self>()`
+/// bytes (1, 2, 4 or 8), every bit pattern the JIT or a zeroed array can
+/// store must be a valid `Self`, and `array_type()` must describe items of
+/// that size, as references exactly when `Self` is a GC handle.
+pub unsafe trait Elem: Copy {
+    /// The items are GC references (stores run the write barrier).
+    const IS_REF: bool;
+    /// The thread heap's type of `Array<Self>`.
+    fn array_type() -> &'static ArrayType;
+}
+
+/// Implements [`Elem`] for `$t`, the array type named `$name` (a name
+/// traces can print: `Array_T`). `#[jit_interp]` writes the same impl for
+/// each declared struct.
+macro_rules! elem {
+    ($t:ty, $name:literal, $refs:literal) => {
+        // SAFETY: `$t` is an integer, `f64` (every bit pattern is one),
+        // `bool` (0 or 1 in a zeroed or JIT-stored item) or `Obj` (a `#[repr(transparent)]` GC handle
+        // whose zero value is null); the item size is its size.
+        unsafe impl Elem for $t {
+            const IS_REF: bool = $refs;
+            fn array_type() -> &'static ArrayType {
+                static TYPE: ArrayType = ArrayType::new($name, size_of::<$t>() as u32, $refs);
+                &TYPE
+            }
+        }
+    };
+}
+
+elem!(i8, "Array_i8", false);
+elem!(i16, "Array_i16", false);
+elem!(i32, "Array_i32", false);
+elem!(i64, "Array_i64", false);
+elem!(isize, "Array_isize", false);
+elem!(u8, "Array_u8", false);
+elem!(u16, "Array_u16", false);
+elem!(u32, "Array_u32", false);
+elem!(u64, "Array_u64", false);
+elem!(usize, "Array_usize", false);
+elem!(f64, "Array_f64", false);
+elem!(bool, "Array_bool", false);
+elem!(Obj, "Array_Obj", true);
+
+/// A handle of a GC array of `T`s in the thread heap, or null. Copying
+/// the handle does not copy the array.
+#[repr(transparent)]
+pub struct Array<T: Elem>(usize, PhantomData<T>);
+
+impl<T: Elem> Clone for Array<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Elem> Copy for Array<T> {}
+impl<T: Elem> PartialEq for Array<T> {
+    fn eq(&self, o: &Self) -> bool {
+        self.0 == o.0
+    }
+}
+impl<T: Elem> Eq for Array<T> {}
+impl<T: Elem> std::fmt::Debug for Array<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Array({:#x})", self.0)
+    }
+}
+
+impl<T: Elem> Array<T> {
+    /// An array of `len` zeroed items (0, `false`, null). Never collects;
+    /// if the heap is exhausted, prints why and exits with status 70.
+    pub fn new(len: usize) -> Array<T> {
+        Array(
+            thread_heap::alloc_array_or_exit(T::array_type(), len),
+            PhantomData,
+        )
+    }
+    /// The null handle.
+    pub fn null() -> Array<T> {
+        Array(0, PhantomData)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0 == 0
+    }
+    /// The number of items.
+    pub fn len(self) -> usize {
+        assert!(self.0 != 0, "null {} dereferenced", T::array_type().name);
+        // SAFETY: a non-null handle points to a live array (handles held
+        // across a collection are reds, which the safepoint updates),
+        // whose length word is at ARRAY_LENGTH_OFFSET.
+        unsafe { *((self.0 + crate::layout::ARRAY_LENGTH_OFFSET as usize) as *const usize) }
+    }
+    /// Whether the array has no items.
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+    /// The address (as the JIT sees it).
+    pub fn to_raw(self) -> usize {
+        self.0
+    }
+    /// A handle from an address the JIT produced (an array of `T`s or 0).
+    pub fn from_raw(p: usize) -> Array<T> {
+        Array(p, PhantomData)
+    }
+    /// Item `i`'s address, after the bounds check.
+    fn item(&self, i: usize) -> *mut T {
+        let len = self.len();
+        assert!(
+            i < len,
+            "index out of bounds: the len is {len} but the index is {i}"
+        );
+        (self.0 + crate::layout::ARRAY_ITEMS_OFFSET as usize + i * size_of::<T>()) as *mut T
+    }
+}
+
+impl<T: Elem> Index<usize> for Array<T> {
+    type Output = T;
+    fn index(&self, i: usize) -> &T {
+        // SAFETY: `item` checked the bounds of a live array whose items
+        // are `T`s (the `Elem` contract); nothing collects while the
+        // reference lives (collections happen only at safepoints, which
+        // reassign the handle, so a borrow cannot span one).
+        unsafe { &*self.item(i) }
+    }
+}
+
+impl<T: Elem> IndexMut<usize> for Array<T> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        let p = self.item(i);
+        if T::IS_REF {
+            // Before the store, which nothing can separate from it (no
+            // collection before the next safepoint): the array is recorded
+            // if it is old.
+            thread_heap::write_barrier(self.0);
+        }
+        // SAFETY: as in `index`.
+        unsafe { &mut *p }
+    }
+}

@@ -1,0 +1,150 @@
+//! `Obj`, the handle of any `#[headered]` struct, and class tests:
+//! `Obj::from(x)`, `Obj::null()`, `o.is::<T>()`, `o.cast::<T>()`,
+//! `o.is_null()`.
+//!
+//! A class test is `goto_if_null` then `guard_class` (the object's class
+//! word, the type id of a headered layout) compared with `T`'s type id: in a
+//! trace the guard pins the class and the comparison folds, so a second
+//! test of the same object records nothing the optimizer keeps.
+//!
+//! Invariant: `T` is a declared headered struct (a headerless object has
+//! no header to read: testing one is a compile error at `T`); a cast that
+//! fails (null, or another class) never yields a handle: it calls the
+//! failure shim, which panics as the plain `Obj::cast` does.
+
+use super::*;
+
+impl<'a> Lowerer<'a> {
+    /// `Obj::from(x)` (x a headered struct handle) and `Obj::null()`.
+    pub(super) fn obj_call(&mut self, c: &syn::ExprCall, ctor: &str, sp: Span) -> Res<Option<Val>> {
+        match (ctor, c.args.len()) {
+            ("null", 0) => Ok(Some(Val::scalar(Ty::Obj, Opnd::Null))),
+            ("from", 1) => {
+                let a = &c.args[0];
+                let Some(v) = self.expr(a, None)? else {
+                    return Ok(None);
+                };
+                match v.ty {
+                    Ty::Gc(si) if self.ctx.structs[si as usize].headered => {
+                        Ok(Some(Val::scalar(Ty::Obj, v.opnd(a.span())?)))
+                    }
+                    Ty::Gc(si) => err(a.span(), self.headerless(si)),
+                    Ty::Obj => Ok(Some(v)),
+                    _ => err(
+                        a.span(),
+                        "`Obj::from` takes a handle of a `#[headered]` struct",
+                    ),
+                }
+            }
+            _ => err(
+                sp,
+                "`Obj` has `Obj::from(x)` (x a `#[headered]` struct) and `Obj::null()`",
+            ),
+        }
+    }
+
+    /// `o.is::<T>()`, `o.cast::<T>()` and `o.is_null()` on an `Obj`.
+    pub(super) fn obj_method(&mut self, m: &syn::ExprMethodCall, recv: &Val) -> Res<Option<Val>> {
+        let sp = m.span();
+        let obj = recv.opnd(sp)?;
+        let name = m.method.to_string();
+        if !m.args.is_empty() || !matches!(name.as_str(), "is" | "cast" | "is_null") {
+            return err(
+                m.method.span(),
+                format!(
+                    "`Obj` has no method `{name}` in a handler: use `is::<T>()`, \
+                     `cast::<T>()` or `is_null()`"
+                ),
+            );
+        }
+        if name == "is_null" {
+            let r = self.pure_t("PtrEq", &[obj, Opnd::Null]);
+            return Ok(Some(Val::scalar(Ty::BOOL, r)));
+        }
+        let si = self.class_arg(m)?;
+        let is = self.class_test(&obj, si);
+        if name == "is" {
+            return Ok(Some(Val::scalar(Ty::BOOL, is)));
+        }
+        let (bad, end) = (self.label(), self.label());
+        self.goto_if_not(&is, bad);
+        self.goto(end);
+        let sname = &self.ctx.structs[si as usize].name;
+        let descr = call_descr(&format!("bad_cast_{sname}"), &[], None, Policy::Residual);
+        let shim = format_ident!("__majit_bad_cast_{}", sname);
+        let l = self.label_t(bad);
+        self.code.push(quote! {
+            b.bind(#l);
+            b.call(#descr, ::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64), &[], None);
+            b.goto(#l);
+        });
+        self.bind(end);
+        Ok(Some(Val::scalar(Ty::Gc(si), obj)))
+    }
+
+    /// The struct `T` of `is::<T>()` / `cast::<T>()`: declared and headered.
+    fn class_arg(&self, m: &syn::ExprMethodCall) -> Res<u8> {
+        let name = &m.method;
+        let ty = m.turbofish.as_ref().and_then(|t| match t.args.first() {
+            Some(syn::GenericArgument::Type(syn::Type::Path(p))) if t.args.len() == 1 => {
+                p.path.get_ident()
+            }
+            _ => None,
+        });
+        let Some(ty) = ty else {
+            return err(
+                m.method.span(),
+                format!("name the struct: `x.{name}::<T>()`, T a `#[headered]` struct"),
+            );
+        };
+        let Some(si) = self.ctx.structs.iter().position(|s| ty == &s.name) else {
+            return err(
+                ty.span(),
+                format!("`{ty}` is not a declared struct: declare it `#[headered] {ty} {{ .. }}` in `structs`"),
+            );
+        };
+        if !self.ctx.structs[si].headered {
+            return err(ty.span(), self.headerless(si as u8));
+        }
+        Ok(si as u8)
+    }
+
+    /// The error for `x.is::<T>()` / `x.cast::<T>()` on a struct handle.
+    pub(super) fn class_test_of_struct(&self, si: u8) -> String {
+        let s = &self.ctx.structs[si as usize];
+        if !s.headered {
+            return self.headerless(si);
+        }
+        format!(
+            "this is a `{}` already: class tests and casts are on an `Obj` \
+             (`Obj::from(x).is::<T>()`)",
+            s.name
+        )
+    }
+
+    fn headerless(&self, si: u8) -> String {
+        let s = &self.ctx.structs[si as usize].name;
+        format!(
+            "`{s}` is headerless: its objects carry no class, so they cannot be an `Obj` or be \
+             class-tested; declare it `#[headered] {s} {{ .. }}` in `structs`"
+        )
+    }
+
+    /// `o` is a non-null object of struct `si` (a bool operand).
+    fn class_test(&mut self, o: &Opnd, si: u8) -> Opnd {
+        let (null, end) = (self.label(), self.label());
+        let dst = self.regs.temp(Bank::Int);
+        let (a, l) = (o.arg(), self.label_t(null));
+        self.code.push(quote!(b.goto_if_null(#a, #l);));
+        let class = self.regs.temp(Bank::Int);
+        let c = class.tokens();
+        self.code.push(quote!(b.guard_class(#a, #c);));
+        let id = self.ctx.structs[si as usize].type_id_local();
+        self.pure("IntEq", &[Opnd::Reg(class), Opnd::Const(quote!(#id))], dst);
+        self.goto(end);
+        self.bind(null);
+        self.copy(&Opnd::Int(0), dst);
+        self.bind(end);
+        Opnd::Reg(dst)
+    }
+}
