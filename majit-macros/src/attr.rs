@@ -3,7 +3,8 @@
 //! Grammar (every key at most once, `helpers` and `structs` optional):
 //! `greens = [ident, ...], reds = [ident, ...],
 //!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
-//!  structs = [#[headered]? Name { field: Ty, ... }, ...], enums = [Name: repr, ...]`
+//!  structs = [#[headered]? Name { field: Ty, ... }, ...], enums = [Name: repr, ...],
+//!  virtualizable = red`
 //! where `policy` is `residual`, `elidable` or `inline` and a struct field is an
 //! integer, `bool`, `f64` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
@@ -87,6 +88,9 @@ pub struct Attr {
     pub structs: Vec<StructDecl>,
     /// Fieldless enums with their `#[repr]` integer type.
     pub enums: Vec<(Ident, syn::Type)>,
+    /// The red holding the interpreter's frame, a GC struct whose fields
+    /// and `Array` field live in registers inside compiled code.
+    pub virtualizable: Option<Ident>,
 }
 
 fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
@@ -186,7 +190,7 @@ fn check_arg_limits(name: &Ident, args: &[Scalar]) -> syn::Result<()> {
 impl Parse for Attr {
     fn parse(input: ParseStream) -> syn::Result<Attr> {
         let (mut greens, mut reds, mut helpers, mut structs) = (None, None, None, None);
-        let mut enums = None;
+        let (mut enums, mut virtualizable) = (None, None);
         while !input.is_empty() {
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -221,13 +225,16 @@ impl Parse for Attr {
                     }
                     enums = Some(list);
                 }
-                "greens" | "reds" | "helpers" | "structs" | "enums" => return Err(dup(&key)),
+                "virtualizable" if virtualizable.is_none() => virtualizable = Some(input.parse()?),
+                "greens" | "reds" | "helpers" | "structs" | "enums" | "virtualizable" => {
+                    return Err(dup(&key))
+                }
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
                             "unknown #[jit_interp] key `{other}`: expected `greens`, `reds`, \
-                             `helpers`, `structs` or `enums`"
+                             `helpers`, `structs`, `enums` or `virtualizable`"
                         ),
                     ))
                 }
@@ -249,6 +256,7 @@ impl Parse for Attr {
             helpers: helpers.unwrap_or_default(),
             structs: structs.unwrap_or_default(),
             enums: enums.unwrap_or_default(),
+            virtualizable,
         })
     }
 }

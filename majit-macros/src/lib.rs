@@ -39,6 +39,7 @@ mod fields;
 mod lower;
 mod regs;
 mod ty;
+mod vable;
 
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
@@ -390,7 +391,12 @@ fn expand(attr: attr::Attr, mut func: syn::ItemFn) -> syn::Result<proc_macro2::T
         &structs,
         shims,
     );
-    let driver = emit::driver_fn(&func.vis, &func.sig.ident);
+    let vable = attr
+        .virtualizable
+        .as_ref()
+        .map(|frame| vable::info(frame, &state, &structs))
+        .transpose()?;
+    let driver = emit::driver_fn(&func.vis, &func.sig.ident, vable);
     let types = structs
         .iter()
         .zip(&attr.structs)

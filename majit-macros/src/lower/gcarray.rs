@@ -140,15 +140,28 @@ impl<'a> Lowerer<'a> {
     /// The `ArrayDescr` of `Array<item>`: the thread heap's array type.
     pub(super) fn gc_array_descr(&self, item: Item) -> TokenStream {
         let names: Vec<String> = self.ctx.structs.iter().map(|s| s.name.clone()).collect();
-        let rust = item.rust(&names);
-        let (size, signed, kind) = item.array_facts();
-        let t = quote!(<#rust as ::majit::gc::Elem>::array_type());
-        quote! {
-            ::majit::ir::Descr::from(::majit::ir::ArrayDescr {
-                name: #t.name.into(), base_offset: ::majit::gc::ARRAY_ITEMS_OFFSET,
-                len_offset: ::majit::gc::ARRAY_LENGTH_OFFSET, item_size: #size,
-                signed: #signed, kind: #kind, type_id: __majit_array_id(#t)?,
-            })
+        let d = gc_array_descr_value(item, &names, |t| quote!(__majit_array_id(#t)?));
+        quote!(::majit::ir::Descr::from(#d))
+    }
+}
+
+/// The `ArrayDescr` expression of `Array<item>` (`structs`: the declared
+/// struct names), its type id given by `type_id` of the expression of the
+/// thread heap's `ArrayType`.
+pub fn gc_array_descr_value(
+    item: Item,
+    structs: &[String],
+    type_id: impl Fn(&TokenStream) -> TokenStream,
+) -> TokenStream {
+    let rust = item.rust(structs);
+    let (size, signed, kind) = item.array_facts();
+    let t = quote!(<#rust as ::majit::gc::Elem>::array_type());
+    let id = type_id(&t);
+    quote! {
+        ::majit::ir::ArrayDescr {
+            name: #t.name.into(), base_offset: ::majit::gc::ARRAY_ITEMS_OFFSET,
+            len_offset: ::majit::gc::ARRAY_LENGTH_OFFSET, item_size: #size,
+            signed: #signed, kind: #kind, type_id: #id,
         }
     }
 }

@@ -32,6 +32,7 @@ mod overflow;
 use calls::*;
 use control::*;
 use expr::*;
+pub use gcarray::gc_array_descr_value;
 pub use objects::StructDef;
 use objects::*;
 use overflow::*;
