@@ -32,6 +32,13 @@
 //! program ended, merge point in a callee) return the frames as they are,
 //! at an instruction boundary, so the blackhole finishes the iteration and
 //! nothing is executed twice.
+//!
+//! With a virtualizable frame (`vable.rs`) the loop's inputs are the reds
+//! followed by the frame's virtualizable values; accesses to the frame's
+//! listed fields and its array's items are box moves, every snapshot lists
+//! the frame and those boxes, the closing `jump` or `finish` carries them,
+//! and a call that may force the frame is surrounded by their stores and
+//! reloads.
 
 mod facts;
 mod heap_cache;
