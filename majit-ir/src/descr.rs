@@ -77,6 +77,11 @@ pub enum CallEffect {
     Declared,
     /// Pure: the result depends only on the arguments and immutable memory.
     Elidable,
+    /// A function without arguments whose result is the same for a whole
+    /// loop iteration (RPython's `loop_invariant`): it may do anything, like
+    /// `Random`, but the optimizer keeps only the first call of each
+    /// iteration and reuses its result.
+    LoopInvariant,
 }
 
 /// The effect summary of a call.

@@ -4,12 +4,13 @@
 //! `greens = [ident, ...], reds = [ident, ...],
 //!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
 //!  structs = [#[headered]? Name { field: Ty, ... }, ...], enums = [Name: repr, ...],
-//!  virtualizable = red`
-//! where `policy` is `residual`, `elidable` or `inline` and a struct field is an
+//!  traced = [path, ...], virtualizable = red`
+//! where `policy` is `residual`, `elidable`, `inline`, `loop_invariant` or
+//! `dont_look_inside`, a helper's name may be a path, and a struct field is an
 //! integer, `bool`, `f64` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
 
-use crate::ty::{Scalar, Ty};
+use crate::ty::{Names, Ty};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{bracketed, parenthesized, Ident, Token};
@@ -22,19 +23,77 @@ pub enum Policy {
     /// Pure: folded when every argument is constant.
     Elidable,
     /// Traced through: its body (a nested `fn` of the interpreter
-    /// function) is lowered to its own jitcode function.
+    /// function, or a `#[majit::traced]` function) is lowered to its own
+    /// jitcode function.
     Inline,
+    /// No arguments, the same result for a whole loop iteration: a
+    /// residual call the optimizer keeps once per iteration.
+    LoopInvariant,
+    /// A residual call of a function the JIT could trace (e.g. one marked
+    /// `#[majit::traced]`), kept opaque on purpose.
+    DontLookInside,
+}
+
+impl Policy {
+    /// The keyword that declares it.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Policy::Residual => "residual",
+            Policy::Elidable => "elidable",
+            Policy::Inline => "inline",
+            Policy::LoopInvariant => "loop_invariant",
+            Policy::DontLookInside => "dont_look_inside",
+        }
+    }
 }
 
 /// One declared helper.
 pub struct Helper {
     pub policy: Policy,
+    /// The function's name (the last segment of its path).
     pub name: Ident,
-    pub args: Vec<Scalar>,
+    /// The function's path as written (the shim calls it).
+    pub path: syn::Path,
+    /// The argument types (see [`Helper::resolve`]).
+    pub args: Vec<Ty>,
     /// The argument types as written (the shim casts to them).
     pub arg_tys: Vec<syn::Type>,
-    /// `None`: returns `()`.
-    pub ret: Option<Scalar>,
+    /// The result type; `None`: returns `()`.
+    pub ret: Option<Ty>,
+    /// The result type as written.
+    pub ret_ty: Option<syn::Type>,
+}
+
+impl Helper {
+    /// Resolves the argument and result types, which may name declared
+    /// structs: integers, `bool`, `f64` and GC handles (in the ref bank;
+    /// through the `extern "C"` shim as addresses).
+    pub fn resolve(&mut self, names: &Names) -> syn::Result<()> {
+        let one = |t: &syn::Type| match Ty::parse_with(t, names)? {
+            ty @ (Ty::Scalar(_) | Ty::Gc(_)) => Ok(ty),
+            _ => Err(syn::Error::new_spanned(
+                t,
+                "helper arguments and results must be integers, `bool`, `f64` or declared GC \
+                 structs",
+            )),
+        };
+        self.args = self.arg_tys.iter().map(one).collect::<syn::Result<_>>()?;
+        if self.policy != Policy::Inline {
+            check_arg_limits(&self.name, &self.args)?;
+        }
+        self.ret = match &self.ret_ty {
+            Some(t) if Ty::parse_with(t, names)? != Ty::Unit => Some(one(t)?),
+            _ => None,
+        };
+        if self.policy == Policy::LoopInvariant && (!self.args.is_empty() || self.ret.is_none()) {
+            return Err(syn::Error::new(
+                self.name.span(),
+                "a `loop_invariant` helper takes no arguments and returns a value (the same \
+                 for a whole loop iteration): `loop_invariant fn f() -> T`",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// One declared GC struct: `Name { field: Type, ... }`, or
@@ -88,6 +147,8 @@ pub struct Attr {
     pub structs: Vec<StructDecl>,
     /// Fieldless enums with their `#[repr]` integer type.
     pub enums: Vec<(Ident, syn::Type)>,
+    /// Functions marked `#[majit::traced]`, by path (see `traced.rs`).
+    pub traced: Vec<syn::Path>,
     /// The red holding the interpreter's frame, a GC struct whose fields
     /// and `Array` field live in registers inside compiled code.
     pub virtualizable: Option<Ident>,
@@ -100,69 +161,63 @@ fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
     Ok(list.into_iter().collect())
 }
 
-fn scalar(ty: &syn::Type) -> syn::Result<Scalar> {
-    match Ty::parse(ty)? {
-        Ty::Scalar(s) => Ok(s),
-        _ => Err(syn::Error::new_spanned(
-            ty,
-            "helper arguments and results must be integers, `bool` or `f64`",
-        )),
-    }
-}
-
 impl Parse for Helper {
     fn parse(input: ParseStream) -> syn::Result<Helper> {
         let policy_id: Ident = input.parse()?;
-        let policy = match policy_id.to_string().as_str() {
-            "residual" => Policy::Residual,
-            "elidable" => Policy::Elidable,
-            "inline" => Policy::Inline,
-            other => {
-                return Err(syn::Error::new(
-                    policy_id.span(),
-                    format!(
-                        "unknown helper policy `{other}`: use `residual` (the call is \
-                         recorded), `elidable` (pure, folded on constants) or `inline` (traced \
-                         through)"
-                    ),
-                ))
-            }
+        let all = [
+            Policy::Residual,
+            Policy::Elidable,
+            Policy::Inline,
+            Policy::LoopInvariant,
+            Policy::DontLookInside,
+        ];
+        let Some(policy) = all.into_iter().find(|p| policy_id == p.keyword()) else {
+            return Err(syn::Error::new(
+                policy_id.span(),
+                format!(
+                    "unknown helper policy `{policy_id}`: use `residual` (the call is recorded), \
+                     `elidable` (pure, folded on constants), `inline` (traced through), \
+                     `loop_invariant` (no arguments, called once per loop iteration) or \
+                     `dont_look_inside` (recorded, even for a traced function)"
+                ),
+            ));
         };
         input.parse::<Token![fn]>()?;
-        let name: Ident = input.parse()?;
+        let path: syn::Path = input.parse()?;
+        let name = path.segments.last().expect("a path").ident.clone();
+        if policy == Policy::Inline && path.get_ident().is_none() {
+            return Err(syn::Error::new_spanned(
+                &path,
+                "an `inline` helper is a nested `fn` named by its name; a function elsewhere is \
+                 marked `#[majit::traced]` and listed in `traced = [..]`",
+            ));
+        }
         let content;
         parenthesized!(content in input);
-        let (mut args, mut arg_tys) = (Vec::new(), Vec::new());
+        let mut arg_tys = Vec::new();
         while !content.is_empty() {
             content.parse::<Ident>()?;
             content.parse::<Token![:]>()?;
-            let ty = content.parse::<syn::Type>()?;
-            args.push(scalar(&ty)?);
-            arg_tys.push(ty);
+            arg_tys.push(content.parse::<syn::Type>()?);
             if content.is_empty() {
                 break;
             }
             content.parse::<Token![,]>()?;
         }
-        if policy != Policy::Inline {
-            check_arg_limits(&name, &args)?;
-        }
-        let ret = if input.peek(Token![->]) {
+        let ret_ty = if input.peek(Token![->]) {
             input.parse::<Token![->]>()?;
-            let ty: syn::Type = input.parse()?;
-            match Ty::parse(&ty)? {
-                Ty::Unit => None,
-                _ => Some(scalar(&ty)?),
-            }
+            Some(input.parse()?)
         } else {
             None
         };
         Ok(Helper {
             policy,
             name,
-            args,
+            path,
+            args: Vec::new(),
             arg_tys,
-            ret,
+            ret: None,
+            ret_ty,
         })
     }
 }
@@ -172,15 +227,18 @@ impl Parse for Helper {
 const MAX_INT_ARGS: usize = 16;
 const MAX_FLOAT_ARGS: usize = 8;
 
-fn check_arg_limits(name: &Ident, args: &[Scalar]) -> syn::Result<()> {
-    let floats = args.iter().filter(|a| a.is_float()).count();
+fn check_arg_limits(name: &Ident, args: &[Ty]) -> syn::Result<()> {
+    let floats = args
+        .iter()
+        .filter(|a| matches!(a, Ty::Scalar(s) if s.is_float()))
+        .count();
     let ints = args.len() - floats;
     if ints > MAX_INT_ARGS || floats > MAX_FLOAT_ARGS {
         return Err(syn::Error::new(
             name.span(),
             format!(
-                "helper `{name}` takes {ints} integer/bool and {floats} `f64` arguments: a \
-                 call passes at most {MAX_INT_ARGS} and {MAX_FLOAT_ARGS}"
+                "helper `{name}` takes {ints} integer/bool/handle and {floats} `f64` arguments: \
+                 a call passes at most {MAX_INT_ARGS} and {MAX_FLOAT_ARGS}"
             ),
         ));
     }
@@ -190,7 +248,7 @@ fn check_arg_limits(name: &Ident, args: &[Scalar]) -> syn::Result<()> {
 impl Parse for Attr {
     fn parse(input: ParseStream) -> syn::Result<Attr> {
         let (mut greens, mut reds, mut helpers, mut structs) = (None, None, None, None);
-        let (mut enums, mut virtualizable) = (None, None);
+        let (mut enums, mut traced, mut virtualizable) = (None, None, None);
         while !input.is_empty() {
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -225,8 +283,15 @@ impl Parse for Attr {
                     }
                     enums = Some(list);
                 }
+                "traced" if traced.is_none() => {
+                    let content;
+                    bracketed!(content in input);
+                    let list = Punctuated::<syn::Path, Token![,]>::parse_terminated(&content)?;
+                    traced = Some(list.into_iter().collect());
+                }
                 "virtualizable" if virtualizable.is_none() => virtualizable = Some(input.parse()?),
-                "greens" | "reds" | "helpers" | "structs" | "enums" | "virtualizable" => {
+                "greens" | "reds" | "helpers" | "structs" | "enums" | "traced"
+                | "virtualizable" => {
                     return Err(dup(&key))
                 }
                 other => {
@@ -234,7 +299,7 @@ impl Parse for Attr {
                         key.span(),
                         format!(
                             "unknown #[jit_interp] key `{other}`: expected `greens`, `reds`, \
-                             `helpers`, `structs`, `enums` or `virtualizable`"
+                             `helpers`, `structs`, `enums`, `traced` or `virtualizable`"
                         ),
                     ))
                 }
@@ -256,6 +321,7 @@ impl Parse for Attr {
             helpers: helpers.unwrap_or_default(),
             structs: structs.unwrap_or_default(),
             enums: enums.unwrap_or_default(),
+            traced: traced.unwrap_or_default(),
             virtualizable,
         })
     }

@@ -29,15 +29,20 @@
 //! Files: `attr.rs` parses the attribute, `ty.rs` the types, `lower/`
 //! lowers the loop body (`mod.rs` the lowerer and its values, `expr.rs`
 //! expressions, `control.rs` statements and control flow, `calls.rs` helper
-//! and method calls, `objects.rs` GC structs, slices and arrays),
-//! `regs.rs` allocates registers, `emit.rs` writes the plain function, the
-//! JIT entry and the shims.
+//! and method calls, `objects.rs` GC structs, slices and arrays, `hints.rs`
+//! `promote` and `we_are_jitted`), `regs.rs` allocates registers, `emit.rs`
+//! writes the plain function, the JIT entry and the shims, `traced.rs`
+//! implements `#[traced]` and the chain that hands traced functions'
+//! bodies to `#[jit_interp]`, `inline.rs` checks and lowers inline
+//! helpers and traced functions.
 
 mod attr;
 mod emit;
 mod fields;
+mod inline;
 mod lower;
 mod regs;
+mod traced;
 mod ty;
 mod vable;
 
@@ -99,12 +104,15 @@ use syn::{Expr, Stmt};
 /// position in the user program; constants inside a trace), `reds = [..]`
 /// (every other local the loop carries across iterations), and optionally
 /// `helpers = [residual fn name(a: i64) -> i64, elidable fn .., inline fn ..]`
-/// (the functions handlers may call and how the JIT treats each call;
-/// `inline` ones are nested `fn`s defined before the dispatch loop) and
-/// `structs = [Node { value: i64, next: Node }, #[headered] Leaf { .. }]`
+/// (the functions handlers may call and how the JIT treats each call:
+/// `residual`, `elidable`, `loop_invariant`, `dont_look_inside`, or
+/// `inline` for nested `fn`s defined before the dispatch loop),
+/// `traced = [path::to::f, ..]` (functions marked [`macro@traced`],
+/// traced through), `structs = [Node { value: i64, next: Node }, #[headered] Leaf { .. }]`
 /// (GC structs: a handle type `Node` is generated, with field syntax
 /// `x.value` / `x.value = v`; `#[headered]` ones can be held as an `Obj`
-/// and class-tested with `o.is::<Leaf>()`). `can_enter_jit!()` is only allowed as the
+/// and class-tested with `o.is::<Leaf>()`) and `enums = [Op: u8]`.
+/// `can_enter_jit!()` is only allowed as the
 /// statement right before a `continue` of the dispatch loop (`continue
 /// 'label` from inside a handler's own loop). Greens and reds need a type: an integer,
 /// `bool`, `f64`, a slice or array of them, a declared struct, `Obj` or a GC array `Array<T>`. The supported subset
@@ -112,12 +120,86 @@ use syn::{Expr, Stmt};
 /// is a compile error at its span.
 #[proc_macro_attribute]
 pub fn jit_interp(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let attr = syn::parse_macro_input!(attr as attr::Attr);
+    let tokens = proc_macro2::TokenStream::from(attr.clone());
+    let parsed = syn::parse_macro_input!(attr as attr::Attr);
+    if !parsed.traced.is_empty() {
+        let traced = parsed.traced.clone();
+        return traced::start(tokens, item.into(), &traced)
+            .unwrap_or_else(|e| e.to_compile_error())
+            .into();
+    }
     let func = syn::parse_macro_input!(item as syn::ItemFn);
-    match expand(attr, func) {
+    match expand(parsed, func, Vec::new()) {
         Ok(t) => t.into(),
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+/// Marks a function an interpreter may trace through: listed in its
+/// `#[jit_interp(traced = [path::to::f, ..])]`, calls of `f` in handlers
+/// (and in other traced functions) are lowered to an `inline_call` of
+/// `f`'s own jitcode instead of a residual call. The function itself is
+/// unchanged (the plain interpreter calls it as written).
+///
+/// ```
+/// mod ops {
+///     #[majit::traced]
+///     pub(crate) fn double(x: i64) -> i64 {
+///         x.wrapping_mul(2)
+///     }
+/// }
+/// use majit::prelude::*;
+///
+/// #[jit_interp(greens = [pc], reds = [acc], traced = [ops::double])]
+/// fn run(start: i64) -> i64 {
+///     let mut pc: usize = 0;
+///     let mut acc: i64 = start;
+///     loop {
+///         jit_merge_point!();
+///         if pc == 3 {
+///             return acc;
+///         }
+///         acc = ops::double(acc);
+///         pc += 1;
+///     }
+/// }
+///
+/// fn main() {
+///     assert_eq!(run(5), 40);
+/// }
+/// ```
+///
+/// The function must be a free function of the same crate, not generic,
+/// and its body and signature within the subset of `docs/macros.md`;
+/// traced functions may call each other, but not recursively. See
+/// `traced.rs` for how the interpreter gets the body.
+#[proc_macro_attribute]
+pub fn traced(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let func = syn::parse_macro_input!(item as syn::ItemFn);
+    traced::attribute(attr.into(), func)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
+}
+
+/// One step of the chain that collects the traced functions' bodies for
+/// `#[jit_interp]` (see `traced.rs`); not for direct use.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __jit_interp_chain(input: TokenStream) -> TokenStream {
+    let chain = syn::parse_macro_input!(input as traced::Chain);
+    chain_step(chain)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
+}
+
+/// The next callback, or the interpreter's expansion with every body.
+fn chain_step(chain: traced::Chain) -> syn::Result<proc_macro2::TokenStream> {
+    if let Some(next) = traced::step(&chain)? {
+        return Ok(next);
+    }
+    let attr: attr::Attr = syn::parse2(chain.attr)?;
+    let func: syn::ItemFn = syn::parse2(chain.item)?;
+    expand(attr, func, chain.fns)
 }
 
 /// A local or parameter declared outside the dispatch loop.
@@ -310,7 +392,11 @@ fn state_vars(
     Ok(out)
 }
 
-fn expand(attr: attr::Attr, mut func: syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
+fn expand(
+    mut attr: attr::Attr,
+    mut func: syn::ItemFn,
+    traced_fns: Vec<syn::ItemFn>,
+) -> syn::Result<proc_macro2::TokenStream> {
     fields::FieldSyntax {
         fields: attr
             .structs
@@ -335,6 +421,13 @@ fn expand(attr: attr::Attr, mut func: syn::ItemFn) -> syn::Result<proc_macro2::T
     }
     let outer = outer_vars(&func, &stmts[..at])?;
     let names = declared_names(&attr)?;
+    for h in &mut attr.helpers {
+        h.resolve(&names)?;
+    }
+    for f in &traced_fns {
+        attr.helpers.push(traced::helper(f, &names)?);
+    }
+    inline::unique_helpers(&attr)?;
     let structs = struct_defs(&attr, &names)?;
     let state = state_vars(&attr, &outer, &names)?;
     let ret = match &func.sig.output {
@@ -360,9 +453,10 @@ fn expand(attr: attr::Attr, mut func: syn::ItemFn) -> syn::Result<proc_macro2::T
         loop_label: dispatch.label.as_ref().map(|l| l.name.ident.to_string()),
         break_ok: at + 1 == stmts.len() && semi.is_none(),
         helper: false,
+        consts: None,
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
-    let helpers = inline_helpers(&attr, &stmts[..at], &ctx)?;
+    let helpers = inline::inline_helpers(&attr, &stmts[..at], &traced_fns, &ctx)?;
     if lowered.int_regs > 256 || lowered.ref_regs > 256 || lowered.float_regs > 256 {
         return Err(syn::Error::new(
             func.sig.ident.span(),
@@ -444,80 +538,6 @@ fn gc_places(
         }
     }
     Ok(has_structs.then(|| emit::gc_places(state)))
-}
-
-/// Lowers every `inline` helper: a nested `fn` of the interpreter
-/// function, defined before the dispatch loop.
-fn inline_helpers(
-    attr: &attr::Attr,
-    before: &[Stmt],
-    portal: &lower::Ctx,
-) -> syn::Result<Vec<(String, lower::Lowered)>> {
-    let mut out = Vec::new();
-    for h in attr
-        .helpers
-        .iter()
-        .filter(|h| h.policy == attr::Policy::Inline)
-    {
-        let def = before.iter().find_map(|s| match s {
-            Stmt::Item(syn::Item::Fn(f)) if f.sig.ident == h.name => Some(f),
-            _ => None,
-        });
-        let Some(def) = def else {
-            return Err(syn::Error::new(
-                h.name.span(),
-                format!(
-                    "an `inline` helper must be defined inside the interpreter function, before \
-                     the dispatch loop, so that its body can be lowered: `fn {}(..) {{ .. }}`",
-                    h.name
-                ),
-            ));
-        };
-        let mut params = Vec::new();
-        for input in &def.sig.inputs {
-            match input {
-                syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse(&pt.ty)?) {
-                    (syn::Pat::Ident(i), t @ ty::Ty::Scalar(_)) => {
-                        params.push((i.ident.to_string(), t))
-                    }
-                    _ => {
-                        return Err(syn::Error::new(
-                            pt.span(),
-                            "inline helper parameters are `name: T` with `T` an integer, \
-                             `bool` or `f64`",
-                        ))
-                    }
-                },
-                other => return Err(syn::Error::new(other.span(), "not a free function")),
-            }
-        }
-        if params.len() != h.args.len() {
-            return Err(syn::Error::new(
-                def.sig.span(),
-                "the definition does not match the declared helper signature",
-            ));
-        }
-        let ret = match h.ret {
-            Some(t) => ty::Ty::Scalar(t),
-            None => ty::Ty::Unit,
-        };
-        let ctx = lower::Ctx {
-            state: &[],
-            helpers: portal.helpers,
-            structs: portal.structs,
-            names: portal.names,
-            outer: &[],
-            ret,
-            loop_label: None,
-            break_ok: false,
-            helper: true,
-        };
-        out.push((
-            h.name.to_string(),
-            lower::lower_helper(&ctx, &params, &def.block)?,
-        ));
-    }
-    Ok(out)
 }
 
 /// `NAME_jit`: the interpreter with the driver glue.

@@ -6,16 +6,18 @@
 //! handlers cover wrapping/checked/narrow arithmetic, division by
 //! constants, shifts, comparisons, bool logic, `if`/`match` values, inner
 //! `while`/`loop` with `break`/`continue`, arrays,
-//! residual, elidable and inline helpers, and a `&&`/`||` whose right side must not run (an out-of-bounds
-//! load, a logged helper call).
+//! residual, elidable and inline helpers, traced functions of another module calling each other, a
+//! `loop_invariant` and a `dont_look_inside` helper, the hints `promote` and `we_are_jitted` (false in
+//! the blackhole), and a `&&`/`||` whose right side must not run (an out-of-bounds load, a logged
+//! helper call).
 
 #[path = "common/step.rs"]
 mod step;
 
 use majit::ir::Value;
-use majit::jit_interp;
 use majit::metainterp::blackhole::Outcome;
 use majit::metainterp::jitcode::{FuncId, JitCodeSet};
+use majit::{jit_interp, promote, we_are_jitted};
 use std::cell::RefCell;
 use step::{blackhole_step, Rng};
 
@@ -40,7 +42,41 @@ fn take_log() -> Vec<i64> {
     LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
 }
 
-const OPS: i64 = 24;
+/// Traced functions: `outer` calls `inner` (both traced) and the
+/// residual `probe`; `opaque` is traced but called `dont_look_inside`.
+mod tops {
+    #[majit::traced]
+    pub(crate) fn inner(x: i64, k: i64) -> i64 {
+        if x & 1 == 0 {
+            x.wrapping_mul(k)
+        } else {
+            x ^ k
+        }
+    }
+
+    #[majit::traced]
+    pub(crate) fn outer(a: i64, b: i64) -> i64 {
+        let t = inner(a, 3).wrapping_add(inner(b, 5));
+        if super::probe(t) {
+            return t;
+        }
+        t.wrapping_sub(1)
+    }
+
+    #[majit::traced]
+    pub(crate) fn opaque(x: i64) -> i64 {
+        super::LOG.with(|l| l.borrow_mut().push(x));
+        x.wrapping_add(11)
+    }
+
+    /// Loop-invariant by declaration: logs each call.
+    pub(crate) fn epoch() -> i64 {
+        super::LOG.with(|l| l.borrow_mut().push(-77));
+        42
+    }
+}
+
+const OPS: i64 = 29;
 
 #[jit_interp(
     greens = [pc, code],
@@ -51,7 +87,10 @@ const OPS: i64 = 24;
         elidable fn sq(x: i64) -> i64,
         inline fn mix(x: i64, y: i64) -> i64,
         inline fn bump(x: i64) -> i64,
-    ]
+        loop_invariant fn tops::epoch() -> i64,
+        dont_look_inside fn tops::opaque(x: i64) -> i64,
+    ],
+    traced = [tops::outer, tops::inner],
 )]
 fn step(code: &[i64], arr: &mut [i64], start: usize, a0: i64, b0: i64, fuel0: i64) -> i64 {
     let mut pc: usize = start;
@@ -201,6 +240,14 @@ fn step(code: &[i64], arr: &mut [i64], start: usize, a0: i64, b0: i64, fuel0: i6
                     a ^= k;
                 }
             }
+            24 => a = tops::outer(a, b),
+            25 => b = tops::epoch().wrapping_add(tops::epoch()),
+            26 => a = tops::opaque(a),
+            27 => {
+                let p = promote(a);
+                a = p.wrapping_add(1);
+            }
+            28 => b = we_are_jitted() as i64 + b.wrapping_mul(2),
             _ => return -1,
         }
     }

@@ -4,11 +4,14 @@
 //! array per iteration makes every safepoint collect and move the frame).
 //! The optimized loop reads and writes the frame through no load or store,
 //! and guard failures (a branch taken every 7th iteration) hand the
-//! interpreter the frame the plain run has.
+//! interpreter the frame the plain run has. A residual helper given the
+//! frame sees and changes its current state.
 
+mod common;
 #[path = "common/heap.rs"]
 mod heap;
 
+use common::{emit, take_output};
 use heap::stress_heap;
 use majit::prelude::*;
 
@@ -26,10 +29,23 @@ const JNZF: i64 = 7;
 const JNZ: i64 = 8;
 /// `top += 1` through a scratch array.
 const TMP: i64 = 9;
+/// Emit what [`peek`] sees (it adds 1 to the top item).
+const OBSERVE: i64 = 10;
+
+/// A helper looking at the frame: its pc, depth and top item; it also
+/// changes the top item.
+fn peek(frame: Frame) -> i64 {
+    let mut stack = frame.stack();
+    let top = frame.sp() as usize - 1;
+    let seen = frame.pc() * 1_000_000 + frame.sp() * 100_000 + stack[top];
+    stack[top] += 1;
+    seen
+}
 
 #[jit_interp(
     greens = [pc, code],
     reds = [frame],
+    helpers = [residual fn peek(frame: Frame) -> i64, residual fn emit(x: i64)],
     structs = [Frame { pc: i64, sp: i64, stack: Array<i64> }],
     virtualizable = frame,
 )]
@@ -82,6 +98,7 @@ fn run(code: &[i64]) -> i64 {
                     }
                 }
             }
+            OBSERVE => emit(peek(frame)),
             _ => return -1,
         }
     }
@@ -89,9 +106,10 @@ fn run(code: &[i64]) -> i64 {
 
 /// `acc = 0; n = N; do { acc += n + 1; if n % 7 == 0 { acc += 1000 };
 /// n -= 1 } while n != 0; return acc`, as (opcode, argument) pairs with
-/// `acc` and `n` in stack slots 0 and 1.
-fn program(n: i64) -> Vec<i64> {
-    let code = [
+/// `acc` and `n` in stack slots 0 and 1; with `observe`, [`peek`] sees
+/// (and bumps) `acc + n` every iteration.
+fn program(n: i64, observe: bool) -> Vec<i64> {
+    let mut code = vec![
         (PUSH, 0),
         (PUSH, n),
         (LOAD, 0), // 4: loop head
@@ -115,6 +133,15 @@ fn program(n: i64) -> Vec<i64> {
         (LOAD, 0),
         (HALT, 0),
     ];
+    if observe {
+        // After `ADD` (a fixed-size insertion: jump targets move by 2).
+        code.insert(5, (OBSERVE, 0));
+        for c in &mut code {
+            if c.0 == JNZF {
+                c.1 += 2;
+            }
+        }
+    }
     code.iter().flat_map(|&(o, a)| [o, a]).collect()
 }
 
@@ -125,21 +152,33 @@ fn expected(n: i64) -> i64 {
 }
 
 fn jit_agrees<B: GcBackend>() {
-    let code = program(500);
     for stress in [false, true] {
-        if stress {
-            stress_heap();
-        }
-        assert_eq!(run(&code), expected(500));
-        let mut driver = run_driver::<B>(JitParams::default().with_threshold(3)).unwrap();
-        assert_eq!(run_jit(&mut driver, &code).unwrap(), expected(500));
-        let s = driver.stats();
-        assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{s}");
-        assert!(s.guard_failures >= 1, "{s}");
-        let text = majit::ir::text::print(&driver.loops()[0].trace);
-        let peeled = text.split(".peeled)\n").nth(1).expect("unrolled");
-        for op in ["getfield", "setfield", "arrayitem", "arraylen", "new_array"] {
-            assert!(!peeled.contains(op), "{op} in the loop:\n{text}");
+        for observe in [false, true] {
+            if stress {
+                stress_heap();
+            }
+            let code = program(500, observe);
+            let want = run(&code);
+            let seen = take_output();
+            if !observe {
+                assert_eq!(want, expected(500));
+            }
+            let mut driver = run_driver::<B>(JitParams::default().with_threshold(3)).unwrap();
+            assert_eq!(run_jit(&mut driver, &code).unwrap(), want);
+            assert_eq!(take_output(), seen, "what the helper saw");
+            let s = driver.stats();
+            assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{s}");
+            assert!(s.guard_failures >= 1, "{s}");
+            let text = majit::ir::text::print(&driver.loops()[0].trace);
+            let peeled = text.split(".peeled)\n").nth(1).expect("unrolled");
+            if observe {
+                // The frame is written back before the call, reloaded after.
+                assert!(peeled.contains("setfield_gc") && peeled.contains("getfield_gc"));
+                continue;
+            }
+            for op in ["getfield", "setfield", "arrayitem", "arraylen", "new_array"] {
+                assert!(!peeled.contains(op), "{op} in the loop:\n{text}");
+            }
         }
     }
 }

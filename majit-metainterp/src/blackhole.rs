@@ -231,6 +231,8 @@ impl<'a> Blackhole<'a> {
                 }
             }
             JOp::CopyI | JOp::CopyR | JOp::CopyF => result = Some(f.get(insn.reg(0))),
+            // The blackhole is the interpreter's side: not jitted.
+            JOp::WeAreJitted => result = Some(Value::Int(0)),
             JOp::Goto => next = insn.label(0),
             JOp::GotoIfNot => {
                 if f.int(insn.reg(0)) == 0 {

@@ -673,6 +673,8 @@ impl<'a> Tracer<'a> {
                 Some(b)
             }
             JOp::CopyI | JOp::CopyR | JOp::CopyF => Some(self.get(insn.reg(0))),
+            // What is traced runs as compiled code: jitted, a constant.
+            JOp::WeAreJitted => Some(self.konst(Value::Int(1))),
             JOp::GetfieldI | JOp::GetfieldR | JOp::GetfieldF => Some(self.getfield(insn)?),
             JOp::GetarrayitemI | JOp::GetarrayitemR | JOp::GetarrayitemF => {
                 Some(self.getarrayitem(insn)?)

@@ -256,6 +256,46 @@ fn pure_ops_and_elidable_calls_are_shared() {
     );
 }
 
+/// A `loop_invariant` call runs once per iteration: a repeat before the
+/// loop's `label` reuses the first result, the peeled loop calls it again.
+#[test]
+fn a_loop_invariant_call_runs_once_per_iteration() {
+    assert_opt(
+        "heap:pure:unroll",
+        "
+        descr Call.li = call(args=[int, int], result=int, effect=loop_invariant)
+        [i0]
+        label(i0, descr=Loop)
+        i1 = call_i(@add_ints, 5, 1, descr=Call.li)
+        i2 = call_i(@add_ints, 5, 1, descr=Call.li)
+        i3 = int_add(i1, i2)
+        i4 = int_add(i0, i3)
+        i5 = int_lt(i4, 1000)
+        guard_true(i5) [i4]
+        jump(i4, descr=Loop)",
+        expect![
+            r"
+            descr Call.li = call(args=[int, int], result=int, effect=loop_invariant, reads=[], writes=[])
+            descr Loop.peeled = target()
+            [i0]
+            label(i0, descr=Loop)
+            i2 = call_i(@add_ints, 5, 1, descr=Call.li)
+            i3 = int_add(i2, i2)
+            i4 = int_add(i0, i3)
+            i5 = int_lt(i4, 1000)
+            guard_true(i5) [i4]
+            label(i4, descr=Loop.peeled)
+            i8 = call_i(@add_ints, 5, 1, descr=Call.li)
+            i9 = int_add(i8, i8)
+            i10 = int_add(i4, i9)
+            i11 = int_lt(i10, 1000)
+            guard_true(i11) [i10]
+            jump(i10, descr=Loop.peeled)
+            "
+        ],
+    );
+}
+
 #[test]
 fn default_pipeline_on_a_straight_trace() {
     assert_opt(

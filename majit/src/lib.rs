@@ -74,8 +74,8 @@
 //! `JitParams::from_env()` reads the `MAJIT_*` parameters instead;
 //! [`RefExec`] runs compiled traces on the reference executor (no
 //! machine code), for tests. The supported subset of Rust, the attribute's
-//! keys (`greens`, `reds`, `helpers`, `structs` for GC structs, `enums`)
-//! and the rules (such as where `can_enter_jit!()` may stand) are in
+//! keys (`greens`, `reds`, `helpers`, `structs` for GC structs, `enums`,
+//! `traced` for functions marked [`traced`]), the [`hints`] and the rules (such as where `can_enter_jit!()` may stand) are in
 //! the documentation of [`jit_interp`] and the project's `docs/macros.md`.
 //!
 //! The majit crates are re-exported by name: [`ir`] (traces, values,
@@ -93,7 +93,9 @@ pub use majit_metainterp as metainterp;
 pub use majit_backend_dynasm::HostBackend;
 pub use majit_gc::{Array, GcRef, GcStats, Obj};
 pub use majit_ir::Value;
-pub use majit_macros::jit_interp;
+#[doc(hidden)]
+pub use majit_macros::__jit_interp_chain;
+pub use majit_macros::{jit_interp, traced};
 pub use majit_metainterp::driver::{JitDriver, JitError};
 pub use majit_metainterp::gcheap::GcBackend;
 pub use majit_metainterp::params::JitParams;
@@ -101,12 +103,35 @@ pub use majit_metainterp::refexec::RefExec;
 pub use majit_metainterp::stats::Stats;
 pub use majit_metainterp::Backend;
 
+/// Hints for the JIT, as RPython offers them. In Rust (the plain
+/// interpreter and `NAME_jit`) they are plain functions; in a handler or a
+/// traced function of `#[jit_interp]` the macro lowers them to jitcode
+/// (see `docs/macros.md`).
+pub mod hints {
+    /// `x` itself. In a trace, `x` becomes a constant behind a
+    /// `guard_value` (its current value), so what depends on it folds: a
+    /// dispatch on it, an `elidable` helper called with it. For integers,
+    /// bools and GC handles.
+    pub fn promote<T>(x: T) -> T {
+        x
+    }
+
+    /// `false` here and wherever the interpreter runs (the plain
+    /// function, `NAME_jit`, the blackhole); `true` in traces, so a branch
+    /// on it keeps only its `true` side in compiled code.
+    pub fn we_are_jitted() -> bool {
+        false
+    }
+}
+
+pub use hints::{promote, we_are_jitted};
+
 /// What an interpreter built with `#[jit_interp]` names: the attribute,
 /// the driver and its errors, the parameters, the backends and their
-/// traits, the statistics, the GC handle types.
+/// traits, the statistics, the GC handle types, `#[traced]` and the hints.
 pub mod prelude {
     pub use crate::{
-        jit_interp, Array, Backend, GcBackend, GcRef, GcStats, HostBackend, JitDriver, JitError,
-        JitParams, Obj, RefExec, Stats, Value,
+        jit_interp, promote, traced, we_are_jitted, Array, Backend, GcBackend, GcRef, GcStats,
+        HostBackend, JitDriver, JitError, JitParams, Obj, RefExec, Stats, Value,
     };
 }

@@ -108,10 +108,17 @@ fn call_decl(it: &mut Items, name: String) -> Result<CallDescr, ParseError> {
         CallEffect::Random,
         CallEffect::Declared,
         CallEffect::Elidable,
+        CallEffect::LoopInvariant,
     ]
     .into_iter()
     .find(|&e| effect_name(e) == effect)
-    .ok_or_else(|| it.bad("effect", "random, declared or elidable", &effect))?;
+    .ok_or_else(|| {
+        it.bad(
+            "effect",
+            "random, declared, elidable or loop_invariant",
+            &effect,
+        )
+    })?;
     Ok(CallDescr {
         name,
         args,

@@ -69,7 +69,7 @@
 //! | `target` | | |
 //!
 //! `kind` is `int`, `ref` or `float`; a call's `result` also allows `void`;
-//! `effect` is `random`, `declared` or `elidable`. Numbers are decimal or
+//! `effect` is `random`, `declared`, `elidable` or `loop_invariant`. Numbers are decimal or
 //! `0x` hex. [`print()`] writes the declarations of every descriptor a trace
 //! uses, in first-use order, keys in the order shown, so its output needs no
 //! namespace.

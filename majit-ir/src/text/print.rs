@@ -227,5 +227,6 @@ pub(crate) fn effect_name(e: CallEffect) -> &'static str {
         CallEffect::Random => "random",
         CallEffect::Declared => "declared",
         CallEffect::Elidable => "elidable",
+        CallEffect::LoopInvariant => "loop_invariant",
     }
 }

@@ -1,5 +1,8 @@
-//! Calls: declared helpers (residual and elidable through an `extern "C"`
-//! shim and a `CallDescr`, inline ones with `inline_call`) and method calls.
+//! Calls: declared helpers (residual, elidable, loop-invariant and
+//! dont-look-inside through an `extern "C"` shim and a `CallDescr`; inline
+//! helpers and traced functions with `inline_call`), the hints
+//! (`hints.rs`) and method calls. A callee is named by its path's last
+//! segment, so `ops::f(..)` and `f(..)` both call the helper `f`.
 //!
 //! Invariant: a call of an undeclared function is a compile error naming the
 //! `helpers = [..]` declaration to add.
@@ -13,6 +16,10 @@ pub(super) fn call_descr(
     ret: Option<Bank>,
     policy: Policy,
 ) -> TokenStream {
+    // A helper given a GC handle may be given the virtualizable frame: the
+    // tracer writes the frame back before the call and reloads it after.
+    let may_force = matches!(policy, Policy::Residual | Policy::DontLookInside)
+        && kinds.iter().any(|k| matches!(k, Bank::Ref));
     let kinds = kinds.iter().map(|k| k.kind());
     let result = match ret {
         Some(Bank::Int) => quote!(::majit::ir::ResultKind::Int),
@@ -21,8 +28,9 @@ pub(super) fn call_descr(
         None => quote!(::majit::ir::ResultKind::Void),
     };
     let effect = match policy {
-        Policy::Residual => quote!(::majit::ir::CallEffect::Random),
+        Policy::Residual | Policy::DontLookInside => quote!(::majit::ir::CallEffect::Random),
         Policy::Elidable => quote!(::majit::ir::CallEffect::Elidable),
+        Policy::LoopInvariant => quote!(::majit::ir::CallEffect::LoopInvariant),
         Policy::Inline => unreachable!("inline helpers are not called through descrs"),
     };
     quote! {
@@ -30,7 +38,9 @@ pub(super) fn call_descr(
             name: #name.into(),
             args: vec![#(#kinds),*],
             result: #result,
-            effect: ::majit::ir::EffectInfo { effect: #effect, ..Default::default() },
+            effect: ::majit::ir::EffectInfo {
+                effect: #effect, may_force: #may_force, ..Default::default()
+            },
         })
     }
 }
@@ -120,33 +130,22 @@ impl<'a> Lowerer<'a> {
             return Ok(v);
         }
         let name = match &*c.func {
-            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            Expr::Path(p) if p.qself.is_none() => {
+                p.path.segments.last().map(|s| s.ident.to_string())
+            }
             _ => None,
         };
         let Some(name) = name else {
-            if let Some(s) = undeclared_struct(&c.func) {
-                return err(
-                    c.func.span(),
-                    format!(
-                        "`{s}` is not a declared GC struct: declare it in `structs = [{s} {{ \
-                         field: Type, .. }}]` (its fields: integers, bools, declared structs, `Obj` or `Array<T>`), \
-                         or move this code into a helper declared in `helpers`"
-                    ),
-                );
-            }
             return err(
                 c.func.span(),
-                "only calls of declared helpers (plain function names) are supported",
+                "only calls of declared helpers (function names or paths) are supported",
             );
         };
         let Some(h) = self.ctx.helpers.iter().find(|h| h.name == name) else {
-            return err(
-                c.func.span(),
-                format!(
-                    "`{name}` is not a declared helper: declare it in `helpers = [residual fn \
-                     {name}(...) -> ...]` (or `elidable fn` if it is pure)"
-                ),
-            );
+            if let Some(v) = self.hint(c, &name)? {
+                return Ok(v);
+            }
+            return Self::undeclared(c, &name);
         };
         if h.args.len() != c.args.len() {
             return err(
@@ -156,50 +155,60 @@ impl<'a> Lowerer<'a> {
         }
         let mut args = Vec::new();
         for (a, &t) in c.args.iter().zip(&h.args) {
-            let Some(v) = self.expr(a, Some(Ty::Scalar(t)))? else {
+            let Some(v) = self.expr(a, Some(t))? else {
                 return Ok(None);
             };
             v.used()?;
-            if v.ty != Ty::Scalar(t) {
+            if v.ty != t {
                 return err(a.span(), "the argument does not have the declared type");
             }
             args.push(v.opnd(a.span())?.arg());
         }
+        let dst = h.ret.map(|t| (t, self.regs.temp(bank(t))));
+        let d = match dst {
+            Some((_, r)) => {
+                let r = r.tokens();
+                quote!(Some(#r))
+            }
+            None => quote!(None),
+        };
         if h.policy == Policy::Inline {
             let f = format_ident!("__majit_f_{}", name);
-            return Ok(Some(match h.ret {
-                Some(t) => {
-                    let d = self.regs.temp(bank(Ty::Scalar(t)));
-                    let dt = d.tokens();
-                    self.code
-                        .push(quote!(b.inline_call(#f, &[#(#args),*], Some(#dt));));
-                    Val::scalar(Ty::Scalar(t), Opnd::Reg(d))
-                }
-                None => {
-                    self.code
-                        .push(quote!(b.inline_call(#f, &[#(#args),*], None);));
-                    Val::void_call(h, sp)
-                }
-            }));
+            self.code
+                .push(quote!(b.inline_call(#f, &[#(#args),*], #d);));
+        } else {
+            let kinds: Vec<Bank> = h.args.iter().map(|t| bank(*t)).collect();
+            let descr = call_descr(&name, &kinds, h.ret.map(bank), h.policy);
+            let shim = format_ident!("__majit_shim_{}", name);
+            let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));
+            self.code
+                .push(quote!(b.call(#descr, #func, &[#(#args),*], #d);));
         }
-        let kinds: Vec<Bank> = h.args.iter().map(|&t| bank(Ty::Scalar(t))).collect();
-        let ret = h.ret.map(|t| bank(Ty::Scalar(t)));
-        let descr = call_descr(&name, &kinds, ret, h.policy);
-        let shim = format_ident!("__majit_shim_{}", name);
-        let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));
-        match h.ret {
-            Some(t) => {
-                let dst = self.regs.temp(bank(Ty::Scalar(t)));
-                let d = dst.tokens();
-                self.code
-                    .push(quote!(b.call(#descr, #func, &[#(#args),*], Some(#d));));
-                Ok(Some(Val::scalar(Ty::Scalar(t), Opnd::Reg(dst))))
-            }
-            None => {
-                self.code
-                    .push(quote!(b.call(#descr, #func, &[#(#args),*], None);));
-                Ok(Some(Val::void_call(h, sp)))
-            }
+        Ok(Some(match dst {
+            Some((t, r)) => Val::scalar(t, Opnd::Reg(r)),
+            None => Val::void_call(h, sp),
+        }))
+    }
+
+    /// The error for a call of `name`, which has no declared policy.
+    fn undeclared(c: &syn::ExprCall, name: &str) -> Res<Option<Val>> {
+        if let Some(s) = undeclared_struct(&c.func) {
+            return err(
+                c.func.span(),
+                format!(
+                    "`{s}` is not a declared GC struct: declare it in `structs = [{s} {{ \
+                     field: Type, .. }}]` (its fields: integers, bools, `f64`, declared structs, \
+                     `Obj` or `Array<T>`), or move this code into a helper declared in `helpers`"
+                ),
+            );
         }
+        err(
+            c.func.span(),
+            format!(
+                "`{name}` is not a declared helper: declare it in `helpers = [residual fn \
+                 {name}(...) -> ...]` (or `elidable`, `loop_invariant`, `dont_look_inside`), \
+                 or mark it `#[majit::traced]` and list it in `traced = [..]`"
+            ),
+        )
     }
 }

@@ -500,7 +500,7 @@ impl<'a> Lowerer<'a> {
                 }
                 other => return err(other.span(), "only integer, byte and bool literals"),
             },
-            Pat::Path(p) => cases.push((quote!(#p), l)),
+            Pat::Path(p) => cases.push((self.konst(quote!(#p)), l)),
             Pat::Ident(p)
                 if p.subpat.is_none()
                     && p.ident
@@ -508,7 +508,7 @@ impl<'a> Lowerer<'a> {
                         .starts_with(|c: char| c.is_ascii_uppercase()) =>
             {
                 let id = &p.ident;
-                cases.push((quote!(#id), l));
+                cases.push((self.konst(quote!(#id)), l));
             }
             Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
                 default.get_or_insert(l);

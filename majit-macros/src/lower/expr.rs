@@ -237,7 +237,9 @@ impl<'a> Lowerer<'a> {
         if ty == Ty::F64 {
             return Ok(Val::scalar(ty, Opnd::ConstF(quote!(#p))));
         }
-        Ok(Val::scalar(ty, Opnd::Const(quote!(#p))))
+        // A traced function's integer consts are evaluated in its module;
+        // its float consts are named as written (`traced.rs`).
+        Ok(Val::scalar(ty, Opnd::Const(self.konst(quote!(#p)))))
     }
 
     /// Both operands, typing a literal side from the other.

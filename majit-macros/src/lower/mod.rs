@@ -11,9 +11,9 @@
 //! path evaluated when the jitcode is built. `f64` values live in the
 //! float bank (`floats.rs`), GC struct handles in the ref
 //! bank (`new` + `setfield`s, `getfield`/`setfield`); helper calls become
-//! `call` (residual/elidable, through an `extern "C"` shim) or
-//! `inline_call` (an inline helper, lowered by [`lower_helper`] into its
-//! own function).
+//! `call` (residual, elidable, loop-invariant, dont-look-inside: through an
+//! `extern "C"` shim) or `inline_call` (an inline helper or traced
+//! function, lowered by [`lower_helper`] into its own function).
 //!
 //! Invariants: every value read by jitcode was written on every path
 //! reaching it (branch results go through one join register); the right
@@ -26,6 +26,7 @@ mod control;
 mod expr;
 mod floats;
 mod gcarray;
+mod hints;
 mod objects;
 mod overflow;
 
@@ -118,11 +119,7 @@ impl Val {
     /// The result of a call (at `call`) of `h`, a helper declared without
     /// a return type.
     fn void_call(h: &Helper, call: Span) -> Val {
-        let policy = match h.policy {
-            Policy::Residual => "residual",
-            Policy::Elidable => "elidable",
-            Policy::Inline => "inline",
-        };
+        let policy = h.policy.keyword();
         let msg = format!(
             "`{}` is declared without a return type, but its result is used: declare the type \
              it returns, `{policy} fn {}(..) -> T`",
@@ -221,6 +218,8 @@ pub struct Ctx<'a> {
     pub break_ok: bool,
     /// Lowering an inline helper rather than the portal.
     pub helper: bool,
+    /// A traced function's consts, evaluated in its own module.
+    pub consts: Option<&'a crate::traced::ConstTable>,
 }
 
 /// The lowered portal.
@@ -373,6 +372,15 @@ impl Lowerer<'_> {
 }
 
 impl<'a> Lowerer<'a> {
+    /// The jitcode builder's expression for the const path `t` (a traced
+    /// function's consts are evaluated in its module: `traced.rs`).
+    fn konst(&self, t: TokenStream) -> TokenStream {
+        match self.ctx.consts {
+            Some(c) => c.value(t),
+            None => t,
+        }
+    }
+
     fn label(&mut self) -> u32 {
         self.labels += 1;
         self.labels - 1

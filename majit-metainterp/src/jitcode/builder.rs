@@ -512,6 +512,14 @@ impl JitCodeBuilder {
         self.emit(op, vec![Item::Arg(v)]);
     }
 
+    /// `dst = we_are_jitted()`: 1 while tracing (the trace records the
+    /// constant), 0 in the blackhole, which runs the same jitcode when a
+    /// guard fails (RPython's `we_are_jitted` hint).
+    pub fn we_are_jitted(&mut self, dst: Reg) {
+        self.check_kind("we_are_jitted result", dst.kind, Kind::Int);
+        self.emit(JOp::WeAreJitted, vec![Item::Dst(dst)]);
+    }
+
     /// Returns from the function (with a value, or none).
     pub fn ret(&mut self, v: Option<Arg>) {
         let op = match v.map(Arg::kind) {

@@ -106,6 +106,7 @@ jops! {
     InlineCallV     "inline_call_v"             "jA";
     PromoteI        "int_promote"               "i";
     PromoteR        "ref_promote"               "r";
+    WeAreJitted     "we_are_jitted"             ">i";
     ReturnI         "int_return"                "i";
     ReturnR         "ref_return"                "r";
     ReturnF         "float_return"              "f";

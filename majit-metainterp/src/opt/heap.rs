@@ -418,7 +418,10 @@ impl Heap {
             .unwrap_or_default();
         // `call_pure_*` (the only pure calls).
         let pure = code.is_always_pure();
-        let random = effect.effect == CallEffect::Random || effect.may_force;
+        let random = matches!(
+            effect.effect,
+            CallEffect::Random | CallEffect::LoopInvariant
+        ) || effect.may_force;
         if pure || (effect.effect == CallEffect::Elidable && !random) {
             return Outcome::Emit(op);
         }

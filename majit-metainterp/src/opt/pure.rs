@@ -8,7 +8,10 @@
 //! folded (rewrite does the same earlier in the default order; this keeps
 //! folding when rewrite is disabled). Elidable calls on constants are not
 //! evaluated at compile time: that would run user code inside the
-//! optimizer.
+//! optimizer. A call whose descr is `loop_invariant` (no arguments besides
+//! the function) is keyed the same way, so a repeat in one iteration
+//! reuses the first result; its entries are not exported to the peeled
+//! loop, so each iteration calls it once.
 //!
 //! Invariant: an entry is added only when its op is committed, so a
 //! result is reused only where it is defined; a `label` clears the table
@@ -17,7 +20,7 @@
 use super::cx::{Cx, OptOp};
 use super::eval::eval_pure;
 use super::{Outcome, Pass};
-use majit_ir::{Descr, OpCode, OpRef};
+use majit_ir::{CallEffect, Descr, OpCode, OpRef};
 use std::collections::HashMap;
 
 type Key = (OpCode, Vec<OpRef>, Option<Descr>);
@@ -30,9 +33,16 @@ pub struct Pure {
     order: Vec<Key>,
 }
 
+/// Whether `op` is a call of a `loop_invariant` function.
+fn loop_invariant(op: &OptOp) -> bool {
+    let call = op.op.descr.as_ref().and_then(|d| d.as_call());
+    call.is_some_and(|c| c.effect.effect == CallEffect::LoopInvariant)
+}
+
 fn key(cx: &Cx, op: &OptOp) -> Option<Key> {
     let code = op.op.opcode;
-    if !code.is_always_pure() || code.result().kind().is_none() {
+    let pure = code.is_always_pure() || loop_invariant(op);
+    if !pure || code.result().kind().is_none() {
         return None;
     }
     let mut args: Vec<OpRef> = op.op.args.iter().map(|a| cx.resolve(*a)).collect();
@@ -69,7 +79,9 @@ impl Pass for Pure {
     fn committed(&mut self, cx: &mut Cx, op: &OptOp) {
         if let Some(k) = key(cx, op) {
             if !self.seen.contains_key(&k) {
-                self.order.push(k.clone());
+                if !loop_invariant(op) {
+                    self.order.push(k.clone());
+                }
                 self.seen.insert(k, op.res);
             }
         }

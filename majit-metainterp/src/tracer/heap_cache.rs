@@ -170,7 +170,7 @@ impl HeapCache {
         let writes = |name: &String| match effect.effect {
             CallEffect::Elidable => false,
             CallEffect::Declared => effect.writes.contains(name),
-            CallEffect::Random => true,
+            CallEffect::Random | CallEffect::LoopInvariant => true,
         };
         for (name, e) in &mut self.fields {
             if writes(name) {

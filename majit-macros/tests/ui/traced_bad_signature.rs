@@ -1,0 +1,24 @@
+use majit::jit_interp;
+
+mod vm {
+    #[majit::traced]
+    pub(crate) fn first(xs: &[i64]) -> i64 {
+        xs[0]
+    }
+}
+
+#[jit_interp(greens = [pc], reds = [acc], traced = [vm::first])]
+fn run(n: i64) -> i64 {
+    let mut pc: usize = 0;
+    let mut acc: i64 = n;
+    loop {
+        jit_merge_point!();
+        pc += 1;
+        if pc > 3 {
+            return acc;
+        }
+        acc += 1;
+    }
+}
+
+fn main() {}
