@@ -291,9 +291,7 @@ impl Parse for Attr {
                 }
                 "virtualizable" if virtualizable.is_none() => virtualizable = Some(input.parse()?),
                 "greens" | "reds" | "helpers" | "structs" | "enums" | "traced"
-                | "virtualizable" => {
-                    return Err(dup(&key))
-                }
+                | "virtualizable" => return Err(dup(&key)),
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
