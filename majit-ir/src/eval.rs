@@ -83,6 +83,8 @@ pub fn eval_int_binary(op: OpCode, x: i64, y: i64) -> Option<i64> {
         IntFloorDiv => x.wrapping_div(y),
         IntMod if y == 0 => x,
         IntMod => x.wrapping_rem(y),
+        UintFloorDiv => ux.checked_div(uy).unwrap_or(0) as i64,
+        UintMod => ux.checked_rem(uy).unwrap_or(ux) as i64,
         IntAnd => x & y,
         IntOr => x | y,
         IntXor => x ^ y,
@@ -131,6 +133,11 @@ mod tests {
         assert_eq!(int2(IntMod, i64::MIN, -1), 0);
         assert_eq!(int2(IntFloorDiv, -7, 2), -3);
         assert_eq!(int2(IntMod, -7, 2), -1);
+        assert_eq!(int2(UintFloorDiv, -1, 2), i64::MAX);
+        assert_eq!(int2(UintMod, -1, 10), 5);
+        assert_eq!(int2(UintFloorDiv, 7, 0), 0);
+        assert_eq!(int2(UintMod, 7, 0), 7);
+        assert_eq!(int2(UintFloorDiv, 7, -1), 0);
     }
 
     #[test]

@@ -217,4 +217,17 @@ impl Op {
     pub fn arg(&self, i: usize) -> OpRef {
         self.args[i]
     }
+    /// Whether executing this op may raise: its opcode can (`call_*`), or
+    /// it is a call whose descr says so (a `call_pure_*` of an elidable
+    /// helper that may panic). Executors read the helper's signals after
+    /// such ops.
+    pub fn may_raise(&self) -> bool {
+        self.opcode.can_raise()
+            || (self.opcode.is_call()
+                && self
+                    .descr
+                    .as_ref()
+                    .and_then(Descr::as_call)
+                    .is_some_and(|d| d.effect.can_raise))
+    }
 }

@@ -267,6 +267,8 @@ opcodes! {
     IntLshift                       "int_lshift"                        "ii"    Int     Nothing  Plain  1   PURE;
     IntRshift                       "int_rshift"                        "ii"    Int     Nothing  Plain  1   PURE;
     UintRshift                      "uint_rshift"                       "ii"    Int     Nothing  Plain  1   PURE;
+    UintFloorDiv                    "uint_floordiv"                     "ii"    Int     Nothing  Plain  20  PURE;
+    UintMod                         "uint_mod"                          "ii"    Int     Nothing  Plain  20  PURE;
     IntNeg                          "int_neg"                           "i"     Int     Nothing  Plain  1   PURE;
     IntInvert                       "int_invert"                        "i"     Int     Nothing  Plain  1   PURE;
     IntIsZero                       "int_is_zero"                       "i"     Int     Nothing  Plain  1   PURE;

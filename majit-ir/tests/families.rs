@@ -28,7 +28,9 @@ i14 = int_invert(i13)
 i15 = int_is_zero(i14)
 i16 = int_is_true(i15)
 i17 = same_as_i(i16)
-finish(i17, -9223372036854775808, 9223372036854775807)
+i18 = uint_floordiv(i17, i1)
+i19 = uint_mod(i18, 10)
+finish(i19, -9223372036854775808, 9223372036854775807)
 ",
     ),
     (

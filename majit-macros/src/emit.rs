@@ -335,8 +335,10 @@ fn abi_ty(t: Ty) -> TokenStream {
     }
 }
 
-/// The `extern "C"` functions the jitcode calls: one per helper, one load
-/// per frozen green slice, and the bounds-check failure.
+/// The `extern "C"` functions the jitcode calls: one per helper (its
+/// panic is caught and reported, see `runtime::catch_panic`), one load
+/// per frozen green slice, and the unreachable block's (the checks'
+/// failure shims are in each function's block, see `lower/checks.rs`).
 pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStream {
     let mut out = Vec::new();
     for h in helpers.iter().filter(|h| h.policy != Policy::Inline) {
@@ -362,9 +364,14 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
         };
         let ret = h.ret.map(abi_ty).map(|r| quote!(-> #r));
         let tys = h.args.iter().map(|&a| abi_ty(a));
+        let place = format!("helper `{}`", h.name);
+        // A panic cannot unwind out of `extern "C"`: it becomes the run's
+        // `JitError::Panic` (see `runtime::catch_panic`).
         out.push(quote! {
             #[allow(dead_code)]
-            extern "C" fn #shim(#(#params: #tys),*) #ret { #body }
+            extern "C" fn #shim(#(#params: #tys),*) #ret {
+                ::majit::metainterp::runtime::catch_panic(#place, || { #body })
+            }
         });
     }
     for sv in state {
@@ -388,9 +395,14 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
             });
         }
     }
-    let msg = format!("index out of bounds in the jitcode of `{fn_name}`");
+    let place = format!("the jitcode of `{fn_name}`");
     out.push(quote! {
-        extern "C" fn __majit_oob() { panic!(#msg) }
+        extern "C" fn __majit_unreachable() {
+            ::majit::metainterp::runtime::report_panic(
+                #place,
+                "internal error: entered unreachable code".into(),
+            )
+        }
     });
     out.push(float_shims());
     quote!(#(#out)*)
@@ -473,7 +485,9 @@ fn build_function(name: &str, lowered: &Lowered) -> TokenStream {
         regs(pr, nr, quote!(Ref)),
         regs(pf, nf, quote!(Float)),
     );
+    let fail_shims = &lowered.fail_shims;
     quote! {{
+        #(#fail_shims)*
         let mut b = ::majit::metainterp::jitcode::JitCodeBuilder::new(#name);
         #( b.param(#params); )*
         #int_regs
@@ -527,14 +541,6 @@ pub fn jitcode_fn(
                 })
         };
     };
-    let bad_casts = structs.iter().filter(|s| s.headered).map(|s| {
-        let shim = format_ident!("__majit_bad_cast_{}", s.name);
-        let msg = format!("Obj::cast: the object is not a `{}`", s.name);
-        quote! {
-            #[allow(dead_code)]
-            extern "C" fn #shim() { panic!(#msg) }
-        }
-    });
     let ids: Vec<_> = helpers
         .iter()
         .map(|(n, _)| format_ident!("__majit_f_{}", n))
@@ -553,7 +559,6 @@ pub fn jitcode_fn(
             ::majit::metainterp::jitcode::BuildError,
         > {
             #shims
-            #(#bad_casts)*
             #(#type_ids)*
             #array_id
             let mut set = ::majit::metainterp::jitcode::JitCodeSet::new();

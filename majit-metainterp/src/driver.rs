@@ -34,7 +34,7 @@ use crate::diff::{self, DiffState};
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
 use crate::params::JitParams;
-use crate::runtime::{Allocator, MallocAllocator};
+use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator};
 use crate::stats::{AbortReason, Stats};
 use crate::tracer::{Finished, Snapshot, TraceEnd, TraceEnv, Tracer};
 use crate::vable::VirtualizableInfo;
@@ -87,6 +87,12 @@ pub enum JitError {
     /// The GC heap failed: out of memory at a safepoint's collection, or
     /// a bad `MAJIT_*` heap variable (the user acts: `MAJIT_MAX_HEAP`).
     Gc(majit_gc::GcError),
+    /// A helper panicked (or a check failed: an index out of bounds, a
+    /// division by zero) while the JIT ran the interpreter's jitcode or
+    /// compiled code: `place` names the helper or the check, `message` is
+    /// what the plain interpreter's panic prints (the user acts, as for
+    /// that panic). The driver stays usable.
+    Panic { place: String, message: String },
     /// The `MAJIT_LOG` file cannot be opened for appending (the user
     /// acts): `kind` and `message` are the OS error's.
     Log {
@@ -105,6 +111,7 @@ impl fmt::Display for JitError {
             JitError::Resume(m) => write!(f, "resume failed: {m}"),
             JitError::Divergence(d) => write!(f, "{d}"),
             JitError::Gc(e) => write!(f, "GC heap: {e}"),
+            JitError::Panic { place, message } => write!(f, "panic in {place}: {message}"),
             JitError::Log { path, message, .. } => {
                 write!(f, "cannot open the JIT log MAJIT_LOG={path:?}: {message}")
             }
@@ -116,7 +123,18 @@ impl std::error::Error for JitError {}
 
 impl From<ConcreteError> for JitError {
     fn from(e: ConcreteError) -> JitError {
-        JitError::Concrete(e)
+        match e {
+            ConcreteError::Panic(p) => p.into(),
+            e => JitError::Concrete(e),
+        }
+    }
+}
+impl From<HelperPanic> for JitError {
+    fn from(p: HelperPanic) -> JitError {
+        JitError::Panic {
+            place: p.place,
+            message: p.message,
+        }
     }
 }
 impl From<majit_gc::GcError> for JitError {
@@ -518,12 +536,21 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// Runs loop `li` with `inputs`, checked against the reference
-    /// executor in differential mode.
+    /// executor in differential mode. A helper's panic (which left
+    /// through a `guard_no_exception`) ends the run.
     fn execute(&mut self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
         let (backend, stats, compiled) = (&mut self.backend, &mut self.stats, &self.compiled);
-        match &mut self.diff {
-            Some(d) => Ok(d.execute(backend, stats, compiled, li, inputs)?),
-            None => Ok(backend.execute(compiled.loops[li].code, inputs)?),
+        let df = match &mut self.diff {
+            Some(d) => d
+                .execute(backend, stats, compiled, li, inputs)
+                .map_err(JitError::from),
+            None => backend
+                .execute(compiled.loops[li].code, inputs)
+                .map_err(JitError::from),
+        };
+        match take_panic() {
+            Some(p) => Err(p.into()),
+            None => df,
         }
     }
 
@@ -554,6 +581,10 @@ impl<B: Backend> JitDriver<B> {
             }
             Exit::Guard(info) => {
                 self.stats.guard_failures += 1;
+                if let Some(helper) = &info.snapshot.raises {
+                    // `execute` took a panic already: the helper raised.
+                    return Err(crate::jitcode::eval::uncaught(helper).into());
+                }
                 let info = info.clone();
                 let resume = info.resume.as_ref();
                 let values = bridge::original_fail_args(&df.values, resume, &mut *self.alloc)

@@ -121,6 +121,11 @@ pub struct Snapshot {
     /// With a virtualizable frame (`vable.rs`): the frame, then its
     /// virtualizable values, written back into it when the guard fails.
     pub vable: Vec<SnapValue>,
+    /// A `guard_no_exception` after the helper call `name`: it fails only
+    /// when the helper panicked or raised, which ends the run (jitcode
+    /// cannot catch), so it never resumes (its frames are the state
+    /// before the call).
+    pub raises: Option<String>,
 }
 
 /// The registers a resumed frame needs: the live set of its marker; for a
@@ -523,6 +528,7 @@ impl<'a> Tracer<'a> {
                 frames,
                 tested: None,
                 vable,
+                raises: None,
             },
             fail_args,
         )
@@ -1181,6 +1187,15 @@ impl<'a> Tracer<'a> {
             self.vable_store();
         }
         let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
+        if cd.effect.can_raise {
+            // Compiled code stops here when the helper panicked (see
+            // `runtime::catch_panic`) or raised; the driver then ends the
+            // run, so the guard never resumes.
+            self.guard(OpCode::GuardNoException, &[]);
+            if let Some((_, snap)) = self.guards.last_mut() {
+                snap.raises = Some(cd.name.clone());
+            }
+        }
         if force {
             self.vable_reload()?;
         }

@@ -512,3 +512,80 @@ fn an_unopenable_majit_log_is_an_error_of_new() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A helper that raises an exception (`runtime::raise`) at `n == 7`.
+extern "C" fn raise_at_7(n: i64) -> i64 {
+    if n == 7 {
+        majit_metainterp::runtime::raise(0x40);
+    }
+    n
+}
+
+/// `loop { merge(pc; n); acc += raise_at_7(n); n -= 1; if n == 0 { return acc } }`
+/// from `n`: whether the call ran in the tracer or in compiled code, the
+/// raised exception (which jitcode cannot catch) ends the run with an
+/// error; the call never runs twice and nothing resumes before it.
+#[test]
+fn an_exception_raised_by_a_helper_is_an_error_everywhere() {
+    use majit_ir::{CallDescr, CallEffect, EffectInfo, Kind, OpCode, ResultKind};
+    use majit_metainterp::driver::JitError;
+    use majit_metainterp::jitcode::eval::ConcreteError;
+    use majit_metainterp::jitcode::{Arg, JitCodeBuilder, JitCodeSet};
+    let descr = CallDescr {
+        name: "raise_at_7".into(),
+        args: vec![Kind::Int],
+        result: ResultKind::Int,
+        effect: EffectInfo {
+            effect: CallEffect::Random,
+            can_raise: true,
+            ..Default::default()
+        },
+    };
+    let mut b = JitCodeBuilder::new("portal");
+    let (pc, acc, n) = (b.param(Kind::Int), b.param(Kind::Int), b.param(Kind::Int));
+    let r = b.reg(Kind::Int);
+    let (top, done) = (b.label(), b.label());
+    b.bind(top);
+    b.jit_merge_point(&[pc], &[acc, n]);
+    let f = Arg::Int(raise_at_7 as *const () as usize as i64);
+    b.call(descr.into(), f, &[n.into()], Some(r));
+    b.op(OpCode::IntAdd, &[acc.into(), r.into()], acc);
+    b.op(OpCode::IntSub, &[n.into(), Arg::Int(1)], n);
+    b.goto_if_not(n.into(), done);
+    b.can_enter_jit(&[pc], &[acc, n]);
+    b.goto(top);
+    b.bind(done);
+    b.ret(Some(acc.into()));
+    let mut codes = JitCodeSet::new();
+    let portal = codes.add(b.finish().unwrap());
+    // Threshold 3 from n = 10: the iteration at n = 7 is traced; from
+    // n = 30 it runs in the compiled loop.
+    for (start, compiled) in [(10, false), (30, true)] {
+        let params = JitParams::default().with_threshold(3);
+        let mut jit = JitDriver::new(codes.clone(), portal, RefExec::new(), params).unwrap();
+        let (mut acc, mut n) = (0i64, start);
+        let err = loop {
+            acc += raise_at_7(n);
+            n -= 1;
+            let (mut greens, mut reds) = ([Value::Int(0)], [Value::Int(acc), Value::Int(n)]);
+            match jit.can_enter_jit(&mut greens, &mut reds) {
+                Ok(JitAction::Interpret) => {}
+                Ok(JitAction::Continue) => {
+                    acc = reds[0].as_int().unwrap();
+                    n = reds[1].as_int().unwrap();
+                }
+                Ok(JitAction::Finished(v)) => panic!("finished with {v:?}"),
+                Err(e) => break e,
+            }
+        };
+        let JitError::Concrete(ConcreteError::BadCall(m)) = &err else {
+            panic!("{err:?}");
+        };
+        assert!(m.contains("raise_at_7 raised an exception"), "{m}");
+        let s = jit.stats();
+        assert_eq!(s.traces_started, 1, "{s}");
+        assert_eq!(s.loops_compiled > 0, compiled, "{s}");
+        assert!(!compiled || s.loop_entries > 0, "{s}");
+        assert_eq!(s.blackhole_runs, 0, "{s}");
+    }
+}

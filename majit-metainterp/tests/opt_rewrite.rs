@@ -31,6 +31,50 @@ fn constants_fold_and_identities_apply() {
 }
 
 #[test]
+fn unsigned_division_by_powers_of_two_shifts_and_masks() {
+    assert_opt(
+        "rewrite",
+        "
+        [i0]
+        i1 = uint_floordiv(i0, 8)
+        i2 = uint_mod(i0, 16)
+        i3 = uint_floordiv(i0, 1)
+        i4 = uint_floordiv(i0, 10)
+        finish(i1, i2, i3, i4)",
+        expect![
+            "
+            [i0]
+            i1 = uint_rshift(i0, 3)
+            i2 = int_and(i0, 15)
+            i4 = uint_floordiv(i0, 10)
+            finish(i1, i2, i0, i4)"
+        ],
+    );
+}
+
+#[test]
+fn unsigned_remainders_and_quotients_are_bounded() {
+    assert_opt(
+        "intbounds",
+        "
+        [i0]
+        i1 = uint_mod(i0, 10)
+        i2 = int_lt(i1, 10)
+        i3 = int_ge(i1, 0)
+        i4 = uint_floordiv(i0, 3)
+        i5 = int_ge(i4, 0)
+        i6 = uint_floordiv(i0, -1)
+        i7 = int_le(i6, 1)
+        finish(i2, i3, i5, i7)",
+        expect![
+            "
+            [i0]
+            finish(1, 1, 1, 1)"
+        ],
+    );
+}
+
+#[test]
 fn constants_move_right_and_additions_reassociate() {
     assert_opt(
         "rewrite",

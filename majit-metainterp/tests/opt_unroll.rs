@@ -380,3 +380,37 @@ fn forced_jump_arguments_are_allocated_before_delayed_stores_name_them() {
     assert!(out.short_preamble.is_none(), "p11 travels unboxed");
     check_equivalent(&t, &out, 8);
 }
+
+/// The node a red carries is virtual in the label state, and escapes in
+/// the peeled loop (stored into `p1`): its allocation there is the only
+/// one left, and the ledger counts it once (it once counted it twice: as
+/// escaped, and again as "virtualize is not enabled", since the rebuilt
+/// virtual has no input op).
+#[test]
+fn a_label_virtual_forced_in_the_peeled_loop_is_counted_once() {
+    let t = parse(
+        "
+        [p0, p1]
+        label(p0, p1, descr=Loop)
+        i2 = getfield_gc_i(p0, descr=Node.value)
+        setfield_gc(p1, p0, descr=Node.next)
+        i3 = int_sub(i2, 1)
+        p4 = new(descr=Node)
+        setfield_gc(p4, i3, descr=Node.value)
+        i5 = int_is_zero(i3)
+        guard_false(i5, descr=g0) [p4, p1]
+        jump(p4, p1, descr=Loop)",
+    );
+    let out = optimize_checked("intbounds:rewrite:virtualize:heap:pure:unroll", &t);
+    let news = out
+        .trace
+        .ops
+        .iter()
+        .filter(|o| o.opcode.is_allocation())
+        .count();
+    assert_eq!(news, 1, "{}", majit_ir::print(&out.trace));
+    let kept: Vec<String> = out.ledger.allocations().map(|e| e.to_string()).collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(kept[0].contains("escaped"), "{kept:?}");
+    check_equivalent(&t, &out, 8);
+}

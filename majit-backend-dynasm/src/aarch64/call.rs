@@ -109,7 +109,7 @@ impl CallEncoder for A64Emitter {
             None => a64!(self.ops; ldr tmp, [sp, fn_at]),
         }
         a64!(self.ops; blr tmp);
-        if cx.op.opcode.can_raise() {
+        if cx.op.may_raise() {
             self.take_signals(result_at);
         }
         a64!(self.ops; add sp, sp, area);

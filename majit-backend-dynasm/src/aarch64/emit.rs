@@ -28,7 +28,7 @@ use crate::emit::{Asm, CmpOp, CondCode, Encoder, FloatOp, IntOp, OvfOp, ShiftOp,
 use crate::frame;
 use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::DynasmApi;
-use majit_ir::{Const, Kind};
+use majit_ir::{Const, Kind, OpCode};
 
 pub(super) use crate::emit::plan::const_bits;
 
@@ -430,31 +430,36 @@ impl Encoder for A64Emitter {
 
     /// `int_floordiv`/`int_mod`: `sdiv` gives 0 for a zero divisor and
     /// `MIN` for `MIN / -1`, and `a - (a / b) * b` then gives `a` and 0,
-    /// exactly the defined results.
-    fn div_mod(&mut self, is_mod: bool, dst: Reg, a: Loc, b: Loc) {
+    /// exactly the defined results; `uint_*` likewise with `udiv`.
+    fn div_mod(&mut self, is_mod: bool, signed: bool, dst: Reg, a: Loc, b: Loc) {
         if let (Loc::Const(x), Loc::Const(y)) = (a, b) {
-            let (x, y) = (const_bits(x), const_bits(y));
-            let q = if y == 0 { 0 } else { x.wrapping_div(y) };
-            let v = if is_mod {
-                x.wrapping_sub(q.wrapping_mul(y))
-            } else {
-                q
+            let op = match (signed, is_mod) {
+                (true, false) => OpCode::IntFloorDiv,
+                (true, true) => OpCode::IntMod,
+                (false, false) => OpCode::UintFloorDiv,
+                (false, true) => OpCode::UintMod,
             };
+            let v = majit_ir::eval::eval_int_binary(op, const_bits(x), const_bits(y))
+                .expect("division is a two-int op");
             return self.mov_imm(dst, v);
         }
         let d = hw(dst);
         let ra = self.int_reg(a, X16);
         let rb = self.int_reg(b, X17);
         let (ha, hb) = (hw(ra), hw(rb));
-        if !is_mod {
-            a64!(self.ops; sdiv X(d), X(ha), X(hb));
-            return;
+        let q = if is_mod {
+            hw(if ra == X16 { X17 } else { X16 })
+        } else {
+            d
+        };
+        if signed {
+            a64!(self.ops; sdiv X(q), X(ha), X(hb));
+        } else {
+            a64!(self.ops; udiv X(q), X(ha), X(hb));
         }
-        let q = hw(if ra == X16 { X17 } else { X16 });
-        a64!(self.ops
-            ; sdiv X(q), X(ha), X(hb)
-            ; msub X(d), X(q), X(hb), X(ha)
-        );
+        if is_mod {
+            a64!(self.ops; msub X(d), X(q), X(hb), X(ha));
+        }
     }
 
     /// Shifts by a register count, which the hardware takes modulo 64.

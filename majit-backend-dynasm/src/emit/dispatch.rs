@@ -166,6 +166,7 @@ pub enum Family {
     Ovf(OvfOp),
     DivMod {
         is_mod: bool,
+        signed: bool,
     },
     Shift(ShiftOp),
     Compare(CmpOp),
@@ -202,8 +203,22 @@ pub fn family(opcode: OpCode) -> Family {
         IntAddOvf => F::Ovf(OvfOp::Add),
         IntSubOvf => F::Ovf(OvfOp::Sub),
         IntMulOvf => F::Ovf(OvfOp::Mul),
-        IntFloorDiv => F::DivMod { is_mod: false },
-        IntMod => F::DivMod { is_mod: true },
+        IntFloorDiv => F::DivMod {
+            is_mod: false,
+            signed: true,
+        },
+        IntMod => F::DivMod {
+            is_mod: true,
+            signed: true,
+        },
+        UintFloorDiv => F::DivMod {
+            is_mod: false,
+            signed: false,
+        },
+        UintMod => F::DivMod {
+            is_mod: true,
+            signed: false,
+        },
         IntLshift => F::Shift(ShiftOp::Left),
         IntRshift => F::Shift(ShiftOp::Right),
         UintRshift => F::Shift(ShiftOp::UintRight),
@@ -525,9 +540,9 @@ where
                     overflow: true,
                 });
             }
-            Family::DivMod { is_mod } => {
+            Family::DivMod { is_mod, signed } => {
                 let (a, b) = two();
-                self.div_mod(is_mod, dst, a, b)
+                self.div_mod(is_mod, signed, dst, a, b)
             }
             Family::Shift(op) => {
                 let (a, b) = two();

@@ -82,9 +82,10 @@ pub trait Encoder: MemoryEncoder + CallEncoder + GcEncoder + GuardEncoder {
     fn int_op(&mut self, op: IntOp, dst: Reg, a: Loc, b: Loc);
     /// An overflow-checked op; returns the condition meaning "overflowed".
     fn ovf_op(&mut self, op: OvfOp, dst: Reg, a: Loc, b: Loc) -> Self::Cond;
-    /// `int_floordiv` (`is_mod` false) or `int_mod`, with the defined
-    /// results for a zero divisor and `MIN / -1`.
-    fn div_mod(&mut self, is_mod: bool, dst: Reg, a: Loc, b: Loc);
+    /// `int_floordiv` (`is_mod` false) or `int_mod`, or with `signed`
+    /// false `uint_floordiv`/`uint_mod`, with the defined results for a
+    /// zero divisor and `MIN / -1`.
+    fn div_mod(&mut self, is_mod: bool, signed: bool, dst: Reg, a: Loc, b: Loc);
     fn shift(&mut self, op: ShiftOp, dst: Reg, a: Loc, count: Loc);
     /// A comparison into `dst` (0/1); returns the condition the flags
     /// then hold for a following guard, if they do.

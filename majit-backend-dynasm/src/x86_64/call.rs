@@ -97,7 +97,7 @@ impl CallEncoder for X64Emitter {
             }
             None => x64!(self.ops; call QWORD [rsp + fn_at]),
         }
-        if cx.op.opcode.can_raise() {
+        if cx.op.may_raise() {
             self.take_signals(result_at);
         }
         x64!(self.ops; add rsp, area);

@@ -80,6 +80,25 @@ pub(super) fn slot_disp(n: u32) -> i32 {
 }
 
 impl X64Emitter {
+    /// The tail of `div_mod` with a register divisor: the results for a
+    /// zero divisor (`a / 0 = 0`, `a % 0 = a`, with `a` in `rax`) and,
+    /// signed, for -1 (`-a` and 0), at the labels its checks jump to.
+    fn div_mod_edge_cases(&mut self, is_mod: bool, signed: bool) {
+        x64!(self.ops; jmp >done; zero:);
+        if !is_mod {
+            x64!(self.ops; mov eax, 0);
+        }
+        if signed {
+            x64!(self.ops; jmp >done; minus_one:);
+            if is_mod {
+                x64!(self.ops; mov eax, 0);
+            } else {
+                x64!(self.ops; neg rax);
+            }
+        }
+        x64!(self.ops; done:);
+    }
+
     // -- moves and materialisation --
 
     /// `dst` (integer register) := `v`, without touching the flags.
@@ -299,12 +318,12 @@ impl Encoder for X64Emitter {
         Cond::O
     }
 
-    /// Where `idiv` would trap, the defined results come from explicit
-    /// checks.
-    fn div_mod(&mut self, is_mod: bool, dst: Reg, a: Loc, b: Loc) {
+    /// Where `idiv`/`div` would trap, the defined results come from
+    /// explicit checks.
+    fn div_mod(&mut self, is_mod: bool, signed: bool, dst: Reg, a: Loc, b: Loc) {
         if let Loc::Const(c) = b {
             let v = const_bits(c);
-            if v == 0 || v == -1 {
+            if v == 0 || (signed && v == -1) {
                 match (is_mod, v) {
                     (false, 0) | (true, -1) => self.mov_imm(dst, 0),
                     (true, _) => self.load_int(dst, a),
@@ -320,29 +339,21 @@ impl Encoder for X64Emitter {
         self.load_int(regs::RAX, a);
         let checks = !matches!(b, Loc::Const(_));
         if checks {
-            x64!(self.ops
-                ; test tmp, tmp
-                ; jz >zero
-                ; cmp tmp, -1
-                ; je >minus_one
-            );
+            x64!(self.ops; test tmp, tmp; jz >zero);
+            if signed {
+                x64!(self.ops; cmp tmp, -1; je >minus_one);
+            }
         }
-        x64!(self.ops; cqo; idiv tmp);
+        if signed {
+            x64!(self.ops; cqo; idiv tmp);
+        } else {
+            x64!(self.ops; xor edx, edx; div tmp);
+        }
         if is_mod {
             x64!(self.ops; mov rax, rdx);
         }
         if checks {
-            x64!(self.ops; jmp >done; zero:);
-            if !is_mod {
-                x64!(self.ops; mov eax, 0);
-            }
-            x64!(self.ops; jmp >done; minus_one:);
-            if is_mod {
-                x64!(self.ops; mov eax, 0);
-            } else {
-                x64!(self.ops; neg rax);
-            }
-            x64!(self.ops; done:);
+            self.div_mod_edge_cases(is_mod, signed);
         }
         self.load_int(dst, Loc::Reg(regs::RAX));
     }

@@ -38,7 +38,9 @@ const ROWS: &[Row<X64Emitter>] = &[
     ("float add", |e| e.float_op(FloatOp::Add, XMM0, Loc::Reg(XMM0), Loc::Reg(XMM1)), "f2 40 0f 58 c1", "addsd xmm0, xmm1"),
     ("is_true", |e| { e.compare(CmpOp::IsTrue, RDX, Loc::Reg(RSI), Loc::Reg(RSI)); }, "48 85 f6 40 0f 95 c2 40 0f b6 d2", "test rsi, rsi; setne dl; movzx edx, dl"),
     ("pointer plus offset", |e| e.ptr_add(RAX, Loc::Reg(RBX), int(16)), "48 8d 84 23 10 00 00 00", "lea rax, [rbx+0x10]"),
-    ("divide by zero", |e| e.div_mod(false, R10, Loc::Reg(RAX), int(0)), "49 c7 c2 00 00 00 00", "mov r10, 0"),
+    ("divide by zero", |e| e.div_mod(false, true, R10, Loc::Reg(RAX), int(0)), "49 c7 c2 00 00 00 00", "mov r10, 0"),
+    ("unsigned divide by a constant", |e| e.div_mod(false, false, R10, Loc::Reg(RAX), int(10)), "49 c7 c3 0a 00 00 00 31 d2 49 f7 f3 49 89 c2", "mov r11, 0xa; xor edx, edx; div r11; mov r10, rax"),
+    ("unsigned modulo by -1", |e| e.div_mod(true, false, RBX, Loc::Reg(RAX), int(-1)), "49 c7 c3 ff ff ff ff 31 d2 49 f7 f3 48 89 d0 48 89 c3", "mov r11, 0xffffffffffffffff; xor edx, edx; div r11; mov rax, rdx; mov rbx, rax"),
     ("save a register", |e| e.save_reg(RBX), "48 89 9d 48 00 00 00", "mov [rbp+0x48], rbx"),
     ("clear the exception", |e| e.clear_exception(), "48 c7 85 20 00 00 00 00 00 00 00", "mov qword ptr [rbp+0x20], 0"),
 ];

@@ -66,7 +66,7 @@ impl Arch for X86_64 {
         };
         match op.opcode {
             _ if op.opcode.carries_args() => any,
-            IntFloorDiv | IntMod => in_regs(&[regs::RAX, regs::RDX]),
+            IntFloorDiv | IntMod | UintFloorDiv | UintMod => in_regs(&[regs::RAX, regs::RDX]),
             IntLshift | IntRshift | UintRshift if !op.args[1].is_const() => in_regs(&[regs::RCX]),
             _ if op.opcode.is_call() => OpConstraints {
                 args_in_regs: false,

@@ -252,6 +252,8 @@ impl Gen<'_> {
             IntMul,
             IntFloorDiv,
             IntMod,
+            UintFloorDiv,
+            UintMod,
             IntAnd,
             IntOr,
             IntXor,

@@ -9,12 +9,15 @@
 
 use super::*;
 
-/// A `CallDescr` expression.
+/// A `CallDescr` expression. `raises`: the callee may panic, which the
+/// trace checks with a `guard_no_exception` after the call (see
+/// `runtime::catch_panic`).
 pub(super) fn call_descr(
     name: &str,
     kinds: &[Bank],
     ret: Option<Bank>,
     policy: Policy,
+    raises: bool,
 ) -> TokenStream {
     // A helper given a GC handle may be given the virtualizable frame: the
     // tracer writes the frame back before the call and reloads it after.
@@ -39,7 +42,10 @@ pub(super) fn call_descr(
             args: vec![#(#kinds),*],
             result: #result,
             effect: ::majit::ir::EffectInfo {
-                effect: #effect, may_force: #may_force, ..Default::default()
+                effect: #effect,
+                can_raise: #raises,
+                may_force: #may_force,
+                ..Default::default()
             },
         })
     }
@@ -81,7 +87,7 @@ impl<'a> Lowerer<'a> {
                     "wrapping_sub" => Arith::Sub,
                     _ => Arith::Mul,
                 };
-                self.arith(op, &recv, &av, sp).map(Some)
+                self.arith(op, &recv, &av, sp, m).map(Some)
             }
             ("wrapping_neg", Ty::Scalar(Scalar::Int(t)), []) => {
                 let r = self.pure_t("IntNeg", &[recv.opnd(sp)?]);
@@ -178,7 +184,7 @@ impl<'a> Lowerer<'a> {
                 .push(quote!(b.inline_call(#f, &[#(#args),*], #d);));
         } else {
             let kinds: Vec<Bank> = h.args.iter().map(|t| bank(*t)).collect();
-            let descr = call_descr(&name, &kinds, h.ret.map(bank), h.policy);
+            let descr = call_descr(&name, &kinds, h.ret.map(bank), h.policy, true);
             let shim = format_ident!("__majit_shim_{}", name);
             let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));
             self.code

@@ -66,19 +66,11 @@ impl<'a> Lowerer<'a> {
         if name == "is" {
             return Ok(Some(Val::scalar(Ty::BOOL, is)));
         }
-        let (bad, end) = (self.label(), self.label());
+        let sname = self.ctx.structs[si as usize].name.clone();
+        let place = checks::place(&quote!(#m).to_string(), sp);
+        let nothing = Opnd::Int(0);
+        let bad = self.failure(Failure::BadCast(sname), place, &nothing, &nothing);
         self.goto_if_not(&is, bad);
-        self.goto(end);
-        let sname = &self.ctx.structs[si as usize].name;
-        let descr = call_descr(&format!("bad_cast_{sname}"), &[], None, Policy::Residual);
-        let shim = format_ident!("__majit_bad_cast_{}", sname);
-        let l = self.label_t(bad);
-        self.code.push(quote! {
-            b.bind(#l);
-            b.call(#descr, ::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64), &[], None);
-            b.goto(#l);
-        });
-        self.bind(end);
         Ok(Some(Val::scalar(Ty::Gc(si), obj)))
     }
 

@@ -447,7 +447,7 @@ impl<'a> Lowerer<'a> {
         self.code.push(quote!(b.switch(#sr, &[#(#cases_t),*]);));
         match default {
             Some(l) => self.goto(l),
-            None => self.goto(self.oob),
+            None => self.goto(self.unreachable),
         }
         let mut j = self.new_join();
         for ((arm, l), bind) in m.arms.iter().zip(arm_labels).zip(binds) {

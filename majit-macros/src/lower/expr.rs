@@ -79,11 +79,17 @@ impl<'a> Lowerer<'a> {
     pub(super) fn expr(&mut self, e: &Expr, want: Option<Ty>) -> Res<Option<Val>> {
         let sp = e.span();
         match e {
-            Expr::Paren(p) => self.expr(&p.expr, want),
+            // A panic in a parenthesized expression is reported at the
+            // outer parenthesis (rustc gives the inner expression its span).
+            Expr::Paren(p) => match strip(&p.expr) {
+                Expr::Binary(b) => self.binary(b, want, p.span()),
+                Expr::Index(ix) => self.index_load(ix, p.span()).map(Some),
+                inner => self.expr(inner, want),
+            },
             Expr::Group(g) => self.expr(&g.expr, want),
             Expr::Lit(l) => self.lit(&l.lit, want).map(Some),
             Expr::Path(p) => self.path(p, want).map(Some),
-            Expr::Binary(b) => self.binary(b, want),
+            Expr::Binary(b) => self.binary(b, want, sp),
             Expr::Unary(u) => self.unary(u, want),
             Expr::Cast(c) => self.cast(c),
             Expr::Assign(a) => {
@@ -94,10 +100,7 @@ impl<'a> Lowerer<'a> {
                 self.write(&place, &v, a.right.span())?;
                 Ok(Some(Val::unit()))
             }
-            Expr::Index(ix) => {
-                let (arr, idx) = self.index(&ix.expr, &ix.index)?;
-                self.load(&arr, &idx).map(Some)
-            }
+            Expr::Index(ix) => self.index_load(ix, sp).map(Some),
             Expr::MethodCall(m) => self.method(m, want),
             Expr::Call(c) => self.call(c),
             Expr::Block(b) if b.label.is_none() => self.block(&b.block, want),
@@ -267,7 +270,13 @@ impl<'a> Lowerer<'a> {
         Ok(Some((lv, rv)))
     }
 
-    pub(super) fn binary(&mut self, b: &syn::ExprBinary, want: Option<Ty>) -> Res<Option<Val>> {
+    /// A binary expression; `at` is where a failing check reports it.
+    pub(super) fn binary(
+        &mut self,
+        b: &syn::ExprBinary,
+        want: Option<Ty>,
+        at: Span,
+    ) -> Res<Option<Val>> {
         let sp = b.span();
         if let Some(op) = compound_base(&b.op) {
             let place = self.place(&b.left)?;
@@ -275,7 +284,7 @@ impl<'a> Lowerer<'a> {
             let Some(rv) = self.expr(&b.right, Some(cur.ty))? else {
                 return Ok(None);
             };
-            let v = self.arith(op, &cur, &rv, sp)?;
+            let v = self.arith(op, &cur, &rv, at, b)?;
             self.write(&place, &v, sp)?;
             return Ok(Some(Val::unit()));
         }
@@ -291,11 +300,20 @@ impl<'a> Lowerer<'a> {
         let Some((l, r)) = self.operands(&b.left, &b.right, if cmp { None } else { want })? else {
             return Ok(None);
         };
-        self.arith(Arith::from(&b.op, sp)?, &l, &r, sp).map(Some)
+        self.arith(Arith::from(&b.op, sp)?, &l, &r, at, b).map(Some)
     }
 
-    /// A binary operation on two scalars of the same type.
-    pub(super) fn arith(&mut self, op: Arith, l: &Val, r: &Val, sp: Span) -> Res<Val> {
+    /// A binary operation on two scalars of the same type: the expression
+    /// `e` (errors point at it), whose failing check reports `at`.
+    pub(super) fn arith(
+        &mut self,
+        op: Arith,
+        l: &Val,
+        r: &Val,
+        at: Span,
+        e: &dyn quote::ToTokens,
+    ) -> Res<Val> {
+        let sp = e.span();
         l.used()?;
         r.used()?;
         if l.ty != r.ty {
@@ -339,20 +357,14 @@ impl<'a> Lowerer<'a> {
             Arith::Sub => ("IntSub".into(), true),
             Arith::Mul => ("IntMul".into(), true),
             Arith::Div | Arith::Rem => {
-                let ok = matches!(b, Opnd::Int(v) if v != 0 && v != -1) && !wide_unsigned;
-                if !ok {
-                    return err(
-                        sp,
-                        "`/` and `%` are only lowered with a constant divisor other than 0 \
-                         and -1 on signed or narrow types: move this into a helper",
-                    );
-                }
-                let n = if op == Arith::Div {
-                    "IntFloorDiv"
-                } else {
-                    "IntMod"
-                };
-                (n.into(), false)
+                let res = self.divide(
+                    op == Arith::Rem,
+                    t,
+                    a,
+                    b,
+                    checks::place(&e.to_token_stream().to_string(), at),
+                );
+                return Ok(Val::scalar(l.ty, res));
             }
             Arith::BitAnd => ("IntAnd".into(), false),
             Arith::BitOr => ("IntOr".into(), false),

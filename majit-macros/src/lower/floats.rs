@@ -23,7 +23,13 @@ impl Lowerer<'_> {
     /// with these arguments and banks, its result in a `ret` temporary.
     fn float_call(&mut self, shim: &syn::Ident, args: &[(Opnd, Bank)], ret: Bank) -> Opnd {
         let banks: Vec<Bank> = args.iter().map(|a| a.1).collect();
-        let descr = call_descr(&shim.to_string(), &banks, Some(ret), Policy::Elidable);
+        let descr = call_descr(
+            &shim.to_string(),
+            &banks,
+            Some(ret),
+            Policy::Elidable,
+            false,
+        );
         let args = args.iter().map(|a| a.0.arg());
         let dst = self.regs.temp(ret);
         let d = dst.tokens();

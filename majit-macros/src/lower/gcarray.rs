@@ -80,7 +80,8 @@ impl<'a> Lowerer<'a> {
                 Ok(Some(Val::scalar(Ty::BOOL, r)))
             }
             ("len", 0) => {
-                let len = self.array_len(&a, item);
+                let place = checks::place(&quote!(#m).to_string(), m.span());
+                let len = self.array_len(&a, item, place);
                 Ok(Some(Val::scalar(Ty::int(USIZE), len)))
             }
             (name, _) => err(
@@ -90,10 +91,13 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The length of the GC array `a` (null is the bounds failure).
-    fn array_len(&mut self, a: &Opnd, item: Item) -> Opnd {
-        let (x, oob) = (a.arg(), self.label_t(self.oob));
-        self.code.push(quote!(b.goto_if_null(#x, #oob);));
+    /// The length of the GC array `a` (null is the plain build's panic,
+    /// reported at `place`).
+    fn array_len(&mut self, a: &Opnd, item: Item, place: String) -> Opnd {
+        let t = self.gc_array_type(item);
+        let null = self.failure(Failure::NullArray(t), place, &Opnd::Int(0), &Opnd::Int(0));
+        let (x, null) = (a.arg(), self.label_t(null));
+        self.code.push(quote!(b.goto_if_null(#x, #null);));
         let len = self.regs.temp(Bank::Int);
         let (descr, l) = (self.gc_array_descr(item), len.tokens());
         self.code.push(quote!(b.arraylen(#x, #descr, #l);));
@@ -101,8 +105,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `arr[idx]` of the GC array expression `arr`: the array variable
-    /// (its register) and the bounds-checked index.
-    pub(super) fn gc_index(&mut self, arr: &Expr, idx: &Expr) -> Res<(Var, Opnd)> {
+    /// (its register) and the bounds-checked index (failures reported at
+    /// `at`).
+    pub(super) fn gc_index(&mut self, arr: &Expr, idx: &Expr, at: Span) -> Res<(Var, Opnd)> {
         let Some(av) = self.expr(arr, None)? else {
             return err(arr.span(), "the array must produce a value");
         };
@@ -123,9 +128,11 @@ impl<'a> Lowerer<'a> {
             return err(idx.span(), "indices must be `usize`");
         }
         let i = iv.opnd(idx.span())?;
-        let len = self.array_len(&Opnd::Reg(reg), item);
+        let place = checks::place(&format!("{}[{}]", quote!(#arr), quote!(#idx)), at);
+        let len = self.array_len(&Opnd::Reg(reg), item, place.clone());
+        let fail = self.failure(Failure::Bounds, place, &i, &len);
         let ok = self.pure_t("UintLt", &[i.clone(), len]);
-        self.goto_if_not(&ok, self.oob);
+        self.goto_if_not(&ok, fail);
         let var = Var {
             name: String::new(),
             ty: av.ty,
@@ -135,6 +142,12 @@ impl<'a> Lowerer<'a> {
             frozen: false,
         };
         Ok((var, i))
+    }
+
+    /// The thread heap's `ArrayType` of `Array<item>` (an expression).
+    fn gc_array_type(&self, item: Item) -> TokenStream {
+        let names: Vec<String> = self.ctx.structs.iter().map(|s| s.name.clone()).collect();
+        array_type_expr(item, &names)
     }
 
     /// The `ArrayDescr` of `Array<item>`: the thread heap's array type.
@@ -153,9 +166,8 @@ pub fn gc_array_descr_value(
     structs: &[String],
     type_id: impl Fn(&TokenStream) -> TokenStream,
 ) -> TokenStream {
-    let rust = item.rust(structs);
     let (size, signed, kind) = item.array_facts();
-    let t = quote!(<#rust as ::majit::gc::Elem>::array_type());
+    let t = array_type_expr(item, structs);
     let id = type_id(&t);
     quote! {
         ::majit::ir::ArrayDescr {
@@ -164,4 +176,11 @@ pub fn gc_array_descr_value(
             signed: #signed, kind: #kind, type_id: #id,
         }
     }
+}
+
+/// The thread heap's `ArrayType` of `Array<item>` (an expression;
+/// `structs`: the declared struct names).
+fn array_type_expr(item: Item, structs: &[String]) -> TokenStream {
+    let rust = item.rust(structs);
+    quote!(<#rust as ::majit::gc::Elem>::array_type())
 }

@@ -21,6 +21,7 @@
 //! of a narrow integer type is always kept sign- or zero-extended.
 
 mod calls;
+mod checks;
 mod classes;
 mod control;
 mod expr;
@@ -31,6 +32,7 @@ mod objects;
 mod overflow;
 
 use calls::*;
+use checks::*;
 use control::*;
 use expr::*;
 pub use gcarray::gc_array_descr_value;
@@ -231,6 +233,9 @@ pub struct Lowered {
     pub ref_regs: u16,
     pub float_regs: u16,
     pub labels: u32,
+    /// The `extern "C"` failure shims of its checks (see `checks.rs`),
+    /// items of the block that builds the function.
+    pub fail_shims: Vec<TokenStream>,
 }
 
 /// Where a `break`/`continue` goes.
@@ -247,7 +252,12 @@ struct Lowerer<'a> {
     labels: u32,
     scopes: Vec<Vec<Var>>,
     head: u32,
-    oob: u32,
+    /// The block after a `switch` no case of which can match (a `match`
+    /// Rust checked exhaustive).
+    unreachable: u32,
+    /// The failure blocks of the checks, emitted after the code.
+    fail_blocks: Vec<TokenStream>,
+    fail_shims: Vec<TokenStream>,
     greens: Vec<R>,
     reds: Vec<R>,
 }
@@ -262,7 +272,9 @@ pub fn lower(ctx: &Ctx, body: &[Stmt]) -> Res<Lowered> {
         labels: 0,
         scopes: vec![Vec::new()],
         head: 0,
-        oob: 1,
+        unreachable: 1,
+        fail_blocks: Vec::new(),
+        fail_shims: Vec::new(),
         greens: Vec::new(),
         reds: Vec::new(),
     };
@@ -290,7 +302,9 @@ pub fn lower_helper(ctx: &Ctx, params: &[(String, Ty)], body: &syn::Block) -> Re
         labels: 2,
         scopes: vec![Vec::new()],
         head: 0,
-        oob: 1,
+        unreachable: 1,
+        fail_blocks: Vec::new(),
+        fail_shims: Vec::new(),
         greens: Vec::new(),
         reds: Vec::new(),
     };
@@ -341,9 +355,10 @@ fn strip(e: &Expr) -> &Expr {
 }
 
 impl Lowerer<'_> {
-    /// Appends the bounds-check failure block and packs the result.
+    /// Appends the failure blocks and packs the result.
     fn finish(mut self, params: Vec<R>) -> Lowered {
-        self.emit_oob();
+        self.emit_unreachable();
+        self.code.append(&mut self.fail_blocks);
         Lowered {
             code: self.code,
             params,
@@ -351,22 +366,22 @@ impl Lowerer<'_> {
             ref_regs: self.regs.count(Bank::Ref),
             float_regs: self.regs.count(Bank::Float),
             labels: self.labels,
+            fail_shims: self.fail_shims,
         }
     }
 
-    /// The bounds-check failure block: the same panic as the plain
-    /// interpreter (an `extern "C"` shim cannot unwind, so the process
-    /// aborts).
-    fn emit_oob(&mut self) {
-        let oob = self.label_t(self.oob);
-        let descr = call_descr("index_out_of_bounds", &[], None, Policy::Residual);
+    /// The block no execution reaches (`unreachable`): it reports a
+    /// panic, as a Rust `unreachable!` would.
+    fn emit_unreachable(&mut self) {
+        let l = self.label_t(self.unreachable);
+        let descr = call_descr("unreachable", &[], None, Policy::Residual, true);
         let shim = quote!(::majit::metainterp::jitcode::Arg::Int(
-            __majit_oob as usize as i64
+            __majit_unreachable as usize as i64
         ));
         self.code.push(quote! {
-            b.bind(#oob);
+            b.bind(#l);
             b.call(#descr, #shim, &[], None);
-            b.goto(#oob);
+            b.goto(#l);
         });
     }
 }

@@ -217,17 +217,25 @@ impl<'a> Lowerer<'a> {
         Ok(Some(Val::scalar(fty, Opnd::Reg(dst))))
     }
 
-    /// The slice variable and index operand of `arr[idx]`, bounds-checked.
-    pub(super) fn index(&mut self, arr: &Expr, idx: &Expr) -> Res<(Var, Opnd)> {
+    /// `arr[idx]` as a value; `at` is where a failed bounds check reports
+    /// it.
+    pub(super) fn index_load(&mut self, ix: &syn::ExprIndex, at: Span) -> Res<Val> {
+        let (arr, idx) = self.index(&ix.expr, &ix.index, at)?;
+        self.load(&arr, &idx)
+    }
+
+    /// The slice variable and index operand of `arr[idx]`, bounds-checked
+    /// (a failure reported at `at`).
+    pub(super) fn index(&mut self, arr: &Expr, idx: &Expr, at: Span) -> Res<(Var, Opnd)> {
         let var = match arr {
             Expr::Path(p) => p
                 .path
                 .get_ident()
                 .and_then(|id| self.lookup(&id.to_string())),
-            _ => return self.gc_index(arr, idx),
+            _ => return self.gc_index(arr, idx, at),
         };
         if let Some(Ty::GcArray(_)) = var.as_ref().map(|v| v.ty) {
-            return self.gc_index(arr, idx);
+            return self.gc_index(arr, idx, at);
         }
         let Some(var) = var.filter(|v| matches!(v.ty, Ty::Slice { .. } | Ty::Array { .. })) else {
             return err(
@@ -242,13 +250,15 @@ impl<'a> Lowerer<'a> {
             return err(idx.span(), "indices must be `usize`");
         }
         let i = iv.opnd(idx.span())?;
-        let Some(len) = var.len else {
-            // An array: its switch's default is the bounds failure.
-            return Ok((var, i));
+        let len = match var.len {
+            Some(len) => Opnd::Reg(len),
+            None => Opnd::Int(var.items.len() as i64),
         };
-        let len = Opnd::Reg(len);
+        let text = format!("{}[{}]", quote!(#arr), quote!(#idx));
+        let place = checks::place(&text, at);
+        let fail = self.failure(Failure::Bounds, place, &i, &len);
         let ok = self.pure_t("UintLt", &[i.clone(), len]);
-        self.goto_if_not(&ok, self.oob);
+        self.goto_if_not(&ok, fail);
         Ok((var, i))
     }
 
@@ -264,9 +274,9 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// A switch over an array's items on `idx`: `each(self, k)` emits the
-    /// code of item `k`; no matching item is the bounds failure. In a
-    /// trace the index is usually a green, so the switch folds away.
+    /// A switch over an array's items on `idx` (checked in bounds by
+    /// `index`): `each(self, k)` emits the code of item `k`. In a trace
+    /// the index is usually a green, so the switch folds away.
     pub(super) fn item_switch(
         &mut self,
         arr: &Var,
@@ -282,7 +292,7 @@ impl<'a> Lowerer<'a> {
         let cases: Vec<TokenStream> = cases.collect();
         let i = idx.arg();
         self.code.push(quote!(b.switch(#i, &[#(#cases),*]);));
-        self.goto(self.oob);
+        self.goto(self.unreachable);
         for (&l, &item) in labels.iter().zip(&arr.items) {
             self.bind(l);
             each(self, item);
@@ -320,6 +330,7 @@ impl<'a> Lowerer<'a> {
                 &[Bank::Ref, Bank::Int],
                 Some(dst.bank),
                 Policy::Elidable,
+                false,
             );
             self.code.push(quote! {
                 b.call(#descr, ::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64),
@@ -346,7 +357,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Expr::Index(ix) => {
-                let (arr, i) = self.index(&ix.expr, &ix.index)?;
+                let (arr, i) = self.index(&ix.expr, &ix.index, ix.span())?;
                 if !matches!(
                     arr.ty,
                     Ty::Slice { mutable: true, .. } | Ty::Array { .. } | Ty::GcArray(_)

@@ -13,7 +13,7 @@
 //! [`ConcreteError`], never dereferenced.
 
 use super::JitCodeSet;
-use crate::runtime::{call_extern, Access, Allocator};
+use crate::runtime::{call_extern, signal, Access, Allocator, HelperPanic};
 use majit_ir::{eval, ArrayDescr, CallDescr, FieldDescr, Kind, OpCode, Value};
 use std::fmt;
 
@@ -30,6 +30,8 @@ pub enum ConcreteError {
     /// The jitcode is inconsistent (an inline call to a missing function,
     /// arguments that do not fit the callee's parameters).
     BadJitCode(String),
+    /// A called helper panicked (see [`crate::runtime::catch_panic`]).
+    Panic(HelperPanic),
 }
 
 impl fmt::Display for ConcreteError {
@@ -39,6 +41,7 @@ impl fmt::Display for ConcreteError {
             ConcreteError::BadCall(what) => write!(f, "unsupported call: {what}"),
             ConcreteError::OutOfMemory => write!(f, "out of memory"),
             ConcreteError::BadJitCode(what) => write!(f, "bad jitcode: {what}"),
+            ConcreteError::Panic(p) => write!(f, "{p}"),
         }
     }
 }
@@ -139,6 +142,14 @@ pub fn arraylen(arr: usize, d: &ArrayDescr) -> Result<i64, ConcreteError> {
     Ok(unsafe { access(8, true).load(arr + d.len_offset as usize) } as i64)
 }
 
+/// The error of a helper `name` that raised an exception (not a panic,
+/// see `runtime::catch_panic`): jitcode has no handler for it.
+pub fn uncaught(name: &str) -> ConcreteError {
+    ConcreteError::BadCall(format!(
+        "{name} raised an exception (`runtime::raise`), which jitcode cannot catch"
+    ))
+}
+
 /// The class word of `obj`, a headered object (the `guard_class`
 /// instruction): its header's type id, mapped through `codes`' vtables.
 pub fn class_word(codes: &JitCodeSet, obj: usize) -> Result<i64, ConcreteError> {
@@ -151,12 +162,23 @@ pub fn class_word(codes: &JitCodeSet, obj: usize) -> Result<i64, ConcreteError> 
 
 /// Calls the `extern "C"` function at `func` with `args` as `descr`
 /// describes it (the limits are refexec's: `MAX_INT_ARGS` int/ref and
-/// `MAX_FLOAT_ARGS` float arguments).
+/// `MAX_FLOAT_ARGS` float arguments). A helper's panic is
+/// [`ConcreteError::Panic`]; an exception it raised (`runtime::raise`),
+/// which jitcode cannot catch, is [`ConcreteError::BadCall`]; forcing is
+/// dropped.
 pub fn call(func: usize, descr: &CallDescr, args: &[Value]) -> Result<Value, ConcreteError> {
-    // SAFETY: `func` is a non-variadic `extern "C"` function whose
-    // parameters and result have the kinds the call descr declares (the
-    // jitcode author's contract), which is `call_extern`'s contract.
+    signal::take(); // drop stale signals raised outside any call
+                    // SAFETY: `func` is a non-variadic `extern "C"` function whose
+                    // parameters and result have the kinds the call descr declares (the
+                    // jitcode author's contract), which is `call_extern`'s contract.
     let result = unsafe { call_extern(func, args, descr.result) };
+    let signals = signal::take();
+    if let Some(p) = signal::take_panic() {
+        return Err(ConcreteError::Panic(p));
+    }
+    if signals.exception.is_some() {
+        return Err(uncaught(&descr.name));
+    }
     match result {
         Ok(v) => Ok(v.unwrap_or(Value::Int(0))),
         Err(e) => Err(ConcreteError::BadCall(format!("{}: {e}", descr.name))),

@@ -25,7 +25,7 @@ use super::info::{Info, IntBound, Virtual};
 use super::ledger::{Ledger, LedgerKind};
 use crate::resume::{Layout, Slot};
 use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, RefTarget, Trace};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// An op travelling through the pipeline, with the value id of its result
 /// (void ops get an id too; nothing refers to it).
@@ -61,6 +61,9 @@ pub struct Cx {
     /// The `enable_opts` word of the pass currently running.
     pub(super) pass: &'static str,
     pub(super) ledger: Ledger,
+    /// The forced virtuals, whose allocations the ledger already explains
+    /// (a virtual rebuilt from the label state has no input op to match).
+    pub(super) forced: HashSet<OpRef>,
 }
 
 impl Cx {
@@ -81,6 +84,7 @@ impl Cx {
             pending: Vec::new(),
             pass: "input",
             ledger: Ledger::default(),
+            forced: HashSet::new(),
         }
     }
 
@@ -348,6 +352,7 @@ impl Cx {
             };
             let origin = self.origin(r);
             self.note(LedgerKind::Escaped, origin, reason);
+            self.forced.insert(r);
             let alloc = self.allocation(&v.layout);
             self.emit(OptOp { op: alloc, res: r });
             let inner = format!("reachable from an escaping object ({why})");

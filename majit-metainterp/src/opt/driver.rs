@@ -433,11 +433,12 @@ impl Pipeline {
         if !op.op.opcode.is_allocation() || !self.allocs_noted.insert(op.res) {
             return;
         }
-        let explained = self.cx.ledger.entries.iter().any(|e| {
-            matches!(e.kind, LedgerKind::Escaped | LedgerKind::NotVirtual)
-                && e.op_index.is_some()
-                && e.op_index == self.cx.origin(op.res)
-        });
+        let explained = self.cx.forced.contains(&op.res)
+            || self.cx.ledger.entries.iter().any(|e| {
+                matches!(e.kind, LedgerKind::Escaped | LedgerKind::NotVirtual)
+                    && e.op_index.is_some()
+                    && e.op_index == self.cx.origin(op.res)
+            });
         if !explained {
             let origin = self.cx.origin(op.res);
             self.cx.ledger.note(

@@ -137,6 +137,14 @@ fn result_bound(cx: &Cx, op: &OptOp) -> IntBound {
             Some(c) if c > 0 => IntBound::new(arg(0).lo / c, arg(0).hi / c),
             _ => IntBound::FULL,
         },
+        UintMod => match cx.int_const(op.op.arg(1)) {
+            Some(c) if c > 0 => IntBound::new(0, c - 1),
+            _ => IntBound::FULL,
+        },
+        UintFloorDiv => match cx.int_const(op.op.arg(1)) {
+            Some(c) if !(0..=1).contains(&c) => IntBound::new(0, (u64::MAX / c as u64) as i64),
+            _ => IntBound::FULL,
+        },
         IntNeg if arg(0).lo > i64::MIN => IntBound::new(-arg(0).hi, -arg(0).lo),
         ArraylenGc => IntBound::new(0, i64::MAX),
         GetfieldGcI | GetfieldRawI | GetarrayitemGcI | GetarrayitemRawI => load_bound(&op.op.descr),

@@ -213,11 +213,19 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
             let shift = cx.konst(Const::Int(i64::from(k.trailing_zeros())));
             Fold::Rewrite(Op::new(IntLshift, &[a, shift])) // x * 2^n => x << n
         }
-        (IntFloorDiv, _, K(1)) => Fold::Same(a), // x / 1 => x
-        (IntAnd, _, K(0)) => Fold::Const(0),     // x & 0 => 0
-        (IntAnd, _, K(-1)) => Fold::Same(a),     // x & -1 => x
+        (IntFloorDiv | UintFloorDiv, _, K(1)) => Fold::Same(a), // x / 1 => x
+        (UintFloorDiv, _, K(k)) if k > 1 && k.count_ones() == 1 => {
+            let shift = cx.konst(Const::Int(i64::from(k.trailing_zeros())));
+            Fold::Rewrite(Op::new(UintRshift, &[a, shift])) // x / 2^n => x >> n (unsigned)
+        }
+        (UintMod, _, K(k)) if k > 0 && k.count_ones() == 1 => {
+            let mask = cx.konst(Const::Int(k - 1));
+            Fold::Rewrite(Op::new(IntAnd, &[a, mask])) // x % 2^n => x & (2^n - 1) (unsigned)
+        }
+        (IntAnd, _, K(0)) => Fold::Const(0), // x & 0 => 0
+        (IntAnd, _, K(-1)) => Fold::Same(a), // x & -1 => x
         (IntAnd | IntOr, _, _) if same => Fold::Same(a), // x & x => x, x | x => x
-        (IntOr, _, K(-1)) => Fold::Const(-1),    // x | -1 => -1
+        (IntOr, _, K(-1)) => Fold::Const(-1), // x | -1 => -1
         (IntOr | IntXor, _, K(0)) => Fold::Same(a), // x | 0 => x, x ^ 0 => x
         (IntXor, _, _) if same => Fold::Const(0), // x ^ x => 0
         (IntLshift | IntRshift | UintRshift, _, K(0)) => Fold::Same(a), // x << 0 => x

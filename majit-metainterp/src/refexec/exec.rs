@@ -188,8 +188,10 @@ impl<'a> Machine<'a> {
         match s.opcode {
             // -- value ops: majit_ir::eval is their one definition --
             IntAdd | IntSub | IntMul | IntFloorDiv | IntMod | IntAnd | IntOr | IntXor
-            | IntLshift | IntRshift | UintRshift | IntLt | IntLe | IntEq | IntNe | IntGt
-            | IntGe | UintLt | UintLe | UintGt | UintGe => self.exec_int_binary(s),
+            | IntLshift | IntRshift | UintRshift | UintFloorDiv | UintMod | IntLt | IntLe
+            | IntEq | IntNe | IntGt | IntGe | UintLt | UintLe | UintGt | UintGe => {
+                self.exec_int_binary(s)
+            }
             IntAddOvf | IntSubOvf | IntMulOvf => self.exec_int_ovf(s),
             IntNeg
             | IntInvert

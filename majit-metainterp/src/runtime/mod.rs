@@ -17,7 +17,8 @@
 //!   checked entry's residual calls natively and replays them to the
 //!   reference execution.
 //! - `signal.rs`: how helpers [`raise`] exceptions and [`force_frame`],
-//!   and how native code reads that back ([`take_signals`]).
+//!   how native code reads that back ([`take_signals`]), and how a
+//!   helper's panic becomes an error ([`catch_panic`]).
 
 mod alloc;
 pub(crate) mod call;
@@ -30,4 +31,7 @@ pub use alloc::{Allocated, Allocator, MallocAllocator, OutOfMemory};
 pub use call::{call_extern, CallError, MAX_FLOAT_ARGS, MAX_INT_ARGS};
 pub use gc::GcAllocator;
 pub use memory::Access;
-pub use signal::{force_frame, raise, take_signals};
+pub use signal::{
+    catch_panic, force_frame, panic_message, raise, report_panic, take_panic, take_signals,
+    HelperPanic,
+};
