@@ -38,6 +38,8 @@
 
 mod attr;
 mod emit;
+#[cfg(test)]
+mod expand_tests;
 mod fields;
 mod inline;
 mod lower;
@@ -475,7 +477,13 @@ fn expand(
     let safepoint = places.as_ref().map(|p| emit::safepoint(p, true));
     let jit = jit_entry(&func, at, &state, &outer, ret, safepoint, &structs);
     let name = func.sig.ident.to_string();
-    let shims = emit::shims(&name, &attr.helpers, &state);
+    let floats = helpers
+        .iter()
+        .fold(lowered.float_shims.clone(), |mut all, (_, l)| {
+            all.extend(l.float_shims.iter().cloned());
+            all
+        });
+    let shims = emit::shims(&name, &attr.helpers, &state, &floats);
     let jitcode = emit::jitcode_fn(
         &func.vis,
         &func.sig.ident,
