@@ -4,7 +4,7 @@
 //! `greens = [ident, ...], reds = [ident, ...],
 //!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
 //!  structs = [#[headered]? Name { field: Ty, ... }, ...], enums = [Name: repr, ...],
-//!  traced = [path, ...]`
+//!  traced = [path, ...], virtualizable = red`
 //! where `policy` is `residual`, `elidable`, `inline`, `loop_invariant` or
 //! `dont_look_inside`, a helper's name may be a path, and a struct field is an
 //! integer, `bool`, `f64` or another declared struct. Names are checked against
@@ -149,6 +149,9 @@ pub struct Attr {
     pub enums: Vec<(Ident, syn::Type)>,
     /// Functions marked `#[majit::traced]`, by path (see `traced.rs`).
     pub traced: Vec<syn::Path>,
+    /// The red holding the interpreter's frame, a GC struct whose fields
+    /// and `Array` field live in registers inside compiled code.
+    pub virtualizable: Option<Ident>,
 }
 
 fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
@@ -245,7 +248,7 @@ fn check_arg_limits(name: &Ident, args: &[Ty]) -> syn::Result<()> {
 impl Parse for Attr {
     fn parse(input: ParseStream) -> syn::Result<Attr> {
         let (mut greens, mut reds, mut helpers, mut structs) = (None, None, None, None);
-        let (mut enums, mut traced) = (None, None);
+        let (mut enums, mut traced, mut virtualizable) = (None, None, None);
         while !input.is_empty() {
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -286,15 +289,15 @@ impl Parse for Attr {
                     let list = Punctuated::<syn::Path, Token![,]>::parse_terminated(&content)?;
                     traced = Some(list.into_iter().collect());
                 }
-                "greens" | "reds" | "helpers" | "structs" | "enums" | "traced" => {
-                    return Err(dup(&key))
-                }
+                "virtualizable" if virtualizable.is_none() => virtualizable = Some(input.parse()?),
+                "greens" | "reds" | "helpers" | "structs" | "enums" | "traced"
+                | "virtualizable" => return Err(dup(&key)),
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
                             "unknown #[jit_interp] key `{other}`: expected `greens`, `reds`, \
-                             `helpers`, `structs`, `enums` or `traced`"
+                             `helpers`, `structs`, `enums`, `traced` or `virtualizable`"
                         ),
                     ))
                 }
@@ -317,6 +320,7 @@ impl Parse for Attr {
             structs: structs.unwrap_or_default(),
             enums: enums.unwrap_or_default(),
             traced: traced.unwrap_or_default(),
+            virtualizable,
         })
     }
 }

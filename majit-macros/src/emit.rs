@@ -601,7 +601,13 @@ pub fn jitcode_fn(
 
 /// The `NAME_driver` function: a driver whose tracer, blackhole and
 /// backend all allocate on the thread heap (`JitDriver::new_gc`).
-pub fn driver_fn(vis: &syn::Visibility, name: &syn::Ident) -> TokenStream {
+/// With `vable` (a `VirtualizableInfo` expression) the frame is declared
+/// virtualizable.
+pub fn driver_fn(
+    vis: &syn::Visibility,
+    name: &syn::Ident,
+    vable: Option<TokenStream>,
+) -> TokenStream {
     let (f, jitcode) = (
         format_ident!("{}_driver", name),
         format_ident!("{}_jitcode", name),
@@ -613,6 +619,10 @@ pub fn driver_fn(vis: &syn::Visibility, name: &syn::Ident) -> TokenStream {
          collections at the merge point see every object."
     );
     let jit = quote!(::majit::metainterp::driver);
+    let vable = match vable {
+        Some(info) => quote!(driver.with_virtualizable(#info)),
+        None => quote!(::core::result::Result::Ok(driver)),
+    };
     quote! {
         #[doc = #doc]
         #[allow(dead_code)]
@@ -623,7 +633,8 @@ pub fn driver_fn(vis: &syn::Visibility, name: &syn::Ident) -> TokenStream {
                 #jit::JitError::BadState(::std::format!("the jitcode of `{}`: {}", #fname, e))
             })?;
             let heap = ::majit::gc::thread_heap::shared()?;
-            #jit::JitDriver::new_gc(codes, portal, heap, params)
+            let driver = #jit::JitDriver::new_gc(codes, portal, heap, params)?;
+            #vable
         }
     }
 }

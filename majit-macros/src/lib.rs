@@ -46,6 +46,7 @@ mod lower;
 mod regs;
 mod traced;
 mod ty;
+mod vable;
 
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
@@ -496,7 +497,12 @@ fn expand(
         &structs,
         shims,
     );
-    let driver = emit::driver_fn(&func.vis, &func.sig.ident);
+    let vable = attr
+        .virtualizable
+        .as_ref()
+        .map(|frame| vable::info(frame, &state, &structs))
+        .transpose()?;
+    let driver = emit::driver_fn(&func.vis, &func.sig.ident, vable);
     let types = structs
         .iter()
         .zip(&attr.structs)

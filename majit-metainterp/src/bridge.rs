@@ -25,7 +25,7 @@ use crate::params::JitParams;
 use crate::resume::{GuardResume, Layout, RebuildError, ResumeMap, Slot, Tagged};
 use crate::runtime::Allocator;
 use crate::stats::AbortReason;
-use crate::tracer::{const_of, frame_live_set, BridgeFrame, SnapValue, TBox};
+use crate::tracer::{const_of, frame_live_set, BridgeFrame, SnapValue, TBox, VableBoxes};
 use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, Trace, Value};
 
 /// The values of a failed guard's original fail args (the ones its
@@ -124,26 +124,27 @@ pub(crate) fn bridge_start(
     frame: &[Value],
     info: &GuardInfo,
     values: &[Value],
-) -> (Trace, Vec<BridgeFrame>) {
+) -> (Trace, Vec<BridgeFrame>, Option<VableBoxes>) {
     let kinds: Vec<Kind> = frame.iter().map(|v| v.kind()).collect();
     let mut trace = Trace::new(&kinds);
     let boxes = bridge_boxes(&mut trace, info.resume.as_ref(), values);
+    let mut box_of = |sv: &SnapValue| match *sv {
+        SnapValue::Arg(i) => boxes[i as usize],
+        SnapValue::Const(v) => TBox {
+            r: trace.add_const(const_of(v)),
+            v,
+        },
+    };
     let snap = &info.snapshot;
     let mut frames = Vec::new();
     for (k, sf) in snap.frames.iter().enumerate() {
         let callee_dst = snap.frames.get(k + 1).and_then(|c| c.ret_dst);
         let live = frame_live_set(&sf.code, sf.pc, callee_dst);
-        let mut regs = Vec::new();
-        for (reg, sv) in live.regs().zip(&sf.values) {
-            let b = match *sv {
-                SnapValue::Arg(i) => boxes[i as usize],
-                SnapValue::Const(v) => TBox {
-                    r: trace.add_const(const_of(v)),
-                    v,
-                },
-            };
-            regs.push((reg, b));
-        }
+        let regs = live
+            .regs()
+            .zip(&sf.values)
+            .map(|(reg, sv)| (reg, box_of(sv)))
+            .collect();
         frames.push(BridgeFrame {
             code: sf.code.clone(),
             pc: sf.pc,
@@ -151,7 +152,11 @@ pub(crate) fn bridge_start(
             regs,
         });
     }
-    (trace, frames)
+    let vable = snap
+        .vable
+        .split_first()
+        .map(|(frame, rest)| (box_of(frame), rest.iter().map(&mut box_of).collect()));
+    (trace, frames, vable)
 }
 
 /// A trace the backend accepted.

@@ -37,6 +37,7 @@ use crate::params::JitParams;
 use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator};
 use crate::stats::{AbortReason, Stats};
 use crate::tracer::{Finished, Snapshot, TraceEnd, TraceEnv, Tracer};
+use crate::vable::VirtualizableInfo;
 use crate::warmstate::{GreenKey, Visit, WarmState};
 use majit_ir::{Descr, Kind, TargetDescr, Value};
 use std::fmt;
@@ -229,6 +230,8 @@ pub struct JitDriver<B: Backend> {
     pub(crate) gc: Option<std::rc::Rc<std::cell::RefCell<majit_gc::Gc>>>,
     /// Where the log goes when the driver is dropped (`MAJIT_LOG`).
     log_file: Option<crate::log::LogFile>,
+    /// The virtualizable frame, if the interpreter declared one.
+    pub(crate) vable: Option<VirtualizableInfo>,
 }
 
 impl<B: Backend> JitDriver<B> {
@@ -293,7 +296,43 @@ impl<B: Backend> JitDriver<B> {
             params,
             perf_map: crate::perfmap::PerfMap::from_env(),
             log_file,
+            vable: None,
         })
+    }
+
+    /// Declares the interpreter's frame virtualizable (see [`crate::vable`]):
+    /// inside compiled code its listed fields and array items live in
+    /// registers. A description that does not fit the merge point's reds
+    /// (the frame red is not a ref, the array field is not a ref field) is
+    /// a [`JitError::BadState`]. Call before the first back edge.
+    ///
+    /// ```
+    /// use majit_ir::{FieldDescr, Kind};
+    /// use majit_metainterp::driver::JitDriver;
+    /// use majit_metainterp::jitcode::{JitCodeBuilder, JitCodeSet};
+    /// use majit_metainterp::{params::JitParams, refexec::RefExec};
+    /// use majit_metainterp::vable::VirtualizableInfo;
+    /// use std::sync::Arc;
+    /// let mut b = JitCodeBuilder::new("portal");
+    /// let frame = b.param(Kind::Ref);
+    /// let head = b.label();
+    /// b.bind(head);
+    /// b.jit_merge_point(&[], &[frame]);
+    /// b.goto(head);
+    /// let mut codes = JitCodeSet::new();
+    /// let portal = codes.add(b.finish().unwrap());
+    /// let sp = Arc::new(FieldDescr {
+    ///     name: "Frame.sp".into(), owner: "Frame".into(), offset: 8, size: 8,
+    ///     signed: true, kind: Kind::Int, immutable: false,
+    /// });
+    /// let info = VirtualizableInfo::new(0).with_fields(vec![sp]);
+    /// let driver = JitDriver::new(codes, portal, RefExec::new(), JitParams::default());
+    /// assert!(driver.unwrap().with_virtualizable(info).is_ok());
+    /// ```
+    pub fn with_virtualizable(mut self, info: VirtualizableInfo) -> Result<JitDriver<B>, JitError> {
+        info.check(&self.red_kinds).map_err(JitError::BadState)?;
+        self.vable = Some(info);
+        Ok(self)
     }
 
     /// Replaces the allocator the tracer and the blackhole allocate with.
@@ -439,8 +478,12 @@ impl<B: Backend> JitDriver<B> {
     /// Runs loop `li` from `reds` until the state leaves compiled code.
     fn run_loop(&mut self, mut li: usize, mut reds: Vec<Value>) -> Result<Next, JitError> {
         loop {
+            let Some(inputs) = self.loop_inputs(li, &reds)? else {
+                let greens = self.compiled.loops[li].key.values().to_vec();
+                return Ok(Next::MergePoint(greens, reds));
+            };
             let start = Instant::now();
-            let df = self.execute(li, &reds);
+            let df = self.execute(li, &inputs);
             self.stats.time_running += start.elapsed();
             let df = df?;
             match self.handle_exit(df)? {
@@ -454,6 +497,42 @@ impl<B: Backend> JitDriver<B> {
                 },
             }
         }
+    }
+
+    /// The inputs of loop `li` at the state `reds`: the reds, then the
+    /// virtualizable frame's values if there is one; `None` when the
+    /// frame's array length is not the one the loop was traced with.
+    fn loop_inputs(&self, li: usize, reds: &[Value]) -> Result<Option<Vec<Value>>, JitError> {
+        let Some(info) = &self.vable else {
+            return Ok(Some(reds.to_vec()));
+        };
+        let mut inputs = reds.to_vec();
+        inputs.extend(info.read(reds[info.red()].as_ref().unwrap_or(0))?);
+        let want = self.compiled.loops[li].recorded.inputs.len();
+        Ok((inputs.len() == want).then_some(inputs))
+    }
+
+    /// Exit values that are the reds followed by the virtualizable
+    /// frame's values: writes the latter back, returns the reds.
+    fn reds_of_exit(&mut self, mut values: Vec<Value>) -> Result<Vec<Value>, JitError> {
+        if let Some(info) = &self.vable {
+            let vable = values.split_off(self.red_kinds.len());
+            let frame = values[info.red()].as_ref().unwrap_or(0);
+            info.write_back(&mut *self.alloc, frame, &vable)?;
+        }
+        Ok(values)
+    }
+
+    /// Writes the virtualizable frame listed in a guard's snapshot back,
+    /// from the guard's original fail args `values`.
+    fn write_back_at_guard(&mut self, snap: &Snapshot, values: &[Value]) -> Result<(), JitError> {
+        let (Some(info), Some((frame, rest))) = (&self.vable, snap.vable.split_first()) else {
+            return Ok(());
+        };
+        let vals: Vec<Value> = rest.iter().map(|sv| sv.resolve(values)).collect();
+        let frame = frame.resolve(values).as_ref().unwrap_or(0);
+        info.write_back(&mut *self.alloc, frame, &vals)?;
+        Ok(())
     }
 
     /// Runs loop `li` with `inputs`, checked against the reference
@@ -489,13 +568,16 @@ impl<B: Backend> JitDriver<B> {
             .get_mut(&id)
             .ok_or_else(|| ExecError::BadInputs(format!("unknown exit g{id}")))?;
         match exit {
-            Exit::Finish(greens) => Ok(Next::MergePoint(greens.clone(), df.values)),
+            Exit::Finish(greens) => {
+                let greens = greens.clone();
+                Ok(Next::MergePoint(greens, self.reds_of_exit(df.values)?))
+            }
             Exit::Budget(greens, resume) => {
                 let greens = greens.clone();
-                let reds =
+                let values =
                     bridge::original_fail_args(&df.values, resume.as_ref(), &mut *self.alloc)
                         .map_err(|e| JitError::Resume(e.to_string()))?;
-                Ok(Next::MergePoint(greens, reds))
+                Ok(Next::MergePoint(greens, self.reds_of_exit(values)?))
             }
             Exit::Guard(info) => {
                 self.stats.guard_failures += 1;
@@ -507,6 +589,7 @@ impl<B: Backend> JitDriver<B> {
                 let resume = info.resume.as_ref();
                 let values = bridge::original_fail_args(&df.values, resume, &mut *self.alloc)
                     .map_err(|e| JitError::Resume(e.to_string()))?;
+                self.write_back_at_guard(&info.snapshot, &values)?;
                 if self.count_failure(id, &info, &values) {
                     return self.trace_bridge(&df, &info, &values);
                 }
@@ -574,12 +657,15 @@ impl<B: Backend> JitDriver<B> {
     /// The tracer environment over this driver's state.
     pub(crate) fn run_tracer(
         &mut self,
-        make: impl FnOnce(TraceEnv<'_>) -> Tracer<'_>,
+        make: impl FnOnce(TraceEnv<'_>) -> Result<Tracer<'_>, ConcreteError>,
     ) -> Result<TraceEnd, JitError> {
         let start = Instant::now();
         self.stats.traces_started += 1;
         let (warm, loops) = (&self.warm, &self.compiled.loops);
-        let lookup = |k: &GreenKey| warm.loop_at(k).map(|i| loops[i].target.clone());
+        let lookup = |k: &GreenKey| {
+            let l = &loops[warm.loop_at(k)?];
+            Some((l.target.clone(), l.recorded.inputs.len()))
+        };
         let env = TraceEnv {
             codes: &self.codes,
             alloc: &mut *self.alloc,
@@ -587,8 +673,9 @@ impl<B: Backend> JitDriver<B> {
             next_fail_id: &mut self.compiled.next_fail_id,
             loop_target: &lookup,
             budget_word: self.diff.as_ref().map(DiffState::budget_word),
+            vable: self.vable.as_ref(),
         };
-        let end = make(env).run();
+        let end = make(env).and_then(Tracer::run);
         self.stats.time_tracing += start.elapsed();
         Ok(end?)
     }
@@ -657,8 +744,8 @@ impl<B: Backend> JitDriver<B> {
         info: &GuardInfo,
         values: &[Value],
     ) -> Result<Next, JitError> {
-        let (trace, frames) = bridge::bridge_start(&df.values, info, values);
-        let fin = match self.run_tracer(|env| Tracer::for_bridge(env, trace, frames))? {
+        let (trace, frames, vable) = bridge::bridge_start(&df.values, info, values);
+        let fin = match self.run_tracer(|env| Ok(Tracer::for_bridge(env, trace, frames, vable)))? {
             TraceEnd::Aborted {
                 reason,
                 frames,
@@ -780,11 +867,7 @@ pub fn frames_from_snapshot(snap: &Snapshot, values: &[Value]) -> Vec<BhFrame> {
             let mut f = BhFrame::new(sf.code.clone(), sf.pc);
             f.ret_dst = sf.ret_dst;
             for (reg, sv) in live.regs().zip(&sf.values) {
-                let v = match sv {
-                    crate::tracer::SnapValue::Arg(i) => values[*i as usize],
-                    crate::tracer::SnapValue::Const(v) => *v,
-                };
-                f.set(reg, v);
+                f.set(reg, sv.resolve(values));
             }
             f
         })

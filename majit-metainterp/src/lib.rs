@@ -72,6 +72,7 @@ pub mod summary;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod tracer;
+pub mod vable;
 pub mod warmstate;
 
 pub use majit_gc;

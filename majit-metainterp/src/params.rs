@@ -1,8 +1,9 @@
 //! `JitParams`: the knobs of the JIT, settable in code and from the
 //! environment.
 //!
-//! Every parameter has a default (RPython's where one exists) and an
-//! environment variable. [`JitParams::from_env`] reads the process
+//! Every parameter has a default (RPython's where one exists, except the
+//! loop threshold: LuaJIT's 56, which warms up sooner at no loss on the
+//! examples; see docs/decisions.md) and an environment variable. [`JitParams::from_env`] reads the process
 //! environment; [`JitParams::from_lookup`] reads any key/value source, so
 //! tests do not race on the process environment. A malformed value is a
 //! [`ParamError`] naming the variable, the value and what was expected,
@@ -50,7 +51,7 @@ pub struct JitParams {
 impl Default for JitParams {
     fn default() -> JitParams {
         JitParams {
-            threshold: 1039,
+            threshold: 56,
             trace_limit: 6000,
             bridge_threshold: 200,
             decay: 40,

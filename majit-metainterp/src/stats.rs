@@ -31,6 +31,9 @@ pub enum AbortReason {
     /// The optimizer proved a guard always fails (nobody: the trace was
     /// taken down a path that cannot repeat).
     InvalidLoop,
+    /// The virtualizable frame red holds another frame at the merge point
+    /// (nobody: the VM switched frames, which traces do not follow yet).
+    FrameChanged,
 }
 
 impl AbortReason {
@@ -42,6 +45,7 @@ impl AbortReason {
             AbortReason::MergePointInCallee => "merge point reached in an inlined call",
             AbortReason::CompileFailed => "compilation failed",
             AbortReason::InvalidLoop => "the optimizer found a guard that always fails",
+            AbortReason::FrameChanged => "the virtualizable frame changed",
         }
     }
 }

@@ -32,6 +32,13 @@
 //! program ended, merge point in a callee) return the frames as they are,
 //! at an instruction boundary, so the blackhole finishes the iteration and
 //! nothing is executed twice.
+//!
+//! With a virtualizable frame (`vable.rs`) the loop's inputs are the reds
+//! followed by the frame's virtualizable values; accesses to the frame's
+//! listed fields and its array's items are box moves, every snapshot lists
+//! the frame and those boxes, the closing `jump` or `finish` carries them,
+//! and a call that may force the frame is surrounded by their stores and
+//! reloads.
 
 mod facts;
 mod heap_cache;
@@ -41,20 +48,15 @@ use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
 use crate::runtime::Allocator;
 use crate::stats::AbortReason;
-use crate::warmstate::{GreenHasher, GreenKey};
+use crate::vable::VirtualizableInfo;
+use crate::warmstate::{FastMap, FastSet, GreenKey};
 use facts::{Facts, Fold};
 use heap_cache::HeapCache;
 use majit_ir::{
-    CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef, ResultKind, Trace,
-    Value,
+    ArrayDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef,
+    ResultKind, Trace, Value,
 };
-use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasherDefault;
 use std::sync::Arc;
-
-/// The tracer's maps and sets, keyed by trace references (fast hashing).
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<GreenHasher>>;
-type FastSet<K> = HashSet<K, BuildHasherDefault<GreenHasher>>;
 
 /// A traced value: its trace reference and its concrete value.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -81,6 +83,16 @@ pub enum SnapValue {
     Const(Value),
 }
 
+impl SnapValue {
+    /// The value, given the guard's original fail args.
+    pub fn resolve(&self, fail_args: &[Value]) -> Value {
+        match *self {
+            SnapValue::Arg(i) => fail_args[i as usize],
+            SnapValue::Const(v) => v,
+        }
+    }
+}
+
 /// One frame of a snapshot.
 #[derive(Clone, Debug)]
 pub struct SnapFrame {
@@ -100,6 +112,9 @@ pub struct Snapshot {
     /// For a `guard_value`: the fail-arg slot holding the tested value, so
     /// failures can be counted per value.
     pub tested: Option<u32>,
+    /// With a virtualizable frame (`vable.rs`): the frame, then its
+    /// virtualizable values, written back into it when the guard fails.
+    pub vable: Vec<SnapValue>,
     /// A `guard_no_exception` after the helper call `name`: it fails only
     /// when the helper panicked or raised, which ends the run (jitcode
     /// cannot catch), so it never resumes (its frames are the state
@@ -113,6 +128,26 @@ pub fn frame_live_set(code: &JitCode, pc: usize, callee_dst: Option<RegOp>) -> L
     code.live_at(pc)
         .map(|l| l.without(callee_dst))
         .unwrap_or_default()
+}
+
+/// The virtualizable frame's box and its virtualizable values' boxes
+/// (`vable.rs`).
+pub type VableBoxes = (TBox, Vec<TBox>);
+
+/// Where box `b` comes from at a guard: a constant, or its slot among
+/// `fail_args` (appended when new).
+fn snap_value(fail_args: &mut Vec<OpRef>, b: TBox) -> SnapValue {
+    if b.r.is_const() {
+        return SnapValue::Const(b.v);
+    }
+    let i = match fail_args.iter().position(|&a| a == b.r) {
+        Some(i) => i,
+        None => {
+            fail_args.push(b.r);
+            fail_args.len() - 1
+        }
+    };
+    SnapValue::Arg(i as u32)
 }
 
 /// One tracer frame.
@@ -132,6 +167,24 @@ fn bank(kind: Kind) -> usize {
         Kind::Ref => 1,
         Kind::Float => 2,
     }
+}
+
+/// The `getfield_gc_*` of a field of `kind`.
+fn getfield_opcode(kind: Kind) -> OpCode {
+    [
+        OpCode::GetfieldGcI,
+        OpCode::GetfieldGcR,
+        OpCode::GetfieldGcF,
+    ][bank(kind)]
+}
+
+/// The `getarrayitem_gc_*` of an array of items of `kind`.
+fn getarrayitem_opcode(kind: Kind) -> OpCode {
+    [
+        OpCode::GetarrayitemGcI,
+        OpCode::GetarrayitemGcR,
+        OpCode::GetarrayitemGcF,
+    ][bank(kind)]
 }
 
 /// What the trace is for.
@@ -184,8 +237,11 @@ pub struct TraceEnv<'a> {
     pub trace_limit: usize,
     /// The next free fail-descr id (advanced by each guard and finish).
     pub next_fail_id: &'a mut u32,
-    /// The label of the compiled loop at a green key, if any.
-    pub loop_target: &'a dyn Fn(&GreenKey) -> Option<Descr>,
+    /// The label of the compiled loop at a green key and its number of
+    /// inputs, if there is such a loop.
+    pub loop_target: &'a dyn Fn(&GreenKey) -> Option<(Descr, usize)>,
+    /// The virtualizable frame's description, if the driver has one.
+    pub vable: Option<&'a VirtualizableInfo>,
     /// Differential mode: the address of the iteration budget word a loop
     /// trace counts down after its label (`diff/budget.rs`).
     pub budget_word: Option<usize>,
@@ -215,6 +271,8 @@ pub struct Tracer<'a> {
     known_outcome: bool,
     /// The budget guard recorded after the label, if any.
     budget: Option<(u32, Vec<Value>)>,
+    /// The virtualizable frame's box and its virtualizable values' boxes.
+    vable: Option<VableBoxes>,
 }
 
 enum Step {
@@ -251,8 +309,13 @@ impl<'a> Tracer<'a> {
         greens: &[Value],
         reds: &[Value],
         target: Descr,
-    ) -> Tracer<'a> {
-        let kinds: Vec<Kind> = reds.iter().map(|v| v.kind()).collect();
+    ) -> Result<Tracer<'a>, ConcreteError> {
+        let mut inputs = reds.to_vec();
+        if let Some(info) = env.vable {
+            let frame = reds[info.red()].as_ref().unwrap_or(0);
+            inputs.extend(info.read(frame)?);
+        }
+        let kinds: Vec<Kind> = inputs.iter().map(|v| v.kind()).collect();
         let mut t = Tracer {
             env,
             kind: TraceKind::Loop {
@@ -269,6 +332,7 @@ impl<'a> Tracer<'a> {
             consts: FastMap::default(),
             known_outcome: false,
             budget: None,
+            vable: None,
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         let insn = frame.code.decode(mp_pc);
@@ -283,13 +347,32 @@ impl<'a> Tracer<'a> {
             };
         }
         t.frames.push(frame);
-        t
+        if let Some(info) = t.env.vable {
+            let boxes = (reds.len()..inputs.len())
+                .map(|i| TBox {
+                    r: OpRef::input(i),
+                    v: inputs[i],
+                })
+                .collect();
+            let frame = TBox {
+                r: OpRef::input(info.red()),
+                v: reds[info.red()],
+            };
+            t.vable = Some((frame, boxes));
+        }
+        Ok(t)
     }
 
     /// A tracer for a bridge: `frames` were rebuilt from a guard's resume
     /// data, each register holding an input of the bridge (`input_kinds`),
-    /// a constant, or a value the caller already recorded into `trace`.
-    pub fn for_bridge(env: TraceEnv<'a>, trace: Trace, frames: Vec<BridgeFrame>) -> Tracer<'a> {
+    /// a constant, or a value the caller already recorded into `trace`;
+    /// `vable` holds the frame's and its virtualizable values' boxes.
+    pub fn for_bridge(
+        env: TraceEnv<'a>,
+        trace: Trace,
+        frames: Vec<BridgeFrame>,
+        vable: Option<VableBoxes>,
+    ) -> Tracer<'a> {
         let mut t = Tracer {
             env,
             kind: TraceKind::Bridge,
@@ -303,6 +386,7 @@ impl<'a> Tracer<'a> {
             consts: FastMap::default(),
             known_outcome: true,
             budget: None,
+            vable,
         };
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
@@ -418,20 +502,7 @@ impl<'a> Tracer<'a> {
             let live = frame_live_set(&f.code, pc, callee_dst);
             let values = live
                 .regs()
-                .map(|reg| {
-                    let b = f.regs[bank(reg.kind)][reg.index as usize];
-                    if b.r.is_const() {
-                        return SnapValue::Const(b.v);
-                    }
-                    let i = match fail_args.iter().position(|&a| a == b.r) {
-                        Some(i) => i,
-                        None => {
-                            fail_args.push(b.r);
-                            fail_args.len() - 1
-                        }
-                    };
-                    SnapValue::Arg(i as u32)
-                })
+                .map(|reg| snap_value(&mut fail_args, f.regs[bank(reg.kind)][reg.index as usize]))
                 .collect();
             frames.push(SnapFrame {
                 code: f.code.clone(),
@@ -440,10 +511,17 @@ impl<'a> Tracer<'a> {
                 values,
             });
         }
+        let vable = self
+            .vable
+            .iter()
+            .flat_map(|(frame, boxes)| std::iter::once(frame).chain(boxes))
+            .map(|b| snap_value(&mut fail_args, *b))
+            .collect();
         (
             Snapshot {
                 frames,
                 tested: None,
+                vable,
                 raises: None,
             },
             fail_args,
@@ -501,12 +579,16 @@ impl<'a> Tracer<'a> {
             .expect("a box is fixed to a constant")
             .value();
         self.facts.set_known(r, c);
-        for f in &mut self.frames {
-            for regs in &mut f.regs {
-                for x in regs.iter_mut().filter(|x| x.r == r) {
-                    *x = TBox { r: c, v };
-                }
-            }
+        let regs = self
+            .frames
+            .iter_mut()
+            .flat_map(|f| f.regs.iter_mut().flatten());
+        let vable = self
+            .vable
+            .iter_mut()
+            .flat_map(|(frame, boxes)| std::iter::once(frame).chain(boxes));
+        for x in regs.chain(vable).filter(|x| x.r == r) {
+            *x = TBox { r: c, v };
         }
     }
 
@@ -525,10 +607,9 @@ impl<'a> Tracer<'a> {
         }
     }
 
-    /// Allocates with every ref value the tracer holds as a root: the
-    /// frames' registers and the heap cache's boxes, whose concrete refs a
-    /// moving collection updates (a stale cached ref would no longer match
-    /// the heap and the cache would stop folding).
+    /// Allocates with the frames' ref registers as roots, whose concrete
+    /// refs a moving collection updates (the heap cache is not a root: see
+    /// [`HeapCache`]).
     fn allocate(
         &mut self,
         make: impl FnOnce(
@@ -547,14 +628,15 @@ impl<'a> Tracer<'a> {
         Ok(obj)
     }
 
-    /// The boxes of kind ref the tracer holds, in a fixed order.
+    /// The boxes of kind ref the tracer holds (the heap cache is no root),
+    /// in a fixed order.
     fn ref_boxes(&mut self) -> impl Iterator<Item = &mut TBox> {
         let regs = self.frames.iter_mut().flat_map(|f| f.regs[1].iter_mut());
-        let cached = self
-            .heap
-            .boxes_mut()
-            .filter(|b| matches!(b.v, Value::Ref(_)));
-        regs.chain(cached)
+        let vable = self
+            .vable
+            .iter_mut()
+            .flat_map(|(frame, boxes)| std::iter::once(frame).chain(boxes));
+        regs.chain(vable).filter(|b| matches!(b.v, Value::Ref(_)))
     }
 
     fn step(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
@@ -766,9 +848,16 @@ impl<'a> Tracer<'a> {
         let fd = field(&d);
         let obj = self.get(insn.reg(0));
         let v = eval::getfield(obj.v.as_ref().unwrap_or(0), fd)?;
+        if let Some(b) = self.vable_field(obj.r, fd).map(|k| self.vable_boxes()[k]) {
+            debug_assert_eq!(b.v, v, "virtualizable box out of date for {}", fd.name);
+            return Ok(b);
+        }
+        // A cached ref's concrete value may be stale after a moving
+        // collection (the cache is not a root): only other kinds compare.
         let cached = self.heap.get(obj.r, fd).filter(|c| {
-            debug_assert_eq!(c.v, v, "heap cache out of date for {}", fd.name);
-            c.v == v
+            let current = c.v == v || fd.kind == Kind::Ref;
+            debug_assert!(current, "heap cache out of date for {}", fd.name);
+            current
         });
         Ok(if let Some(c) = cached {
             let r = self.facts.resolve(c.r);
@@ -776,11 +865,7 @@ impl<'a> Tracer<'a> {
         } else if obj.r.is_const() && fd.immutable {
             self.konst(v)
         } else {
-            let opcode = [
-                OpCode::GetfieldGcI,
-                OpCode::GetfieldGcR,
-                OpCode::GetfieldGcF,
-            ][bank(fd.kind)];
+            let opcode = getfield_opcode(fd.kind);
             self.flush_stores(Some(fd));
             let b = self.record(Op::new(opcode, &[obj.r]).with_descr(d.clone()), v);
             self.heap.remember(obj.r, fd, b);
@@ -799,6 +884,20 @@ impl<'a> Tracer<'a> {
             field(&d),
             val.v,
         )?;
+        if let Some(k) = self.vable_field(obj.r, field(&d)) {
+            if self
+                .env
+                .vable
+                .is_some_and(|i| i.array().is_some() && k == i.array_slot())
+            {
+                return Err(ConcreteError::BadJitCode(format!(
+                    "{} of the virtualizable frame is replaced in a trace",
+                    field(&d).name
+                )));
+            }
+            self.vable_boxes()[k] = val;
+            return Ok(());
+        }
         self.heap.store(obj.r, field(&d), val);
         if self.heap.is_fresh(obj.r) {
             self.heap.delay(obj.r, d, val);
@@ -825,11 +924,11 @@ impl<'a> Tracer<'a> {
         let ad = array(&d);
         let (arr, idx) = (self.get(insn.reg(0)), self.get(insn.reg(1)));
         let v = eval::getarrayitem(arr.v.as_ref().unwrap_or(0), idx.v.as_int().unwrap_or(0), ad)?;
-        let opcode = [
-            OpCode::GetarrayitemGcI,
-            OpCode::GetarrayitemGcR,
-            OpCode::GetarrayitemGcF,
-        ][bank(ad.kind)];
+        if self.is_vable_array(arr.r, ad) {
+            let k = self.vable_item(idx)?;
+            return Ok(self.vable_boxes()[k]);
+        }
+        let opcode = getarrayitem_opcode(ad.kind);
         Ok(self.record(Op::new(opcode, &[arr.r, idx.r]).with_descr(d.clone()), v))
     }
 
@@ -848,6 +947,11 @@ impl<'a> Tracer<'a> {
             array(&d),
             val.v,
         )?;
+        if self.is_vable_array(arr.r, array(&d)) {
+            let k = self.vable_item(idx)?;
+            self.vable_boxes()[k] = val;
+            return Ok(());
+        }
         self.trace
             .push(Op::new(OpCode::SetarrayitemGc, &[arr.r, idx.r, val.r]).with_descr(d));
         Ok(())
@@ -860,6 +964,9 @@ impl<'a> Tracer<'a> {
                 let d = self.descr(insn, 1);
                 let arr = self.get(insn.reg(0));
                 let n = eval::arraylen(arr.v.as_ref().unwrap_or(0), array(&d))?;
+                if self.is_vable_array(arr.r, array(&d)) {
+                    return Ok(self.konst(Value::Int(n)));
+                }
                 self.record(
                     Op::new(OpCode::ArraylenGc, &[arr.r]).with_descr(d.clone()),
                     Value::Int(n),
@@ -930,6 +1037,101 @@ impl<'a> Tracer<'a> {
         Ok(Step::Next)
     }
 
+    /// The slot of field `fd` of `obj` among the virtualizable values, when
+    /// `obj` is the virtualizable frame and `fd` one of its listed fields.
+    fn vable_field(&self, obj: OpRef, fd: &FieldDescr) -> Option<usize> {
+        let (frame, _) = self.vable.as_ref()?;
+        (frame.r == obj).then_some(())?;
+        self.env.vable?.field_slot(fd)
+    }
+
+    /// Whether `arr` (of layout `ad`) is the virtualizable frame's array.
+    fn is_vable_array(&self, arr: OpRef, ad: &ArrayDescr) -> bool {
+        match (self.env.vable.and_then(|i| i.array()), &self.vable) {
+            (Some((_, a)), Some((_, boxes))) => {
+                **a == *ad && boxes[self.env.vable.map_or(0, |i| i.array_slot())].r == arr
+            }
+            _ => false,
+        }
+    }
+
+    /// The virtualizable values' boxes (there is a virtualizable frame).
+    fn vable_boxes(&mut self) -> &mut Vec<TBox> {
+        &mut self.vable.as_mut().expect("a virtualizable frame").1
+    }
+
+    /// The slot of the frame array's item `idx` among the virtualizable
+    /// values; the index is promoted to a constant.
+    fn vable_item(&mut self, idx: TBox) -> Result<usize, ConcreteError> {
+        let i = self.promote(idx).v.as_int().unwrap_or(-1);
+        let start = self.env.vable.map_or(0, |info| info.items_start());
+        let len = self.vable_boxes().len() - start;
+        usize::try_from(i)
+            .ok()
+            .filter(|&i| i < len)
+            .map(|i| start + i)
+            .ok_or_else(|| {
+                ConcreteError::BadJitCode(format!(
+                    "index {i} out of the virtualizable array's {len} items"
+                ))
+            })
+    }
+
+    /// Before a call that may look at the frame: records the stores that
+    /// bring the frame and its array up to date.
+    fn vable_store(&mut self) {
+        let (Some(info), Some((frame, boxes))) = (self.env.vable, self.vable.clone()) else {
+            return;
+        };
+        for (f, b) in info.fields().iter().zip(&boxes) {
+            let d = Descr::Field(f.clone());
+            self.trace
+                .push(Op::new(OpCode::SetfieldGc, &[frame.r, b.r]).with_descr(d));
+        }
+        if let Some((_, a)) = info.array() {
+            let arr = boxes[info.array_slot()].r;
+            for (i, b) in boxes[info.items_start()..].iter().enumerate() {
+                let idx = self.konst(Value::Int(i as i64)).r;
+                let d = Descr::Array(a.clone());
+                self.trace
+                    .push(Op::new(OpCode::SetarrayitemGc, &[arr, idx, b.r]).with_descr(d));
+            }
+        }
+    }
+
+    /// After a call that may have looked at the frame: records loads of
+    /// every virtualizable value (the callee may have changed them).
+    fn vable_reload(&mut self) -> Result<(), ConcreteError> {
+        let (Some(info), Some((frame, old))) = (self.env.vable, self.vable.clone()) else {
+            return Ok(());
+        };
+        let values = info.read(frame.v.as_ref().unwrap_or(0))?;
+        if values.len() != old.len() {
+            return Err(ConcreteError::BadJitCode(
+                "a call changed the length of the virtualizable frame's array".into(),
+            ));
+        }
+        let mut boxes = Vec::with_capacity(values.len());
+        for (f, &v) in info.fields().iter().zip(&values) {
+            let op =
+                Op::new(getfield_opcode(f.kind), &[frame.r]).with_descr(Descr::Field(f.clone()));
+            boxes.push(self.record(op, v));
+        }
+        if let Some((f, a)) = info.array() {
+            let op = Op::new(OpCode::GetfieldGcR, &[frame.r]).with_descr(Descr::Field(f.clone()));
+            let arr = self.record(op, values[info.array_slot()]);
+            boxes.push(arr);
+            let opcode = getarrayitem_opcode(a.kind);
+            for (i, &v) in values[info.items_start()..].iter().enumerate() {
+                let idx = self.konst(Value::Int(i as i64));
+                let op = Op::new(opcode, &[arr.r, idx.r]).with_descr(Descr::Array(a.clone()));
+                boxes.push(self.record(op, v));
+            }
+        }
+        *self.vable_boxes() = boxes;
+        Ok(())
+    }
+
     /// A return: into the caller's result register, or the portal ended.
     fn leave(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
         let v = match insn.operands.first() {
@@ -974,6 +1176,10 @@ impl<'a> Tracer<'a> {
         let mut refs = vec![func.r];
         refs.extend(args.iter().map(|b| b.r));
         self.flush_stores(None);
+        let force = cd.effect.may_force && self.vable.is_some();
+        if force {
+            self.vable_store();
+        }
         let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
         if cd.effect.can_raise {
             // Compiled code stops here when the helper panicked (see
@@ -983,6 +1189,9 @@ impl<'a> Tracer<'a> {
             if let Some((_, snap)) = self.guards.last_mut() {
                 snap.raises = Some(cd.name.clone());
             }
+        }
+        if force {
+            self.vable_reload()?;
         }
         Ok(match cd.result {
             ResultKind::Void => None,
@@ -1005,7 +1214,7 @@ impl<'a> Tracer<'a> {
         if !self.started {
             self.started = true;
             if let TraceKind::Loop { target, .. } = &self.kind {
-                let inputs: Vec<OpRef> = (0..reds.len()).map(OpRef::input).collect();
+                let inputs: Vec<OpRef> = (0..self.trace.inputs.len()).map(OpRef::input).collect();
                 let label = Op::new(OpCode::Label, &inputs).with_descr(target.clone());
                 self.trace.push(label);
                 if let Some(word) = self.env.budget_word {
@@ -1017,12 +1226,22 @@ impl<'a> Tracer<'a> {
             self.top().pc = insn.next;
             return Ok(Step::Next);
         }
-        let red_refs: Vec<OpRef> = reds.iter().map(|b| b.r).collect();
+        let mut red_refs: Vec<OpRef> = reds.iter().map(|b| b.r).collect();
+        if let (Some(info), Some((frame, boxes))) = (self.env.vable, &self.vable) {
+            if reds[info.red()].r != frame.r {
+                return Ok(Step::End(self.abort(AbortReason::FrameChanged, None)));
+            }
+            red_refs.extend(boxes.iter().map(|b| b.r));
+        }
         let own = match &self.kind {
             TraceKind::Loop { start, target } if *start == key => Some(target.clone()),
             _ => None,
         };
-        let other = (self.env.loop_target)(&key);
+        // A loop traced with another virtualizable array length takes a
+        // different number of inputs.
+        let other = (self.env.loop_target)(&key)
+            .filter(|(_, n)| *n == red_refs.len())
+            .map(|(t, _)| t);
         let mut finish = None;
         let mut jumped_to = None;
         if let Some(target) = own.clone().or(other.clone()) {

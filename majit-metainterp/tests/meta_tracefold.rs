@@ -11,8 +11,12 @@ use majit_ir::{Descr, FieldDescr, Kind, OpCode, SizeDescr, Trace, Value};
 use majit_metainterp::driver::{JitAction, JitDriver};
 use majit_metainterp::jitcode::builder::{Arg, JitCodeBuilder, Reg};
 use majit_metainterp::jitcode::JitCodeSet;
+use majit_metainterp::majit_gc::testing::{stress_config, test_heap};
+use majit_metainterp::majit_gc::Gc;
 use majit_metainterp::params::JitParams;
 use majit_metainterp::refexec::RefExec;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 fn node() -> Descr {
     SizeDescr {
@@ -58,6 +62,16 @@ struct Regs {
 /// JIT (threshold 1, no optimizer) and returns the result and the
 /// recorded loop trace.
 fn run(body: impl FnOnce(&mut JitCodeBuilder, &Regs), n: i64, p: usize) -> (i64, Trace) {
+    run_on(None, body, n, p)
+}
+
+/// As [`run`], allocating on `gc` when given.
+fn run_on(
+    gc: Option<Rc<RefCell<Gc>>>,
+    body: impl FnOnce(&mut JitCodeBuilder, &Regs),
+    n: i64,
+    p: usize,
+) -> (i64, Trace) {
     let mut b = JitCodeBuilder::new("fold");
     let g = b.param(Kind::Int);
     let r = Regs {
@@ -81,7 +95,11 @@ fn run(body: impl FnOnce(&mut JitCodeBuilder, &Regs), n: i64, p: usize) -> (i64,
         .with_threshold(1)
         .with_opts("")
         .unwrap();
-    let mut jit = JitDriver::new(set, portal, RefExec::new(), params).unwrap();
+    let mut jit = match gc {
+        Some(gc) => JitDriver::<RefExec>::new_gc(set, portal, gc, params),
+        None => JitDriver::new(set, portal, RefExec::new(), params),
+    }
+    .unwrap();
     let (mut greens, mut reds) = (
         [Value::Int(0)],
         [Value::Int(n), Value::Int(0), Value::Ref(p)],
@@ -262,4 +280,34 @@ fn a_store_to_an_object_that_may_alias_drops_cached_fields() {
     assert_eq!(count(&t, "getfield_gc_i"), 2, "{text}");
     assert_eq!(count(&t, "getfield_gc_r"), 1, "{text}");
     drop(p);
+}
+
+#[test]
+fn a_cached_ref_field_folds_after_a_collection_moved_it() {
+    // The heap cache is no GC root: its boxes' concrete refs go stale when
+    // a collection (here at every allocation) moves the nodes, and a hit
+    // must still fold and take the moved value from the load.
+    let gc = Rc::new(RefCell::new(test_heap(stress_config())));
+    let (result, t) = run_on(
+        Some(gc.clone()),
+        |b, r| {
+            let (m, q, k) = (b.reg(Kind::Ref), b.reg(Kind::Ref), b.reg(Kind::Ref));
+            let (x, c) = (b.reg(Kind::Ref), b.reg(Kind::Int));
+            b.new_object(node(), m);
+            b.new_object(node(), q); // collects: m moves
+            b.setfield(m.into(), q.into(), next());
+            b.new_object(node(), k); // collects: q moves
+            b.setfield(k.into(), m.into(), next());
+            b.getfield(m.into(), next(), x); // the box stored: q
+            b.op(OpCode::PtrEq, &[x.into(), q.into()], c);
+            b.op(OpCode::IntAdd, &[r.acc.into(), c.into()], r.acc);
+            b.copy(k.into(), r.p);
+        },
+        20,
+        0,
+    );
+    assert_eq!(result, 20, "every reload is the node stored");
+    assert!(gc.borrow().stats().minor_collections >= 20);
+    let text = majit_ir::text::print(&t);
+    assert_eq!(count(&t, "getfield_gc_r"), 0, "{text}");
 }

@@ -417,3 +417,36 @@ fn guards_get_their_cheaper_forms() {
         ],
     );
 }
+
+#[test]
+fn products_of_booleans_become_ands_and_two_bounds_one_range_test() {
+    assert_opt(
+        "intbounds:rewrite:pure",
+        "
+        [i0, i1]
+        i2 = int_ge(i0, 10)
+        i3 = int_ge(20, i0)
+        i4 = int_mul(i2, i3)
+        i5 = int_gt(i1, 0)
+        i6 = int_mul(i4, i5)
+        i7 = int_lt(i0, 5)
+        i8 = int_and(i2, i7)
+        i9 = int_le(i0, 3)
+        i10 = int_mul(i7, i9)
+        i11 = int_mul(i2, i0)
+        finish(i6, i8, i10, i11)",
+        expect![
+            r"
+            [i0, i1]
+            i2 = int_ge(i0, 10)
+            i3 = int_sub(i0, 10)
+            i4 = uint_le(i3, 10)
+            i5 = int_gt(i1, 0)
+            i6 = int_and(i4, i5)
+            i7 = int_le(i0, 3)
+            i8 = int_mul(i2, i0)
+            finish(i6, 0, i7, i8)
+        "
+        ],
+    );
+}

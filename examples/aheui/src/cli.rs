@@ -18,8 +18,8 @@ use crate::error::{Error, Result};
 use majit::metainterp::opt;
 use majit::JitParams;
 
-/// Loop-entry count after which a loop is traced (RPython's default).
-pub const DEFAULT_THRESHOLD: u32 = 1039;
+/// Loop-entry count after which a loop is traced (majit's default).
+pub const DEFAULT_THRESHOLD: u32 = 56;
 /// Maximum recorded trace length in operations. Higher than RPython's 6000:
 /// the tracer records every node load, store and guard of an Aheui
 /// command, most of which the optimizer then removes, and logo's pixel loop
@@ -39,7 +39,7 @@ reads stdin and writes stdout; the exit status comes from the halting cell.
 options:
   --no-jit              run the plain interpreter only
   --stats               print statistics to stderr at exit (also MAJIT_STATS=1)
-  --threshold N         loop count before tracing, 1..=2^31 (default 1039)
+  --threshold N         loop count before tracing, 1..=2^31 (default 56)
   --trace-limit N       maximum trace length in operations, 1..=2^31 (default 100000)
   --enable-opts LIST    ':'-separated optimizer passes from
                         intbounds:rewrite:virtualize:heap:pure:unroll ('' = none)

@@ -310,7 +310,23 @@ impl Encoder for X64Emitter {
     }
 
     fn int_op(&mut self, op: IntOp, dst: Reg, a: Loc, b: Loc) {
-        self.int_binop(op, dst, a, b)
+        // A sum or difference into a register other than its operands: one
+        // `lea` instead of a move and the op (no flags are read after a
+        // plain int op; only the `_ovf` forms, which do not come here).
+        let k = match (op, b) {
+            (IntOp::Add, Loc::Const(c)) => Some(const_bits(c)),
+            (IntOp::Sub, Loc::Const(c)) => const_bits(c).checked_neg(),
+            _ => None,
+        };
+        match (op, a, b, k) {
+            (_, Loc::Reg(r), _, Some(k)) if r != dst && fits_i32(k) => {
+                x64!(self.ops; lea Rq(hw(dst)), [Rq(hw(r)) + k as i32]);
+            }
+            (IntOp::Add, Loc::Reg(r), Loc::Reg(s), _) if r != dst && s != dst => {
+                x64!(self.ops; lea Rq(hw(dst)), [Rq(hw(r)) + Rq(hw(s))]);
+            }
+            _ => self.int_binop(op, dst, a, b),
+        }
     }
 
     fn ovf_op(&mut self, op: OvfOp, dst: Reg, a: Loc, b: Loc) -> Cond {

@@ -30,6 +30,8 @@ const ROWS: &[Row<X64Emitter>] = &[
     ("compare with an immediate", |e| e.int_cmp(Loc::Reg(RAX), int(7)), "48 81 f8 07 00 00 00", "cmp rax, 7"),
     ("add", |e| e.int_op(IntOp::Add, RAX, Loc::Reg(RAX), Loc::Reg(RCX)), "48 01 c8", "add rax, rcx"),
     ("sub an immediate", |e| e.int_op(IntOp::Sub, RDX, Loc::Reg(RDX), int(9)), "48 81 ea 09 00 00 00", "sub rdx, 9"),
+    ("sub an immediate into another register", |e| e.int_op(IntOp::Sub, RDX, Loc::Reg(R8), int(9)), "49 8d 94 20 f7 ff ff ff", "lea rdx, [r8-9]"),
+    ("add into another register", |e| e.int_op(IntOp::Add, RDX, Loc::Reg(RCX), Loc::Reg(RBX)), "48 8d 54 19 00", "lea rdx, [rcx+rbx]"),
     ("multiply by an immediate", |e| e.int_op(IntOp::Mul, RBX, Loc::Reg(RBX), int(3)), "48 69 db 03 00 00 00", "imul rbx, 3"),
     ("xor", |e| e.int_op(IntOp::Xor, RSI, Loc::Reg(RSI), Loc::Reg(R8)), "4c 31 c6", "xor rsi, r8"),
     ("shift by a constant", |e| e.shift(ShiftOp::UintRight, RAX, Loc::Reg(RAX), int(3)), "48 c1 e8 03", "shr rax, 3"),

@@ -19,6 +19,10 @@ pub(super) fn call_descr(
     policy: Policy,
     raises: bool,
 ) -> TokenStream {
+    // A helper given a GC handle may be given the virtualizable frame: the
+    // tracer writes the frame back before the call and reloads it after.
+    let may_force = matches!(policy, Policy::Residual | Policy::DontLookInside)
+        && kinds.iter().any(|k| matches!(k, Bank::Ref));
     let kinds = kinds.iter().map(|k| k.kind());
     let result = match ret {
         Some(Bank::Int) => quote!(::majit::ir::ResultKind::Int),
@@ -40,6 +44,7 @@ pub(super) fn call_descr(
             effect: ::majit::ir::EffectInfo {
                 effect: #effect,
                 can_raise: #raises,
+                may_force: #may_force,
                 ..Default::default()
             },
         })

@@ -147,20 +147,40 @@ impl<'a> Lowerer<'a> {
     /// The thread heap's `ArrayType` of `Array<item>` (an expression).
     fn gc_array_type(&self, item: Item) -> TokenStream {
         let names: Vec<String> = self.ctx.structs.iter().map(|s| s.name.clone()).collect();
-        let rust = item.rust(&names);
-        quote!(<#rust as ::majit::gc::Elem>::array_type())
+        array_type_expr(item, &names)
     }
 
     /// The `ArrayDescr` of `Array<item>`: the thread heap's array type.
     pub(super) fn gc_array_descr(&self, item: Item) -> TokenStream {
-        let (size, signed, kind) = item.array_facts();
-        let t = self.gc_array_type(item);
-        quote! {
-            ::majit::ir::Descr::from(::majit::ir::ArrayDescr {
-                name: #t.name.into(), base_offset: ::majit::gc::ARRAY_ITEMS_OFFSET,
-                len_offset: ::majit::gc::ARRAY_LENGTH_OFFSET, item_size: #size,
-                signed: #signed, kind: #kind, type_id: __majit_array_id(#t)?,
-            })
+        let names: Vec<String> = self.ctx.structs.iter().map(|s| s.name.clone()).collect();
+        let d = gc_array_descr_value(item, &names, |t| quote!(__majit_array_id(#t)?));
+        quote!(::majit::ir::Descr::from(#d))
+    }
+}
+
+/// The `ArrayDescr` expression of `Array<item>` (`structs`: the declared
+/// struct names), its type id given by `type_id` of the expression of the
+/// thread heap's `ArrayType`.
+pub fn gc_array_descr_value(
+    item: Item,
+    structs: &[String],
+    type_id: impl Fn(&TokenStream) -> TokenStream,
+) -> TokenStream {
+    let (size, signed, kind) = item.array_facts();
+    let t = array_type_expr(item, structs);
+    let id = type_id(&t);
+    quote! {
+        ::majit::ir::ArrayDescr {
+            name: #t.name.into(), base_offset: ::majit::gc::ARRAY_ITEMS_OFFSET,
+            len_offset: ::majit::gc::ARRAY_LENGTH_OFFSET, item_size: #size,
+            signed: #signed, kind: #kind, type_id: #id,
         }
     }
+}
+
+/// The thread heap's `ArrayType` of `Array<item>` (an expression;
+/// `structs`: the declared struct names).
+fn array_type_expr(item: Item, structs: &[String]) -> TokenStream {
+    let rust = item.rust(structs);
+    quote!(<#rust as ::majit::gc::Elem>::array_type())
 }

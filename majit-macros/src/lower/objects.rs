@@ -37,8 +37,14 @@ impl StructDef {
         }
     }
 
-    /// The `FieldDescr` expression of field `i`.
+    /// The `Descr` expression of field `i`.
     pub fn field_descr(&self, i: usize) -> TokenStream {
+        let f = self.field_descr_value(i);
+        quote!(::majit::ir::Descr::from(#f))
+    }
+
+    /// The `FieldDescr` expression of field `i`.
+    pub fn field_descr_value(&self, i: usize) -> TokenStream {
         let (owner, (f, ty)) = (&self.name, &self.fields[i]);
         let name = format!("{owner}.{f}");
         let offset = 8 * (i as u32 + u32::from(self.headered));
@@ -51,10 +57,10 @@ impl StructDef {
             ),
         };
         quote! {
-            ::majit::ir::Descr::from(::majit::ir::FieldDescr {
+            ::majit::ir::FieldDescr {
                 name: #name.into(), owner: #owner.into(), offset: #offset, size: 8,
                 signed: #signed, kind: #kind, immutable: false,
-            })
+            }
         }
     }
 }

@@ -24,8 +24,8 @@
 use super::info::{Info, IntBound, Virtual};
 use super::ledger::{Ledger, LedgerKind};
 use crate::resume::{Layout, Slot};
+use crate::warmstate::{FastMap, FastSet};
 use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, RefTarget, Trace};
-use std::collections::{HashMap, HashSet};
 
 /// An op travelling through the pipeline, with the value id of its result
 /// (void ops get an id too; nothing refers to it).
@@ -50,12 +50,12 @@ pub struct Cx {
     /// The output constant pool (a trace without ops).
     pool: Trace,
     next_id: usize,
-    forward: HashMap<OpRef, OpRef>,
-    infos: HashMap<OpRef, Info>,
-    defs: HashMap<OpRef, Op>,
-    kinds: HashMap<OpRef, Kind>,
+    forward: FastMap<OpRef, OpRef>,
+    infos: FastMap<OpRef, Info>,
+    defs: FastMap<OpRef, Op>,
+    kinds: FastMap<OpRef, Kind>,
     /// The input-trace op index each value id came from.
-    origins: HashMap<OpRef, usize>,
+    origins: FastMap<OpRef, usize>,
     emitted: Vec<OptOp>,
     pending: Vec<PendingStore>,
     /// The `enable_opts` word of the pass currently running.
@@ -63,28 +63,28 @@ pub struct Cx {
     pub(super) ledger: Ledger,
     /// The forced virtuals, whose allocations the ledger already explains
     /// (a virtual rebuilt from the label state has no input op to match).
-    pub(super) forced: HashSet<OpRef>,
+    pub(super) forced: FastSet<OpRef>,
 }
 
 impl Cx {
     pub(super) fn new(inputs: &[Kind]) -> Cx {
-        let mut kinds = HashMap::new();
+        let mut kinds = FastMap::default();
         for (i, &k) in inputs.iter().enumerate() {
             kinds.insert(OpRef::input(i), k);
         }
         Cx {
             pool: Trace::new(inputs),
             next_id: 0,
-            forward: HashMap::new(),
-            infos: HashMap::new(),
-            defs: HashMap::new(),
+            forward: FastMap::default(),
+            infos: FastMap::default(),
+            defs: FastMap::default(),
             kinds,
-            origins: HashMap::new(),
+            origins: FastMap::default(),
             emitted: Vec::new(),
             pending: Vec::new(),
             pass: "input",
             ledger: Ledger::default(),
-            forced: HashSet::new(),
+            forced: FastSet::default(),
         }
     }
 

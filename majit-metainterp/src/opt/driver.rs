@@ -23,6 +23,7 @@ use super::user::{catch_user_panic, Guarded};
 use super::{parse_opts, OptError, Optimized, Outcome, Pass, ALL_PASSES};
 use super::{PassFactory, Position, UserPasses};
 use crate::resume::{GuardResume, ResumeMap};
+use crate::warmstate::{FastMap, FastSet};
 use majit_ir::{Descr, Op, OpCode, OpRef, RefTarget, Trace};
 use std::collections::{HashMap, HashSet};
 
@@ -402,6 +403,11 @@ impl Pipeline {
     /// force whatever virtual they still use.
     fn commit(&mut self, mut op: OptOp) {
         self.cx.pass = "output";
+        // An argument made by an op a pass emitted may have been replaced
+        // by a later pass (an emitted `int_sub` found by CSE).
+        for a in &mut op.op.args {
+            *a = self.cx.resolve(*a);
+        }
         if op.op.opcode.is_guard() {
             // Guards never force their fail args; a virtual guard argument
             // is an op virtualize does not model.
@@ -457,7 +463,7 @@ impl Pipeline {
             p.finish(&mut self.cx);
         }
         let live = live_ops(&self.out);
-        let mut pos: HashMap<OpRef, OpRef> = HashMap::new();
+        let mut pos: FastMap<OpRef, OpRef> = FastMap::default();
         let mut trace = self.cx.pool().clone();
         for (o, keep) in self.out.iter().zip(&live) {
             if !keep {
@@ -488,7 +494,7 @@ impl Pipeline {
 /// Which ops to keep: everything but side-effect-free ops whose result
 /// nothing kept uses (computed backwards).
 fn live_ops(out: &[OptOp]) -> Vec<bool> {
-    let mut used: HashSet<OpRef> = HashSet::new();
+    let mut used: FastSet<OpRef> = FastSet::default();
     let mut keep = vec![true; out.len()];
     for (i, o) in out.iter().enumerate().rev() {
         let code = o.op.opcode;

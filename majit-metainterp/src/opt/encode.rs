@@ -14,15 +14,15 @@
 
 use super::cx::{Cx, PendingStore};
 use crate::resume::{GuardResume, PendingField, Tagged, VirtualDesc};
+use crate::warmstate::FastMap;
 use majit_ir::{Const, Kind, Op, OpRef};
-use std::collections::HashMap;
 
 struct Encoder<'a> {
     cx: &'a mut Cx,
     boxes: Vec<OpRef>,
-    box_index: HashMap<OpRef, u32>,
+    box_index: FastMap<OpRef, u32>,
     virtuals: Vec<Option<VirtualDesc>>,
-    virtual_index: HashMap<OpRef, u32>,
+    virtual_index: FastMap<OpRef, u32>,
 }
 
 impl Encoder<'_> {
@@ -74,9 +74,9 @@ pub(super) fn encode_guard(
     let mut e = Encoder {
         cx,
         boxes: Vec::new(),
-        box_index: HashMap::new(),
+        box_index: FastMap::default(),
         virtuals: Vec::new(),
-        virtual_index: HashMap::new(),
+        virtual_index: FastMap::default(),
     };
     let values = guard
         .fail_args

@@ -20,15 +20,15 @@
 use super::cx::{Cx, OptOp};
 use super::eval::eval_pure;
 use super::{Outcome, Pass};
+use crate::warmstate::FastMap;
 use majit_ir::{CallEffect, Descr, OpCode, OpRef};
-use std::collections::HashMap;
 
 type Key = (OpCode, Vec<OpRef>, Option<Descr>);
 
 /// The pure pass.
 #[derive(Default)]
 pub struct Pure {
-    seen: HashMap<Key, OpRef>,
+    seen: FastMap<Key, OpRef>,
     /// The keys of `seen` in insertion order (exports are deterministic).
     order: Vec<Key>,
 }

@@ -261,6 +261,63 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
         }
         // -- copies --
         (SameAsI | SameAsR | SameAsF, _, _) => Fold::Same(a), // same_as(x) => x
+        // -- booleans --
+        (IntMul | IntAnd, _, _) if bool_bound && is_bool(cx, b?) => {
+            return bool_and(cx, code, a, b?)
+        }
+        _ => return None,
+    })
+}
+
+/// `a * b` or `a & b` of two booleans: two bounds on one value become one
+/// range test, else the product becomes an `and` (cheaper than `imul`).
+fn bool_and(cx: &mut Cx, code: OpCode, a: OpRef, b: OpRef) -> Option<Fold> {
+    use OpCode::*;
+    let (Some((x, lo1, hi1)), Some((y, lo2, hi2))) = (bound_test(cx, a), bound_test(cx, b)) else {
+        // b1 * b2 => b1 & b2 for b1, b2 in 0..=1
+        return (code == IntMul).then(|| Fold::Rewrite(Op::new(IntAnd, &[a, b])));
+    };
+    if x != y {
+        return (code == IntMul).then(|| Fold::Rewrite(Op::new(IntAnd, &[a, b])));
+    }
+    let (lo, hi) = (lo1.max(lo2), hi1.min(hi2));
+    let k = |cx: &mut Cx, v: i64| cx.konst(Const::Int(v));
+    Some(match (lo, hi) {
+        _ if lo > hi => Fold::Const(0), // (x >= 5) & (x <= 3) => 0
+        (i64::MIN, _) => Fold::Rewrite(Op::new(IntLe, &[x, k(cx, hi)])), // (x <= 3) & (x <= 5) => x <= 3
+        (_, i64::MAX) => Fold::Rewrite(Op::new(IntGe, &[x, k(cx, lo)])), // (x >= 3) & (x >= 5) => x >= 5
+        _ => {
+            // (x >= lo) & (x <= hi) => uint_le(x - lo, hi - lo): the
+            // wrapped difference is at most hi - lo exactly inside.
+            let base = match lo {
+                0 => x,
+                _ => {
+                    let lo = k(cx, lo);
+                    cx.emit_new(Op::new(IntSub, &[x, lo]))
+                }
+            };
+            Fold::Rewrite(Op::new(UintLe, &[base, k(cx, hi.wrapping_sub(lo))]))
+        }
+    })
+}
+
+/// Boolean `r` as an inclusive range `(x, lo, hi)` it tests `x` against
+/// (an open side is `i64::MIN` / `i64::MAX`), for a signed comparison
+/// with a constant (on either side: `def` is the op as it came in).
+fn bound_test(cx: &Cx, r: OpRef) -> Option<(OpRef, i64, i64)> {
+    use OpCode::*;
+    let d = cx.def(r)?;
+    let (a, b) = (*d.args.first()?, *d.args.get(1)?);
+    let (x, k, code) = match (cx.int_const(a), cx.int_const(b)) {
+        (None, Some(k)) => (a, k, d.opcode),
+        (Some(k), None) => (b, k, d.opcode.swapped_comparison()?),
+        _ => return None,
+    };
+    Some(match code {
+        IntGe => (x, k, i64::MAX),
+        IntGt => (x, k.checked_add(1)?, i64::MAX),
+        IntLe => (x, i64::MIN, k),
+        IntLt => (x, i64::MIN, k.checked_sub(1)?),
         _ => return None,
     })
 }

@@ -19,6 +19,11 @@
 //! before that is never recorded. Only the first pending store of an
 //! (object, field) keeps its place in the order; pending stores are to
 //! distinct fresh objects or fields, so their order does not matter.
+//!
+//! The cache is not a GC root: a moving collection leaves the concrete
+//! value of a cached ref box stale. Only the box's trace ref is used (a hit
+//! takes its concrete value from the load the tracer performs anyway), so
+//! an allocation costs nothing per cached entry.
 
 use super::{FastMap, FastSet, TBox};
 use majit_ir::{CallEffect, Descr, EffectInfo, FieldDescr, OpRef, RefTarget};
@@ -89,16 +94,6 @@ impl HeapCache {
             .partition(of_f);
         self.pending = kept;
         taken
-    }
-
-    /// Every box the cache holds (known fields and pending stores), for a
-    /// moving collection to update their concrete refs.
-    pub(super) fn boxes_mut(&mut self) -> impl Iterator<Item = &mut TBox> {
-        let known = self.fields.iter_mut().flat_map(|(_, e)| {
-            let fresh = e.fresh.values_mut();
-            fresh.chain(e.other.values_mut())
-        });
-        known.chain(self.pending.iter_mut().map(|p| &mut p.2))
     }
 
     /// `obj` was just allocated by the trace.

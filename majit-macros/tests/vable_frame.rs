@@ -1,0 +1,195 @@
+//! `virtualizable = frame`: a textbook stack VM whose frame (a GC struct
+//! with `pc`, `sp` and a stack `Array<i64>`) is a red, run plain and with
+//! the JIT (RefExec and the native backend) under GC stress (a scratch
+//! array per iteration makes every safepoint collect and move the frame).
+//! The optimized loop reads and writes the frame through no load or store,
+//! and guard failures (a branch taken every 7th iteration) hand the
+//! interpreter the frame the plain run has. A residual helper given the
+//! frame sees and changes its current state.
+
+mod common;
+#[path = "common/heap.rs"]
+mod heap;
+
+use common::{emit, take_output};
+use heap::stress_heap;
+use majit::prelude::*;
+
+const HALT: i64 = 0;
+const PUSH: i64 = 1;
+const LOAD: i64 = 2;
+const STORE: i64 = 3;
+const ADD: i64 = 4;
+const SUB: i64 = 5;
+/// `top %= 7`.
+const MOD7: i64 = 6;
+/// Pop; jump forward when not zero.
+const JNZF: i64 = 7;
+/// Pop; jump back when not zero.
+const JNZ: i64 = 8;
+/// `top += 1` through a scratch array.
+const TMP: i64 = 9;
+/// Emit what [`peek`] sees (it adds 1 to the top item).
+const OBSERVE: i64 = 10;
+
+/// A helper looking at the frame: its pc, depth and top item; it also
+/// changes the top item.
+fn peek(frame: Frame) -> i64 {
+    let mut stack = frame.stack();
+    let top = frame.sp() as usize - 1;
+    let seen = frame.pc() * 1_000_000 + frame.sp() * 100_000 + stack[top];
+    stack[top] += 1;
+    seen
+}
+
+#[jit_interp(
+    greens = [pc, code],
+    reds = [frame],
+    helpers = [residual fn peek(frame: Frame) -> i64, residual fn emit(x: i64)],
+    structs = [Frame { pc: i64, sp: i64, stack: Array<i64> }],
+    virtualizable = frame,
+)]
+fn run(code: &[i64]) -> i64 {
+    let mut pc: usize = 0;
+    let mut frame: Frame = Frame::new(0, 0, Array::new(8));
+    loop {
+        jit_merge_point!();
+        let op = code[pc];
+        let arg = code[pc + 1];
+        pc += 2;
+        frame.pc = pc as i64;
+        let sp = frame.sp as usize;
+        match op {
+            HALT => return frame.stack[sp - 1],
+            PUSH => {
+                frame.stack[sp] = arg;
+                frame.sp += 1;
+            }
+            LOAD => {
+                frame.stack[sp] = frame.stack[arg as usize];
+                frame.sp += 1;
+            }
+            STORE => {
+                frame.stack[arg as usize] = frame.stack[sp - 1];
+                frame.sp -= 1;
+            }
+            ADD => {
+                frame.stack[sp - 2] += frame.stack[sp - 1];
+                frame.sp -= 1;
+            }
+            SUB => {
+                frame.stack[sp - 2] -= frame.stack[sp - 1];
+                frame.sp -= 1;
+            }
+            MOD7 => frame.stack[sp - 1] %= 7,
+            TMP => {
+                let mut t: Array<i64> = Array::<i64>::new(1);
+                t[0] = frame.stack[sp - 1];
+                frame.stack[sp - 1] = t[0] + 1;
+            }
+            JNZF | JNZ => {
+                frame.sp -= 1;
+                if frame.stack[sp - 1] != 0 {
+                    pc = arg as usize;
+                    frame.pc = arg;
+                    if op == JNZ {
+                        can_enter_jit!();
+                        continue;
+                    }
+                }
+            }
+            OBSERVE => emit(peek(frame)),
+            _ => return -1,
+        }
+    }
+}
+
+/// `acc = 0; n = N; do { acc += n + 1; if n % 7 == 0 { acc += 1000 };
+/// n -= 1 } while n != 0; return acc`, as (opcode, argument) pairs with
+/// `acc` and `n` in stack slots 0 and 1; with `observe`, [`peek`] sees
+/// (and bumps) `acc + n` every iteration.
+fn program(n: i64, observe: bool) -> Vec<i64> {
+    let mut code = vec![
+        (PUSH, 0),
+        (PUSH, n),
+        (LOAD, 0), // 4: loop head
+        (LOAD, 1),
+        (ADD, 0),
+        (TMP, 0),
+        (STORE, 0),
+        (LOAD, 1),
+        (MOD7, 0),
+        (JNZF, 28),
+        (LOAD, 0),
+        (PUSH, 1000),
+        (ADD, 0),
+        (STORE, 0),
+        (LOAD, 1), // 28
+        (PUSH, 1),
+        (SUB, 0),
+        (STORE, 1),
+        (LOAD, 1),
+        (JNZ, 4),
+        (LOAD, 0),
+        (HALT, 0),
+    ];
+    if observe {
+        // After `ADD` (a fixed-size insertion: jump targets move by 2).
+        code.insert(5, (OBSERVE, 0));
+        for c in &mut code {
+            if c.0 == JNZF {
+                c.1 += 2;
+            }
+        }
+    }
+    code.iter().flat_map(|&(o, a)| [o, a]).collect()
+}
+
+fn expected(n: i64) -> i64 {
+    (1..=n)
+        .map(|k| k + 1 + if k % 7 == 0 { 1000 } else { 0 })
+        .sum()
+}
+
+fn jit_agrees<B: GcBackend>() {
+    for stress in [false, true] {
+        for observe in [false, true] {
+            if stress {
+                stress_heap();
+            }
+            let code = program(500, observe);
+            let want = run(&code);
+            let seen = take_output();
+            if !observe {
+                assert_eq!(want, expected(500));
+            }
+            let mut driver = run_driver::<B>(JitParams::default().with_threshold(3)).unwrap();
+            assert_eq!(run_jit(&mut driver, &code).unwrap(), want);
+            assert_eq!(take_output(), seen, "what the helper saw");
+            let s = driver.stats();
+            assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{s}");
+            assert!(s.guard_failures >= 1, "{s}");
+            let text = majit::ir::text::print(&driver.loops()[0].trace);
+            let peeled = text.split(".peeled)\n").nth(1).expect("unrolled");
+            if observe {
+                // The frame is written back before the call, reloaded after.
+                assert!(peeled.contains("setfield_gc") && peeled.contains("getfield_gc"));
+                continue;
+            }
+            for op in ["getfield", "setfield", "arrayitem", "arraylen", "new_array"] {
+                assert!(!peeled.contains(op), "{op} in the loop:\n{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn stack_vm_frame_in_registers_refexec() {
+    jit_agrees::<RefExec>();
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn stack_vm_frame_in_registers_native() {
+    jit_agrees::<HostBackend>();
+}

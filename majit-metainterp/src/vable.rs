@@ -1,0 +1,195 @@
+//! Virtualizable frames: an interpreter frame object whose listed fields
+//! and array items live in trace boxes while compiled code runs.
+//!
+//! The VM author describes the frame once ([`VirtualizableInfo`]) and
+//! gives it to the driver ([`crate::driver::JitDriver::with_virtualizable`]).
+//! The frame stays a red. What changes:
+//!
+//! - **Entry.** The driver reads the listed fields, the array field and the
+//!   array's items and passes them to the loop after the reds: a loop's
+//!   inputs are `reds ++ fields ++ [array] ++ items` (the *virtualizable
+//!   values*). A loop is entered only when the array's length equals the
+//!   length it was traced with; that check replaces every bounds guard.
+//! - **Inside the trace.** `getfield`/`setfield` of a listed field of the
+//!   frame, `getarrayitem`/`setarrayitem` of its array and `arraylen` of
+//!   the array record nothing: they read or replace a box. An item index
+//!   that is not a constant is promoted (`guard_value`), as the stack depth
+//!   of a stack VM is constant at each bytecode position. The `jump` carries
+//!   the boxes, so the optimizer sees plain loop-carried values.
+//! - **Leaving.** Every guard's resume data lists the frame and the
+//!   virtualizable values ([`crate::tracer::Snapshot::vable`]); when a
+//!   guard fails the driver writes them back into the frame before the
+//!   blackhole or a bridge runs. A `finish` and the budget exit of
+//!   differential mode carry them after the reds and are written back too.
+//!   A bridge starts from the guard's boxes and jumps with them.
+//! - **Residual calls that may look at the frame** (`EffectInfo::may_force`)
+//!   get a written-back frame: the trace stores every box into the frame
+//!   before the call and reloads them all after it, so the callee may also
+//!   change the frame. Other residual calls must not read or write it.
+//!
+//! The frame identified is the red's own box: a frame reached another way
+//! (a different ref to the same object) is an ordinary object, so the VM
+//! must access its frame through the red. Replacing the array field inside
+//! a trace is an error.
+
+use crate::jitcode::eval::{self, ConcreteError};
+use crate::runtime::Allocator;
+use majit_ir::{ArrayDescr, FieldDescr, Kind, Value};
+use std::sync::Arc;
+
+/// The description of a virtualizable frame: which red is the frame, which
+/// of its fields live in boxes, and its array field (a ref field pointing
+/// to a GC array whose items live in boxes).
+///
+/// ```
+/// use majit_ir::{ArrayDescr, FieldDescr, Kind};
+/// use majit_metainterp::vable::VirtualizableInfo;
+/// use std::sync::Arc;
+/// let field = |name: &str, offset, kind| Arc::new(FieldDescr {
+///     name: format!("Frame.{name}"), owner: "Frame".into(), offset,
+///     size: 8, signed: true, kind, immutable: false,
+/// });
+/// let stack = Arc::new(ArrayDescr {
+///     name: "Stack".into(), base_offset: 16, len_offset: 8, item_size: 8,
+///     signed: true, kind: Kind::Int, type_id: 7,
+/// });
+/// // The frame is red 0; `pc` and `sp` live in boxes, so do the items of
+/// // the array at `Frame.stack`.
+/// let info = VirtualizableInfo::new(0)
+///     .with_fields(vec![field("pc", 8, Kind::Int), field("sp", 16, Kind::Int)])
+///     .with_array(field("stack", 24, Kind::Ref), stack);
+/// assert_eq!(info.fields().len(), 2);
+/// ```
+#[derive(Clone, Debug)]
+pub struct VirtualizableInfo {
+    red: usize,
+    fields: Vec<Arc<FieldDescr>>,
+    array: Option<(Arc<FieldDescr>, Arc<ArrayDescr>)>,
+}
+
+impl VirtualizableInfo {
+    /// A frame that is red number `red` of the merge point, with no
+    /// virtualized fields yet.
+    pub fn new(red: usize) -> VirtualizableInfo {
+        VirtualizableInfo {
+            red,
+            fields: Vec::new(),
+            array: None,
+        }
+    }
+
+    /// The scalar fields that live in boxes.
+    pub fn with_fields(mut self, fields: Vec<Arc<FieldDescr>>) -> VirtualizableInfo {
+        self.fields = fields;
+        self
+    }
+
+    /// The ref field `field` holds a GC array of layout `array` whose items
+    /// live in boxes.
+    pub fn with_array(
+        mut self,
+        field: Arc<FieldDescr>,
+        array: Arc<ArrayDescr>,
+    ) -> VirtualizableInfo {
+        self.array = Some((field, array));
+        self
+    }
+
+    /// The index of the frame among the reds.
+    pub fn red(&self) -> usize {
+        self.red
+    }
+
+    /// The virtualized scalar fields.
+    pub fn fields(&self) -> &[Arc<FieldDescr>] {
+        &self.fields
+    }
+
+    /// The array field and the array's layout, if any.
+    pub fn array(&self) -> Option<&(Arc<FieldDescr>, Arc<ArrayDescr>)> {
+        self.array.as_ref()
+    }
+
+    /// Why this description does not fit reds of `red_kinds`, if it does
+    /// not.
+    pub(crate) fn check(&self, red_kinds: &[Kind]) -> Result<(), String> {
+        if red_kinds.get(self.red) != Some(&Kind::Ref) {
+            return Err(format!(
+                "the virtualizable frame is red {} but the reds are {red_kinds:?}",
+                self.red
+            ));
+        }
+        match &self.array {
+            Some((f, _)) if f.kind != Kind::Ref => Err(format!(
+                "the virtualizable array field {} is not a ref field",
+                f.name
+            )),
+            Some((f, _)) if self.fields.contains(f) => Err(format!(
+                "{} is both the array field and a virtualized field",
+                f.name
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The position of field `fd` among the virtualizable values: a listed
+    /// field's index, or the array field's (after the fields).
+    pub(crate) fn field_slot(&self, fd: &FieldDescr) -> Option<usize> {
+        if let Some(i) = self.fields.iter().position(|f| **f == *fd) {
+            return Some(i);
+        }
+        self.array
+            .as_ref()
+            .filter(|(f, _)| **f == *fd)
+            .map(|_| self.fields.len())
+    }
+
+    /// The position of the array among the virtualizable values.
+    pub(crate) fn array_slot(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// The position of array item 0 among the virtualizable values.
+    pub(crate) fn items_start(&self) -> usize {
+        self.fields.len() + 1
+    }
+
+    /// The virtualizable values of `frame`: its fields, then (with an
+    /// array) the array ref and its items.
+    pub(crate) fn read(&self, frame: usize) -> Result<Vec<Value>, ConcreteError> {
+        let mut out = Vec::new();
+        for f in &self.fields {
+            out.push(eval::getfield(frame, f)?);
+        }
+        if let Some((f, a)) = &self.array {
+            let arr = eval::getfield(frame, f)?;
+            let p = arr.as_ref().unwrap_or(0);
+            out.push(arr);
+            for i in 0..eval::arraylen(p, a)? {
+                out.push(eval::getarrayitem(p, i, a)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes virtualizable values (as [`VirtualizableInfo::read`] returns
+    /// them) back into `frame` and its array. The array ref is not stored:
+    /// the frame's array never changes while compiled code runs.
+    pub(crate) fn write_back(
+        &self,
+        alloc: &mut dyn Allocator,
+        frame: usize,
+        values: &[Value],
+    ) -> Result<(), ConcreteError> {
+        for (f, &v) in self.fields.iter().zip(values) {
+            eval::setfield(alloc, frame, f, v)?;
+        }
+        if let Some((_, a)) = &self.array {
+            let arr = values[self.array_slot()].as_ref().unwrap_or(0);
+            for (i, &v) in values[self.items_start()..].iter().enumerate() {
+                eval::setarrayitem(alloc, arr, i as i64, a, v)?;
+            }
+        }
+        Ok(())
+    }
+}
