@@ -17,6 +17,7 @@ use crate::regs::Bank;
 use crate::ty::{Scalar, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use std::collections::BTreeSet;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Stmt};
 
@@ -338,8 +339,14 @@ fn abi_ty(t: Ty) -> TokenStream {
 /// The `extern "C"` functions the jitcode calls: one per helper (its
 /// panic is caught and reported, see `runtime::catch_panic`), one load
 /// per frozen green slice, and the unreachable block's (the checks'
-/// failure shims are in each function's block, see `lower/checks.rs`).
-pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStream {
+/// failure shims are in each function's block, see `lower/checks.rs`),
+/// and the float shims named in `floats` (those the lowering called).
+pub fn shims(
+    fn_name: &str,
+    helpers: &[Helper],
+    state: &[StateVar],
+    floats: &BTreeSet<String>,
+) -> TokenStream {
     let mut out = Vec::new();
     for h in helpers.iter().filter(|h| h.policy != Policy::Inline) {
         let (path, shim) = (&h.path, format_ident!("__majit_shim_{}", h.name));
@@ -404,7 +411,12 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
             )
         }
     });
-    out.push(float_shims());
+    out.extend(
+        float_shims()
+            .into_iter()
+            .filter(|(name, _)| floats.contains(&name.to_string()))
+            .map(|(_, shim)| shim),
+    );
     quote!(#(#out)*)
 }
 
@@ -413,34 +425,41 @@ pub fn shims(fn_name: &str, helpers: &[Helper], state: &[StateVar]) -> TokenStre
 /// methods of [`FLOAT_METHODS`], the casts from `f64` to the integer
 /// types other than `i64` (whose saturation bounds differ) and from `u64`
 /// (above `i64::MAX` in its register as a negative `i64`). Integers pass
-/// as their 64-bit register value.
-fn float_shims() -> TokenStream {
+/// as their 64-bit register value. Each shim comes with its name, so that
+/// [`shims`] emits only the ones some jitcode calls.
+fn float_shims() -> Vec<(syn::Ident, TokenStream)> {
+    let (rem, u64_to) = (
+        format_ident!("__majit_f64_rem"),
+        format_ident!("__majit_u64_to_f64"),
+    );
     let mut out = vec![
-        quote!(
-            extern "C" fn __majit_f64_rem(a: f64, b: f64) -> f64 {
-                a % b
-            }
+        (
+            rem.clone(),
+            quote!(extern "C" fn #rem(a: f64, b: f64) -> f64 { a % b }),
         ),
-        quote!(
-            extern "C" fn __majit_u64_to_f64(a: i64) -> f64 {
-                a as u64 as f64
-            }
+        (
+            u64_to.clone(),
+            quote!(extern "C" fn #u64_to(a: i64) -> f64 { a as u64 as f64 }),
         ),
     ];
     for &(m, arity) in FLOAT_METHODS {
         let f = format_ident!("__majit_f64_{}", m);
         let m = format_ident!("{}", m);
-        out.push(match arity {
+        let shim = match arity {
             1 => quote!(extern "C" fn #f(a: f64) -> f64 { a.#m() }),
             _ => quote!(extern "C" fn #f(a: f64, b: f64) -> f64 { a.#m(b) }),
-        });
+        };
+        out.push((f, shim));
     }
     for t in CAST_INTS {
         let f = float_cast_shim(t);
         let t = format_ident!("{}", t);
-        out.push(quote!(extern "C" fn #f(a: f64) -> i64 { a as #t as i64 }));
+        out.push((
+            f.clone(),
+            quote!(extern "C" fn #f(a: f64) -> i64 { a as #t as i64 }),
+        ));
     }
-    quote!(#(#[allow(dead_code)] #out)*)
+    out
 }
 
 /// The `f64` methods lowered as elidable calls, with their arity (the

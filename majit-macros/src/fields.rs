@@ -4,11 +4,19 @@
 //! reads it. The plain function, `NAME_jit` and the lowering then see only
 //! accessor calls, so the three agree by construction.
 //!
+//! `#[majit::traced]` rewrites the traced function the same way, for the
+//! plain function and the tokens it hands to the interpreter.
+//!
 //! A handle is a pointer, not a Rust struct, so Rust itself cannot resolve
-//! `x.f`; the macro cannot know `x`'s type either, so it rewrites every
-//! named field access whose name is a field of some declared struct (the
-//! documented rule: a Rust struct used in the interpreter function must not
-//! share a field name with a declared GC struct). Nested items other than
+//! `x.f` (nor could a real field store run the write barrier); the macro
+//! cannot know `x`'s type either, so in the interpreter function it
+//! rewrites every named field access whose name is a field of some
+//! declared struct (the documented rule: a Rust struct used in the
+//! interpreter function must not share a field name with a declared GC
+//! struct). A traced function does not see the declarations, and needs
+//! none: its values are within the lowered subset, where GC structs are
+//! the only ones with named fields, so every named field access is
+//! rewritten. Nested items other than
 //! functions are left alone, and so are macro calls whose arguments are not
 //! comma-separated expressions.
 
@@ -18,9 +26,10 @@ use syn::punctuated::Punctuated;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Member, Token};
 
-/// Rewrites field syntax on the declared field names `fields`.
+/// Rewrites field syntax on the field names `fields` (`None`: on every
+/// named field, in a traced function).
 pub struct FieldSyntax {
-    pub fields: Vec<String>,
+    pub fields: Option<Vec<String>>,
 }
 
 impl FieldSyntax {
@@ -31,10 +40,11 @@ impl FieldSyntax {
         let Member::Named(name) = &f.member else {
             return None;
         };
-        self.fields
-            .iter()
-            .any(|d| name == d)
-            .then_some((&*f.base, name))
+        let known = match &self.fields {
+            Some(fields) => fields.iter().any(|d| name == d),
+            None => true,
+        };
+        known.then_some((&*f.base, name))
     }
 }
 

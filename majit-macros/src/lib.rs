@@ -38,6 +38,8 @@
 
 mod attr;
 mod emit;
+#[cfg(test)]
+mod expand_tests;
 mod fields;
 mod inline;
 mod lower;
@@ -139,7 +141,9 @@ pub fn jit_interp(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `#[jit_interp(traced = [path::to::f, ..])]`, calls of `f` in handlers
 /// (and in other traced functions) are lowered to an `inline_call` of
 /// `f`'s own jitcode instead of a residual call. The function itself is
-/// unchanged (the plain interpreter calls it as written).
+/// unchanged (the plain interpreter calls it as written) but for field
+/// syntax on GC handles, rewritten to the accessors as in a handler
+/// (`x.f` is `x.f()`, `x.f = v` is `x.set_f(v)`).
 ///
 /// ```
 /// mod ops {
@@ -175,7 +179,8 @@ pub fn jit_interp(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `traced.rs` for how the interpreter gets the body.
 #[proc_macro_attribute]
 pub fn traced(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let func = syn::parse_macro_input!(item as syn::ItemFn);
+    let mut func = syn::parse_macro_input!(item as syn::ItemFn);
+    fields::FieldSyntax { fields: None }.visit_block_mut(&mut func.block);
     traced::attribute(attr.into(), func)
         .unwrap_or_else(|e| e.to_compile_error())
         .into()
@@ -398,11 +403,12 @@ fn expand(
     traced_fns: Vec<syn::ItemFn>,
 ) -> syn::Result<proc_macro2::TokenStream> {
     fields::FieldSyntax {
-        fields: attr
-            .structs
-            .iter()
-            .flat_map(|s| s.fields.iter().map(|(f, _)| f.to_string()))
-            .collect(),
+        fields: Some(
+            attr.structs
+                .iter()
+                .flat_map(|s| s.fields.iter().map(|(f, _)| f.to_string()))
+                .collect(),
+        ),
     }
     .visit_block_mut(&mut func.block);
     if !func.sig.generics.params.is_empty() {
@@ -476,7 +482,13 @@ fn expand(
     let safepoint = places.as_ref().map(|p| emit::safepoint(p, true));
     let jit = jit_entry(&func, at, &state, &outer, ret, safepoint, &structs);
     let name = func.sig.ident.to_string();
-    let shims = emit::shims(&name, &attr.helpers, &state);
+    let floats = helpers
+        .iter()
+        .fold(lowered.float_shims.clone(), |mut all, (_, l)| {
+            all.extend(l.float_shims.iter().cloned());
+            all
+        });
+    let shims = emit::shims(&name, &attr.helpers, &state, &floats);
     let jitcode = emit::jitcode_fn(
         &func.vis,
         &func.sig.ident,

@@ -84,6 +84,12 @@ impl Regs {
         r
     }
 
+    /// Makes `r` (taken with [`Regs::var`]) a temporary of the current
+    /// statement.
+    pub fn adopt(&mut self, r: R) {
+        self.temps.push(r);
+    }
+
     /// Frees a variable's register.
     pub fn free_var(&mut self, r: R) {
         self.free[slot(r.bank)].push(r.idx);

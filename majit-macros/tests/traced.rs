@@ -55,10 +55,10 @@ mod vm {
         mix(acc, i).wrapping_add(epoch()) & MASK
     }
 
-    /// Traced, over a GC struct.
+    /// Traced, over a GC struct (field syntax, as in a handler).
     #[majit::traced]
     pub(crate) fn area(s: Shape) -> i64 {
-        s.base().wrapping_mul(s.stride())
+        s.base.wrapping_mul(s.stride)
     }
 
     /// Traced, over floats.
@@ -73,7 +73,9 @@ mod vm {
         if by == 0 {
             return s;
         }
-        Shape::new(s.base().wrapping_add(by), s.stride())
+        let t = Shape::new(s.base, s.stride());
+        t.base = t.base.wrapping_add(by);
+        t
     }
 
     /// A residual helper returning a GC handle (through the shim's

@@ -119,3 +119,17 @@ fn nested_benchmark_program_runs_the_same_with_the_jit() {
     assert_eq!(out, plain);
     assert!(stats.unwrap().loops_compiled >= 3);
 }
+
+/// bf computes no values in `if`/`match` and uses no floats: its portal
+/// reserves no join or float registers (a join register is taken only
+/// for an arm's value, in its bank). `cargo test -p bf --test bf
+/// the_portal` on 2026-12-01: `i13 r2 f0` (r2: the two slices); the
+/// joins reserved a register per bank each before (`i14 r4 f0` before
+/// floats at dcdc145, `i14 r4 f2` with them at 08f07f3).
+#[test]
+fn the_portal_reserves_no_join_or_float_registers() {
+    let (set, portal) = bf::run_jitcode().unwrap();
+    let code = set.get(portal).unwrap();
+    let header = code.disassemble().lines().next().unwrap().to_string();
+    assert_eq!(header, "jitcode run (regs: i13 r2 f0)");
+}

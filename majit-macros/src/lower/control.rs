@@ -8,28 +8,16 @@
 
 use super::*;
 
-/// The join of a branching construct: one result register per bank (a
-/// temporary of the enclosing statement), of which every arm with a value
-/// writes the one of its type.
+/// The join of a branching construct: the result register (a temporary
+/// of the enclosing statement) every arm with a value writes. The arms
+/// share one type, so one register of its bank: taken at the first arm
+/// with a value, so that a join without one (a statement `if`/`match`)
+/// reserves none.
 pub(super) struct Join {
-    pub(super) res: R,
-    pub(super) res_ref: R,
-    pub(super) res_float: R,
+    pub(super) res: Option<R>,
     pub(super) ty: Option<Ty>,
     pub(super) end: u32,
     pub(super) flows: bool,
-}
-
-impl Join {
-    /// The result register of a value of type `ty` (`None`: no value).
-    fn reg(&self, ty: Ty) -> Option<R> {
-        match ty {
-            Ty::Scalar(Scalar::F64) => Some(self.res_float),
-            Ty::Scalar(_) => Some(self.res),
-            t if t.is_ref() => Some(self.res_ref),
-            _ => None,
-        }
-    }
 }
 
 /// A `while`/`loop` inside a handler: where `continue` and `break` go.
@@ -328,7 +316,12 @@ impl<'a> Lowerer<'a> {
         if let Ty::Checked(_) = v.ty {
             return err(sp, OPTION_USE);
         }
-        if let Some(r) = j.reg(v.ty) {
+        // Values of the other types (unit) have no register.
+        if matches!(v.ty, Ty::Scalar(_)) || v.ty.is_ref() {
+            // Not a temporary of the arm, whose end frees those: the
+            // register lives on until the enclosing statement ends (see
+            // `finish_join`).
+            let r = *j.res.get_or_insert_with(|| self.regs.var(bank(v.ty)));
             self.copy(&v.opnd(sp)?, r);
         }
         self.goto(j.end);
@@ -340,25 +333,26 @@ impl<'a> Lowerer<'a> {
         if !j.flows {
             return None;
         }
-        Some(match j.ty.and_then(|t| Some((t, j.reg(t)?))) {
-            Some((t, r)) => Val::scalar(t, Opnd::Reg(r)),
-            None => Val::unit(),
+        Some(match (j.ty, j.res) {
+            (Some(t), Some(r)) => {
+                self.regs.adopt(r);
+                Val::scalar(t, Opnd::Reg(r))
+            }
+            _ => Val::unit(),
         })
     }
 
     pub(super) fn new_join(&mut self) -> Join {
         Join {
-            res: self.regs.temp(Bank::Int),
-            res_ref: self.regs.temp(Bank::Ref),
-            res_float: self.regs.temp(Bank::Float),
+            res: None,
             ty: None,
             end: self.label(),
             flows: false,
         }
     }
 
-    /// Lowers `e` (a branch body) in its own temporary scope, keeping
-    /// the join register reserved.
+    /// Lowers `e` (a branch body) in its own temporary scope (the join
+    /// register outlives it).
     pub(super) fn arm(&mut self, j: &mut Join, e: ArmBody, want: Option<Ty>) -> Res<()> {
         let mark = self.regs.mark();
         let (v, sp) = match e {

@@ -22,6 +22,7 @@ impl Lowerer<'_> {
     /// An elidable call of the float shim `shim` (`emit::float_shims`)
     /// with these arguments and banks, its result in a `ret` temporary.
     fn float_call(&mut self, shim: &syn::Ident, args: &[(Opnd, Bank)], ret: Bank) -> Opnd {
+        self.float_shims.insert(shim.to_string());
         let banks: Vec<Bank> = args.iter().map(|a| a.1).collect();
         let descr = call_descr(
             &shim.to_string(),

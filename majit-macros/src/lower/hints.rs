@@ -24,11 +24,12 @@ impl Lowerer<'_> {
                     return Ok(Some(None));
                 };
                 v.used()?;
-                if !matches!(v.ty, Ty::Scalar(_) | Ty::Gc(_)) {
+                // Not an `f64`: the jitcode has no float promote.
+                if !matches!(v.ty, Ty::Scalar(s) if !s.is_float()) && !matches!(v.ty, Ty::Gc(_)) {
                     return err(
                         a.span(),
                         "`promote` takes an integer, a bool or a GC handle (the value becomes a \
-                         constant in the trace)",
+                         constant in the trace; floats cannot be promoted)",
                     );
                 }
                 if let Some(o @ Opnd::Reg(_)) = &v.op {

@@ -45,6 +45,7 @@ use crate::regs::{Bank, Regs, R};
 use crate::ty::{IntTy, Scalar, Ty, I64, USIZE};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
+use std::collections::BTreeSet;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Pat, Stmt, UnOp};
 
@@ -236,6 +237,8 @@ pub struct Lowered {
     /// The `extern "C"` failure shims of its checks (see `checks.rs`),
     /// items of the block that builds the function.
     pub fail_shims: Vec<TokenStream>,
+    /// The float shims its code calls (see `floats.rs`), by name.
+    pub float_shims: BTreeSet<String>,
 }
 
 /// Where a `break`/`continue` goes.
@@ -258,6 +261,7 @@ struct Lowerer<'a> {
     /// The failure blocks of the checks, emitted after the code.
     fail_blocks: Vec<TokenStream>,
     fail_shims: Vec<TokenStream>,
+    float_shims: BTreeSet<String>,
     greens: Vec<R>,
     reds: Vec<R>,
 }
@@ -275,6 +279,7 @@ pub fn lower(ctx: &Ctx, body: &[Stmt]) -> Res<Lowered> {
         unreachable: 1,
         fail_blocks: Vec::new(),
         fail_shims: Vec::new(),
+        float_shims: BTreeSet::new(),
         greens: Vec::new(),
         reds: Vec::new(),
     };
@@ -305,6 +310,7 @@ pub fn lower_helper(ctx: &Ctx, params: &[(String, Ty)], body: &syn::Block) -> Re
         unreachable: 1,
         fail_blocks: Vec::new(),
         fail_shims: Vec::new(),
+        float_shims: BTreeSet::new(),
         greens: Vec::new(),
         reds: Vec::new(),
     };
@@ -367,6 +373,7 @@ impl Lowerer<'_> {
             float_regs: self.regs.count(Bank::Float),
             labels: self.labels,
             fail_shims: self.fail_shims,
+            float_shims: self.float_shims,
         }
     }
 
