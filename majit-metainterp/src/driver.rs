@@ -35,11 +35,12 @@ use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
 use crate::params::JitParams;
 use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator};
-use crate::stats::{AbortReason, Stats};
-use crate::tracer::{Finished, Snapshot, TraceEnd, TraceEnv, Tracer};
+use crate::stats::{AbortReason, DontInline, Stats};
+use crate::tracer::{Blame, Finished, Inlinee, Snapshot, TraceEnd, TraceEnv, Tracer};
 use crate::vable::VirtualizableInfo;
 use crate::warmstate::{GreenKey, Visit, WarmState};
 use majit_ir::{Descr, Kind, OpCode, TargetDescr, Value};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -232,6 +233,8 @@ pub struct JitDriver<B: Backend> {
     log_file: Option<crate::log::LogFile>,
     /// The virtualizable frame, if the interpreter declared one.
     pub(crate) vable: Option<VirtualizableInfo>,
+    /// What too-long traces marked don't-inline (`tracer/blame.rs`).
+    pub(crate) dont_inline: BTreeSet<Inlinee>,
 }
 
 impl<B: Backend> JitDriver<B> {
@@ -297,6 +300,7 @@ impl<B: Backend> JitDriver<B> {
             perf_map: crate::perfmap::PerfMap::from_env(),
             log_file,
             vable: None,
+            dont_inline: BTreeSet::new(),
         })
     }
 
@@ -698,6 +702,7 @@ impl<B: Backend> JitDriver<B> {
             loop_target: &lookup,
             budget_word: self.diff.as_ref().map(DiffState::budget_word),
             vable: self.vable.as_ref(),
+            dont_inline: &self.dont_inline,
         };
         let end = make(env).and_then(Tracer::run);
         self.stats.time_tracing += start.elapsed();
@@ -724,8 +729,15 @@ impl<B: Backend> JitDriver<B> {
                 reason,
                 frames,
                 returned,
+                blamed,
             } => {
-                self.warm.abort(&key, self.params.max_aborts);
+                match blamed {
+                    Some(b) => {
+                        self.mark_dont_inline(b, format!("loop at greens {:?}", key.values()));
+                        self.warm.trace_soon(&key, self.params.threshold);
+                    }
+                    None => self.warm.abort(&key, self.params.max_aborts),
+                }
                 self.after_abort(reason, frames, returned)
             }
             TraceEnd::Done(fin) => {
@@ -776,7 +788,13 @@ impl<B: Backend> JitDriver<B> {
                     reason,
                     frames,
                     returned,
-                } => return self.after_abort(reason, frames, returned),
+                    blamed,
+                } => {
+                    if let Some(b) = blamed {
+                        self.blame_in_bridge(b, df);
+                    }
+                    return self.after_abort(reason, frames, returned);
+                }
                 TraceEnd::Done(fin) => fin,
             };
         let (greens, reds) = (fin.greens.clone(), fin.reds.clone());
@@ -793,6 +811,28 @@ impl<B: Backend> JitDriver<B> {
             self.stats.abort_because(reason, why);
         }
         Ok(Next::MergePoint(greens, reds))
+    }
+
+    /// Marks the callee that made a trace too long don't-inline; `trace`
+    /// names the trace for the stats.
+    fn mark_dont_inline(&mut self, b: Blame, trace: String) {
+        self.dont_inline.insert(b.inlinee);
+        self.stats.dont_inline.push(DontInline {
+            name: b.name,
+            ops: b.ops as u64,
+            trace_ops: b.trace_ops as u64,
+            trace,
+        });
+    }
+
+    /// A bridge from the guard that produced `df` was too long and blamed
+    /// `b`: marks it, and lets the guard's next failure trace again.
+    fn blame_in_bridge(&mut self, b: Blame, df: &DeadFrame) {
+        let id = df.descr.as_ref().and_then(|d| d.as_fail()).map(|f| f.id);
+        self.mark_dont_inline(b, format!("bridge from guard g{}", id.unwrap_or(0)));
+        if let Some(Exit::Guard(g)) = id.and_then(|id| self.compiled.exits.get_mut(&id)) {
+            g.bridged = false;
+        }
     }
 
     /// Compiles the bridge trace `fin` for `guard` and attaches it; `entry`
@@ -903,9 +943,10 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// The `MAJIT_LOG` report of this driver ([`crate::log`]): traces,
-    /// resume data, machine code.
+    /// resume data, machine code, then the functions marked don't-inline.
     pub fn log(&self) -> String {
         crate::log::render(&self.backend, &self.compiled)
+            + &crate::log::dont_inline(&self.stats.dont_inline)
     }
 
     /// Everything compiled so far as text: [`JitDriver::summary`], then

@@ -17,7 +17,11 @@ use std::time::Duration;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AbortReason {
     /// The trace outgrew `trace_limit` (a limit; raise it if loops are
-    /// legitimately long).
+    /// legitimately long). When an inlined function with a residual form
+    /// recorded ops, the one with the most is marked don't-inline
+    /// ([`Stats::dont_inline`]), its later calls are traced as residual
+    /// calls, and the abort does not count toward the key's `max_aborts`:
+    /// the key is traced again at its next back edge.
     TraceTooLong,
     /// The interpreted program ended during tracing (nobody: the loop was
     /// not a loop after all).
@@ -54,6 +58,30 @@ impl AbortReason {
 /// so a driver failing to compile again and again does not grow.
 pub const MAX_ABORT_MESSAGES: usize = 32;
 
+/// A function marked don't-inline because a trace through it was too
+/// long (see `tracer/blame.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DontInline {
+    /// The jitcode function's name.
+    pub name: String,
+    /// The ops recorded while its calls (and their callees) ran.
+    pub ops: u64,
+    /// The length of the aborted trace.
+    pub trace_ops: u64,
+    /// Which trace: `loop at greens [..]` or `bridge from guard gN`.
+    pub trace: String,
+}
+
+impl fmt::Display for DontInline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}`: {} of {} ops of the {}",
+            self.name, self.ops, self.trace_ops, self.trace
+        )
+    }
+}
+
 /// Counters and times of one driver.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
@@ -86,6 +114,9 @@ pub struct Stats {
     /// most [`MAX_ABORT_MESSAGES`] are kept (the counts in `aborts` stay
     /// exact).
     pub abort_messages: Vec<(AbortReason, String)>,
+    /// The functions too-long traces marked don't-inline, in marking
+    /// order (each at most once).
+    pub dont_inline: Vec<DontInline>,
     /// Ops recorded by the tracer in traces that were compiled.
     pub ops_recorded: u64,
     /// Ops of those traces after the optimizer.
@@ -169,6 +200,9 @@ impl fmt::Display for Stats {
         }
         for (_, m) in &self.abort_messages {
             writeln!(f, "abort: {m}")?;
+        }
+        for d in &self.dont_inline {
+            writeln!(f, "don't-inline: {d}")?;
         }
         writeln!(
             f,

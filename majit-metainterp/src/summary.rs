@@ -42,6 +42,9 @@ pub fn render(s: &Stats, backend: &str, compiled: &Compiled) -> String {
             let _ = writeln!(out, "    {m}");
         }
     }
+    for d in &s.dont_inline {
+        let _ = writeln!(out, "  marked don't-inline: {d}");
+    }
     let _ = writeln!(
         out,
         "guard failures: {}, blackhole runs: {}",

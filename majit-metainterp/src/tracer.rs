@@ -39,9 +39,16 @@
 //! the frame and those boxes, the closing `jump` or `finish` carries them,
 //! and a call that may force the frame is surrounded by their stores and
 //! reloads.
+//!
+//! A trace that outgrows `trace_limit` blames the inlined function that
+//! recorded the most ops; calls of functions the driver marked
+//! don't-inline are traced as residual calls (`tracer/blame.rs`).
 
+mod blame;
 mod facts;
 mod heap_cache;
+
+pub use blame::{Blame, Inlinee};
 
 use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame};
 use crate::jitcode::eval::{self, ConcreteError};
@@ -56,6 +63,7 @@ use majit_ir::{
     ArrayDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef,
     ResultKind, Trace, Value,
 };
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// A traced value: its trace reference and its concrete value.
@@ -205,10 +213,12 @@ pub enum TraceEnd {
     Done(Box<Finished>),
     /// Tracing gave up. `frames` (outermost first) continue in the
     /// blackhole; when they are empty the program ended with `returned`.
+    /// A too-long trace may blame an inlined function (`blamed`).
     Aborted {
         reason: AbortReason,
         frames: Vec<BhFrame>,
         returned: Option<Value>,
+        blamed: Option<Blame>,
     },
 }
 
@@ -242,6 +252,8 @@ pub struct TraceEnv<'a> {
     pub loop_target: &'a dyn Fn(&GreenKey) -> Option<(Descr, usize)>,
     /// The virtualizable frame's description, if the driver has one.
     pub vable: Option<&'a VirtualizableInfo>,
+    /// The functions whose calls are traced as residual calls.
+    pub dont_inline: &'a BTreeSet<Inlinee>,
     /// Differential mode: the address of the iteration budget word a loop
     /// trace counts down after its label (`diff/budget.rs`).
     pub budget_word: Option<usize>,
@@ -273,6 +285,8 @@ pub struct Tracer<'a> {
     budget: Option<(u32, Vec<Value>)>,
     /// The virtualizable frame's box and its virtualizable values' boxes.
     vable: Option<VableBoxes>,
+    /// The ops recorded per inlined function, for a too-long trace's blame.
+    sizes: blame::CallSizes,
 }
 
 enum Step {
@@ -333,6 +347,7 @@ impl<'a> Tracer<'a> {
             known_outcome: false,
             budget: None,
             vable: None,
+            sizes: blame::CallSizes::default(),
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         let insn = frame.code.decode(mp_pc);
@@ -373,6 +388,8 @@ impl<'a> Tracer<'a> {
         frames: Vec<BridgeFrame>,
         vable: Option<VableBoxes>,
     ) -> Tracer<'a> {
+        let codes = frames.iter().map(|f| &f.code);
+        let sizes = blame::CallSizes::open_at(env.codes, codes, trace.ops.len());
         let mut t = Tracer {
             env,
             kind: TraceKind::Bridge,
@@ -387,6 +404,7 @@ impl<'a> Tracer<'a> {
             known_outcome: true,
             budget: None,
             vable,
+            sizes,
         };
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
@@ -418,7 +436,7 @@ impl<'a> Tracer<'a> {
                 return Ok(end);
             }
             if self.trace.ops.len() > self.env.trace_limit {
-                return Ok(self.abort(AbortReason::TraceTooLong, None));
+                return Ok(self.too_long());
             }
         }
     }
@@ -449,6 +467,7 @@ impl<'a> Tracer<'a> {
             reason,
             frames,
             returned,
+            blamed: None,
         }
     }
 
@@ -1017,13 +1036,17 @@ impl<'a> Tracer<'a> {
         self.facts.set_nonnull(obj);
     }
 
-    /// An inline call: a new frame for the callee.
+    /// An inline call: a new frame for the callee (a residual call when
+    /// the callee is marked don't-inline).
     fn enter(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
         let Operand::Callee(callee) = insn.operands[0] else {
             return Err(ConcreteError::BadJitCode(
                 "inline call without callee".into(),
             ));
         };
+        if self.marked(callee) {
+            return self.call_residually(insn, callee);
+        }
         let args: Vec<TBox> = insn.list(1).iter().map(|&r| self.get(r)).collect();
         let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
         let proto = callee_frame(self.env.codes, callee, &vals)?;
@@ -1034,6 +1057,7 @@ impl<'a> Tracer<'a> {
         f.ret_dst = insn.dst;
         self.top().pc = insn.next;
         self.frames.push(f);
+        self.sizes.enter(callee, self.trace.ops.len());
         Ok(Step::Next)
     }
 
@@ -1144,6 +1168,7 @@ impl<'a> Tracer<'a> {
                 self.abort(AbortReason::PortalReturned, v.map(|b| b.v)),
             ));
         }
+        self.sizes.leave(self.trace.ops.len());
         match (done.ret_dst, v) {
             (Some(dst), Some(b)) if dst.kind == b.v.kind() => self.set(dst, b),
             (None, _) => {}
@@ -1155,15 +1180,26 @@ impl<'a> Tracer<'a> {
     /// A residual or elidable call.
     fn call(&mut self, insn: &Insn) -> Result<Option<TBox>, ConcreteError> {
         let d = self.descr(insn, 0);
-        let cd = d.as_call().expect("builder checked a call descr").clone();
         let func = self.get(insn.reg(1));
         let args: Vec<TBox> = insn.list(2).iter().map(|&r| self.get(r)).collect();
+        self.call_with(d, func, args)
+    }
+
+    /// Calls `func` with `args` as the call descr `d` says, and records
+    /// the call (a residual `call_*`, or `call_pure_*` unless folded).
+    fn call_with(
+        &mut self,
+        d: Descr,
+        func: TBox,
+        args: Vec<TBox>,
+    ) -> Result<Option<TBox>, ConcreteError> {
+        let cd = d.as_call().expect("builder checked a call descr").clone();
         let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
         let v = eval::call(func.v.as_int().unwrap_or(0) as usize, &cd, &vals)?;
         self.heap.call(&cd.effect);
         let elidable = cd.effect.effect == CallEffect::Elidable;
         if elidable && func.r.is_const() && args.iter().all(|b| b.r.is_const()) {
-            return Ok(insn.dst.map(|_| self.konst(v)));
+            return Ok((cd.result != ResultKind::Void).then(|| self.konst(v)));
         }
         let family = if elidable {
             OpCode::CallPureI

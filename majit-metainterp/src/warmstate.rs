@@ -169,6 +169,12 @@ impl WarmState {
         }
     }
 
+    /// Makes the next back edge at `key` trace (an abort that blamed an
+    /// inlined function: the next trace calls it instead).
+    pub fn trace_soon(&mut self, key: &GreenKey, threshold: u32) {
+        self.entries.entry(key.clone()).or_default().counter = threshold.saturating_sub(1);
+    }
+
     /// Marks `key` as never to be traced (its loop cannot be compiled).
     pub fn dont_trace(&mut self, key: &GreenKey) {
         self.entries.entry(key.clone()).or_default().dont_trace = true;

@@ -31,7 +31,8 @@ pub mod disasm;
 pub mod eval;
 pub mod liveness;
 
-use majit_ir::{Descr, Kind, OpCode};
+use majit_ir::{CallDescr, Descr, Kind, OpCode};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use builder::{Arg, BuildError, JitCodeBuilder, Label, Reg};
@@ -421,12 +422,26 @@ impl JitCode {
     }
 }
 
+/// The callable version of a jitcode function: an `extern "C"` function
+/// that does what the jitcode does, and the call descr to call it with.
+/// A call of a function marked don't-inline after a too-long trace is
+/// traced as a residual call of it (`tracer/blame.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResidualForm {
+    /// The function's address.
+    pub func: usize,
+    /// A `Descr::Call` whose arguments are the jitcode function's
+    /// parameter kinds and whose result is the kind it returns.
+    pub descr: Descr,
+}
+
 /// The jitcode functions of one interpreter; inline calls name callees by
 /// [`FuncId`]. A function can be declared before it is defined, so
 /// mutually recursive functions can name each other.
 #[derive(Clone, Debug, Default)]
 pub struct JitCodeSet {
     codes: Vec<(String, Option<Arc<JitCode>>)>,
+    residuals: BTreeMap<FuncId, ResidualForm>,
 }
 
 impl JitCodeSet {
@@ -445,8 +460,12 @@ impl JitCodeSet {
         self.codes.push((name.to_string(), None));
         FuncId((self.codes.len() - 1) as u16)
     }
-    /// Gives the declared function `id` its code.
+    /// Gives the declared function `id` its code (which must fit the
+    /// residual form given to `id`, if any).
     pub fn define(&mut self, id: FuncId, code: JitCode) -> Result<(), String> {
+        if let Some(form) = self.residuals.get(&id) {
+            residual_fits(&code, &form.descr)?;
+        }
         match self.codes.get_mut(id.0 as usize) {
             Some((_, slot @ None)) => {
                 *slot = Some(Arc::new(code));
@@ -455,6 +474,62 @@ impl JitCodeSet {
             Some((name, Some(_))) => Err(format!("function {name} is already defined")),
             None => Err(format!("no function #{} was declared", id.0)),
         }
+    }
+    /// Gives function `id` a residual form: `func`, an `extern "C"`
+    /// function that does what the jitcode of `id` does, called with the
+    /// call descr `descr` (its arguments the function's parameter kinds,
+    /// its result the kind the function returns; checked here, or when
+    /// `id` is defined). Its effects are the function's: usually
+    /// `CallEffect::Random`, `can_raise` when `func` reports panics through
+    /// `runtime::catch_panic`, `may_force` when it may be given the
+    /// virtualizable frame. Only a function with a residual form can be
+    /// marked don't-inline when a trace through it is too long (see
+    /// `docs/metainterp.md`, "Too-long traces").
+    ///
+    /// ```
+    /// use majit_ir::{CallDescr, Descr, EffectInfo, Kind, OpCode, ResultKind};
+    /// use majit_metainterp::jitcode::{JitCodeBuilder, JitCodeSet};
+    /// extern "C" fn double(x: i64) -> i64 {
+    ///     x.wrapping_mul(2)
+    /// }
+    /// let mut b = JitCodeBuilder::new("double");
+    /// let x = b.param(Kind::Int);
+    /// b.op(OpCode::IntMul, &[x.into(), majit_metainterp::jitcode::Arg::Int(2)], x);
+    /// b.ret(Some(x.into()));
+    /// let mut codes = JitCodeSet::new();
+    /// let id = codes.add(b.finish().unwrap());
+    /// let descr = Descr::from(CallDescr {
+    ///     name: "double".into(),
+    ///     args: vec![Kind::Int],
+    ///     result: ResultKind::Int,
+    ///     effect: EffectInfo::default(),
+    /// });
+    /// codes.set_residual(id, double as usize, descr).unwrap();
+    /// assert!(codes.residual(id).is_some());
+    /// ```
+    pub fn set_residual(&mut self, id: FuncId, func: usize, descr: Descr) -> Result<(), String> {
+        let Some((name, code)) = self.codes.get(id.0 as usize) else {
+            return Err(format!("no function #{} was declared", id.0));
+        };
+        if descr.as_call().is_none() {
+            return Err(format!("the residual form of {name} needs a call descr"));
+        }
+        if let Some(code) = code {
+            residual_fits(code, &descr)?;
+        }
+        self.residuals.insert(id, ResidualForm { func, descr });
+        Ok(())
+    }
+    /// The residual form of function `id`, if it was given one.
+    pub fn residual(&self, id: FuncId) -> Option<&ResidualForm> {
+        self.residuals.get(&id)
+    }
+    /// The id of `code`, one of this set's functions (compared by address).
+    pub fn id_of(&self, code: &Arc<JitCode>) -> Option<FuncId> {
+        self.codes
+            .iter()
+            .position(|(_, c)| c.as_ref().is_some_and(|c| Arc::ptr_eq(c, code)))
+            .map(|i| FuncId(i as u16))
     }
     /// The class word of objects whose header holds `type_id`, as
     /// `guard_class` compares it: the vtable of a size descr of that type
@@ -498,6 +573,35 @@ impl JitCodeSet {
     pub fn is_empty(&self) -> bool {
         self.codes.is_empty()
     }
+}
+
+/// Whether the call descr `descr` can stand for `code`: the same parameter
+/// kinds, and every return of `code` of the descr's result kind.
+fn residual_fits(code: &JitCode, descr: &Descr) -> Result<(), String> {
+    let cd: &CallDescr = descr.as_call().expect("set_residual checked a call descr");
+    let params: Vec<Kind> = code.params.iter().map(|p| p.kind).collect();
+    if params != cd.args {
+        return Err(format!(
+            "the residual form {} of {} takes {:?}, the function {params:?}",
+            cd.name, code.name, cd.args
+        ));
+    }
+    for pc in code.insn_starts() {
+        let returns = match code.decode(pc).op {
+            JOp::ReturnI => Some(Kind::Int),
+            JOp::ReturnR => Some(Kind::Ref),
+            JOp::ReturnF => Some(Kind::Float),
+            JOp::ReturnV => None,
+            _ => continue,
+        };
+        if returns != cd.result.kind() {
+            return Err(format!(
+                "the residual form {} of {} returns {:?}, the function {returns:?} (pc {pc})",
+                cd.name, code.name, cd.result
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The bank a format letter (`i`, `r`, `f`) names.
