@@ -6,7 +6,9 @@
 //! { return acc } }` (greens `[g]`, reds `[acc, n]`), where `small` (2 ops)
 //! and `big` (120 ops) are inline-called jitcode functions that may have
 //! residual forms (`extern "C"` functions computing the same), and with
-//! `trace_limit` 60 the first trace is too long.
+//! `trace_limit` 60 the first trace is too long. Variants ([`Shape`]): the
+//! portal runs `big`'s rounds itself, or calls `big` only every 16th
+//! iteration (so a bridge is too long).
 
 use majit_ir::{CallDescr, Descr, EffectInfo, Kind, OpCode, ResultKind, Value};
 use majit_metainterp::driver::{JitAction, JitDriver};
@@ -38,11 +40,31 @@ extern "C" fn big_native(x: i64, k: i64) -> i64 {
     big_rust(x, k)
 }
 
+/// Where `big`'s rounds run.
+#[derive(Copy, Clone, PartialEq)]
+enum Shape {
+    /// Every iteration calls `big`.
+    Calls,
+    /// The portal runs the rounds itself.
+    Inline,
+    /// Only iterations where `n % 16 == 0` call `big`.
+    Rare,
+}
+
+/// One iteration of the interpreter on `acc`.
+fn step(shape: Shape, acc: i64, n: i64) -> i64 {
+    let acc = small_rust(acc);
+    match shape {
+        Shape::Rare if n % 16 != 0 => acc,
+        _ => big_rust(acc, n),
+    }
+}
+
 /// The plain interpreter.
-fn plain(n0: i64) -> i64 {
+fn plain(shape: Shape, n0: i64) -> i64 {
     let (mut acc, mut n) = (1i64, n0);
     loop {
-        acc = big_rust(small_rust(acc), n);
+        acc = step(shape, acc, n);
         n -= 1;
         if n == 0 {
             return acc;
@@ -60,10 +82,9 @@ fn descr(name: &str, args: &[Kind]) -> Descr {
     .into()
 }
 
-/// `small` and `big` as jitcode, each with its residual form when asked;
-/// `inline_big`: the portal runs `big`'s rounds itself instead of calling
-/// it (a portal that is too long by itself).
-fn jitcode(small_form: bool, big_form: bool, inline_big: bool) -> (JitCodeSet, FuncId) {
+/// `small`, `big` and the portal of `shape` as jitcode, each function
+/// with its residual form when asked.
+fn jitcode(small_form: bool, big_form: bool, shape: Shape) -> (JitCodeSet, FuncId) {
     let mut codes = JitCodeSet::new();
     let mut b = JitCodeBuilder::new("small");
     let x = b.param(Kind::Int);
@@ -78,23 +99,34 @@ fn jitcode(small_form: bool, big_form: bool, inline_big: bool) -> (JitCodeSet, F
     let big = codes.add(b.finish().unwrap());
     if small_form {
         let d = descr("small", &[Kind::Int]);
-        codes.set_residual(small, small_native as usize, d).unwrap();
+        codes
+            .set_residual(small, small_native as *const () as usize, d)
+            .unwrap();
     }
     if big_form {
         let d = descr("big", &[Kind::Int, Kind::Int]);
-        codes.set_residual(big, big_native as usize, d).unwrap();
+        codes
+            .set_residual(big, big_native as *const () as usize, d)
+            .unwrap();
     }
     let mut b = JitCodeBuilder::new("portal");
     let (g, acc, n) = (b.param(Kind::Int), b.param(Kind::Int), b.param(Kind::Int));
-    let (top, done) = (b.label(), b.label());
+    let (top, done, skip) = (b.label(), b.label(), b.label());
     b.bind(top);
     b.jit_merge_point(&[g], &[acc, n]);
     b.inline_call(small, &[acc.into()], Some(acc));
-    if inline_big {
+    if shape == Shape::Rare {
+        let c = b.reg(Kind::Int);
+        b.op(OpCode::IntMod, &[n.into(), Arg::Int(16)], c);
+        b.op(OpCode::IntEq, &[c.into(), Arg::Int(0)], c);
+        b.goto_if_not(c.into(), skip);
+    }
+    if shape == Shape::Inline {
         rounds(&mut b, acc, n);
     } else {
         b.inline_call(big, &[acc.into(), n.into()], Some(acc));
     }
+    b.bind(skip);
     b.op(OpCode::IntSub, &[n.into(), Arg::Int(1)], n);
     b.goto_if_not(n.into(), done);
     b.can_enter_jit(&[g], &[acc, n]);
@@ -106,7 +138,11 @@ fn jitcode(small_form: bool, big_form: bool, inline_big: bool) -> (JitCodeSet, F
 }
 
 /// `big`'s rounds on `x` with `k`.
-fn rounds(b: &mut JitCodeBuilder, x: majit_metainterp::jitcode::Reg, k: majit_metainterp::jitcode::Reg) {
+fn rounds(
+    b: &mut JitCodeBuilder,
+    x: majit_metainterp::jitcode::Reg,
+    k: majit_metainterp::jitcode::Reg,
+) {
     let t = b.reg(Kind::Int);
     for _ in 0..ROUNDS {
         b.op(OpCode::IntMul, &[x.into(), Arg::Int(3)], x);
@@ -116,15 +152,17 @@ fn rounds(b: &mut JitCodeBuilder, x: majit_metainterp::jitcode::Reg, k: majit_me
     }
 }
 
-/// The interpreter with the JIT (threshold 3, trace limit 60).
-fn with_jit(codes: JitCodeSet, portal: FuncId, n0: i64) -> (i64, JitDriver<RefExec>) {
+/// The interpreter of `shape` with the JIT (threshold 3, trace limit 60,
+/// bridge threshold 2).
+fn with_jit(shape: Shape, codes: JitCodeSet, portal: FuncId, n0: i64) -> (i64, JitDriver<RefExec>) {
     let params = JitParams::default()
         .with_threshold(3)
-        .with_trace_limit(60);
+        .with_trace_limit(60)
+        .with_bridge_threshold(2);
     let mut jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
     let (mut acc, mut n) = (1i64, n0);
     let result = loop {
-        acc = big_rust(small_rust(acc), n);
+        acc = step(shape, acc, n);
         n -= 1;
         if n == 0 {
             break acc;
@@ -150,9 +188,9 @@ fn marked(jit: &JitDriver<RefExec>) -> Vec<String> {
 
 #[test]
 fn the_biggest_inlined_function_is_marked_and_the_retrace_calls_it() {
-    let (codes, portal) = jitcode(true, true, false);
-    let (r, jit) = with_jit(codes, portal, 200);
-    assert_eq!(r, plain(200));
+    let (codes, portal) = jitcode(true, true, Shape::Calls);
+    let (r, jit) = with_jit(Shape::Calls, codes, portal, 200);
+    assert_eq!(r, plain(Shape::Calls, 200));
     let s = jit.stats();
     assert_eq!(marked(&jit), ["big"], "{s}");
     assert_eq!(s.aborts_for(AbortReason::TraceTooLong), 1, "{s}");
@@ -171,7 +209,11 @@ fn the_biggest_inlined_function_is_marked_and_the_retrace_calls_it() {
     assert!(!text.contains("int_rshift("), "{text}");
     // The summary and the log say what was marked and why.
     let line = format!("  marked don't-inline: {mark}");
-    assert!(jit.summary().lines().any(|l| l == line), "{}", jit.summary());
+    assert!(
+        jit.summary().lines().any(|l| l == line),
+        "{}",
+        jit.summary()
+    );
     assert!(
         jit.log().contains("# marked don't-inline: `big`: "),
         "{}",
@@ -184,9 +226,9 @@ fn without_a_residual_form_the_blame_goes_to_the_next_biggest() {
     // `small` is marked, which does not shorten the trace enough: the
     // key then aborts as before, `max_aborts` times, and stays
     // interpreted.
-    let (codes, portal) = jitcode(true, false, false);
-    let (r, jit) = with_jit(codes, portal, 200);
-    assert_eq!(r, plain(200));
+    let (codes, portal) = jitcode(true, false, Shape::Calls);
+    let (r, jit) = with_jit(Shape::Calls, codes, portal, 200);
+    assert_eq!(r, plain(Shape::Calls, 200));
     let s = jit.stats();
     assert_eq!(marked(&jit), ["small"], "{s}");
     let max = u64::from(jit.params().max_aborts);
@@ -197,9 +239,9 @@ fn without_a_residual_form_the_blame_goes_to_the_next_biggest() {
 #[test]
 fn a_portal_too_long_by_itself_aborts_as_before() {
     for forms in [false, true] {
-        let (codes, portal) = jitcode(forms, forms, true);
-        let (r, jit) = with_jit(codes, portal, 200);
-        assert_eq!(r, plain(200));
+        let (codes, portal) = jitcode(forms, forms, Shape::Inline);
+        let (r, jit) = with_jit(Shape::Inline, codes, portal, 200);
+        assert_eq!(r, plain(Shape::Inline, 200));
         let s = jit.stats();
         // `small` records 2 ops and has a residual form when `forms`: it
         // is blamed then, once.
@@ -209,16 +251,44 @@ fn a_portal_too_long_by_itself_aborts_as_before() {
         let blamed = expected.len() as u64;
         assert_eq!(s.aborts_for(AbortReason::TraceTooLong), max + blamed, "{s}");
         assert_eq!(s.loops_compiled, 0, "{s}");
-        assert!(!jit.summary().contains("don't-inline") || forms, "{}", jit.summary());
+        assert!(
+            !jit.summary().contains("don't-inline") || forms,
+            "{}",
+            jit.summary()
+        );
     }
 }
 
 #[test]
+fn a_too_long_bridge_marks_the_function_and_is_traced_again() {
+    let (codes, portal) = jitcode(false, true, Shape::Rare);
+    let n0 = 2000;
+    let (r, jit) = with_jit(Shape::Rare, codes, portal, n0);
+    assert_eq!(r, plain(Shape::Rare, n0));
+    let s = jit.stats();
+    // The loop skips `big`; the bridge from the rare branch's guard was
+    // too long once, then compiled with a call of `big`.
+    assert_eq!(marked(&jit), ["big"], "{s}");
+    assert!(
+        s.dont_inline[0].trace.starts_with("bridge from guard g"),
+        "{s}"
+    );
+    assert_eq!(s.aborts_for(AbortReason::TraceTooLong), 1, "{s}");
+    assert_eq!((s.loops_compiled, s.bridges_compiled), (1, 1), "{s}");
+    let bridge = majit_ir::text::print(&jit.bridges()[0].trace);
+    assert!(bridge.contains("descr=big)"), "{bridge}");
+    let body = majit_ir::text::print(&jit.loops()[0].trace);
+    assert!(!body.contains("descr=big)"), "{body}");
+}
+
+#[test]
 fn a_residual_form_must_fit_its_function() {
-    let (mut codes, _) = jitcode(false, false, false);
+    let (mut codes, _) = jitcode(false, false, Shape::Calls);
     let big = codes.find("big").unwrap();
     let one_arg = descr("big", &[Kind::Int]);
-    let e = codes.set_residual(big, big_native as usize, one_arg).unwrap_err();
+    let e = codes
+        .set_residual(big, big_native as *const () as usize, one_arg)
+        .unwrap_err();
     assert!(e.contains("takes [Int]"), "{e}");
     let void = Descr::from(CallDescr {
         name: "big".into(),
@@ -226,12 +296,16 @@ fn a_residual_form_must_fit_its_function() {
         result: ResultKind::Void,
         effect: EffectInfo::default(),
     });
-    let e = codes.set_residual(big, big_native as usize, void).unwrap_err();
+    let e = codes
+        .set_residual(big, big_native as *const () as usize, void)
+        .unwrap_err();
     assert!(e.contains("returns Void"), "{e}");
     // Checked at `define` when the form comes first.
     let id = codes.declare("late");
     let d = descr("late", &[Kind::Ref]);
-    codes.set_residual(id, big_native as usize, d).unwrap();
+    codes
+        .set_residual(id, big_native as *const () as usize, d)
+        .unwrap();
     let mut b = JitCodeBuilder::new("late");
     let x = b.param(Kind::Int);
     b.ret(Some(x.into()));

@@ -504,7 +504,7 @@ impl JitCodeSet {
     ///     result: ResultKind::Int,
     ///     effect: EffectInfo::default(),
     /// });
-    /// codes.set_residual(id, double as usize, descr).unwrap();
+    /// codes.set_residual(id, double as *const () as usize, descr).unwrap();
     /// assert!(codes.residual(id).is_some());
     /// ```
     pub fn set_residual(&mut self, id: FuncId, func: usize, descr: Descr) -> Result<(), String> {
