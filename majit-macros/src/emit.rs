@@ -16,7 +16,7 @@ use crate::lower::{Lowered, StateVar, StructDef};
 use crate::regs::Bank;
 use crate::ty::{Scalar, Ty};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use std::collections::BTreeSet;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Stmt};
@@ -336,51 +336,82 @@ fn abi_ty(t: Ty) -> TokenStream {
     }
 }
 
+/// The `extern "C"` shim `shim` calling the helper `h` through `callee`
+/// (a path): arguments cast from their ABI types to the declared ones (a
+/// GC struct through `S::from_raw`, its result through `to_raw`), the
+/// call run in `runtime::catch_panic`, whose panic is reported at `place`.
+fn shim(h: &Helper, shim: &syn::Ident, callee: TokenStream, place: &str) -> TokenStream {
+    let params: Vec<_> = (0..h.args.len()).map(|i| format_ident!("a{}", i)).collect();
+    let conv = params
+        .iter()
+        .zip(&h.args)
+        .zip(&h.arg_tys)
+        .map(|((p, a), t)| match a {
+            Ty::Scalar(Scalar::Bool) => quote!(#p != 0),
+            Ty::Scalar(Scalar::F64) => quote!(#p),
+            Ty::Gc(_) => quote!(<#t>::from_raw(#p as usize)),
+            _ => quote!(#p as #t),
+        });
+    let body = match h.ret {
+        Some(Ty::Gc(_)) => quote!(#callee(#(#conv),*).to_raw() as i64),
+        Some(r) => {
+            let r = abi_ty(r);
+            quote!(#callee(#(#conv),*) as #r)
+        }
+        None => quote!(#callee(#(#conv),*);),
+    };
+    let ret = h.ret.map(abi_ty).map(|r| quote!(-> #r));
+    let tys = h.args.iter().map(|&a| abi_ty(a));
+    // A panic cannot unwind out of `extern "C"`: it becomes the run's
+    // `JitError::Panic` (see `runtime::catch_panic`).
+    quote! {
+        #[allow(dead_code)]
+        extern "C" fn #shim(#(#params: #tys),*) #ret {
+            ::majit::metainterp::runtime::catch_panic(#place, || { #body })
+        }
+    }
+}
+
+/// The shim of the residual form of the inline helper or traced function
+/// `name` (`jitcode_fn` registers it).
+fn residual_shim_name(name: &str) -> syn::Ident {
+    format_ident!("__majit_residual_{}", name)
+}
+
 /// The `extern "C"` functions the jitcode calls: one per helper (its
 /// panic is caught and reported, see `runtime::catch_panic`), one load
 /// per frozen green slice, and the unreachable block's (the checks'
 /// failure shims are in each function's block, see `lower/checks.rs`),
 /// and the float shims named in `floats` (those the lowering called).
+/// Also the residual form of every inline helper and traced function
+/// (calling the traced function by its path, an inline helper through a
+/// copy of `nested`, its definition inside the interpreter function) and
+/// those copies: a too-long trace may mark one don't-inline.
 pub fn shims(
     fn_name: &str,
     helpers: &[Helper],
+    nested: &[syn::ItemFn],
     state: &[StateVar],
     floats: &BTreeSet<String>,
 ) -> TokenStream {
     let mut out = Vec::new();
-    for h in helpers.iter().filter(|h| h.policy != Policy::Inline) {
-        let (path, shim) = (&h.path, format_ident!("__majit_shim_{}", h.name));
-        let params: Vec<_> = (0..h.args.len()).map(|i| format_ident!("a{}", i)).collect();
-        let conv = params
-            .iter()
-            .zip(&h.args)
-            .zip(&h.arg_tys)
-            .map(|((p, a), t)| match a {
-                Ty::Scalar(Scalar::Bool) => quote!(#p != 0),
-                Ty::Scalar(Scalar::F64) => quote!(#p),
-                Ty::Gc(_) => quote!(<#t>::from_raw(#p as usize)),
-                _ => quote!(#p as #t),
-            });
-        let body = match h.ret {
-            Some(Ty::Gc(_)) => quote!(#path(#(#conv),*).to_raw() as i64),
-            Some(r) => {
-                let r = abi_ty(r);
-                quote!(#path(#(#conv),*) as #r)
-            }
-            None => quote!(#path(#(#conv),*);),
+    for h in helpers {
+        let name = h.name.to_string();
+        if h.policy != Policy::Inline {
+            let (path, place) = (&h.path, format!("helper `{name}`"));
+            let id = format_ident!("__majit_shim_{}", name);
+            out.push(shim(h, &id, quote!(#path), &place));
+            continue;
+        }
+        let callee = match nested.iter().any(|f| f.sig.ident == h.name) {
+            true => h.name.to_token_stream(),
+            false => h.path.to_token_stream(),
         };
-        let ret = h.ret.map(abi_ty).map(|r| quote!(-> #r));
-        let tys = h.args.iter().map(|&a| abi_ty(a));
-        let place = format!("helper `{}`", h.name);
-        // A panic cannot unwind out of `extern "C"`: it becomes the run's
-        // `JitError::Panic` (see `runtime::catch_panic`).
-        out.push(quote! {
-            #[allow(dead_code)]
-            extern "C" fn #shim(#(#params: #tys),*) #ret {
-                ::majit::metainterp::runtime::catch_panic(#place, || { #body })
-            }
-        });
+        let place = format!("`{name}` (called, not inlined: too long to trace)");
+        out.push(shim(h, &residual_shim_name(&name), callee, &place));
     }
+    // Items in a function body cannot see its locals: a copy means the same.
+    out.extend(nested.iter().map(|f| quote!(#f)));
     for sv in state {
         if let (
             true,
@@ -519,15 +550,41 @@ fn build_function(name: &str, lowered: &Lowered) -> TokenStream {
     }}
 }
 
+/// The statements that give every inline helper and traced function
+/// (`__majit_f_NAME` in the jitcode set `set`) its residual form: its
+/// shim from [`shims`], with random effects.
+pub fn residual_forms(helpers: &[Helper]) -> TokenStream {
+    let forms = helpers
+        .iter()
+        .filter(|h| h.policy == Policy::Inline)
+        .map(|h| {
+            let name = h.name.to_string();
+            let id = format_ident!("__majit_f_{}", name);
+            let shim = residual_shim_name(&name);
+            let descr = crate::lower::residual_descr(h);
+            quote! {
+                set.set_residual(#id, #shim as *const () as usize, #descr).map_err(|message| {
+                    ::majit::metainterp::jitcode::BuildError {
+                        function: #name.into(),
+                        insn: 0,
+                        message,
+                    }
+                })?;
+            }
+        });
+    quote!(#(#forms)*)
+}
+
 /// The `NAME_jitcode` function: inline helpers are declared first (the
-/// portal and other helpers name them), then built, then the portal.
+/// portal and other helpers name them), then built and given their
+/// residual forms (`forms`, from [`residual_forms`]), then the portal.
 pub fn jitcode_fn(
     vis: &syn::Visibility,
     name: &syn::Ident,
     lowered: &Lowered,
     helpers: &[(String, Lowered)],
     structs: &[StructDef],
-    shims: TokenStream,
+    (shims, forms): (TokenStream, TokenStream),
 ) -> TokenStream {
     let f = format_ident!("{}_jitcode", name);
     let fname = name.to_string();
@@ -592,6 +649,7 @@ pub fn jitcode_fn(
                     }
                 })?;
             )*
+            #forms
             let code = #portal;
             let portal = set.add(code);
             ::core::result::Result::Ok((set, portal))

@@ -106,6 +106,26 @@ fn inline_defs<'a>(
     Ok(defs)
 }
 
+/// The nested `fn`s of the interpreter function that are inline helpers
+/// (the shims of their residual forms call copies of them).
+pub fn nested_helpers(
+    attr: &attr::Attr,
+    before: &[Stmt],
+    traced_fns: &[syn::ItemFn],
+) -> syn::Result<Vec<syn::ItemFn>> {
+    let mut out = Vec::new();
+    for h in attr
+        .helpers
+        .iter()
+        .filter(|h| h.policy == attr::Policy::Inline)
+    {
+        if let (def, None) = find_def(h, attr, before, traced_fns)? {
+            out.push(def.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// Lowers every inline helper and traced function into its own jitcode.
 pub fn inline_helpers(
     attr: &attr::Attr,

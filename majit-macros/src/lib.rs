@@ -430,8 +430,8 @@ fn expand(
     for h in &mut attr.helpers {
         h.resolve(&names)?;
     }
-    for f in &traced_fns {
-        attr.helpers.push(traced::helper(f, &names)?);
+    for (f, path) in traced_fns.iter().zip(attr.traced.clone()) {
+        attr.helpers.push(traced::helper(f, path, &names)?);
     }
     inline::unique_helpers(&attr)?;
     let structs = struct_defs(&attr, &names)?;
@@ -488,14 +488,15 @@ fn expand(
             all.extend(l.float_shims.iter().cloned());
             all
         });
-    let shims = emit::shims(&name, &attr.helpers, &state, &floats);
+    let nested = inline::nested_helpers(&attr, &stmts[..at], &traced_fns)?;
+    let shims = emit::shims(&name, &attr.helpers, &nested, &state, &floats);
     let jitcode = emit::jitcode_fn(
         &func.vis,
         &func.sig.ident,
         &lowered,
         &helpers,
         &structs,
-        shims,
+        (shims, emit::residual_forms(&attr.helpers)),
     );
     let vable = attr
         .virtualizable

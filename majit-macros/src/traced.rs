@@ -231,11 +231,12 @@ fn dollar(tokens: TokenStream) -> Option<proc_macro2::Span> {
     })
 }
 
-/// The helper entry of a traced function: called with `inline_call`,
+/// The helper entry of a traced function at `path` (from the interpreter's
+/// module, where its residual form's shim calls it): called with `inline_call`,
 /// its signature read from the definition. Parameters are `name: T`, `T`
 /// and the result integers, `bool`, `f64` or declared GC structs (an error at
 /// the type otherwise).
-pub fn helper(f: &syn::ItemFn, names: &Names) -> syn::Result<Helper> {
+pub fn helper(f: &syn::ItemFn, path: syn::Path, names: &Names) -> syn::Result<Helper> {
     let (mut args, mut arg_tys) = (Vec::new(), Vec::new());
     for input in &f.sig.inputs {
         let syn::FnArg::Typed(pt) = input else {
@@ -261,7 +262,7 @@ pub fn helper(f: &syn::ItemFn, names: &Names) -> syn::Result<Helper> {
     let name = f.sig.ident.clone();
     Ok(Helper {
         policy: Policy::Inline,
-        path: name.clone().into(),
+        path,
         name,
         args,
         arg_tys,

@@ -51,6 +51,16 @@ pub(super) fn call_descr(
     }
 }
 
+/// The `CallDescr` expression of the residual form of the inline helper
+/// or traced function `h` (what a call of it becomes once a too-long trace
+/// marked it don't-inline): random effects, like `dont_look_inside`; it
+/// may panic (its shim runs it in `runtime::catch_panic`).
+pub fn residual_descr(h: &Helper) -> TokenStream {
+    let kinds: Vec<Bank> = h.args.iter().map(|t| bank(*t)).collect();
+    let name = h.name.to_string();
+    call_descr(&name, &kinds, h.ret.map(bank), Policy::DontLookInside, true)
+}
+
 impl<'a> Lowerer<'a> {
     pub(super) fn method(&mut self, m: &syn::ExprMethodCall, want: Option<Ty>) -> Res<Option<Val>> {
         let sp = m.span();

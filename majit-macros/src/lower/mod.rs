@@ -35,6 +35,7 @@ use calls::*;
 use checks::*;
 use control::*;
 use expr::*;
+pub use calls::residual_descr;
 pub use gcarray::gc_array_descr_value;
 pub use objects::StructDef;
 use objects::*;
