@@ -31,11 +31,11 @@ mod hints;
 mod objects;
 mod overflow;
 
+pub use calls::residual_descr;
 use calls::*;
 use checks::*;
 use control::*;
 use expr::*;
-pub use calls::residual_descr;
 pub use gcarray::gc_array_descr_value;
 pub use objects::StructDef;
 use objects::*;
