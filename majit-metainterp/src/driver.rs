@@ -828,9 +828,12 @@ impl<B: Backend> JitDriver<B> {
     /// A bridge from the guard that produced `df` was too long and blamed
     /// `b`: marks it, and lets the guard's next failure trace again.
     fn blame_in_bridge(&mut self, b: Blame, df: &DeadFrame) {
-        let id = df.descr.as_ref().and_then(|d| d.as_fail()).map(|f| f.id);
-        self.mark_dont_inline(b, format!("bridge from guard g{}", id.unwrap_or(0)));
-        if let Some(Exit::Guard(g)) = id.and_then(|id| self.compiled.exits.get_mut(&id)) {
+        // `handle_exit` found the guard by this fail descr.
+        let Some(id) = df.descr.as_ref().and_then(|d| d.as_fail()).map(|f| f.id) else {
+            return;
+        };
+        self.mark_dont_inline(b, format!("bridge from guard g{id}"));
+        if let Some(Exit::Guard(g)) = self.compiled.exits.get_mut(&id) {
             g.bridged = false;
         }
     }
