@@ -40,7 +40,10 @@ use crate::tracer::{Finished, Snapshot, TraceEnd, TraceEnv, Tracer};
 use crate::vable::VirtualizableInfo;
 use crate::warmstate::{GreenKey, Visit, WarmState};
 use majit_ir::{Descr, Kind, OpCode, TargetDescr, Value};
+use crate::lifetime::Lifetime;
+use std::cell::Cell;
 use std::fmt;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -232,6 +235,12 @@ pub struct JitDriver<B: Backend> {
     log_file: Option<crate::log::LogFile>,
     /// The virtualizable frame, if the interpreter declared one.
     pub(crate) vable: Option<VirtualizableInfo>,
+    /// Which compiled trees are live, retired or freed (`lifetime.rs`).
+    pub(crate) lifetime: Lifetime,
+    /// Bumped by the invalidation of any of this driver's validity words
+    /// (`quasi.rs`), and the value `lifetime.rs` last acted on.
+    pub(crate) invalidated: Rc<Cell<u64>>,
+    pub(crate) invalidated_seen: u64,
 }
 
 impl<B: Backend> JitDriver<B> {
@@ -297,6 +306,9 @@ impl<B: Backend> JitDriver<B> {
             perf_map: crate::perfmap::PerfMap::from_env(),
             log_file,
             vable: None,
+            lifetime: Lifetime::default(),
+            invalidated: Rc::default(),
+            invalidated_seen: 0,
         })
     }
 
@@ -323,7 +335,7 @@ impl<B: Backend> JitDriver<B> {
     /// let portal = codes.add(b.finish().unwrap());
     /// let sp = Arc::new(FieldDescr {
     ///     name: "Frame.sp".into(), owner: "Frame".into(), offset: 8, size: 8,
-    ///     signed: true, kind: Kind::Int, immutable: false,
+    ///     signed: true, kind: Kind::Int, immutable: false, quasi_immutable: false,
     /// });
     /// let info = VirtualizableInfo::new(0).with_fields(vec![sp]);
     /// let driver = JitDriver::new(codes, portal, RefExec::new(), JitParams::default());
@@ -424,6 +436,7 @@ impl<B: Backend> JitDriver<B> {
         reds: &mut [Value],
     ) -> Result<JitAction, JitError> {
         self.check_state(greens, reds)?;
+        self.sync_code();
         let key = GreenKey::new(greens);
         let next = match self.warm.visit(&key, self.params.threshold) {
             Visit::Loop(li) => {
@@ -478,7 +491,9 @@ impl<B: Backend> JitDriver<B> {
     /// Runs loop `li` from `reds` until the state leaves compiled code.
     fn run_loop(&mut self, mut li: usize, mut reds: Vec<Value>) -> Result<Next, JitError> {
         loop {
-            let Some(inputs) = self.loop_inputs(li, &reds)? else {
+            self.sync_code();
+            let entered = self.lifetime.is_live(li);
+            let Some(inputs) = self.loop_inputs(li, &reds)?.filter(|_| entered) else {
                 let greens = self.compiled.loops[li].key.values().to_vec();
                 return Ok(Next::MergePoint(greens, reds));
             };
@@ -539,6 +554,13 @@ impl<B: Backend> JitDriver<B> {
     /// executor in differential mode. A helper's panic (which left
     /// through a `guard_no_exception`) ends the run.
     fn execute(&mut self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
+        self.lifetime.enter(li);
+        let df = self.execute_entered(li, inputs);
+        self.lifetime.leave(li);
+        df
+    }
+
+    fn execute_entered(&mut self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
         let (backend, stats, compiled) = (&mut self.backend, &mut self.stats, &self.compiled);
         let df = match &mut self.diff {
             Some(d) => d
@@ -596,6 +618,7 @@ impl<B: Backend> JitDriver<B> {
                         budget: None,
                         greens: greens.clone(),
                         reds: values.clone(),
+                        validity: crate::quasi::Validity::new(self.invalidated.clone()),
                     };
                     if let Err((reason, why)) = self.compile_bridge(fin, df.exit, None) {
                         self.stats.abort_because(reason, why);
@@ -685,6 +708,7 @@ impl<B: Backend> JitDriver<B> {
     ) -> Result<TraceEnd, JitError> {
         let start = Instant::now();
         self.stats.traces_started += 1;
+        let validity = crate::quasi::Validity::new(self.invalidated.clone());
         let (warm, loops) = (&self.warm, &self.compiled.loops);
         let lookup = |k: &GreenKey| {
             let l = &loops[warm.loop_at(k)?];
@@ -698,8 +722,12 @@ impl<B: Backend> JitDriver<B> {
             loop_target: &lookup,
             budget_word: self.diff.as_ref().map(DiffState::budget_word),
             vable: self.vable.as_ref(),
+            validity: &validity,
         };
         let end = make(env).and_then(Tracer::run);
+        if !matches!(end, Ok(TraceEnd::Done(_))) {
+            crate::quasi::forget(&validity);
+        }
         self.stats.time_tracing += start.elapsed();
         Ok(end?)
     }
@@ -749,6 +777,10 @@ impl<B: Backend> JitDriver<B> {
                         });
                         self.warm.set_loop(&key, n);
                         self.stats.loops_compiled += 1;
+                    }
+                    Err((AbortReason::QuasiWritten, why)) => {
+                        self.stats.abort_because(AbortReason::QuasiWritten, why);
+                        self.warm.abort(&key, self.params.max_aborts);
                     }
                     Err((reason, why)) => {
                         self.stats.abort_because(reason, why);
@@ -855,6 +887,25 @@ impl<B: Backend> JitDriver<B> {
         bridge_of: Option<ExitId>,
         at_merge: Vec<u32>,
     ) -> Result<CompiledTrace, Rejected> {
+        let validity = fin.validity.clone();
+        let compiled = self.compile_valid(fin, bridge_of, at_merge);
+        if compiled.is_err() {
+            crate::quasi::forget(&validity);
+        }
+        compiled
+    }
+
+    /// [`Self::compile`] of a trace whose validity word is registered.
+    fn compile_valid(
+        &mut self,
+        fin: Finished,
+        bridge_of: Option<ExitId>,
+        at_merge: Vec<u32>,
+    ) -> Result<CompiledTrace, Rejected> {
+        if !fin.validity.is_valid() {
+            let why = "a quasi-immutable field the trace folded was written while tracing";
+            return Err((AbortReason::QuasiWritten, why.to_string()));
+        }
         let recorded = fin.trace.clone();
         let start = Instant::now();
         let optimized = bridge::optimize(&self.params, fin.trace);
@@ -871,6 +922,7 @@ impl<B: Backend> JitDriver<B> {
         self.stats.time_backend += start.elapsed();
         let code =
             compiled.map_err(|e| (AbortReason::CompileFailed, format!("compile failed: {e}")))?;
+        self.admit(code, bridge_of, &trace, &fin.validity)?;
         if let Some(diff) = &mut self.diff {
             diff.compiled(code, bridge_of, native);
         }

@@ -42,6 +42,7 @@
 
 mod facts;
 mod heap_cache;
+mod quasi;
 
 use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame};
 use crate::jitcode::eval::{self, ConcreteError};
@@ -52,6 +53,7 @@ use crate::vable::VirtualizableInfo;
 use crate::warmstate::{FastMap, FastSet, GreenKey};
 use facts::{Facts, Fold};
 use heap_cache::HeapCache;
+use quasi::QuasiState;
 use majit_ir::{
     ArrayDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef,
     ResultKind, Trace, Value,
@@ -228,6 +230,8 @@ pub struct Finished {
     /// The state at the merge point the trace ended at.
     pub greens: Vec<Value>,
     pub reds: Vec<Value>,
+    /// The validity word its folded quasi-immutable reads depend on.
+    pub validity: std::rc::Rc<crate::quasi::Validity>,
 }
 
 /// What the tracer needs from its driver.
@@ -245,6 +249,9 @@ pub struct TraceEnv<'a> {
     /// Differential mode: the address of the iteration budget word a loop
     /// trace counts down after its label (`diff/budget.rs`).
     pub budget_word: Option<usize>,
+    /// The validity word of the trace being recorded: its folded reads of
+    /// quasi-immutable fields depend on it ([`crate::quasi`]).
+    pub validity: &'a std::rc::Rc<crate::quasi::Validity>,
 }
 
 /// The tracer. Build with [`Tracer::for_loop`] or [`Tracer::for_bridge`],
@@ -273,6 +280,7 @@ pub struct Tracer<'a> {
     budget: Option<(u32, Vec<Value>)>,
     /// The virtualizable frame's box and its virtualizable values' boxes.
     vable: Option<VableBoxes>,
+    quasi: QuasiState,
 }
 
 enum Step {
@@ -333,6 +341,7 @@ impl<'a> Tracer<'a> {
             known_outcome: false,
             budget: None,
             vable: None,
+            quasi: QuasiState::default(),
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         let insn = frame.code.decode(mp_pc);
@@ -387,6 +396,7 @@ impl<'a> Tracer<'a> {
             known_outcome: true,
             budget: None,
             vable,
+            quasi: QuasiState::default(),
         };
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
@@ -864,6 +874,8 @@ impl<'a> Tracer<'a> {
             TBox { r, v }
         } else if obj.r.is_const() && fd.immutable {
             self.konst(v)
+        } else if obj.r.is_const() && fd.quasi_immutable {
+            self.quasi_read(obj, &d, fd, v)
         } else {
             let opcode = getfield_opcode(fd.kind);
             self.flush_stores(Some(fd));
@@ -903,6 +915,9 @@ impl<'a> Tracer<'a> {
             self.heap.delay(obj.r, d, val);
         } else {
             self.flush_stores(Some(field(&d)));
+            if field(&d).quasi_immutable {
+                self.quasi_write(obj, field(&d));
+            }
             self.trace
                 .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
         }
@@ -1181,6 +1196,9 @@ impl<'a> Tracer<'a> {
             self.vable_store();
         }
         let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
+        if !elidable {
+            self.quasi_after_call();
+        }
         if cd.effect.can_raise {
             // Compiled code stops here when the helper panicked (see
             // `runtime::catch_panic`) or raised; the driver then ends the
@@ -1272,6 +1290,7 @@ impl<'a> Tracer<'a> {
             budget: self.budget.take(),
             greens,
             reds: reds.iter().map(|b| b.v).collect(),
+            validity: self.env.validity.clone(),
         }))))
     }
 }
