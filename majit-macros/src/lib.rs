@@ -322,8 +322,16 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
     let mut out = Vec::new();
     for decl in &attr.structs {
         let mut fields = Vec::new();
-        for (f, t) in &decl.fields {
+        for ((f, t), &quasi) in decl.fields.iter().zip(&decl.quasi_immutable) {
             let ty = ty::Ty::parse_with(t, names)?;
+            if quasi && ty.is_ref() {
+                return Err(syn::Error::new(
+                    f.span(),
+                    "a `#[quasi_immutable]` field holds an integer, `bool` or `f64`: traces fold \
+                     its value into constants, and a folded GC reference would go stale when the \
+                     collector moves the object",
+                ));
+            }
             if !ty.is_single() {
                 return Err(syn::Error::new(
                     t.span(),
@@ -337,6 +345,7 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
             name: decl.name.to_string(),
             fields,
             headered: decl.headered,
+            quasi_immutable: decl.quasi_immutable.clone(),
         });
     }
     Ok(out)
