@@ -7,6 +7,7 @@
 //! natively.
 
 use majit::metainterp::lifetime::TreeState;
+use majit::metainterp::stats::AbortReason;
 use majit::prelude::*;
 
 /// A residual helper that writes the field through the setter (as the
@@ -129,4 +130,54 @@ fn the_setter_invalidates_and_plain_runs_are_unchanged() {
         acc
     });
     assert_eq!(majit::metainterp::quasi::registered(), 0);
+}
+
+/// `JitParams::max_code` (`MAJIT_MAX_CODE`): a loop whose code does not
+/// fit is not kept (`CodeFull`, the program runs interpreted, same
+/// result); with room for one tree at a time, freeing the invalidated
+/// loops makes room for their successors.
+fn bounded_code<B: GcBackend>() {
+    let prog = [0, 1, 2, 3];
+    let plain = count(&prog, N);
+    let params = || JitParams::default().with_threshold(5);
+    let mut driver = count_driver::<B>(params().with_max_code(1)).unwrap();
+    assert_eq!(count_jit(&mut driver, &prog, N).unwrap(), plain);
+    let s = driver.stats().clone();
+    assert_eq!((s.loops_compiled, s.code_in_use, s.code_peak), (0, 0, 0), "{s}");
+    assert_eq!(s.aborts_for(AbortReason::CodeFull), 1, "the key is not traced again: {s}");
+    let why: Vec<&str> = s.abort_messages_for(AbortReason::CodeFull).collect();
+    assert!(why[0].contains("MAJIT_MAX_CODE=1"), "{why:?}");
+
+    let mut driver = count_driver::<B>(params()).unwrap();
+    count_jit(&mut driver, &prog, N).unwrap();
+    let one_tree = driver.stats().code_peak as usize;
+    let mut driver = count_driver::<B>(params().with_max_code(one_tree)).unwrap();
+    assert_eq!(count_jit(&mut driver, &prog, N).unwrap(), plain);
+    let s = driver.stats().clone();
+    assert_eq!((s.loops_compiled, s.loops_freed), (3, 2), "{s}");
+    assert_eq!(s.aborts_for(AbortReason::CodeFull), 0, "{s}");
+}
+
+#[test]
+fn max_code_bounds_the_code_in_use_on_refexec() {
+    bounded_code::<RefExec>();
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn max_code_bounds_the_code_in_use_natively() {
+    bounded_code::<HostBackend>();
+}
+
+#[test]
+fn majit_max_code_is_a_byte_count() {
+    let read = |v: &str| {
+        JitParams::from_lookup(|k| (k == "MAJIT_MAX_CODE").then(|| v.to_string()))
+            .map(|p| p.max_code)
+    };
+    assert_eq!(read("4k"), Ok(4096));
+    assert_eq!(read("100"), Ok(100));
+    let e = read("lots").unwrap_err();
+    assert_eq!(e.to_string(), "MAJIT_MAX_CODE=\"lots\": expected a byte count such as 1048576, 512k or 4m");
+    assert_eq!(JitParams::default().max_code, usize::MAX, "unbounded by default");
 }
