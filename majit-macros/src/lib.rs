@@ -113,7 +113,10 @@ use syn::{Expr, Stmt};
 /// traced through), `structs = [Node { value: i64, next: Node }, #[headered] Leaf { .. }]`
 /// (GC structs: a handle type `Node` is generated, with field syntax
 /// `x.value` / `x.value = v`; `#[headered]` ones can be held as an `Obj`
-/// and class-tested with `o.is::<Leaf>()`) and `enums = [Op: u8]`.
+/// and class-tested with `o.is::<Leaf>()`; a `#[quasi_immutable]` field,
+/// e.g. `Class { #[quasi_immutable] version: i64 }`, is folded by traces
+/// reading it through a promoted handle, and its setter invalidates them)
+/// and `enums = [Op: u8]`.
 /// `can_enter_jit!()` is only allowed as the
 /// statement right before a `continue` of the dispatch loop (`continue
 /// 'label` from inside a handler's own loop). Greens and reds need a type: an integer,

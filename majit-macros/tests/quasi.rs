@@ -80,7 +80,11 @@ fn invalidated_and_recompiled<B: GcBackend>() {
     assert!(trace.contains("quasiimmut_field("), "{trace}");
     assert!(trace.contains("guard_not_invalidated("), "{trace}");
     // Once in the preamble and once in the peeled loop: no call between.
-    assert_eq!(trace.matches("guard_not_invalidated(").count(), 2, "{trace}");
+    assert_eq!(
+        trace.matches("guard_not_invalidated(").count(),
+        2,
+        "{trace}"
+    );
     assert_eq!(driver.stats().invalidations, 0);
 
     // Written by the program and by a helper: two invalidations.
@@ -90,7 +94,10 @@ fn invalidated_and_recompiled<B: GcBackend>() {
     assert_eq!(count_jit(&mut driver, &prog, N).unwrap(), plain);
     let s = driver.stats().clone();
     assert_eq!(s.invalidations, 2, "{s}");
-    assert_eq!(s.loops_compiled, 3, "traced again after each invalidation: {s}");
+    assert_eq!(
+        s.loops_compiled, 3,
+        "traced again after each invalidation: {s}"
+    );
     assert_eq!(s.loops_freed, 2, "{s}");
     assert!(s.code_freed_bytes > 0 && s.code_in_use > 0, "{s}");
     assert!(s.loop_entries >= 3, "{s}");
@@ -98,7 +105,10 @@ fn invalidated_and_recompiled<B: GcBackend>() {
     assert_eq!(driver.loop_state(0), Some(TreeState::Freed));
     assert_eq!(driver.loop_state(last), Some(TreeState::Live));
     let summary = driver.summary();
-    assert!(summary.contains("; 2 traces invalidated; freed 2 loops"), "{summary}");
+    assert!(
+        summary.contains("; 2 traces invalidated; freed 2 loops"),
+        "{summary}"
+    );
 }
 
 #[test]
@@ -143,8 +153,16 @@ fn bounded_code<B: GcBackend>() {
     let mut driver = count_driver::<B>(params().with_max_code(1)).unwrap();
     assert_eq!(count_jit(&mut driver, &prog, N).unwrap(), plain);
     let s = driver.stats().clone();
-    assert_eq!((s.loops_compiled, s.code_in_use, s.code_peak), (0, 0, 0), "{s}");
-    assert_eq!(s.aborts_for(AbortReason::CodeFull), 1, "the key is not traced again: {s}");
+    assert_eq!(
+        (s.loops_compiled, s.code_in_use, s.code_peak),
+        (0, 0, 0),
+        "{s}"
+    );
+    assert_eq!(
+        s.aborts_for(AbortReason::CodeFull),
+        1,
+        "the key is not traced again: {s}"
+    );
     let why: Vec<&str> = s.abort_messages_for(AbortReason::CodeFull).collect();
     assert!(why[0].contains("MAJIT_MAX_CODE=1"), "{why:?}");
 
@@ -178,6 +196,13 @@ fn majit_max_code_is_a_byte_count() {
     assert_eq!(read("4k"), Ok(4096));
     assert_eq!(read("100"), Ok(100));
     let e = read("lots").unwrap_err();
-    assert_eq!(e.to_string(), "MAJIT_MAX_CODE=\"lots\": expected a byte count such as 1048576, 512k or 4m");
-    assert_eq!(JitParams::default().max_code, usize::MAX, "unbounded by default");
+    assert_eq!(
+        e.to_string(),
+        "MAJIT_MAX_CODE=\"lots\": expected a byte count such as 1048576, 512k or 4m"
+    );
+    assert_eq!(
+        JitParams::default().max_code,
+        usize::MAX,
+        "unbounded by default"
+    );
 }

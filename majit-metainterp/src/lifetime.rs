@@ -157,7 +157,10 @@ impl Lifetime {
         };
         while let Some(i) = (0..self.trees.len()).find(|&i| {
             let t = &self.trees[i];
-            t.state == TreeState::Retired && t.active == 0 && !out.contains(&i) && unreachable(i, &out)
+            t.state == TreeState::Retired
+                && t.active == 0
+                && !out.contains(&i)
+                && unreachable(i, &out)
         }) {
             out.push(i);
         }
@@ -198,7 +201,11 @@ impl<B: Backend> JitDriver<B> {
         let in_use = self.lifetime.in_use();
         if in_use.saturating_add(bytes) > self.params.max_code {
             self.backend.free(code);
-            let what = if bridge_of.is_some() { "bridge" } else { "loop" };
+            let what = if bridge_of.is_some() {
+                "bridge"
+            } else {
+                "loop"
+            };
             let why = format!(
                 "code memory full: the {what} takes {bytes} bytes, {in_use} of \
                  MAJIT_MAX_CODE={} are in use; it stays interpreted",

@@ -160,13 +160,14 @@ impl JitParams {
             p.diff = number("MAJIT_DIFF", &v, 0, u32::MAX)?;
         }
         if let Some(v) = lookup("MAJIT_MAX_CODE") {
-            p.max_code = majit_gc::config::parse_size("MAJIT_MAX_CODE", &v, true).map_err(|_| {
-                ParamError {
-                    var: "MAJIT_MAX_CODE".into(),
-                    value: v.clone(),
-                    expected: "a byte count such as 1048576, 512k or 4m".into(),
-                }
-            })?;
+            p.max_code =
+                majit_gc::config::parse_size("MAJIT_MAX_CODE", &v, true).map_err(|_| {
+                    ParamError {
+                        var: "MAJIT_MAX_CODE".into(),
+                        value: v.clone(),
+                        expected: "a byte count such as 1048576, 512k or 4m".into(),
+                    }
+                })?;
         }
         Ok(p)
     }

@@ -54,7 +54,9 @@ impl AbortReason {
             AbortReason::InvalidLoop => "the optimizer found a guard that always fails",
             AbortReason::FrameChanged => "the virtualizable frame changed",
             AbortReason::CodeFull => "code memory full (MAJIT_MAX_CODE)",
-            AbortReason::QuasiWritten => "a quasi-immutable field it read was written while tracing",
+            AbortReason::QuasiWritten => {
+                "a quasi-immutable field it read was written while tracing"
+            }
         }
     }
 }

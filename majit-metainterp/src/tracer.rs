@@ -53,11 +53,11 @@ use crate::vable::VirtualizableInfo;
 use crate::warmstate::{FastMap, FastSet, GreenKey};
 use facts::{Facts, Fold};
 use heap_cache::HeapCache;
-use quasi::QuasiState;
 use majit_ir::{
     ArrayDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef,
     ResultKind, Trace, Value,
 };
+use quasi::QuasiState;
 use std::sync::Arc;
 
 /// A traced value: its trace reference and its concrete value.

@@ -52,7 +52,8 @@ impl Tracer<'_> {
     pub(super) fn quasi_write(&mut self, obj: TBox, fd: &FieldDescr) {
         let func = self.const_ref(Const::Int(quasi::written_shim as *const () as usize as i64));
         let offset = self.const_ref(Const::Int(i64::from(fd.offset)));
-        let call = Op::new(OpCode::CallN, &[func, obj.r, offset]).with_descr(quasi::written_descr());
+        let call =
+            Op::new(OpCode::CallN, &[func, obj.r, offset]).with_descr(quasi::written_descr());
         self.trace.push(call);
         self.quasi.validated = false;
     }
