@@ -42,9 +42,6 @@ pub struct ExitRecord {
     /// The exit is a `guard_no_exception`: a bridge attached to it starts
     /// by clearing the frame's pending exception (the bridge handles it).
     pub clears_exception: bool,
-    /// `guard_not_invalidated`: the pool word the guard tests (nonzero
-    /// once the trace is invalidated).
-    pub invalidation_word: Option<usize>,
 }
 
 impl ExitRecord {
@@ -65,7 +62,6 @@ impl ExitRecord {
             patch_word: None,
             out_of_memory: false,
             clears_exception: false,
-            invalidation_word: None,
         }
     }
 }

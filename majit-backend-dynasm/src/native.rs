@@ -160,22 +160,6 @@ impl<A: Arch> NativeBackend<A> {
         self.exception.take()
     }
 
-    /// Invalidates `code`: its `guard_not_invalidated` ops fail from now
-    /// on (each tests a word of the trace's pool, written here with its
-    /// page flipped to read-write for the write). Returns false when
-    /// `code` is unknown or freed; an error when a page cannot be flipped
-    /// (`mprotect` failed): the trace may then still run as valid, so its
-    /// caller must stop entering it (leave the loop interpreted).
-    pub fn invalidate(&mut self, code: CodeId) -> Result<bool, CompileError> {
-        let Some(t) = self.traces.get(&code) else {
-            return Ok(false);
-        };
-        for w in t.exits.iter().filter_map(|e| e.invalidation_word) {
-            t.block.patch_pool_word(w, 1)?;
-        }
-        Ok(true)
-    }
-
     /// The instruction bytes of a compiled trace (without its pool).
     pub fn code_bytes(&self, code: CodeId) -> Option<&[u8]> {
         self.traces.get(&code).map(|t| t.block.code())
@@ -385,6 +369,11 @@ impl<A: Arch> Backend for NativeBackend<A> {
 
     fn code_range(&self, code: CodeId) -> Option<std::ops::Range<usize>> {
         self.range_of(code)
+    }
+
+    /// The whole pages mapped for the trace (one mapping per trace).
+    fn code_size(&self, code: CodeId) -> usize {
+        self.traces.get(&code).map_or(0, |t| t.block.mapped_len())
     }
 
     fn machine_code(

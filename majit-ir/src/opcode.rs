@@ -322,7 +322,7 @@ opcodes! {
     GuardIsnull                     "guard_isnull"                      "r"     Void    OptFail  Plain  1   GUARD;
     GuardNonnullClass               "guard_nonnull_class"               "ri"    Void    OptFail  Plain  1   GUARD;
     GuardNoException                "guard_no_exception"                ""      Void    OptFail  Plain  1   GUARD;
-    GuardNotInvalidated             "guard_not_invalidated"             ""      Void    OptFail  Plain  1   GUARD;
+    GuardNotInvalidated             "guard_not_invalidated"             "r"     Void    OptFail  Plain  1   GUARD;
     GuardNoOverflow                 "guard_no_overflow"                 ""      Void    OptFail  Plain  1   GUARD;
     GuardOverflow                   "guard_overflow"                    ""      Void    OptFail  Plain  1   GUARD;
     GuardNotForced                  "guard_not_forced"                  ""      Void    OptFail  Plain  1   GUARD;
@@ -331,6 +331,7 @@ opcodes! {
     GetfieldGcR                     "getfield_gc_r"                     "r"     Ref     Field    Plain  4   LOAD;
     GetfieldGcF                     "getfield_gc_f"                     "r"     Float   Field    Plain  4   LOAD;
     SetfieldGc                      "setfield_gc"                       "rv"    Void    Field    Plain  1   STORE;
+    QuasiimmutField                 "quasiimmut_field"                  "r"     Void    Field    Plain  1   0;
     GetarrayitemGcI                 "getarrayitem_gc_i"                 "ri"    Int     Item     Plain  4   LOAD;
     GetarrayitemGcR                 "getarrayitem_gc_r"                 "ri"    Ref     Item     Plain  4   LOAD;
     GetarrayitemGcF                 "getarrayitem_gc_f"                 "ri"    Float   Item     Plain  4   LOAD;

@@ -103,6 +103,8 @@ pub struct StructDecl {
     pub name: Ident,
     pub fields: Vec<(Ident, syn::Type)>,
     pub headered: bool,
+    /// Per field: marked `#[quasi_immutable]`.
+    pub quasi_immutable: Vec<bool>,
 }
 
 impl Parse for StructDecl {
@@ -122,7 +124,20 @@ impl Parse for StructDecl {
         let content;
         syn::braced!(content in input);
         let mut fields = Vec::new();
+        let mut quasi_immutable = Vec::new();
         while !content.is_empty() {
+            let mut quasi = false;
+            for a in content.call(syn::Attribute::parse_outer)? {
+                if !a.path().is_ident("quasi_immutable") || !matches!(a.meta, syn::Meta::Path(_)) {
+                    return Err(syn::Error::new_spanned(
+                        &a,
+                        "the only attribute of a GC struct field is `#[quasi_immutable]` (read \
+                         often, written rarely: traces fold it and are invalidated by a write)",
+                    ));
+                }
+                quasi = true;
+            }
+            quasi_immutable.push(quasi);
             let f: Ident = content.parse()?;
             content.parse::<Token![:]>()?;
             fields.push((f, content.parse::<syn::Type>()?));
@@ -135,6 +150,7 @@ impl Parse for StructDecl {
             name,
             fields,
             headered,
+            quasi_immutable,
         })
     }
 }

@@ -764,6 +764,9 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         let barrier = ty
             .is_ref()
             .then(|| quote!(#heap::write_barrier(self.to_raw());));
+        let offset = 8 * i as u32;
+        let invalidate = def.quasi_immutable[k]
+            .then(|| quote!(::majit::metainterp::quasi::written(self.to_raw(), #offset);));
         params.push(quote!(#fname: #rty));
         args.push(quote!(#fname));
         inits.push(quote! {
@@ -784,6 +787,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             }
             #[doc = #doc_set]
             pub fn #set(self, v: #rty) {
+                #invalidate
                 // SAFETY: as in the getter.
                 unsafe { self.slot(#i).write(#write) }
                 #barrier

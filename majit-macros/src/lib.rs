@@ -113,7 +113,10 @@ use syn::{Expr, Stmt};
 /// traced through), `structs = [Node { value: i64, next: Node }, #[headered] Leaf { .. }]`
 /// (GC structs: a handle type `Node` is generated, with field syntax
 /// `x.value` / `x.value = v`; `#[headered]` ones can be held as an `Obj`
-/// and class-tested with `o.is::<Leaf>()`) and `enums = [Op: u8]`.
+/// and class-tested with `o.is::<Leaf>()`; a `#[quasi_immutable]` field,
+/// e.g. `Class { #[quasi_immutable] version: i64 }`, is folded by traces
+/// reading it through a promoted handle, and its setter invalidates them)
+/// and `enums = [Op: u8]`.
 /// `can_enter_jit!()` is only allowed as the
 /// statement right before a `continue` of the dispatch loop (`continue
 /// 'label` from inside a handler's own loop). Greens and reds need a type: an integer,
@@ -322,8 +325,16 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
     let mut out = Vec::new();
     for decl in &attr.structs {
         let mut fields = Vec::new();
-        for (f, t) in &decl.fields {
+        for ((f, t), &quasi) in decl.fields.iter().zip(&decl.quasi_immutable) {
             let ty = ty::Ty::parse_with(t, names)?;
+            if quasi && ty.is_ref() {
+                return Err(syn::Error::new(
+                    f.span(),
+                    "a `#[quasi_immutable]` field holds an integer, `bool` or `f64`: traces fold \
+                     its value into constants, and a folded GC reference would go stale when the \
+                     collector moves the object",
+                ));
+            }
             if !ty.is_single() {
                 return Err(syn::Error::new(
                     t.span(),
@@ -337,6 +348,7 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
             name: decl.name.to_string(),
             fields,
             headered: decl.headered,
+            quasi_immutable: decl.quasi_immutable.clone(),
         });
     }
     Ok(out)

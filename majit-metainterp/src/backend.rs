@@ -179,8 +179,17 @@ pub trait Backend {
     fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError>;
 
     /// Frees the code of `code` and of the bridges attached to it. Running
-    /// it afterwards is an error.
+    /// it afterwards is an error. Freeing a bridge also detaches it: its
+    /// guard exits again.
     fn free(&mut self, code: CodeId);
+
+    /// The bytes of memory the code of `code` takes (that trace alone, not
+    /// its bridges), counted against `JitParams::max_code`. Default: the
+    /// length of [`Backend::code_range`], 0 for a backend without machine
+    /// code.
+    fn code_size(&self, code: CodeId) -> usize {
+        self.code_range(code).map_or(0, |r| r.len())
+    }
 
     /// The address range the machine code of `code` occupies (for perf
     /// maps). `None` (the default): the backend has no machine code.

@@ -33,6 +33,7 @@ use crate::compiled::{BridgeInfo, Compiled, Exit, GuardInfo, LoopInfo};
 use crate::diff::{self, DiffState};
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
+use crate::lifetime::Lifetime;
 use crate::params::JitParams;
 use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator};
 use crate::stats::{AbortReason, DontInline, Stats};
@@ -41,7 +42,9 @@ use crate::vable::VirtualizableInfo;
 use crate::warmstate::{GreenKey, Visit, WarmState};
 use majit_ir::{Descr, Kind, OpCode, TargetDescr, Value};
 use std::collections::BTreeSet;
+use std::cell::Cell;
 use std::fmt;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -235,6 +238,12 @@ pub struct JitDriver<B: Backend> {
     pub(crate) vable: Option<VirtualizableInfo>,
     /// What too-long traces marked don't-inline (`tracer/blame.rs`).
     pub(crate) dont_inline: BTreeSet<Inlinee>,
+    /// Which compiled trees are live, retired or freed (`lifetime.rs`).
+    pub(crate) lifetime: Lifetime,
+    /// Bumped by the invalidation of any of this driver's validity words
+    /// (`quasi.rs`), and the value `lifetime.rs` last acted on.
+    pub(crate) invalidated: Rc<Cell<u64>>,
+    pub(crate) invalidated_seen: u64,
 }
 
 impl<B: Backend> JitDriver<B> {
@@ -301,6 +310,9 @@ impl<B: Backend> JitDriver<B> {
             log_file,
             vable: None,
             dont_inline: BTreeSet::new(),
+            lifetime: Lifetime::default(),
+            invalidated: Rc::default(),
+            invalidated_seen: 0,
         })
     }
 
@@ -327,7 +339,7 @@ impl<B: Backend> JitDriver<B> {
     /// let portal = codes.add(b.finish().unwrap());
     /// let sp = Arc::new(FieldDescr {
     ///     name: "Frame.sp".into(), owner: "Frame".into(), offset: 8, size: 8,
-    ///     signed: true, kind: Kind::Int, immutable: false,
+    ///     signed: true, kind: Kind::Int, immutable: false, quasi_immutable: false,
     /// });
     /// let info = VirtualizableInfo::new(0).with_fields(vec![sp]);
     /// let driver = JitDriver::new(codes, portal, RefExec::new(), JitParams::default());
@@ -428,6 +440,7 @@ impl<B: Backend> JitDriver<B> {
         reds: &mut [Value],
     ) -> Result<JitAction, JitError> {
         self.check_state(greens, reds)?;
+        self.sync_code();
         let key = GreenKey::new(greens);
         let next = match self.warm.visit(&key, self.params.threshold) {
             Visit::Loop(li) => {
@@ -482,7 +495,9 @@ impl<B: Backend> JitDriver<B> {
     /// Runs loop `li` from `reds` until the state leaves compiled code.
     fn run_loop(&mut self, mut li: usize, mut reds: Vec<Value>) -> Result<Next, JitError> {
         loop {
-            let Some(inputs) = self.loop_inputs(li, &reds)? else {
+            self.sync_code();
+            let entered = self.lifetime.is_live(li);
+            let Some(inputs) = self.loop_inputs(li, &reds)?.filter(|_| entered) else {
                 let greens = self.compiled.loops[li].key.values().to_vec();
                 return Ok(Next::MergePoint(greens, reds));
             };
@@ -543,6 +558,13 @@ impl<B: Backend> JitDriver<B> {
     /// executor in differential mode. A helper's panic (which left
     /// through a `guard_no_exception`) ends the run.
     fn execute(&mut self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
+        self.lifetime.enter(li);
+        let df = self.execute_entered(li, inputs);
+        self.lifetime.leave(li);
+        df
+    }
+
+    fn execute_entered(&mut self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
         let (backend, stats, compiled) = (&mut self.backend, &mut self.stats, &self.compiled);
         let df = match &mut self.diff {
             Some(d) => d
@@ -600,6 +622,7 @@ impl<B: Backend> JitDriver<B> {
                         budget: None,
                         greens: greens.clone(),
                         reds: values.clone(),
+                        validity: crate::quasi::Validity::new(self.invalidated.clone()),
                     };
                     if let Err((reason, why)) = self.compile_bridge(fin, df.exit, None) {
                         self.stats.abort_because(reason, why);
@@ -689,6 +712,7 @@ impl<B: Backend> JitDriver<B> {
     ) -> Result<TraceEnd, JitError> {
         let start = Instant::now();
         self.stats.traces_started += 1;
+        let validity = crate::quasi::Validity::new(self.invalidated.clone());
         let (warm, loops) = (&self.warm, &self.compiled.loops);
         let lookup = |k: &GreenKey| {
             let l = &loops[warm.loop_at(k)?];
@@ -703,8 +727,12 @@ impl<B: Backend> JitDriver<B> {
             budget_word: self.diff.as_ref().map(DiffState::budget_word),
             vable: self.vable.as_ref(),
             dont_inline: &self.dont_inline,
+            validity: &validity,
         };
         let end = make(env).and_then(Tracer::run);
+        if !matches!(end, Ok(TraceEnd::Done(_))) {
+            crate::quasi::forget(&validity);
+        }
         self.stats.time_tracing += start.elapsed();
         Ok(end?)
     }
@@ -761,6 +789,10 @@ impl<B: Backend> JitDriver<B> {
                         });
                         self.warm.set_loop(&key, n);
                         self.stats.loops_compiled += 1;
+                    }
+                    Err((AbortReason::QuasiWritten, why)) => {
+                        self.stats.abort_because(AbortReason::QuasiWritten, why);
+                        self.warm.abort(&key, self.params.max_aborts);
                     }
                     Err((reason, why)) => {
                         self.stats.abort_because(reason, why);
@@ -898,6 +930,25 @@ impl<B: Backend> JitDriver<B> {
         bridge_of: Option<ExitId>,
         at_merge: Vec<u32>,
     ) -> Result<CompiledTrace, Rejected> {
+        let validity = fin.validity.clone();
+        let compiled = self.compile_valid(fin, bridge_of, at_merge);
+        if compiled.is_err() {
+            crate::quasi::forget(&validity);
+        }
+        compiled
+    }
+
+    /// [`Self::compile`] of a trace whose validity word is registered.
+    fn compile_valid(
+        &mut self,
+        fin: Finished,
+        bridge_of: Option<ExitId>,
+        at_merge: Vec<u32>,
+    ) -> Result<CompiledTrace, Rejected> {
+        if !fin.validity.is_valid() {
+            let why = "a quasi-immutable field the trace folded was written while tracing";
+            return Err((AbortReason::QuasiWritten, why.to_string()));
+        }
         let recorded = fin.trace.clone();
         let start = Instant::now();
         let optimized = bridge::optimize(&self.params, fin.trace);
@@ -914,6 +965,7 @@ impl<B: Backend> JitDriver<B> {
         self.stats.time_backend += start.elapsed();
         let code =
             compiled.map_err(|e| (AbortReason::CompileFailed, format!("compile failed: {e}")))?;
+        self.admit(code, bridge_of, &trace, &fin.validity)?;
         if let Some(diff) = &mut self.diff {
             diff.compiled(code, bridge_of, native);
         }

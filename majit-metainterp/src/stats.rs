@@ -38,6 +38,13 @@ pub enum AbortReason {
     /// The virtualizable frame red holds another frame at the merge point
     /// (nobody: the VM switched frames, which traces do not follow yet).
     FrameChanged,
+    /// Compiling would take the code in use past `JitParams::max_code`
+    /// (`MAJIT_MAX_CODE`; the user acts: raise it, or accept the
+    /// interpreted loop). The key is not traced again.
+    CodeFull,
+    /// A quasi-immutable field the trace folded was written before the
+    /// trace was compiled (nobody: the key is traced again when hot).
+    QuasiWritten,
 }
 
 impl AbortReason {
@@ -50,6 +57,10 @@ impl AbortReason {
             AbortReason::CompileFailed => "compilation failed",
             AbortReason::InvalidLoop => "the optimizer found a guard that always fails",
             AbortReason::FrameChanged => "the virtualizable frame changed",
+            AbortReason::CodeFull => "code memory full (MAJIT_MAX_CODE)",
+            AbortReason::QuasiWritten => {
+                "a quasi-immutable field it read was written while tracing"
+            }
         }
     }
 }
@@ -134,6 +145,18 @@ pub struct Stats {
     pub diff_renamed: u64,
     /// Allocations of recorded traces that are not in the optimized ones.
     pub allocations_removed: u64,
+    /// Compiled traces (loops and bridges) invalidated by a write to a
+    /// quasi-immutable field they depend on.
+    pub invalidations: u64,
+    /// Loops whose code was freed (invalidated and no longer reachable),
+    /// with their bridges, and the bytes their code took.
+    pub loops_freed: u64,
+    pub bridges_freed: u64,
+    pub code_freed_bytes: u64,
+    /// Bytes of compiled code in use now (`Backend::code_size` of every
+    /// trace not freed), and the most there ever was.
+    pub code_in_use: u64,
+    pub code_peak: u64,
     pub time_tracing: Duration,
     pub time_optimizing: Duration,
     pub time_backend: Duration,
@@ -195,6 +218,19 @@ impl fmt::Display for Stats {
             writeln!(f, "diff after a collection: {}", self.diff_renamed)?;
         }
         writeln!(f, "allocations removed: {}", self.allocations_removed)?;
+        if self.invalidations > 0 || self.loops_freed > 0 {
+            writeln!(f, "invalidations:    {}", self.invalidations)?;
+            writeln!(
+                f,
+                "freed:            {} loops, {} bridges, {} bytes",
+                self.loops_freed, self.bridges_freed, self.code_freed_bytes
+            )?;
+        }
+        writeln!(
+            f,
+            "code in use:      {} bytes (peak {})",
+            self.code_in_use, self.code_peak
+        )?;
         for (reason, n) in &self.aborts {
             writeln!(f, "aborts ({}): {n}", reason.message())?;
         }

@@ -47,6 +47,7 @@
 mod blame;
 mod facts;
 mod heap_cache;
+mod quasi;
 
 pub use blame::{Blame, Inlinee};
 
@@ -64,6 +65,7 @@ use majit_ir::{
     ResultKind, Trace, Value,
 };
 use std::collections::BTreeSet;
+use quasi::QuasiState;
 use std::sync::Arc;
 
 /// A traced value: its trace reference and its concrete value.
@@ -238,6 +240,8 @@ pub struct Finished {
     /// The state at the merge point the trace ended at.
     pub greens: Vec<Value>,
     pub reds: Vec<Value>,
+    /// The validity word its folded quasi-immutable reads depend on.
+    pub validity: std::rc::Rc<crate::quasi::Validity>,
 }
 
 /// What the tracer needs from its driver.
@@ -257,6 +261,9 @@ pub struct TraceEnv<'a> {
     /// Differential mode: the address of the iteration budget word a loop
     /// trace counts down after its label (`diff/budget.rs`).
     pub budget_word: Option<usize>,
+    /// The validity word of the trace being recorded: its folded reads of
+    /// quasi-immutable fields depend on it ([`crate::quasi`]).
+    pub validity: &'a std::rc::Rc<crate::quasi::Validity>,
 }
 
 /// The tracer. Build with [`Tracer::for_loop`] or [`Tracer::for_bridge`],
@@ -287,6 +294,7 @@ pub struct Tracer<'a> {
     vable: Option<VableBoxes>,
     /// The ops recorded per inlined function, for a too-long trace's blame.
     sizes: blame::CallSizes,
+    quasi: QuasiState,
 }
 
 enum Step {
@@ -348,6 +356,7 @@ impl<'a> Tracer<'a> {
             budget: None,
             vable: None,
             sizes: blame::CallSizes::default(),
+            quasi: QuasiState::default(),
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         let insn = frame.code.decode(mp_pc);
@@ -405,6 +414,7 @@ impl<'a> Tracer<'a> {
             budget: None,
             vable,
             sizes,
+            quasi: QuasiState::default(),
         };
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
@@ -883,6 +893,8 @@ impl<'a> Tracer<'a> {
             TBox { r, v }
         } else if obj.r.is_const() && fd.immutable {
             self.konst(v)
+        } else if obj.r.is_const() && fd.quasi_immutable {
+            self.quasi_read(obj, &d, fd, v)
         } else {
             let opcode = getfield_opcode(fd.kind);
             self.flush_stores(Some(fd));
@@ -922,6 +934,9 @@ impl<'a> Tracer<'a> {
             self.heap.delay(obj.r, d, val);
         } else {
             self.flush_stores(Some(field(&d)));
+            if field(&d).quasi_immutable {
+                self.quasi_write(obj, field(&d));
+            }
             self.trace
                 .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
         }
@@ -1217,6 +1232,9 @@ impl<'a> Tracer<'a> {
             self.vable_store();
         }
         let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
+        if !elidable {
+            self.quasi_after_call();
+        }
         if cd.effect.can_raise {
             // Compiled code stops here when the helper panicked (see
             // `runtime::catch_panic`) or raised; the driver then ends the
@@ -1308,6 +1326,7 @@ impl<'a> Tracer<'a> {
             budget: self.budget.take(),
             greens,
             reds: reds.iter().map(|b| b.v).collect(),
+            validity: self.env.validity.clone(),
         }))))
     }
 }

@@ -159,6 +159,17 @@ impl WarmState {
         self.entries.entry(key.clone()).or_default().loop_index = Some(loop_index);
     }
 
+    /// Loop `loop_index` at `key` was invalidated: the key has no loop
+    /// and counts from zero again (it is traced again when hot).
+    pub fn forget_loop(&mut self, key: &GreenKey, loop_index: usize) {
+        if let Some(e) = self.entries.get_mut(key) {
+            if e.loop_index == Some(loop_index) {
+                e.loop_index = None;
+                e.counter = 0;
+            }
+        }
+    }
+
     /// Counts an abort at `key`; after `max_aborts` the key is never
     /// traced again.
     pub fn abort(&mut self, key: &GreenKey, max_aborts: u32) {

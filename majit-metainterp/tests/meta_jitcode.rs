@@ -139,6 +139,7 @@ fn builder_errors_name_the_instruction() {
         signed: true,
         kind: Kind::Int,
         immutable: false,
+        quasi_immutable: false,
     }
     .into();
     let mut b = JitCodeBuilder::new("wrongkind");

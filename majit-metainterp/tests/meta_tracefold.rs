@@ -39,6 +39,7 @@ fn field(name: &str, offset: u32, kind: Kind) -> Descr {
         signed: true,
         kind,
         immutable: false,
+        quasi_immutable: false,
     }
     .into()
 }

@@ -56,6 +56,7 @@ fn field(name: &str, offset: usize, kind: Kind) -> Arc<FieldDescr> {
         signed: true,
         kind,
         immutable: false,
+        quasi_immutable: false,
     })
 }
 

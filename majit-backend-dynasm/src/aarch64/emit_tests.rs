@@ -9,6 +9,7 @@ use super::regs::{D0, D30, D31, REG_FILE, SP, X16, X17, X29, X30};
 use crate::arch::Loc;
 use crate::emit::rows::{check, Row};
 use crate::emit::{CmpOp, Encoder, FloatOp, GcEncoder, GuardEncoder, IntOp, ShiftOp, UnaryOp};
+use dynasmrt::DynasmLabelApi;
 use majit_ir::{Const, Kind};
 
 /// `d1`.
@@ -46,6 +47,7 @@ const ROWS: &[Row<A64Emitter>] = &[
     ("float less than", |e| { e.compare(CmpOp::FLt, 1, Loc::Reg(D0), Loc::Reg(D1)); }, "00 20 61 1e e1 57 9f 9a", "fcmp d0, d1; cset x1, mi"),
     ("save a register", |e| e.save_reg(X16 - 1), "af 57 00 f9", "str x15, [x29, #0xa8]"),
     ("clear the exception", |e| e.clear_exception(), "bf 13 00 f9", "str xzr, [x29, #0x20]"),
+    ("guard on a validity word", |e| { let l = e.ops.new_dynamic_label(); e.guard_word_at(X17, l); e.ops.dynamic_label(l); }, "30 02 40 f9 30 00 00 b5", "ldr x16, [x17]; cbnz x16, $+0x4  ; pool[0]"),
 ];
 
 #[test]

@@ -24,7 +24,7 @@
 use super::a64;
 use super::emit::{const_bits, A64Emitter, Cond};
 use super::regs::{self, hw, is_float, X16, X17};
-use crate::arch::Loc;
+use crate::arch::{Loc, Reg};
 use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
 use dynasmrt::aarch64::Aarch64Relocation;
@@ -119,9 +119,9 @@ impl GuardEncoder for A64Emitter {
         );
     }
 
-    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel) {
+    fn guard_word_at(&mut self, base: Reg, stub: DynamicLabel) {
         a64!(self.ops
-            ; ldr tmp, =>flag
+            ; ldr tmp, [X(hw(base))]
             ; cbnz tmp, =>stub
         );
     }

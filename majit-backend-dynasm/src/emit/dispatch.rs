@@ -282,7 +282,7 @@ pub fn family(opcode: OpCode) -> Family {
         GuardNotForced => F::Guard(GuardOp::NotForced),
         GuardNotInvalidated => F::Guard(GuardOp::NotInvalidated),
         Label | Jump | Finish => F::Control,
-        DebugMergePoint => F::Nop,
+        DebugMergePoint | QuasiimmutField => F::Nop,
     }
 }
 
@@ -408,7 +408,7 @@ where
     }
 
     /// Emits guard `cx` (of kind `g`) with its exit record.
-    fn guard(&mut self, cx: &OpCx, g: GuardOp, mut exit: ExitRecord) -> Result<(), CompileError> {
+    fn guard(&mut self, cx: &OpCx, g: GuardOp, exit: ExitRecord) -> Result<(), CompileError> {
         let stub = self.ops.new_dynamic_label();
         let flags = self.flags.take();
         let tested = |i: usize| cx.op.args.first().map(|a| a.target()) == Some(RefTarget::Op(i));
@@ -458,11 +458,10 @@ where
             GuardOp::NoException => self.guard_frame_word(frame::EXCEPTION, stub),
             GuardOp::NotForced => self.guard_frame_word(frame::FORCED, stub),
             GuardOp::NotInvalidated => {
-                // A pool word `NativeBackend::invalidate` sets (a data
-                // load, so no instruction is ever rewritten).
-                let (flag, index) = self.pool_word(PoolSource::Abs(0));
-                self.guard_pool_flag(flag, stub);
-                exit.invalidation_word = Some(index);
+                // The validity word (`majit_metainterp::quasi`): data that
+                // writers set, so no instruction is ever rewritten.
+                self.load_int(Self::SCRATCH, cx.args[0]);
+                self.guard_word_at(Self::SCRATCH, stub);
             }
         }
         self.stubs.push(Stub { label: stub, exit });

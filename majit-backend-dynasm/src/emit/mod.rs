@@ -149,8 +149,9 @@ pub trait GuardEncoder {
     fn guard_class(&mut self, p: Loc, nonnull: bool, ids: &[u32], stub: DynamicLabel);
     /// Branches to `stub` when frame word `word` is nonzero.
     fn guard_frame_word(&mut self, word: usize, stub: DynamicLabel);
-    /// Branches to `stub` when pool word `flag` is nonzero.
-    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel);
+    /// Branches to `stub` when the word at the address in `base` is
+    /// nonzero (`guard_not_invalidated`'s validity word).
+    fn guard_word_at(&mut self, base: Reg, stub: DynamicLabel);
     /// Branches to this trace's label `l`.
     fn jump_label(&mut self, l: DynamicLabel);
     /// Branches to the address in pool word `word`.

@@ -8,6 +8,7 @@ use super::regs::{R10, R11, R8, RAX, RBP, RBX, RCX, RDX, REG_FILE, RSI, RSP, XMM
 use crate::arch::Loc;
 use crate::emit::rows::{check, Row};
 use crate::emit::{CmpOp, Encoder, FloatOp, GcEncoder, GuardEncoder, IntOp, ShiftOp, UnaryOp};
+use dynasmrt::DynasmLabelApi;
 use majit_ir::{Const, Kind};
 
 /// `xmm1`.
@@ -45,6 +46,7 @@ const ROWS: &[Row<X64Emitter>] = &[
     ("unsigned modulo by -1", |e| e.div_mod(true, false, RBX, Loc::Reg(RAX), int(-1)), "49 c7 c3 ff ff ff ff 31 d2 49 f7 f3 48 89 d0 48 89 c3", "mov r11, 0xffffffffffffffff; xor edx, edx; div r11; mov rax, rdx; mov rbx, rax"),
     ("save a register", |e| e.save_reg(RBX), "48 89 9d 48 00 00 00", "mov [rbp+0x48], rbx"),
     ("clear the exception", |e| e.clear_exception(), "48 c7 85 20 00 00 00 00 00 00 00", "mov qword ptr [rbp+0x20], 0"),
+    ("guard on a validity word", |e| { let l = e.ops.new_dynamic_label(); e.guard_word_at(R11, l); e.ops.dynamic_label(l); }, "49 81 7c 23 00 00 00 00 00 0f 85 00 00 00 00", "cmp qword ptr [r11], 0; jne 0xf"),
 ];
 
 #[test]

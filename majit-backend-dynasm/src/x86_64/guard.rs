@@ -18,7 +18,7 @@
 use super::emit::{const_bits, Cond, X64Emitter};
 use super::regs::{self, hw, is_xmm, R10, R11};
 use super::x64;
-use crate::arch::Loc;
+use crate::arch::{Loc, Reg};
 use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
 use dynasmrt::x64::X64Relocation;
@@ -108,8 +108,8 @@ impl GuardEncoder for X64Emitter {
         self.branch(Cond::Ne, stub);
     }
 
-    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel) {
-        x64!(self.ops; cmp QWORD [=>flag], 0);
+    fn guard_word_at(&mut self, base: Reg, stub: DynamicLabel) {
+        x64!(self.ops; cmp QWORD [Rq(hw(base))], 0);
         self.branch(Cond::Ne, stub);
     }
 

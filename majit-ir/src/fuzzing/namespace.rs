@@ -191,6 +191,7 @@ fn field(name: &str, owner: &str, offset: u32, size: u8, kind: Kind, signed: boo
         signed,
         kind,
         immutable: false,
+        quasi_immutable: false,
     }
     .into()
 }

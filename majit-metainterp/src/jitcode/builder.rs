@@ -336,6 +336,10 @@ impl JitCodeBuilder {
         self.check_kind("getfield object", obj.kind(), Kind::Ref);
         self.check_kind(&format!("result of getfield {descr}"), dst.kind, kind);
         let op = [JOp::GetfieldI, JOp::GetfieldR, JOp::GetfieldF][bank_index(kind)];
+        if descr.as_field().is_some_and(|f| f.quasi_immutable) {
+            // The tracer may record `guard_not_invalidated` here.
+            self.live();
+        }
         let d = self.intern_descr(descr);
         self.emit(op, vec![Item::Arg(obj), Item::Descr(d), Item::Dst(dst)]);
     }

@@ -86,7 +86,8 @@ pub fn getfield(obj: usize, d: &FieldDescr) -> Result<Value, ConcreteError> {
     Ok(Value::from_bits(d.kind, bits))
 }
 
-/// `obj.field = v`.
+/// `obj.field = v`; a quasi-immutable field's dependents are invalidated
+/// ([`crate::quasi::written`]).
 /// A ref stored into a GC object also runs `alloc`'s write barrier, as
 /// compiled code's `cond_call_gc_wb` would.
 pub fn setfield(
@@ -96,6 +97,9 @@ pub fn setfield(
     v: Value,
 ) -> Result<(), ConcreteError> {
     let obj = non_null(obj, &d.name)?;
+    if d.quasi_immutable {
+        crate::quasi::written(obj, d.offset);
+    }
     // SAFETY: as in `getfield`, the field's bytes are writable.
     unsafe { access(d.size, d.signed).store(obj + d.offset as usize, v.to_bits()) };
     if d.kind == Kind::Ref {

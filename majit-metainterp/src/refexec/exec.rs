@@ -222,9 +222,10 @@ impl<'a> Machine<'a> {
             | SameAsF => self.exec_value_op(s),
             // -- guards --
             GuardTrue | GuardFalse | GuardValue | GuardNonnull | GuardIsnull | GuardNoException
-            | GuardNotInvalidated | GuardNoOverflow | GuardOverflow | GuardNotForced => {
+            | GuardNoOverflow | GuardOverflow | GuardNotForced => {
                 Ok(self.guard_flow(self.guard_holds(s)))
             }
+            GuardNotInvalidated => self.exec_guard_not_invalidated(s),
             GuardClass | GuardNonnullClass => self.exec_guard_class(s),
             // -- memory --
             GetfieldGcI | GetfieldGcR | GetfieldGcF | GetfieldRawI | GetfieldRawF => {
@@ -258,7 +259,8 @@ impl<'a> Machine<'a> {
             CallI | CallR | CallF | CallN | CallPureI | CallPureR | CallPureF | CallPureN
             | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => self.exec_call(s),
             // -- control --
-            Label | DebugMergePoint => Ok(Flow::Next),
+            // A dependency marker (`quasi.rs`): nothing to run.
+            Label | DebugMergePoint | QuasiimmutField => Ok(Flow::Next),
             Jump => match s.extra {
                 Extra::Jump { code, label } => Ok(Flow::Jump { code, label }),
                 _ => unreachable!("prepare binds every jump"),
@@ -342,11 +344,26 @@ impl<'a> Machine<'a> {
             // Bit equality: guard_value(f, 0.0) fails for -0.0, holds for the same NaN.
             OpCode::GuardValue => self.arg(s, 0) == self.arg(s, 1),
             OpCode::GuardNoException => self.exception.is_none(),
-            OpCode::GuardNotInvalidated => !self.code.invalidated.get(),
             OpCode::GuardNoOverflow => !self.overflow,
             OpCode::GuardOverflow => self.overflow,
             _ => !self.forced, // guard_not_forced
         }
+    }
+
+    /// `guard_not_invalidated(word)`: the validity word (`quasi.rs`) is 0.
+    fn exec_guard_not_invalidated(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let word = self.arg(s, 0) as usize;
+        if word == 0 {
+            return Err(ExecError::NullPointer { op_index: self.pc });
+        }
+        let access = crate::runtime::Access {
+            size: 8,
+            signed: false,
+        };
+        // SAFETY: the Backend contract: the argument is the address of a
+        // validity word, which lives as long as the code testing it.
+        let bits = unsafe { access.load(word) };
+        Ok(self.guard_flow(bits == 0))
     }
 
     /// `guard_class(p, cls)`, `guard_nonnull_class(p, cls)`: `p`'s class

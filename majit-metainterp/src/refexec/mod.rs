@@ -29,8 +29,9 @@
 //!   exception is dropped (the bridge's trace handled it); otherwise it is
 //!   left for [`RefExec::take_exception`].
 //! - `guard_not_forced` fails when the last call's helper called
-//!   [`force_frame`](crate::runtime::force_frame); `guard_not_invalidated` fails once
-//!   [`RefExec::invalidate`] was called on the running code.
+//!   [`force_frame`](crate::runtime::force_frame); `guard_not_invalidated(word)` fails
+//!   once the validity word at `word` is nonzero ([`crate::quasi`]);
+//!   `quasiimmut_field` does nothing.
 //! - Refs held in int slots (`cast_ptr_to_int`) are not GC roots.
 //! - Labels: a `jump` starts a fresh frame holding only the jump's values,
 //!   so ops after a `label` may use only its arguments, later values and
@@ -149,18 +150,6 @@ impl RefExec {
         self.exception.take()
     }
 
-    /// Invalidates `code`: its `guard_not_invalidated` ops fail from now
-    /// on. Returns false when `code` is unknown or freed.
-    pub fn invalidate(&mut self, code: CodeId) -> bool {
-        match self.code(code) {
-            Some(c) => {
-                c.invalidated.set(true);
-                true
-            }
-            None => false,
-        }
-    }
-
     /// Makes the class word of `layout`'s objects known to `guard_class`
     /// (needed for objects with a vtable that no compiled trace allocates).
     pub fn register_layout(&mut self, layout: &SizeDescr) {
@@ -253,6 +242,10 @@ impl Backend for RefExec {
         let exception = machine.exception;
         self.exception = exception;
         result
+    }
+
+    fn code_size(&self, code: CodeId) -> usize {
+        self.code(code).map_or(0, |c| c.size())
     }
 
     fn free(&mut self, code: CodeId) {

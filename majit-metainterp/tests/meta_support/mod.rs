@@ -124,6 +124,7 @@ pub fn int_box_value() -> FieldDescr {
         signed: true,
         kind: Kind::Int,
         immutable: true,
+        quasi_immutable: false,
     }
 }
 
