@@ -358,11 +358,11 @@ pub fn shims(
             .map(|((p, a), t)| match a {
                 Ty::Scalar(Scalar::Bool) => quote!(#p != 0),
                 Ty::Scalar(Scalar::F64) => quote!(#p),
-                Ty::Gc(_) => quote!(<#t>::from_raw(#p as usize)),
+                a if a.is_ref() => quote!(<#t>::from_raw(#p as usize)),
                 _ => quote!(#p as #t),
             });
         let body = match h.ret {
-            Some(Ty::Gc(_)) => quote!(#path(#(#conv),*).to_raw() as i64),
+            Some(r) if r.is_ref() => quote!(#path(#(#conv),*).to_raw() as i64),
             Some(r) => {
                 let r = abi_ty(r);
                 quote!(#path(#(#conv),*) as #r)
