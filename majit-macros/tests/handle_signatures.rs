@@ -54,7 +54,7 @@ mod vm {
     /// The first item, or null (traced: `Array<Obj>` in, `Obj` out).
     #[majit::traced]
     pub(crate) fn first(items: Array<Obj>) -> Obj {
-        if items.len() == 0 {
+        if items.is_empty() {
             return Obj::null();
         }
         items[0]
