@@ -4,7 +4,7 @@
 //! against Rust's sum and prints min/median times, the JIT's speedup and
 //! its allocation statistics (the optimized loop allocates nothing).
 //!
-//! `cargo run --release -p majit-benches --bin dynamic -- [--runs N] [--len N] [--floats]`
+//! `cargo run --release -p majit-benches --bin dynamic_values -- [--runs N] [--len N] [--floats]`
 //!
 //! `--floats` sums `Float`s (`k + 0.5`) instead of `Int`s (`k`). A run
 //! times `run` / `run_jit` alone (the JIT's includes making the driver,
@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     match bench() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("dynamic: {e}");
+            eprintln!("dynamic_values: {e}");
             ExitCode::FAILURE
         }
     }
@@ -118,7 +118,7 @@ fn args() -> Result<Args, String> {
             "--runs" => a.runs = positive(it.next(), "--runs")?,
             "--len" => a.len = positive(it.next(), "--len")?,
             "--floats" => a.floats = true,
-            _ => return Err("usage: dynamic [--runs N] [--len N] [--floats]".into()),
+            _ => return Err("usage: dynamic_values [--runs N] [--len N] [--floats]".into()),
         }
     }
     Ok(a)
