@@ -66,15 +66,16 @@ pub struct Helper {
 
 impl Helper {
     /// Resolves the argument and result types, which may name declared
-    /// structs: integers, `bool`, `f64` and GC handles (in the ref bank;
-    /// through the `extern "C"` shim as addresses).
+    /// structs: integers, `bool`, `f64` and GC handles (declared structs,
+    /// `Obj`, `Array<T>`: in the ref bank; through the `extern "C"` shim
+    /// as addresses).
     pub fn resolve(&mut self, names: &Names) -> syn::Result<()> {
         let one = |t: &syn::Type| match Ty::parse_with(t, names)? {
-            ty @ (Ty::Scalar(_) | Ty::Gc(_)) => Ok(ty),
+            ty if ty.is_single() => Ok(ty),
             _ => Err(syn::Error::new_spanned(
                 t,
-                "helper arguments and results must be integers, `bool`, `f64` or declared GC \
-                 structs",
+                "helper arguments and results must be integers, `bool`, `f64`, declared GC \
+                 structs, `Obj` or `Array<T>`",
             )),
         };
         self.args = self.arg_tys.iter().map(one).collect::<syn::Result<_>>()?;

@@ -254,7 +254,9 @@ fn bump_local(name: &str) -> syn::Ident {
 /// `RunHeap`, and per struct its `Bump`), and every `S::new(..)` of a
 /// declared struct becomes `S::__majit_new_in(bump, ..)`, an inline bump
 /// of the struct's nursery region. `jit`: lookup failures return a
-/// `JitError` (`NAME_jit`) instead of exiting the process.
+/// `JitError` (`NAME_jit`) instead of exiting the process, and the run
+/// fails first unless the driver's heap is the thread heap
+/// (`JitDriver::check_thread_heap`).
 pub fn fast_heap(block: &mut syn::Block, structs: &[StructDef], jit: bool) {
     if structs.is_empty() {
         return;
@@ -271,6 +273,10 @@ pub fn fast_heap(block: &mut syn::Block, structs: &[StructDef], jit: bool) {
         (quote!(#heap::RunHeap::current_or_exit()), quote!())
     };
     let mut prologue: Vec<Stmt> = vec![syn::parse_quote!(let __majit_heap = #get;)];
+    if jit {
+        // The driver's jitcode names the type ids of the heap it was made on.
+        prologue.insert(0, syn::parse_quote!(__majit_driver.check_thread_heap()?;));
+    }
     for s in structs {
         let (local, ty) = (bump_local(&s.name), format_ident!("{}", s.name));
         let call = if jit {
@@ -349,11 +355,11 @@ fn shim(h: &Helper, shim: &syn::Ident, callee: TokenStream, place: &str) -> Toke
         .map(|((p, a), t)| match a {
             Ty::Scalar(Scalar::Bool) => quote!(#p != 0),
             Ty::Scalar(Scalar::F64) => quote!(#p),
-            Ty::Gc(_) => quote!(<#t>::from_raw(#p as usize)),
+            a if a.is_ref() => quote!(<#t>::from_raw(#p as usize)),
             _ => quote!(#p as #t),
         });
     let body = match h.ret {
-        Some(Ty::Gc(_)) => quote!(#callee(#(#conv),*).to_raw() as i64),
+        Some(r) if r.is_ref() => quote!(#callee(#(#conv),*).to_raw() as i64),
         Some(r) => {
             let r = abi_ty(r);
             quote!(#callee(#(#conv),*) as #r)

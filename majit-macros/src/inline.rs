@@ -160,18 +160,16 @@ fn helper_params(def: &syn::ItemFn, names: &ty::Names) -> syn::Result<Vec<(Strin
     let mut params = Vec::new();
     for input in &def.sig.inputs {
         match input {
-            syn::FnArg::Typed(pt) => {
-                match (&*pt.pat, ty::Ty::parse_with(&pt.ty, names)?) {
-                    (syn::Pat::Ident(i), t @ (ty::Ty::Scalar(_) | ty::Ty::Gc(_))) => {
-                        params.push((i.ident.to_string(), t))
-                    }
-                    _ => return Err(syn::Error::new(
+            syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse_with(&pt.ty, names)?) {
+                (syn::Pat::Ident(i), t) if t.is_single() => params.push((i.ident.to_string(), t)),
+                _ => {
+                    return Err(syn::Error::new(
                         pt.span(),
-                        "inline helper parameters are `name: T`, `T` an integer, `bool`, `f64` \
-                         or a declared GC struct",
-                    )),
+                        "inline helper parameters are `name: T`, `T` an integer, `bool`, `f64`, \
+                         a declared GC struct, `Obj` or `Array<T>`",
+                    ))
                 }
-            }
+            },
             other => return Err(syn::Error::new(other.span(), "not a free function")),
         }
     }

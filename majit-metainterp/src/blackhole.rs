@@ -212,7 +212,12 @@ impl<'a> Blackhole<'a> {
         let mut next = insn.next;
         let mut result: Option<Value> = None;
         match insn.op {
-            JOp::Live | JOp::CanEnterJit | JOp::PromoteI | JOp::PromoteR | JOp::MergePoint => {}
+            JOp::Live
+            | JOp::CanEnterJit
+            | JOp::PromoteI
+            | JOp::PromoteR
+            | JOp::PromoteF
+            | JOp::MergePoint => {}
             JOp::Pure => {
                 let args: Vec<Value> = insn.operands[1..]
                     .iter()

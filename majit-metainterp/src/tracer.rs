@@ -684,7 +684,12 @@ impl<'a> Tracer<'a> {
                 next = insn.label(0);
                 None
             }
-            JOp::GotoIfNot | JOp::GotoIfNull | JOp::Switch | JOp::PromoteI | JOp::PromoteR => {
+            JOp::GotoIfNot
+            | JOp::GotoIfNull
+            | JOp::Switch
+            | JOp::PromoteI
+            | JOp::PromoteR
+            | JOp::PromoteF => {
                 if let Some(target) = self.branch(insn, known) {
                     next = target;
                 }

@@ -111,7 +111,7 @@ pub mod hints {
     /// `x` itself. In a trace, `x` becomes a constant behind a
     /// `guard_value` (its current value), so what depends on it folds: a
     /// dispatch on it, an `elidable` helper called with it. For integers,
-    /// bools and GC handles.
+    /// bools, `f64` (compared bit for bit) and GC handles.
     pub fn promote<T>(x: T) -> T {
         x
     }

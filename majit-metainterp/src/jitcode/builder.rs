@@ -502,15 +502,14 @@ impl JitCodeBuilder {
     }
 
     /// `promote(v)`: the tracer makes `v` a constant behind a
-    /// `guard_value` (the `int_guard_value` / `ref_guard_value` hint).
+    /// `guard_value` (RPython's `int_guard_value` / `ref_guard_value` /
+    /// `float_guard_value` hint; a float is compared bit for bit, so
+    /// `-0.0` and each NaN payload are constants of their own).
     pub fn promote(&mut self, v: Arg) {
         let op = match v.kind() {
             Kind::Int => JOp::PromoteI,
             Kind::Ref => JOp::PromoteR,
-            Kind::Float => {
-                self.fail("floats cannot be promoted".into());
-                return;
-            }
+            Kind::Float => JOp::PromoteF,
         };
         self.live();
         self.emit(op, vec![Item::Arg(v)]);

@@ -107,6 +107,7 @@ jops! {
     InlineCallV     "inline_call_v"             "jA";
     PromoteI        "int_promote"               "i";
     PromoteR        "ref_promote"               "r";
+    PromoteF        "float_promote"             "f";
     WeAreJitted     "we_are_jitted"             ">i";
     ReturnI         "int_return"                "i";
     ReturnR         "ref_return"                "r";
