@@ -277,11 +277,7 @@ fn peel(
             return Ok(Peel::Retry(k));
         }
     }
-    if !facts[..n]
-        .iter()
-        .zip(&next)
-        .all(|(f, r)| f.holds(&body.cx, *r))
-    {
+    if !Fact::all_hold(&facts[..n], &body.cx, &next) {
         return Ok(Peel::FactsBroken);
     }
     for s in &short {
@@ -300,11 +296,7 @@ fn peel(
         }
         next.push(v);
     }
-    if !facts[n..]
-        .iter()
-        .zip(&next[n..])
-        .all(|(f, r)| f.holds(&body.cx, *r))
-    {
+    if !Fact::all_hold(&facts[n..], &body.cx, &next[n..]) {
         return Ok(Peel::FactsBroken);
     }
     if let Err(e) = body.feed_extra(Op::new(OpCode::Jump, &next).with_descr(peeled.clone())) {
@@ -392,6 +384,11 @@ impl Fact {
         self.bound.is_none_or(|b| cx.bound(r).within(b))
             && (!self.nonnull || cx.is_nonnull(r))
             && (self.class.is_none() || cx.class_of(r) == self.class)
+    }
+
+    /// Whether every fact holds of the value at its position.
+    fn all_hold(facts: &[Fact], cx: &Cx, values: &[OpRef]) -> bool {
+        facts.iter().zip(values).all(|(f, r)| f.holds(cx, *r))
     }
 }
 
