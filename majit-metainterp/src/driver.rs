@@ -41,8 +41,8 @@ use crate::tracer::{Blame, Finished, Inlinee, Snapshot, TraceEnd, TraceEnv, Trac
 use crate::vable::VirtualizableInfo;
 use crate::warmstate::{GreenKey, Visit, WarmState};
 use majit_ir::{Descr, Kind, OpCode, TargetDescr, Value};
-use std::collections::BTreeSet;
 use std::cell::Cell;
+use std::collections::BTreeSet;
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;

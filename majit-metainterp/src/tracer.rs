@@ -64,8 +64,8 @@ use majit_ir::{
     ArrayDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef,
     ResultKind, Trace, Value,
 };
-use std::collections::BTreeSet;
 use quasi::QuasiState;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// A traced value: its trace reference and its concrete value.
