@@ -24,12 +24,13 @@
 use super::a64;
 use super::emit::{const_bits, A64Emitter, Cond};
 use super::regs::{self, hw, is_float, X16, X17};
-use crate::arch::Loc;
+use crate::arch::{Loc, Reg};
 use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
 use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use majit_ir::Kind;
+use majit_metainterp::runtime::Raised;
 use majit_metainterp::CompileError;
 
 impl A64Emitter {
@@ -141,8 +142,19 @@ impl GuardEncoder for A64Emitter {
         );
     }
 
-    fn clear_exception(&mut self) {
-        a64!(self.ops; str xzr, [frame, (frame::EXCEPTION * 8) as u32]);
+    fn guard_exception(&mut self, stub: DynamicLabel) {
+        a64!(self.ops
+            ; ldr tmp, [frame, (frame::EXCEPTION * 8) as u32]
+            ; cmp tmp, Raised::INT as u32
+            ; b.lo =>stub
+        );
+    }
+
+    fn take_exception(&mut self, dst: Reg) {
+        a64!(self.ops
+            ; ldr X(hw(dst)), [frame, (frame::EXC_VALUE * 8) as u32]
+            ; str xzr, [frame, (frame::EXCEPTION * 8) as u32]
+        );
     }
 }
 
