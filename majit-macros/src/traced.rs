@@ -254,7 +254,14 @@ pub fn helper(f: &syn::ItemFn, names: &Names) -> syn::Result<Helper> {
         syn::ReturnType::Default => None,
         syn::ReturnType::Type(_, t) => Some((**t).clone()),
     };
-    let ret = match &ret_ty {
+    let (ok, err) = match &ret_ty {
+        Some(t) => match crate::ty::result_parts(t) {
+            Some((ok, err)) => (Some(ok), Some(crate::ty::error_ty(err, names)?)),
+            None => (Some(t), None),
+        },
+        None => (None, None),
+    };
+    let ret = match ok {
         Some(t) if !matches!(Ty::parse(t), Ok(Ty::Unit)) => Some(traced_ty(t, names)?),
         _ => None,
     };
@@ -267,6 +274,7 @@ pub fn helper(f: &syn::ItemFn, names: &Names) -> syn::Result<Helper> {
         arg_tys,
         ret,
         ret_ty,
+        err,
     })
 }
 
