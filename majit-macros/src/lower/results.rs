@@ -211,13 +211,14 @@ impl Lowerer<'_> {
 
     /// The scrutinee of a `match`/`if let` on a `Result`, a fallible call:
     /// emitted, then its catch to `handler`, the error into a fresh
-    /// register when `bind_err`. Its value and the error's register.
+    /// register when `bind_err`. Its value and the error (in that
+    /// register).
     fn catching_call(
         &mut self,
         scrut: &Expr,
         handler: u32,
         bind_err: bool,
-    ) -> Res<Option<(Val, Option<(R, Ty)>)>> {
+    ) -> Res<Option<(Val, Option<Val>)>> {
         let h = match strip(scrut) {
             Expr::Call(c) => self.callee(c).filter(|h| h.err.is_some()).map(|h| (c, h)),
             _ => None,
@@ -233,9 +234,9 @@ impl Lowerer<'_> {
         let Some(v) = self.emit_call(c, h)? else {
             return Ok(None);
         };
-        let e = bind_err.then(|| (self.regs.temp(bank(e_ty)), e_ty));
+        let e = bind_err.then(|| self.regs.temp(bank(e_ty)));
         let dst = match e {
-            Some((r, _)) => {
+            Some(r) => {
                 let r = r.tokens();
                 quote!(Some(#r))
             }
@@ -243,7 +244,7 @@ impl Lowerer<'_> {
         };
         let l = self.label_t(handler);
         self.code.push(quote!(b.catch_exception(#l, #dst);));
-        Ok(Some((v, e)))
+        Ok(Some((v, e.map(|r| Val::scalar(e_ty, Opnd::Reg(r))))))
     }
 
     /// One arm of a `match`/`if let` on a `Result`, with its binding.
@@ -312,11 +313,9 @@ impl Lowerer<'_> {
         let sp = ok_arm.pat.span();
         self.result_arm(&mut j, ok_name.map(|n| (n, v)), body, want, sp)?;
         self.bind(handler);
-        let e = err_name
-            .zip(e)
-            .map(|(n, (r, ty))| (n, Val::scalar(ty, Opnd::Reg(r))));
         let sp = err_arm.pat.span();
-        self.result_arm(&mut j, e, ArmBody::Expr(&err_arm.body), want, sp)?;
+        let body = ArmBody::Expr(&err_arm.body);
+        self.result_arm(&mut j, err_name.zip(e), body, want, sp)?;
         Ok(self.finish_join(j))
     }
 
@@ -348,10 +347,7 @@ impl Lowerer<'_> {
             _ => {
                 self.result_arm(&mut j, None, other, want, sp)?;
                 self.bind(handler);
-                let e = err_name
-                    .zip(e)
-                    .map(|(n, (r, ty))| (n, Val::scalar(ty, Opnd::Reg(r))));
-                self.result_arm(&mut j, e, ArmBody::Block(then), want, sp)?;
+                self.result_arm(&mut j, err_name.zip(e), ArmBody::Block(then), want, sp)?;
             }
         }
         Ok(self.finish_join(j))
