@@ -17,7 +17,8 @@
 //! - `NAME_jit(&mut driver, args...) -> Result<R, JitError>`: the same
 //!   interpreter, where `can_enter_jit!()` hands the greens and reds to
 //!   `JitDriver::can_enter_jit` (which may trace, run compiled loops and
-//!   deoptimize) and reloads them afterwards.
+//!   deoptimize) and reloads them afterwards. An interpreter returning
+//!   `Result<T, E>` gets `Ok(Err(e))` when its jitcode raised `e`.
 //!
 //! See `docs/macros.md` for the supported subset and the design. Users
 //! depend on the facade crate `majit` alone and write `use
@@ -30,7 +31,8 @@
 //! lowers the loop body (`mod.rs` the lowerer and its values, `expr.rs`
 //! expressions, `control.rs` statements and control flow, `calls.rs` helper
 //! and method calls, `objects.rs` GC structs, slices and arrays, `hints.rs`
-//! `promote` and `we_are_jitted`), `regs.rs` allocates registers, `emit.rs`
+//! `promote` and `we_are_jitted`, `results.rs` helpers and traced functions
+//! returning `Result`), `regs.rs` allocates registers, `emit.rs`
 //! writes the plain function, the JIT entry and the shims, `traced.rs`
 //! implements `#[traced]` and the chain that hands traced functions'
 //! bodies to `#[jit_interp]`, `inline.rs` checks and lowers inline
