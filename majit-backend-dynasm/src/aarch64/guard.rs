@@ -29,7 +29,7 @@ use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
 use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
-use majit_ir::Kind;
+use majit_ir::{Const, Kind};
 use majit_metainterp::runtime::Raised;
 use majit_metainterp::CompileError;
 
@@ -143,11 +143,9 @@ impl GuardEncoder for A64Emitter {
     }
 
     fn guard_exception(&mut self, stub: DynamicLabel) {
-        a64!(self.ops
-            ; ldr tmp, [frame, (frame::EXCEPTION * 8) as u32]
-            ; cmp tmp, Raised::INT as u32
-            ; b.lo =>stub
-        );
+        a64!(self.ops; ldr tmp, [frame, (frame::EXCEPTION * 8) as u32]);
+        self.int_cmp(Loc::Reg(X16), Loc::Const(Const::Int(Raised::INT as i64)));
+        self.branch(Cond::Lo, stub);
     }
 
     fn take_exception(&mut self, dst: Reg) {
