@@ -441,3 +441,18 @@ fn exceptions_on_refexec() {
 fn exceptions_on_the_native_backend() {
     agrees::<HostBackend>();
 }
+
+/// Differential mode checks the first entries of every loop (with its
+/// bridges) against the reference executor: no divergence, same result.
+#[test]
+fn exceptions_in_differential_mode() {
+    let want = interpret(&Heap::new(false), 300, &mut |_| None);
+    let heap = Heap::new(false);
+    let (set, portal) = jitcode(&heap);
+    let params = params(true).with_diff(20);
+    let mut driver =
+        JitDriver::<HostBackend>::new_gc(set, portal, heap.gc.clone(), params).unwrap();
+    assert_eq!(jit_run(&heap, &mut driver, 300), want);
+    let s = driver.stats();
+    assert!(s.diff_checks > 20 && s.bridges_compiled > 0, "{s}");
+}
