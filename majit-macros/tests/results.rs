@@ -55,6 +55,15 @@ mod vm {
         Ok(x * 10 + y)
     }
 
+    /// Nothing, or the error `x` when it is negative (`Result<(), E>`).
+    #[majit::traced]
+    pub(crate) fn non_negative(x: i64) -> Result<(), i64> {
+        if x < 0 {
+            return Err(x);
+        }
+        Ok(())
+    }
+
     /// `pair`, refusing 99 itself (`return Err`).
     #[majit::traced]
     pub(crate) fn small_pair(a: u8, b: u8) -> Result<i64, i64> {
@@ -70,10 +79,11 @@ const PAIR: i64 = 0;
 const DIV: i64 = 1;
 const RANGE: i64 = 2;
 const STRICT: i64 = 3;
-const LOOP: i64 = 4;
-const HALT: i64 = 5;
+const SIGN: i64 = 4;
+const LOOP: i64 = 5;
+const HALT: i64 = 6;
 
-const PROG: [i64; 6] = [PAIR, DIV, RANGE, STRICT, LOOP, HALT];
+const PROG: [i64; 7] = [PAIR, DIV, RANGE, STRICT, SIGN, LOOP, HALT];
 /// Pairs `12`, `a4`, `5b`, `99`, `70`: the second and third fail to
 /// parse, the fourth is refused by `small_pair`.
 const DATA: &[u8] = b"12a45b9970";
@@ -88,7 +98,7 @@ const DATA: &[u8] = b"12a45b9970";
         residual fn check_range(x: i64) -> Result<i64, Fault>,
     ],
     structs = [Fault { code: i64 }],
-    traced = [vm::small_pair, vm::pair],
+    traced = [vm::small_pair, vm::pair, vm::non_negative],
 )]
 fn run(code: &[i64], data: &[u8], fail_at: i64, n0: i64) -> Result<i64, i64> {
     let mut pc: usize = 0;
@@ -130,6 +140,10 @@ fn run(code: &[i64], data: &[u8], fail_at: i64, n0: i64) -> Result<i64, i64> {
                 let k: usize = if i == fail_at { 2 } else { 0 };
                 acc += vm::pair(data[k], data[k + 1])?;
             }
+            SIGN => match vm::non_negative(acc % 100 - 7) {
+                Ok(()) => acc += 1,
+                Err(e) => acc -= e,
+            },
             LOOP => {
                 if i < n {
                     i += 1;
@@ -157,7 +171,8 @@ fn params(bridges: bool) -> JitParams {
 /// Plain, then with `B`: equal result and output; the loop compiled and
 /// entered, the guards after the failing calls failed (and got bridges).
 fn jit_equals_plain<B: GcBackend>() {
-    for (n, fail_at) in [(10, -1), (600, -1), (600, 400)] {
+    // Failing at 2: in `run_jit`'s own Rust code, before the loop is hot.
+    for (n, fail_at) in [(10, -1), (600, -1), (600, 400), (600, 2)] {
         let plain = run(&PROG, DATA, fail_at, n);
         let plain_out = take_output();
         assert_eq!(plain.is_err(), fail_at >= 0, "{plain:?}");
@@ -167,7 +182,7 @@ fn jit_equals_plain<B: GcBackend>() {
             let what = format!("n {n} fail_at {fail_at} bridges {bridges}");
             assert_eq!((r, take_output()), (plain, plain_out.clone()), "{what}");
             let s = driver.stats();
-            if n >= 600 {
+            if n >= 600 && fail_at != 2 {
                 assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{what}\n{s}");
                 assert!(s.guard_failures >= 100, "{what}\n{s}");
                 assert_eq!(s.bridges_compiled > 0, bridges, "{what}\n{s}");

@@ -97,8 +97,9 @@ impl Lowerer<'_> {
         };
         let args: Vec<&Expr> = c.args.iter().collect();
         let ty = if name == "Ok" { self.ctx.ret } else { e_ty };
+        let unit = |a: &Expr| matches!(strip(a), Expr::Tuple(t) if t.elems.is_empty());
         let v = match args[..] {
-            [] if ty == Ty::Unit => Val::unit(),
+            [a] if ty == Ty::Unit && unit(a) => Val::unit(),
             [a] => match self.expr(a, Some(ty))? {
                 Some(v) => v,
                 None => return Ok(None),
