@@ -39,9 +39,6 @@ pub struct ExitRecord {
     pub patch_word: Option<usize>,
     /// Not an op's exit: the allocation at `op_index` ran out of memory.
     pub out_of_memory: bool,
-    /// The exit is a `guard_no_exception`: a bridge attached to it starts
-    /// by clearing the frame's pending exception (the bridge handles it).
-    pub clears_exception: bool,
 }
 
 impl ExitRecord {
@@ -61,7 +58,6 @@ impl ExitRecord {
             stub_offset: 0,
             patch_word: None,
             out_of_memory: false,
-            clears_exception: false,
         }
     }
 }

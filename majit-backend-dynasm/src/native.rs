@@ -15,6 +15,7 @@ use crate::guard::ExitRecord;
 use crate::regalloc::{self, AllocPolicy, NativePolicy};
 use crate::sched::{NativeSched, SchedStrategy};
 use majit_ir::{Kind, Trace, Value};
+use majit_metainterp::runtime::{Raised, SignalWords};
 use majit_metainterp::strategy::Strategies;
 use majit_metainterp::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId, MachineCode};
 use std::collections::BTreeMap;
@@ -62,8 +63,6 @@ pub struct NativeBackend<A: Arch> {
     check: bool,
     /// Class words and GC contract handed to the emitters.
     pub(crate) env: EmitEnv,
-    /// The exception the last run left pending (see `take_exception`).
-    exception: Option<usize>,
     sched: Box<dyn SchedStrategy>,
     policy: Box<dyn AllocPolicy>,
     /// Field descriptors of every compiled trace, by name, for the GC
@@ -93,7 +92,6 @@ impl<A: Arch> NativeBackend<A> {
                 exit_routine: base + exit,
                 ..EmitEnv::default()
             },
-            exception: None,
             sched: Box::new(NativeSched),
             policy: Box::new(NativePolicy),
             fields: BTreeMap::new(),
@@ -153,13 +151,6 @@ impl<A: Arch> NativeBackend<A> {
         self.traces.len()
     }
 
-    /// The exception a helper raised (with refexec's `raise`) that the
-    /// last run left pending: a failing `guard_no_exception` without a
-    /// bridge hands it here, as `RefExec::take_exception` does.
-    pub fn take_exception(&mut self) -> Option<usize> {
-        self.exception.take()
-    }
-
     /// The instruction bytes of a compiled trace (without its pool).
     pub fn code_bytes(&self, code: CodeId) -> Option<&[u8]> {
         self.traces.get(&code).map(|t| t.block.code())
@@ -176,7 +167,6 @@ impl<A: Arch> NativeBackend<A> {
         trace: &Trace,
         entry: Vec<Loc>,
         attached_to: Option<(CodeId, usize, usize)>,
-        clear_exception: bool,
     ) -> Result<CodeId, CompileError> {
         let (lowered, origins) = self.lower_for_gc(trace)?;
         let trace = &*lowered;
@@ -197,7 +187,6 @@ impl<A: Arch> NativeBackend<A> {
                 policy: self.policy.as_mut(),
                 check: self.check,
                 has_gc: self.env.gc.is_some(),
-                clear_exception,
             },
         )?;
         if let Some(origins) = &origins {
@@ -283,6 +272,10 @@ impl<A: Arch> NativeBackend<A> {
                 .iter()
                 .map(|&(loc, kind)| frame.read(loc, kind))
                 .collect(),
+            exception: Raised::from_words(
+                frame.word(frame::EXCEPTION),
+                frame.word(frame::EXC_VALUE),
+            ),
         })
     }
 
@@ -304,7 +297,7 @@ impl<A: Arch> Backend for NativeBackend<A> {
 
     fn compile_loop(&mut self, trace: &Trace) -> Result<CodeId, CompileError> {
         let entry = (0..trace.inputs.len() as u32).map(Loc::Slot).collect();
-        self.install(trace, entry, None, false)
+        self.install(trace, entry, None)
     }
 
     fn compile_bridge(&mut self, guard: ExitId, bridge: &Trace) -> Result<CodeId, CompileError> {
@@ -342,10 +335,10 @@ impl<A: Arch> Backend for NativeBackend<A> {
             // the frame stays alive and in place until the matching pop.
             unsafe { majit_gc::majit_gc_push_frame(heap, frame.roots_ptr()) };
         }
-        let mut forced = 0u64;
-        // SAFETY: `forced` is a valid word. Drops signals raised outside
-        // any call of this run, as refexec does before each call.
-        unsafe { majit_metainterp::runtime::take_signals(&mut forced) };
+        let mut stale = SignalWords::default();
+        // SAFETY: `stale` is a valid `SignalWords`. Drops signals raised
+        // outside any call of this run, as refexec does before each call.
+        unsafe { majit_metainterp::runtime::take_signals(&mut stale) };
         // SAFETY: `entry` is this backend's trampoline, `t.block` holds
         // compiled code of this backend, and the frame has `max_slots`
         // slots, the most any compiled trace uses.
@@ -355,8 +348,6 @@ impl<A: Arch> Backend for NativeBackend<A> {
             unsafe { majit_gc::majit_gc_pop_frame(heap) };
         }
         debug_assert_eq!(back, ptr);
-        let pending = frame.word(frame::EXCEPTION) as usize;
-        self.exception = (pending != 0).then_some(pending);
         self.dead_frame(&frame)
     }
 

@@ -202,8 +202,13 @@ guard_not_forced() []
 p14 = call_may_force_r(4096, p9, descr=Call.r_r)
 f15 = call_may_force_f(4096, f10, 0.5, descr=Call.ff_f)
 call_may_force_n(4096, 1, descr=Call.i_v)
-i17 = call_i(4096, i0, p1, f2, i0, null, 1.0, 2, 3, f2, descr=Call.many)
-finish(i12, p14, f15, i17)
+guard_exception() [i0]
+i18 = save_exception_i()
+call_n(4096, i18, descr=Call.i_v)
+guard_exception() [i0]
+p21 = save_exception_r()
+i22 = call_i(4096, i0, p1, f2, i0, null, 1.0, 2, 3, f2, descr=Call.many)
+finish(i12, p14, f15, i22, i18, p21)
 ",
     ),
     (

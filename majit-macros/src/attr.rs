@@ -58,10 +58,13 @@ pub struct Helper {
     pub args: Vec<Ty>,
     /// The argument types as written (the shim casts to them).
     pub arg_tys: Vec<syn::Type>,
-    /// The result type; `None`: returns `()`.
+    /// The result type (for `Result<T, E>`: `T`); `None`: returns `()`.
     pub ret: Option<Ty>,
     /// The result type as written.
     pub ret_ty: Option<syn::Type>,
+    /// For a helper returning `Result<T, E>`: `E` (it can fail: the shim
+    /// raises the error, see `lower/results.rs`).
+    pub err: Option<Ty>,
 }
 
 impl Helper {
@@ -82,10 +85,25 @@ impl Helper {
         if self.policy != Policy::Inline {
             check_arg_limits(&self.name, &self.args)?;
         }
-        self.ret = match &self.ret_ty {
+        let (ok, err) = match &self.ret_ty {
+            Some(t) => match crate::ty::result_parts(t) {
+                Some((ok, err)) => (Some(ok), Some(crate::ty::error_ty(err, names)?)),
+                None => (Some(t), None),
+            },
+            None => (None, None),
+        };
+        self.ret = match ok {
             Some(t) if Ty::parse_with(t, names)? != Ty::Unit => Some(one(t)?),
             _ => None,
         };
+        self.err = err;
+        if self.err.is_some() && self.policy == Policy::LoopInvariant {
+            return Err(syn::Error::new(
+                self.name.span(),
+                "a `loop_invariant` helper cannot fail: its result is reused for the whole loop \
+                 iteration (declare it `residual` to return a `Result`)",
+            ));
+        }
         if self.policy == Policy::LoopInvariant && (!self.args.is_empty() || self.ret.is_none()) {
             return Err(syn::Error::new(
                 self.name.span(),
@@ -235,6 +253,7 @@ impl Parse for Helper {
             arg_tys,
             ret: None,
             ret_ty,
+            err: None,
         })
     }
 }

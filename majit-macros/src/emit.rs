@@ -63,6 +63,10 @@ pub struct JitBody {
     pub glue: TokenStream,
     /// `jit_merge_point!()` replaced by this block (removed if `None`).
     pub safepoint: Option<TokenStream>,
+    /// The interpreter returns `Result<T, E>`: `e?` becomes a `match`
+    /// returning `Ok(Err(e))` (`?` itself would convert `E` into the
+    /// entry's `JitError`).
+    pub fallible: bool,
 }
 
 impl VisitMut for JitBody {
@@ -83,6 +87,15 @@ impl VisitMut for JitBody {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
             Expr::Closure(_) => {}
+            Expr::Try(t) if self.fallible => {
+                let inner = &t.expr;
+                *e = syn::parse_quote!(match #inner {
+                    ::core::result::Result::Ok(__majit_v) => __majit_v,
+                    ::core::result::Result::Err(__majit_e) => return ::core::result::Result::Err(
+                        ::core::convert::From::from(__majit_e)),
+                });
+                self.visit_expr_mut(e);
+            }
             Expr::Return(r) => {
                 if let Some(v) = &mut r.expr {
                     self.visit_expr_mut(v);
@@ -96,14 +109,21 @@ impl VisitMut for JitBody {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// What the interpreter returns: `T` (its type and Rust type), and for
+/// `Result<T, E>` also `E`.
+pub struct Returns {
+    pub ok: (Ty, TokenStream),
+    pub err: Option<(Ty, TokenStream)>,
+}
+
 /// The `can_enter_jit!()` glue for the JIT entry point.
 pub fn glue(
     state: &[StateVar],
     mutable: &[String],
-    ret: (Ty, TokenStream),
+    returns: Returns,
     label: &syn::Lifetime,
 ) -> TokenStream {
-    let (ret, ret_rust) = ret;
+    let (ret, ret_rust) = returns.ok;
     let (mut g, mut r, mut reload) = (Vec::new(), Vec::new(), Vec::new());
     for sv in state {
         let name = &sv.name;
@@ -147,6 +167,22 @@ pub fn glue(
         }
         _ => quote!(::core::result::Result::Ok(())),
     };
+    let jit = quote!(::majit::metainterp::driver);
+    let (finished, raised) = match returns.err {
+        Some((e, e_rust)) => {
+            let e = e.value_to_rust(&quote!(__majit_e), &e_rust);
+            (
+                quote!((#finished).map(::core::result::Result::Ok)),
+                quote!(::core::result::Result::Ok(::core::result::Result::Err(#e))),
+            )
+        }
+        None => (
+            finished,
+            quote!(::core::result::Result::Err(#jit::JitError::BadState(
+                ::std::format!("the portal raised {:?}, but the interpreter does not return \
+                    `Result`", __majit_e)))),
+        ),
+    };
     quote! {
         {
             let mut __majit_g: [::majit::ir::Value; #ng] = [#(#g),*];
@@ -161,6 +197,10 @@ pub fn glue(
                 ::core::result::Result::Ok(
                     ::majit::metainterp::driver::JitAction::Finished(__majit_v)) => {
                     return #finished;
+                }
+                ::core::result::Result::Ok(
+                    ::majit::metainterp::driver::JitAction::Raised(__majit_e)) => {
+                    return #raised;
                 }
             }
         }
@@ -342,10 +382,50 @@ fn abi_ty(t: Ty) -> TokenStream {
     }
 }
 
+/// The shim's body of a call `call` returning `ret`: its value as the
+/// `extern "C"` result.
+fn ret_to_abi(call: TokenStream, ret: Option<Ty>) -> TokenStream {
+    match ret {
+        Some(r) if r.is_ref() => quote!(#call.to_raw() as i64),
+        Some(r) => {
+            let r = abi_ty(r);
+            quote!(#call as #r)
+        }
+        None => quote!(#call;),
+    }
+}
+
+/// The shim's body of a call `call` returning `Result<ret, err>`: the
+/// `Ok` value as the result, an `Err` raised as the JIT's exception
+/// (`runtime::raise` / `raise_int`), with a zero result nothing reads.
+fn raising_body(call: TokenStream, ret: Option<Ty>, err: Ty) -> TokenStream {
+    let rt = quote!(::majit::metainterp::runtime);
+    let ok = ret_to_abi(quote!(__majit_v), ret);
+    let raise = match err {
+        e if e.is_ref() => quote!(#rt::raise(__majit_e.to_raw())),
+        _ => quote!(#rt::raise_int(__majit_e as i64)),
+    };
+    let zero = match ret {
+        Some(Ty::Scalar(Scalar::F64)) => quote!(0.0),
+        Some(_) => quote!(0),
+        None => quote!(()),
+    };
+    quote! {
+        match #call {
+            ::core::result::Result::Ok(__majit_v) => { #ok }
+            ::core::result::Result::Err(__majit_e) => {
+                #raise;
+                #zero
+            }
+        }
+    }
+}
+
 /// The `extern "C"` shim `shim` calling the helper `h` through `callee`
 /// (a path): arguments cast from their ABI types to the declared ones (a
-/// GC struct through `S::from_raw`, its result through `to_raw`), the
-/// call run in `runtime::catch_panic`, whose panic is reported at `place`.
+/// GC handle through `from_raw`, its result through `to_raw`; an `Err`
+/// raised, see [`raising_body`]), the call run in `runtime::catch_panic`,
+/// whose panic is reported at `place`.
 fn shim(h: &Helper, shim: &syn::Ident, callee: TokenStream, place: &str) -> TokenStream {
     let params: Vec<_> = (0..h.args.len()).map(|i| format_ident!("a{}", i)).collect();
     let conv = params
@@ -358,13 +438,10 @@ fn shim(h: &Helper, shim: &syn::Ident, callee: TokenStream, place: &str) -> Toke
             a if a.is_ref() => quote!(<#t>::from_raw(#p as usize)),
             _ => quote!(#p as #t),
         });
-    let body = match h.ret {
-        Some(r) if r.is_ref() => quote!(#callee(#(#conv),*).to_raw() as i64),
-        Some(r) => {
-            let r = abi_ty(r);
-            quote!(#callee(#(#conv),*) as #r)
-        }
-        None => quote!(#callee(#(#conv),*);),
+    let call = quote!(#callee(#(#conv),*));
+    let body = match h.err {
+        Some(e) => raising_body(call, h.ret, e),
+        None => ret_to_abi(call, h.ret),
     };
     let ret = h.ret.map(abi_ty).map(|r| quote!(-> #r));
     let tys = h.args.iter().map(|&a| abi_ty(a));

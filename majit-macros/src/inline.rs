@@ -142,6 +142,7 @@ pub fn inline_helpers(
             names: portal.names,
             outer: &[],
             ret: h.ret.unwrap_or(ty::Ty::Unit),
+            err: h.err,
             loop_label: None,
             break_ok: false,
             helper: true,

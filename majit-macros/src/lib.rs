@@ -17,7 +17,8 @@
 //! - `NAME_jit(&mut driver, args...) -> Result<R, JitError>`: the same
 //!   interpreter, where `can_enter_jit!()` hands the greens and reds to
 //!   `JitDriver::can_enter_jit` (which may trace, run compiled loops and
-//!   deoptimize) and reloads them afterwards.
+//!   deoptimize) and reloads them afterwards. An interpreter returning
+//!   `Result<T, E>` gets `Ok(Err(e))` when its jitcode raised `e`.
 //!
 //! See `docs/macros.md` for the supported subset and the design. Users
 //! depend on the facade crate `majit` alone and write `use
@@ -30,7 +31,8 @@
 //! lowers the loop body (`mod.rs` the lowerer and its values, `expr.rs`
 //! expressions, `control.rs` statements and control flow, `calls.rs` helper
 //! and method calls, `objects.rs` GC structs, slices and arrays, `hints.rs`
-//! `promote` and `we_are_jitted`), `regs.rs` allocates registers, `emit.rs`
+//! `promote` and `we_are_jitted`, `results.rs` helpers and traced functions
+//! returning `Result`), `regs.rs` allocates registers, `emit.rs`
 //! writes the plain function, the JIT entry and the shims, `traced.rs`
 //! implements `#[traced]` and the chain that hands traced functions'
 //! bodies to `#[jit_interp]`, `inline.rs` checks and lowers inline
@@ -448,18 +450,8 @@ fn expand(
     inline::unique_helpers(&attr)?;
     let structs = struct_defs(&attr, &names)?;
     let state = state_vars(&attr, &outer, &names)?;
-    let ret = match &func.sig.output {
-        syn::ReturnType::Default => ty::Ty::Unit,
-        syn::ReturnType::Type(_, t) => match ty::Ty::parse(t)? {
-            t @ (ty::Ty::Scalar(_) | ty::Ty::Unit) => t,
-            _ => {
-                return Err(syn::Error::new(
-                    t.span(),
-                    "the interpreter must return an integer, a bool, an `f64` or `()`",
-                ))
-            }
-        },
-    };
+    let returns = returns(&func.sig.output, &names)?;
+    let (ret, err) = (returns.ok.0, returns.err.as_ref().map(|e| e.0));
     let outer_names: Vec<String> = outer.iter().map(|o| o.name.clone()).collect();
     let ctx = lower::Ctx {
         state: &state,
@@ -468,6 +460,7 @@ fn expand(
         names: &names,
         outer: &outer_names,
         ret,
+        err,
         loop_label: dispatch.label.as_ref().map(|l| l.name.ident.to_string()),
         break_ok: at + 1 == stmts.len() && semi.is_none(),
         helper: false,
@@ -492,7 +485,7 @@ fn expand(
     emit::fast_heap(&mut plain.block, &structs, false);
 
     let safepoint = places.as_ref().map(|p| emit::safepoint(p, true));
-    let jit = jit_entry(&func, at, &state, &outer, ret, safepoint, &structs);
+    let jit = jit_entry(&func, at, &state, &outer, returns, safepoint, &structs);
     let name = func.sig.ident.to_string();
     let floats = helpers
         .iter()
@@ -565,13 +558,40 @@ fn gc_places(
     Ok(has_structs.then(|| emit::gc_places(state)))
 }
 
+/// What the interpreter returns: its type (an integer, a bool, an `f64`
+/// or `()`), or `Result<T, E>` of one with an error type `E` (see
+/// `lower/results.rs`).
+fn returns(output: &syn::ReturnType, names: &ty::Names) -> syn::Result<emit::Returns> {
+    let syn::ReturnType::Type(_, t) = output else {
+        return Ok(emit::Returns {
+            ok: (ty::Ty::Unit, quote!(())),
+            err: None,
+        });
+    };
+    let (ok, err) = match ty::result_parts(t) {
+        Some((ok, e)) => (ok, Some((ty::error_ty(e, names)?, quote!(#e)))),
+        None => (&**t, None),
+    };
+    match ty::Ty::parse(ok)? {
+        ok_ty @ (ty::Ty::Scalar(_) | ty::Ty::Unit) => Ok(emit::Returns {
+            ok: (ok_ty, quote!(#ok)),
+            err,
+        }),
+        _ => Err(syn::Error::new(
+            ok.span(),
+            "the interpreter must return an integer, a bool, an `f64`, `()`, or a `Result<T, E>` \
+             of one",
+        )),
+    }
+}
+
 /// `NAME_jit`: the interpreter with the driver glue.
 fn jit_entry(
     func: &syn::ItemFn,
     at: usize,
     state: &[lower::StateVar],
     outer: &[Outer],
-    ret: ty::Ty,
+    returns: emit::Returns,
     safepoint: Option<proc_macro2::TokenStream>,
     structs: &[lower::StructDef],
 ) -> proc_macro2::TokenStream {
@@ -593,8 +613,14 @@ fn jit_entry(
         syn::ReturnType::Default => quote!(()),
         syn::ReturnType::Type(_, t) => quote!(#t),
     };
-    let glue = emit::glue(state, &mutable, (ret, r.clone()), &label);
-    emit::JitBody { glue, safepoint }.visit_block_mut(&mut f.block);
+    let fallible = returns.err.is_some();
+    let glue = emit::glue(state, &mutable, returns, &label);
+    emit::JitBody {
+        glue,
+        safepoint,
+        fallible,
+    }
+    .visit_block_mut(&mut f.block);
     emit::fast_heap(&mut f.block, structs, true);
     f.sig.ident = format_ident!("{}_jit", func.sig.ident);
     f.sig.generics = syn::parse_quote!(<__B: ::majit::metainterp::Backend>);

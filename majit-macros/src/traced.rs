@@ -255,7 +255,14 @@ pub fn helper(f: &syn::ItemFn, path: syn::Path, names: &Names) -> syn::Result<He
         syn::ReturnType::Default => None,
         syn::ReturnType::Type(_, t) => Some((**t).clone()),
     };
-    let ret = match &ret_ty {
+    let (ok, err) = match &ret_ty {
+        Some(t) => match crate::ty::result_parts(t) {
+            Some((ok, err)) => (Some(ok), Some(crate::ty::error_ty(err, names)?)),
+            None => (Some(t), None),
+        },
+        None => (None, None),
+    };
+    let ret = match ok {
         Some(t) if !matches!(Ty::parse(t), Ok(Ty::Unit)) => Some(traced_ty(t, names)?),
         _ => None,
     };
@@ -268,6 +275,7 @@ pub fn helper(f: &syn::ItemFn, path: syn::Path, names: &Names) -> syn::Result<He
         arg_tys,
         ret,
         ret_ty,
+        err,
     })
 }
 

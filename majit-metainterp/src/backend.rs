@@ -33,6 +33,7 @@
 //!   `guard_no_overflow`/`guard_overflow` tests; on overflow the result is
 //!   the wrapped value.
 
+use crate::runtime::Raised;
 use crate::strategy::Strategies;
 use majit_ir::{Descr, Trace, Value};
 use std::fmt;
@@ -49,18 +50,21 @@ pub struct ExitId {
     pub op_index: u32,
 }
 
-/// How compiled code returned: which exit, its descr, and the values of
-/// its fail args (guards) or arguments (`finish`), in order.
+/// How compiled code returned: which exit, its descr, the values of its
+/// fail args (guards) or arguments (`finish`), in order, and the exception
+/// left pending (raised by a helper and not taken by `save_exception_*`;
+/// a failed `guard_no_exception` leaves one).
 ///
-/// Refs in `values` are GC roots only while the caller keeps them rooted:
-/// a caller that may allocate before it has copied them out must put them
-/// in a root scope first.
+/// Refs in `values` and `exception` are GC roots only while the caller
+/// keeps them rooted: a caller that may allocate before it has copied them
+/// out must put them in a root scope first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeadFrame {
     pub exit: ExitId,
     /// The exit op's descr (a `FailDescr` for guards, if it had one).
     pub descr: Option<Descr>,
     pub values: Vec<Value>,
+    pub exception: Option<Raised>,
 }
 
 impl DeadFrame {

@@ -28,16 +28,16 @@
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::blackhole::{BhFrame, Blackhole, Outcome};
-use crate::bridge::{self, CompiledTrace, Rejected};
+use crate::bridge::{self, BridgeStart, CompiledTrace, Rejected};
 use crate::compiled::{BridgeInfo, Compiled, Exit, GuardInfo, LoopInfo};
 use crate::diff::{self, DiffState};
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
 use crate::lifetime::Lifetime;
 use crate::params::JitParams;
-use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator};
+use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator, Raised};
 use crate::stats::{AbortReason, DontInline, Stats};
-use crate::tracer::{Blame, Finished, Inlinee, Snapshot, TraceEnd, TraceEnv, Tracer};
+use crate::tracer::{Blame, Finished, Inlinee, ResumeAt, Snapshot, TraceEnd, TraceEnv, Tracer};
 use crate::vable::VirtualizableInfo;
 use crate::warmstate::{GreenKey, Visit, WarmState};
 use majit_ir::{Descr, Kind, OpCode, TargetDescr, Value};
@@ -57,6 +57,10 @@ pub enum JitAction {
     Continue,
     /// The program ended inside the JIT with this portal result.
     Finished(Option<Value>),
+    /// The program ended inside the JIT by raising this exception out of
+    /// the portal (jitcode's `raise`, or a helper's exception no catch
+    /// took).
+    Raised(Value),
 }
 
 /// An interpreter state that knows its greens and reds, for
@@ -164,6 +168,19 @@ impl From<diff::Failure> for JitError {
 pub(crate) enum Next {
     MergePoint(Vec<Value>, Vec<Value>),
     Finished(Option<Value>),
+    Raised(Value),
+}
+
+impl Next {
+    /// Where the outermost jitcode frame of a blackhole run (or an
+    /// aborted trace) left the interpreter.
+    fn of(outcome: Outcome) -> Next {
+        match outcome {
+            Outcome::MergePoint { greens, reds } => Next::MergePoint(greens, reds),
+            Outcome::Returned(v) => Next::Finished(v),
+            Outcome::Raised(e) => Next::Raised(e),
+        }
+    }
 }
 
 /// The JIT of one interpreter. See the module docs.
@@ -209,6 +226,7 @@ pub(crate) enum Next {
 ///             n = reds[1].as_int().unwrap();
 ///         }
 ///         JitAction::Finished(v) => break v.unwrap().as_int().unwrap(),
+///         JitAction::Raised(e) => panic!("raised {e:?}"),
 ///     }
 /// };
 /// assert_eq!(result, 500500);
@@ -455,6 +473,7 @@ impl<B: Backend> JitDriver<B> {
         };
         Ok(match next {
             Next::Finished(v) => JitAction::Finished(v),
+            Next::Raised(e) => JitAction::Raised(e),
             Next::MergePoint(g, r) => {
                 greens.copy_from_slice(&g);
                 reds.copy_from_slice(&r);
@@ -506,7 +525,7 @@ impl<B: Backend> JitDriver<B> {
             self.stats.time_running += start.elapsed();
             let df = df?;
             match self.handle_exit(df)? {
-                Next::Finished(v) => return Ok(Next::Finished(v)),
+                done @ (Next::Finished(_) | Next::Raised(_)) => return Ok(done),
                 Next::MergePoint(g, r) => match self.warm.loop_at(&GreenKey::new(&g)) {
                     Some(l) => {
                         li = l;
@@ -601,8 +620,8 @@ impl<B: Backend> JitDriver<B> {
             Exit::MergePoint(greens, resume, entry) => {
                 self.stats.merge_point_exits += 1;
                 let greens = greens.clone();
-                let values =
-                    bridge::original_fail_args(&df.values, resume.as_ref(), &mut *self.alloc)
+                let (values, _) =
+                    bridge::original_fail_args(&df.values, resume.as_ref(), &mut *self.alloc, None)
                         .map_err(|e| JitError::Resume(e.to_string()))?;
                 let hot = entry.as_mut().and_then(|e| {
                     e.failures += 1;
@@ -632,20 +651,27 @@ impl<B: Backend> JitDriver<B> {
             }
             Exit::Guard(info) => {
                 self.stats.guard_failures += 1;
-                if let Some(helper) = &info.snapshot.raises {
-                    // `execute` took a panic already: the helper raised.
-                    return Err(crate::jitcode::eval::uncaught(helper).into());
-                }
                 let info = info.clone();
+                // A helper's panic ended the run in `execute` already.
+                let exception = match info.snapshot.resume_at {
+                    ResumeAt::Insn => None,
+                    ResumeAt::AfterCall => df.exception.and_then(Raised::value),
+                    ResumeAt::Never => {
+                        return Err(JitError::Resume(format!(
+                            "g{id}, a bridge's guard_exception, failed without a panic"
+                        )))
+                    }
+                };
                 let resume = info.resume.as_ref();
-                let values = bridge::original_fail_args(&df.values, resume, &mut *self.alloc)
-                    .map_err(|e| JitError::Resume(e.to_string()))?;
+                let (values, exception) =
+                    bridge::original_fail_args(&df.values, resume, &mut *self.alloc, exception)
+                        .map_err(|e| JitError::Resume(e.to_string()))?;
                 self.write_back_at_guard(&info.snapshot, &values)?;
                 if self.count_failure(id, &info, &values) {
-                    return self.trace_bridge(&df, &info, &values);
+                    return self.trace_bridge(&df, &info, &values, exception);
                 }
                 let frames = frames_from_snapshot(&info.snapshot, &values);
-                self.blackhole(frames)
+                self.blackhole(frames, exception)
             }
         }
     }
@@ -673,29 +699,35 @@ impl<B: Backend> JitDriver<B> {
         false
     }
 
-    /// Runs the blackhole over `frames` up to the next merge point.
-    pub(crate) fn blackhole(&mut self, frames: Vec<BhFrame>) -> Result<Next, JitError> {
+    /// Runs the blackhole over `frames` up to the next merge point, first
+    /// delivering `exception` (which a failed `guard_no_exception` left
+    /// pending) to the top frame.
+    pub(crate) fn blackhole(
+        &mut self,
+        frames: Vec<BhFrame>,
+        exception: Option<Value>,
+    ) -> Result<Next, JitError> {
         self.stats.blackhole_runs += 1;
         let mut bh = Blackhole::new(&self.codes, &mut *self.alloc, frames);
-        match bh.run()? {
-            Outcome::Returned(v) => Ok(Next::Finished(v)),
-            Outcome::MergePoint { greens, reds } => Ok(Next::MergePoint(greens, reds)),
+        if let Some(out) = exception.map(|e| bh.raise(e)).transpose()?.flatten() {
+            return Ok(Next::of(out));
         }
+        Ok(Next::of(bh.run()?))
     }
 
     /// An aborted trace: count it, then finish the iteration in the
-    /// blackhole from the tracer's frames.
+    /// blackhole from the tracer's frames (none: the program `ended`).
     pub(crate) fn after_abort(
         &mut self,
         reason: AbortReason,
         frames: Vec<BhFrame>,
-        returned: Option<Value>,
+        ended: Option<Outcome>,
     ) -> Result<Next, JitError> {
         self.stats.abort(reason);
-        if frames.is_empty() {
-            return Ok(Next::Finished(returned));
+        match ended {
+            Some(out) if frames.is_empty() => Ok(Next::of(out)),
+            _ => self.blackhole(frames, None),
         }
-        self.blackhole(frames)
     }
 
     /// Writes compiled code `code` to the perf map, if there is one.
@@ -756,7 +788,7 @@ impl<B: Backend> JitDriver<B> {
             TraceEnd::Aborted {
                 reason,
                 frames,
-                returned,
+                ended,
                 blamed,
             } => {
                 match blamed {
@@ -766,7 +798,7 @@ impl<B: Backend> JitDriver<B> {
                     }
                     None => self.warm.abort(&key, self.params.max_aborts),
                 }
-                self.after_abort(reason, frames, returned)
+                self.after_abort(reason, frames, ended)
             }
             TraceEnd::Done(fin) => {
                 let Finished { greens, reds, .. } = &*fin;
@@ -805,30 +837,42 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// Traces and compiles a bridge from the guard `info` that produced
-    /// `df` (its original fail args are `values`, already rebuilt);
-    /// returns where the bridge trace left the interpreter.
+    /// `df` (its original fail args are `values`, already rebuilt, and
+    /// `exception` the one it left pending); returns where the bridge
+    /// trace left the interpreter.
     fn trace_bridge(
         &mut self,
         df: &DeadFrame,
         info: &GuardInfo,
         values: &[Value],
+        exception: Option<Value>,
     ) -> Result<Next, JitError> {
-        let (trace, frames, vable) = bridge::bridge_start(&df.values, info, values);
-        let mut fin =
-            match self.run_tracer(|env| Ok(Tracer::for_bridge(env, trace, frames, vable)))? {
-                TraceEnd::Aborted {
-                    reason,
-                    frames,
-                    returned,
-                    blamed,
-                } => {
-                    if let Some(b) = blamed {
-                        self.blame_in_bridge(b, df);
-                    }
-                    return self.after_abort(reason, frames, returned);
+        let next_id = &mut self.compiled.next_fail_id;
+        let start = bridge::bridge_start(&df.values, info, values, exception, next_id);
+        let resume_at = info.snapshot.resume_at;
+        let BridgeStart {
+            trace,
+            frames,
+            vable,
+            exception,
+        } = start;
+        let mut fin = match self.run_tracer(|env| {
+            let t = Tracer::for_bridge(env, trace, frames, vable, resume_at, exception);
+            Ok(t)
+        })? {
+            TraceEnd::Aborted {
+                reason,
+                frames,
+                ended,
+                blamed,
+            } => {
+                if let Some(b) = blamed {
+                    self.blame_in_bridge(b, df);
                 }
-                TraceEnd::Done(fin) => fin,
-            };
+                return self.after_abort(reason, frames, ended);
+            }
+            TraceEnd::Done(fin) => fin,
+        };
         let (greens, reds) = (fin.greens.clone(), fin.reds.clone());
         let plain = (*fin).clone();
         let compiled = match self.enter_peeled(&mut fin) {

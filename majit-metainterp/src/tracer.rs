@@ -45,13 +45,14 @@
 //! don't-inline are traced as residual calls (`tracer/blame.rs`).
 
 mod blame;
+mod exceptions;
 mod facts;
 mod heap_cache;
 mod quasi;
 
 pub use blame::{Blame, Inlinee};
 
-use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame};
+use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame, Outcome};
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
 use crate::runtime::Allocator;
@@ -61,8 +62,8 @@ use crate::warmstate::{FastMap, FastSet, GreenKey};
 use facts::{Facts, Fold};
 use heap_cache::HeapCache;
 use majit_ir::{
-    ArrayDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef,
-    ResultKind, Trace, Value,
+    ArrayDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef, Trace,
+    Value,
 };
 use quasi::QuasiState;
 use std::collections::BTreeSet;
@@ -125,11 +126,25 @@ pub struct Snapshot {
     /// With a virtualizable frame (`vable.rs`): the frame, then its
     /// virtualizable values, written back into it when the guard fails.
     pub vable: Vec<SnapValue>,
-    /// A `guard_no_exception` after the helper call `name`: it fails only
-    /// when the helper panicked or raised, which ends the run (jitcode
-    /// cannot catch), so it never resumes (its frames are the state
-    /// before the call).
-    pub raises: Option<String>,
+    /// What a failure resumes.
+    pub resume_at: ResumeAt,
+}
+
+/// What a guard's failure resumes (see [`Snapshot::resume_at`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ResumeAt {
+    /// The instruction that recorded the guard (a branch, switch, promote,
+    /// overflow check or class test), which runs again with the real
+    /// value; a bridge knows the outcome of a boolean one.
+    Insn,
+    /// The `-live-` marker after a call that can raise
+    /// (`guard_no_exception`, `guard_exception`), with the exception the
+    /// dead frame holds, if any, delivered to the call's catch.
+    AfterCall,
+    /// Nothing: the `guard_exception` that starts a bridge from a
+    /// `guard_no_exception` fails only when a helper panicked, which ends
+    /// the run.
+    Never,
 }
 
 /// The registers a resumed frame needs: the live set of its marker; for a
@@ -214,12 +229,13 @@ pub enum TraceEnd {
     /// with `greens` and `reds`.
     Done(Box<Finished>),
     /// Tracing gave up. `frames` (outermost first) continue in the
-    /// blackhole; when they are empty the program ended with `returned`.
-    /// A too-long trace may blame an inlined function (`blamed`).
+    /// blackhole; when they are empty the program ended as `ended` says
+    /// (returned or raised). A too-long trace may blame an inlined
+    /// function (`blamed`).
     Aborted {
         reason: AbortReason,
         frames: Vec<BhFrame>,
-        returned: Option<Value>,
+        ended: Option<Outcome>,
         blamed: Option<Blame>,
     },
 }
@@ -295,6 +311,9 @@ pub struct Tracer<'a> {
     /// The ops recorded per inlined function, for a too-long trace's blame.
     sizes: blame::CallSizes,
     quasi: QuasiState,
+    /// A bridge from a failed `guard_no_exception`: the exception to
+    /// deliver before the first instruction.
+    pending: Option<TBox>,
 }
 
 enum Step {
@@ -357,6 +376,7 @@ impl<'a> Tracer<'a> {
             vable: None,
             sizes: blame::CallSizes::default(),
             quasi: QuasiState::default(),
+            pending: None,
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         let insn = frame.code.decode(mp_pc);
@@ -387,15 +407,20 @@ impl<'a> Tracer<'a> {
         Ok(t)
     }
 
-    /// A tracer for a bridge: `frames` were rebuilt from a guard's resume
-    /// data, each register holding an input of the bridge (`input_kinds`),
-    /// a constant, or a value the caller already recorded into `trace`;
-    /// `vable` holds the frame's and its virtualizable values' boxes.
+    /// A tracer for a bridge: `frames` were rebuilt from the snapshot of a
+    /// guard resuming at `resume_at`, each register holding an input of
+    /// the bridge, a constant, or a value the caller already recorded into
+    /// `trace`; `vable` holds the frame's and its virtualizable values'
+    /// boxes. `exception`: the guard left one pending, which `trace`
+    /// already took (a `guard_exception` with that fail id, then the
+    /// box's `save_exception_*`); it is delivered first.
     pub fn for_bridge(
         env: TraceEnv<'a>,
         trace: Trace,
         frames: Vec<BridgeFrame>,
         vable: Option<VableBoxes>,
+        resume_at: ResumeAt,
+        exception: Option<(u32, TBox)>,
     ) -> Tracer<'a> {
         let codes = frames.iter().map(|f| &f.code);
         let sizes = blame::CallSizes::open_at(env.codes, codes, trace.ops.len());
@@ -410,12 +435,17 @@ impl<'a> Tracer<'a> {
             heap: HeapCache::default(),
             facts: Facts::default(),
             consts: FastMap::default(),
-            known_outcome: true,
+            known_outcome: resume_at == ResumeAt::Insn,
             budget: None,
             vable,
             sizes,
             quasi: QuasiState::default(),
+            pending: None,
         };
+        if let Some((id, e)) = exception {
+            t.guards.push((id, exceptions::panic_only_snapshot()));
+            t.pending = Some(e);
+        }
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
             f.ret_dst = bf.ret_dst;
@@ -429,6 +459,9 @@ impl<'a> Tracer<'a> {
 
     /// Runs until the trace is complete or tracing aborts.
     pub fn run(mut self) -> Result<TraceEnd, ConcreteError> {
+        if let Some(Step::End(end)) = self.raise_pending()? {
+            return Ok(end);
+        }
         let mut code = self
             .frames
             .last()
@@ -452,7 +485,7 @@ impl<'a> Tracer<'a> {
     }
 
     /// The blackhole frames equivalent to the current tracer frames.
-    fn abort(&self, reason: AbortReason, returned: Option<Value>) -> TraceEnd {
+    fn abort(&self, reason: AbortReason, ended: Option<Outcome>) -> TraceEnd {
         let frames = self
             .frames
             .iter()
@@ -476,7 +509,7 @@ impl<'a> Tracer<'a> {
         TraceEnd::Aborted {
             reason,
             frames,
-            returned,
+            ended,
             blamed: None,
         }
     }
@@ -551,7 +584,7 @@ impl<'a> Tracer<'a> {
                 frames,
                 tested: None,
                 vable,
-                raises: None,
+                resume_at: ResumeAt::Insn,
             },
             fail_args,
         )
@@ -720,7 +753,10 @@ impl<'a> Tracer<'a> {
             }
             JOp::Arraylen | JOp::New | JOp::NewArray => Some(self.alloc_or_len(insn)?),
             JOp::GuardClass => Some(self.guard_class(insn)?),
-            JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => self.call(insn)?,
+            JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => return self.call(insn),
+            // Reached only when nothing was raised.
+            JOp::Catch | JOp::CatchI | JOp::CatchR => None,
+            JOp::RaiseI | JOp::RaiseR => return self.raise(insn),
             JOp::InlineCallI | JOp::InlineCallR | JOp::InlineCallF | JOp::InlineCallV => {
                 return self.enter(insn);
             }
@@ -1184,8 +1220,9 @@ impl<'a> Tracer<'a> {
         };
         let done = self.frames.pop().expect("the tracer has a frame");
         if self.frames.is_empty() {
+            let ended = Outcome::Returned(v.map(|b| b.v));
             return Ok(Step::End(
-                self.abort(AbortReason::PortalReturned, v.map(|b| b.v)),
+                self.abort(AbortReason::PortalReturned, Some(ended)),
             ));
         }
         self.sizes.leave(self.trace.ops.len());
@@ -1198,28 +1235,38 @@ impl<'a> Tracer<'a> {
     }
 
     /// A residual or elidable call.
-    fn call(&mut self, insn: &Insn) -> Result<Option<TBox>, ConcreteError> {
+    fn call(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
         let d = self.descr(insn, 0);
         let func = self.get(insn.reg(1));
         let args: Vec<TBox> = insn.list(2).iter().map(|&r| self.get(r)).collect();
-        self.call_with(d, func, args)
+        self.call_with(d, func, args, insn.dst, insn.next)
     }
 
-    /// Calls `func` with `args` as the call descr `d` says, and records
-    /// the call (a residual `call_*`, or `call_pure_*` unless folded).
+    /// Calls `func` with `args` as the call descr `d` says, records the
+    /// call (a residual `call_*`, or `call_pure_*` unless folded), sets
+    /// `dst` and continues at `next`. After one that can raise, the guard
+    /// on what it did (see `tracer/exceptions.rs`).
     fn call_with(
         &mut self,
         d: Descr,
         func: TBox,
         args: Vec<TBox>,
-    ) -> Result<Option<TBox>, ConcreteError> {
+        dst: Option<RegOp>,
+        next: usize,
+    ) -> Result<Step, ConcreteError> {
         let cd = d.as_call().expect("builder checked a call descr").clone();
         let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
-        let v = eval::call(func.v.as_int().unwrap_or(0) as usize, &cd, &vals)?;
+        let (v, raised) = eval::call(func.v.as_int().unwrap_or(0) as usize, &cd, &vals)?;
         self.heap.call(&cd.effect);
-        let elidable = cd.effect.effect == CallEffect::Elidable;
+        // A raising call is residual: its result is not the function's.
+        let elidable = cd.effect.effect == CallEffect::Elidable && raised.is_none();
         if elidable && func.r.is_const() && args.iter().all(|b| b.r.is_const()) {
-            return Ok((cd.result != ResultKind::Void).then(|| self.konst(v)));
+            if let Some(dst) = dst {
+                let k = self.konst(v);
+                self.set(dst, k);
+            }
+            self.top().pc = next;
+            return Ok(Step::Next);
         }
         let family = if elidable {
             OpCode::CallPureI
@@ -1240,22 +1287,17 @@ impl<'a> Tracer<'a> {
         if !elidable {
             self.quasi_after_call();
         }
-        if cd.effect.can_raise {
-            // Compiled code stops here when the helper panicked (see
-            // `runtime::catch_panic`) or raised; the driver then ends the
-            // run, so the guard never resumes.
-            self.guard(OpCode::GuardNoException, &[]);
-            if let Some((_, snap)) = self.guards.last_mut() {
-                snap.raises = Some(cd.name.clone());
-            }
+        if let Some(dst) = dst {
+            self.set(dst, TBox { r, v });
         }
+        self.top().pc = next;
         if force {
             self.vable_reload()?;
         }
-        Ok(match cd.result {
-            ResultKind::Void => None,
-            _ => Some(TBox { r, v }),
-        })
+        if cd.effect.can_raise {
+            return self.after_call(raised);
+        }
+        Ok(Step::Next)
     }
 
     /// The merge point: start, close or continue the trace.

@@ -175,6 +175,7 @@ fn with_jit(shape: Shape, codes: JitCodeSet, portal: FuncId, n0: i64) -> (i64, J
                 n = reds[1].as_int().unwrap();
             }
             JitAction::Finished(v) => break v.unwrap().as_int().unwrap(),
+            JitAction::Raised(e) => panic!("raised {e:?}"),
         }
     };
     (result, jit)

@@ -478,6 +478,7 @@ fn jit_run<B: GcBackend>(driver: &mut JitDriver<B>, prog: &[[i64; 2]], frame: us
                 );
                 Ok(frame)
             }
+            JitAction::Raised(e) => panic!("raised {e:?}"),
             JitAction::Finished(v) => Err(v.unwrap().as_int().unwrap()),
         }
     });

@@ -633,7 +633,13 @@ impl Gen<'_> {
         if e.may_force {
             self.push_guard(GuardNotForced, &[]);
         }
-        if e.can_raise {
+        if e.can_raise && self.rng.chance(30) {
+            // The path where the helper raised (the test namespace's
+            // raising helper raises ints): take its exception.
+            self.push_guard(GuardException, &[]);
+            let x = self.t.push(Op::new(SaveExceptionI, &[]));
+            self.pools[slot(Kind::Int)].push(x);
+        } else if e.can_raise {
             self.push_guard(GuardNoException, &[]);
         }
         if let Some(k) = c.result.kind() {

@@ -60,7 +60,7 @@ pub const CALL_DESCRS: [&str; 7] = [
 /// | descr | args → result | effects |
 /// |---|---|---|
 /// | `Call.ii_i` | int, int → int | elidable |
-/// | `Call.i_v` | int → void | random, can_raise, can_collect |
+/// | `Call.i_v` | int → void | random, can_raise (an int exception), can_collect |
 /// | `Call.ff_f` | float, float → float | elidable |
 /// | `Call.ff_v` | float, float → void | random |
 /// | `Call.many` | int, ref, float, int, ref, float, int, int, float → int | random, can_raise, can_collect |

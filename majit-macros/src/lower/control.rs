@@ -281,6 +281,9 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn ret(&mut self, e: Option<&Expr>, sp: Span) -> Res<Option<Val>> {
+        if self.ctx.err.is_some() {
+            return self.result_return(e, sp);
+        }
         let v = match e {
             Some(e) => match self.expr(e, Some(self.ctx.ret))? {
                 Some(v) => v,
@@ -294,13 +297,7 @@ impl<'a> Lowerer<'a> {
                 "the returned value does not have the function's return type",
             );
         }
-        match v.op {
-            Some(o) => {
-                let a = o.arg();
-                self.code.push(quote!(b.ret(Some(#a));));
-            }
-            None => self.code.push(quote!(b.ret(None);)),
-        }
+        self.emit_ret(&v);
         Ok(None)
     }
 
@@ -371,6 +368,9 @@ impl<'a> Lowerer<'a> {
                 Some((_, e)) => ArmBody::Expr(e),
                 None => ArmBody::Unit,
             };
+            if is_result_pat(&l.pat) {
+                return self.result_if_let(l, &i.then_branch, else_body, want);
+            }
             return self.checked(
                 &l.expr,
                 &l.pat,
@@ -402,6 +402,9 @@ impl<'a> Lowerer<'a> {
         let some = |p: &Pat| matches!(p, Pat::TupleStruct(ts) if ts.path.is_ident("Some"));
         if m.arms.iter().any(|a| some(&a.pat)) {
             return self.checked_match(m, want);
+        }
+        if m.arms.iter().any(|a| is_result_pat(&a.pat)) {
+            return self.result_match(m, want);
         }
         let Some(s) = self.expr(&m.expr, None)? else {
             return Ok(None);

@@ -41,6 +41,7 @@ pub(super) fn instrument(trace: &Trace) -> Result<(Trace, Vec<Rc<Site>>), String
             name: d.name.clone(),
             kinds: d.args.clone().into_boxed_slice(),
             float_result: d.result.kind() == Some(Kind::Float),
+            ref_result: d.result.kind() == Some(Kind::Ref),
         });
         let shim = if site.float_result {
             record::shim_float as *const () as usize

@@ -24,7 +24,20 @@
 //! Invariants: a decoded instruction never reads past the code; label
 //! operands point at instruction starts; every point where a guard can be
 //! taken or a frame resumed is a `-live-` marker (before branches, switches,
-//! overflow checks, promotes and the merge point; after inline calls).
+//! overflow checks, promotes and the merge point; after inline calls and
+//! calls that can raise).
+//!
+//! Exceptions: a call that can raise (a `call_*` whose descr says
+//! `can_raise`, or an `inline_call_*`) may be followed, after its `-live-`
+//! marker, by `catch_exception L` (or `int_catch_exception L -> %i` /
+//! `ref_catch_exception L -> %r`, which also write the exception value).
+//! When the call raised, control goes to `L`; otherwise the catch does
+//! nothing. `int_raise` / `ref_raise` end the current frame with an
+//! exception. An exception with no catch after its call ends that frame
+//! too and is raised again at the caller's `inline_call`, up to the
+//! portal, which then ends with it. A call that raised still writes its
+//! destination (a helper's return value, an inline call's none): the
+//! handler must not read it.
 
 pub mod builder;
 pub mod disasm;
@@ -105,6 +118,11 @@ jops! {
     InlineCallR     "inline_call_r"             "jA>r";
     InlineCallF     "inline_call_f"             "jA>f";
     InlineCallV     "inline_call_v"             "jA";
+    Catch           "catch_exception"           "L";
+    CatchI          "int_catch_exception"       "L>i";
+    CatchR          "ref_catch_exception"       "L>r";
+    RaiseI          "int_raise"                 "i";
+    RaiseR          "ref_raise"                 "r";
     PromoteI        "int_promote"               "i";
     PromoteR        "ref_promote"               "r";
     PromoteF        "float_promote"             "f";
@@ -245,12 +263,25 @@ impl Insn {
                 .collect(),
         }
     }
-    /// Whether control can continue to `next` (not a goto or return).
+    /// Whether control can continue to `next` (not a goto, return or
+    /// raise).
     pub fn falls_through(&self) -> bool {
         !matches!(
             self.op,
-            JOp::Goto | JOp::ReturnI | JOp::ReturnR | JOp::ReturnF | JOp::ReturnV
+            JOp::Goto
+                | JOp::ReturnI
+                | JOp::ReturnR
+                | JOp::ReturnF
+                | JOp::ReturnV
+                | JOp::RaiseI
+                | JOp::RaiseR
         )
+    }
+
+    /// Whether this is a `catch_exception` (of any kind): its destination
+    /// is written only when it catches, on the way to its label.
+    pub fn is_catch(&self) -> bool {
+        matches!(self.op, JOp::Catch | JOp::CatchI | JOp::CatchR)
     }
 }
 
@@ -413,6 +444,17 @@ impl JitCode {
             (JOp::Live, Some(Operand::Live(i))) => self.liveness.get(*i as usize),
             _ => None,
         }
+    }
+
+    /// The `catch_exception` that handles an exception raised by the call
+    /// whose next instruction is at `pc` (the `-live-` marker after it),
+    /// if the call has one.
+    pub fn catch_after(&self, pc: usize) -> Option<&Insn> {
+        let mut insn = self.insn(pc);
+        while insn.op == JOp::Live {
+            insn = self.insn(insn.next);
+        }
+        insn.is_catch().then_some(insn)
     }
 
     /// The `pc` of the merge point, if this code has one.

@@ -24,10 +24,14 @@
 //!   from [`RefExec::register_layout`]. Never on headerless objects.
 //!   `arraylen_gc` reads an 8-byte length word at the descr's `len_offset`.
 //! - `guard_value` compares bit patterns (also for floats).
-//! - Exceptions: a helper calls [`raise`](crate::runtime::raise); the executor holds the exception
-//!   until a `guard_no_exception` fails. If that guard has a bridge the
-//!   exception is dropped (the bridge's trace handled it); otherwise it is
-//!   left for [`RefExec::take_exception`].
+//! - Exceptions: a helper calls [`raise`](crate::runtime::raise) (or
+//!   `raise_int`); the executor holds the exception (a ref exception is a
+//!   GC root) until `save_exception_*` takes it. `guard_no_exception`
+//!   fails while one is pending, `guard_exception` unless a catchable one
+//!   (not a panic) is; `save_exception_i`/`_r` of an exception of the
+//!   other kind is [`ExecError::BadInputs`]. A bridge starts with the
+//!   exception still pending; an exit hands it out in
+//!   [`DeadFrame::exception`](crate::backend::DeadFrame).
 //! - `guard_not_forced` fails when the last call's helper called
 //!   [`force_frame`](crate::runtime::force_frame); `guard_not_invalidated(word)` fails
 //!   once the validity word at `word` is nonzero ([`crate::quasi`]);
@@ -87,8 +91,6 @@ pub struct RefExec {
     classes: BTreeMap<u32, u64>,
     allocator: Box<dyn Allocator>,
     step_limit: u64,
-    /// The exception pending when the last run ended.
-    exception: Option<usize>,
     /// The stores of the last run, when recording (see
     /// [`RefExec::record_stores`]).
     stores: Option<Vec<Store>>,
@@ -115,7 +117,6 @@ impl RefExec {
             classes: BTreeMap::new(),
             allocator,
             step_limit: DEFAULT_STEP_LIMIT,
-            exception: None,
             stores: None,
         }
     }
@@ -141,13 +142,6 @@ impl RefExec {
     /// The stores of the last `execute`, in order, when recording.
     pub fn stores(&self) -> &[Store] {
         self.stores.as_deref().unwrap_or(&[])
-    }
-
-    /// Takes the exception left pending by the last `execute`: raised by a
-    /// helper and never consumed by a failing `guard_no_exception` with a
-    /// bridge.
-    pub fn take_exception(&mut self) -> Option<usize> {
-        self.exception.take()
     }
 
     /// Makes the class word of `layout`'s objects known to `guard_class`
@@ -225,7 +219,6 @@ impl Backend for RefExec {
     }
 
     fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
-        self.exception = None;
         if let Some(stores) = &mut self.stores {
             stores.clear();
         }
@@ -237,11 +230,7 @@ impl Backend for RefExec {
             step_limit: self.step_limit,
             stores: self.stores.as_mut(),
         };
-        let mut machine = Machine::new(world, code, inputs)?;
-        let result = machine.run();
-        let exception = machine.exception;
-        self.exception = exception;
-        result
+        Machine::new(world, code, inputs)?.run()
     }
 
     fn code_size(&self, code: CodeId) -> usize {

@@ -121,12 +121,12 @@ impl Tracer<'_> {
             TraceEnd::Aborted {
                 reason,
                 frames,
-                returned,
+                ended,
                 ..
             } => TraceEnd::Aborted {
                 reason,
                 frames,
-                returned,
+                ended,
                 blamed,
             },
             done => done,
@@ -160,15 +160,13 @@ impl Tracer<'_> {
                 code.name
             )));
         }
-        let func = self.konst(Value::Int(form.func as i64));
-        let result = self.call_with(form.descr.clone(), func, args)?;
-        match (insn.dst, result) {
-            (Some(dst), Some(b)) if dst.kind == b.v.kind() => self.set(dst, b),
-            (None, _) => {}
-            _ => return Err(bad_return(code)),
+        let descr = form.descr.clone();
+        let result = descr.as_call().and_then(|cd| cd.result.kind());
+        if insn.dst.is_some_and(|dst| result != Some(dst.kind)) {
+            return Err(bad_return(code));
         }
-        self.top().pc = insn.next;
-        Ok(Step::Next)
+        let func = self.konst(Value::Int(form.func as i64));
+        self.call_with(descr, func, args, insn.dst, insn.next)
     }
 }
 

@@ -288,6 +288,7 @@ pub fn run_with_jit<B: Backend>(
                 st.acc = v.unwrap();
                 true
             }
+            Ok(JitAction::Raised(e)) => panic!("the register machine raised {e:?}"),
             Err(e) => {
                 error = Some(e);
                 true
