@@ -32,6 +32,13 @@
 //! - `int_*_ovf` sets the overflow condition that the immediately following
 //!   `guard_no_overflow`/`guard_overflow` tests; on overflow the result is
 //!   the wrapped value.
+//! - After a call that may raise (`Op::may_raise`), what the helper raised
+//!   (`runtime::Raised`) replaces the pending exception (none raised keeps
+//!   it). `guard_no_exception` fails while one is pending,
+//!   `guard_exception` unless a catchable one (not a panic) is;
+//!   `save_exception_i`/`_r` (right after `guard_exception`) gives its value
+//!   and clears it. It stays pending into a bridge; an exit hands it out in
+//!   [`DeadFrame::exception`].
 
 use crate::runtime::Raised;
 use crate::strategy::Strategies;

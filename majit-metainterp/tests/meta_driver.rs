@@ -522,13 +522,13 @@ extern "C" fn raise_at_7(n: i64) -> i64 {
 }
 
 /// `loop { merge(pc; n); acc += raise_at_7(n); n -= 1; if n == 0 { return acc } }`
-/// from `n`, no catch anywhere: whether the call ran in the tracer or in
-/// compiled code, the exception ends the program with it
-/// (`JitAction::Raised`); the call never runs twice. In compiled code the
-/// call's `guard_no_exception` fails and the blackhole delivers the
-/// exception, which leaves the portal.
-#[test]
-fn an_uncaught_exception_ends_the_program_with_it() {
+/// as jitcode, the call's descr saying `can_raise` or not.
+fn raising_portal(
+    can_raise: bool,
+) -> (
+    majit_metainterp::jitcode::JitCodeSet,
+    majit_metainterp::jitcode::FuncId,
+) {
     use majit_ir::{CallDescr, CallEffect, EffectInfo, Kind, OpCode, ResultKind};
     use majit_metainterp::jitcode::{Arg, JitCodeBuilder, JitCodeSet};
     let descr = CallDescr {
@@ -537,7 +537,7 @@ fn an_uncaught_exception_ends_the_program_with_it() {
         result: ResultKind::Int,
         effect: EffectInfo {
             effect: CallEffect::Random,
-            can_raise: true,
+            can_raise,
             ..Default::default()
         },
     };
@@ -558,6 +558,31 @@ fn an_uncaught_exception_ends_the_program_with_it() {
     b.ret(Some(acc.into()));
     let mut codes = JitCodeSet::new();
     let portal = codes.add(b.finish().unwrap());
+    (codes, portal)
+}
+
+/// A helper raising while its descr does not say `can_raise` (no trace
+/// would check for it) is an error, not an exception.
+#[test]
+fn raising_without_can_raise_is_an_error() {
+    let (codes, portal) = raising_portal(false);
+    let params = JitParams::default().with_threshold(1);
+    let mut jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
+    // Traced at once: the traced iteration calls `raise_at_7(7)`.
+    let (mut greens, mut reds) = ([Value::Int(0)], [Value::Int(0), Value::Int(7)]);
+    let e = jit.can_enter_jit(&mut greens, &mut reds).unwrap_err();
+    assert!(e.to_string().contains("does not say can_raise"), "{e}");
+}
+
+/// `loop { merge(pc; n); acc += raise_at_7(n); n -= 1; if n == 0 { return acc } }`
+/// from `n`, no catch anywhere: whether the call ran in the tracer or in
+/// compiled code, the exception ends the program with it
+/// (`JitAction::Raised`); the call never runs twice. In compiled code the
+/// call's `guard_no_exception` fails and the blackhole delivers the
+/// exception, which leaves the portal.
+#[test]
+fn an_uncaught_exception_ends_the_program_with_it() {
+    let (codes, portal) = raising_portal(true);
     // Threshold 3 from n = 10: the iteration at n = 7 is traced; from
     // n = 30 it runs in the compiled loop.
     for (start, compiled) in [(10, false), (30, true)] {
