@@ -76,10 +76,17 @@ fn code_is_never_writable_and_executable() {
             loop {
                 let (wx, at) = maps(addr);
                 assert!(wx.is_empty(), "writable and executable: {wx:?}");
-                assert_eq!(at, "r-xp");
                 if done.load(Ordering::SeqCst) {
                     break;
                 }
+                // Reading the maps is not atomic: a read racing a mapping
+                // change elsewhere in the process (qemu-user's own, when
+                // emulated) can miss the code's line. Such a read says
+                // nothing about the code page, so it does not count.
+                if at.is_empty() {
+                    continue;
+                }
+                assert_eq!(at, "r-xp");
                 during.fetch_add(1, Ordering::SeqCst);
             }
         });

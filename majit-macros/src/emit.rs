@@ -408,7 +408,7 @@ fn raising_body(call: TokenStream, ret: Option<Ty>, err: Ty) -> TokenStream {
     let zero = match ret {
         Some(Ty::Scalar(Scalar::F64)) => quote!(0.0),
         Some(_) => quote!(0),
-        None => quote!(()),
+        None => quote!(),
     };
     quote! {
         match #call {
