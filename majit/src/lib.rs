@@ -82,7 +82,7 @@
 //! descriptors), [`gc`] (the heap, [`gc::thread_heap`] where the GC structs
 //! of `#[jit_interp]` live), [`metainterp`] (driver, tracer, optimizer,
 //! statistics, strategies) and [`backend_dynasm`] (the native backends).
-//! Features: `testing` (`metainterp::testing`, test support) and `fuzzing`
+//! Features: `testing` (`metainterp::testing` and `gc::testing`, test support) and `fuzzing`
 //! (`ir::fuzzing`, seeded generators).
 
 pub use majit_backend_dynasm as backend_dynasm;

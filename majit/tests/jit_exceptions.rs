@@ -9,6 +9,7 @@
 //! get bridges that start by taking the exception) and with every failure
 //! in the blackhole. Results equal the plain run's.
 
+use majit::gc::testing::stress_config;
 use majit::gc::{Gc, GcConfig, GcRef, Layout, TypeId};
 use majit::ir::{
     CallDescr, CallEffect, Descr, EffectInfo, FieldDescr, Kind, OpCode, ResultKind, SizeDescr,
@@ -36,12 +37,7 @@ struct Heap {
 impl Heap {
     fn new(stress: bool) -> Heap {
         let config = if stress {
-            GcConfig {
-                nursery_size: 1024,
-                stress_every: Some(1),
-                max_heap: 64 << 20,
-                ..GcConfig::default()
-            }
+            stress_config()
         } else {
             GcConfig::default()
         };

@@ -8,6 +8,7 @@
 //! the blackhole, proves it); a "may force" residual call in the loop sees
 //! and changes the current frame.
 
+use majit::gc::testing::stress_config;
 use majit::gc::{ArrayLayout, Gc, GcConfig, Layout, TypeId};
 use majit::ir::{
     ArrayDescr, CallDescr, CallEffect, Descr, EffectInfo, FieldDescr, Kind, OpCode, ResultKind,
@@ -70,12 +71,7 @@ struct Heap {
 impl Heap {
     fn new(stress: bool) -> Heap {
         let config = if stress {
-            GcConfig {
-                nursery_size: 1024,
-                stress_every: Some(1),
-                max_heap: 64 << 20,
-                ..GcConfig::default()
-            }
+            stress_config()
         } else {
             GcConfig::default()
         };

@@ -5,6 +5,7 @@
 //! that allocates nothing and tests only the class of the item it loads.
 
 use dynamic::{float, int, list, run, run_driver, run_jit, SUM};
+use majit::gc::testing::stress_config;
 use majit::gc::{thread_heap, Gc, GcConfig};
 use majit::prelude::*;
 
@@ -12,12 +13,7 @@ use majit::prelude::*;
 /// every safepoint after an allocation collects (as `MAJIT_GC_STRESS=1`).
 fn fresh_heap(stress: bool) {
     let config = if stress {
-        GcConfig {
-            nursery_size: 1024,
-            stress_every: Some(1),
-            max_heap: 64 << 20,
-            ..GcConfig::default()
-        }
+        stress_config()
     } else {
         GcConfig::default()
     };
