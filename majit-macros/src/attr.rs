@@ -78,10 +78,15 @@ impl Helper {
             _ => Err(syn::Error::new_spanned(
                 t,
                 "helper arguments and results must be integers, `bool`, `f64`, declared GC \
-                 structs, `Obj` or `Array<T>`",
+                 structs, `Obj` or `Array<T>` (arguments also slices `&[T]` / `&mut [T]` of \
+                 integers, `bool` or `f64`)",
             )),
         };
-        self.args = self.arg_tys.iter().map(one).collect::<syn::Result<_>>()?;
+        let arg = |t: &syn::Type| match Ty::parse_with(t, names) {
+            Ok(ty) if ty.is_param() => Ok(ty),
+            _ => one(t),
+        };
+        self.args = self.arg_tys.iter().map(arg).collect::<syn::Result<_>>()?;
         if self.policy != Policy::Inline {
             check_arg_limits(&self.name, &self.args)?;
         }
@@ -268,7 +273,12 @@ fn check_arg_limits(name: &Ident, args: &[Ty]) -> syn::Result<()> {
         .iter()
         .filter(|a| matches!(a, Ty::Scalar(s) if s.is_float()))
         .count();
-    let ints = args.len() - floats;
+    // A slice is two words: its data pointer and its length.
+    let slices = args
+        .iter()
+        .filter(|a| matches!(a, Ty::Slice { .. }))
+        .count();
+    let ints = args.len() - floats + slices;
     if ints > MAX_INT_ARGS || floats > MAX_FLOAT_ARGS {
         return Err(syn::Error::new(
             name.span(),

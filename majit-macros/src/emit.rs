@@ -427,31 +427,60 @@ fn raising_body(call: TokenStream, ret: Option<Ty>, err: Ty) -> TokenStream {
 /// raised, see [`raising_body`]), the call run in `runtime::catch_panic`,
 /// whose panic is reported at `place`.
 fn shim(h: &Helper, shim: &syn::Ident, callee: TokenStream, place: &str) -> TokenStream {
-    let params: Vec<_> = (0..h.args.len()).map(|i| format_ident!("a{}", i)).collect();
-    let conv = params
-        .iter()
-        .zip(&h.args)
-        .zip(&h.arg_tys)
-        .map(|((p, a), t)| match a {
+    let (mut params, mut conv) = (Vec::new(), Vec::new());
+    for (i, (a, t)) in h.args.iter().zip(&h.arg_tys).enumerate() {
+        let (p, abi) = (format_ident!("a{}", i), abi_ty(*a));
+        params.push(quote!(#p: #abi));
+        conv.push(match a {
             Ty::Scalar(Scalar::Bool) => quote!(#p != 0),
             Ty::Scalar(Scalar::F64) => quote!(#p),
             a if a.is_ref() => quote!(<#t>::from_raw(#p as usize)),
+            Ty::Slice { mutable, .. } => {
+                let n = format_ident!("n{}", i);
+                params.push(quote!(#n: i64));
+                slice_from_abi(&p, &n, t, *mutable)
+            }
             _ => quote!(#p as #t),
         });
+    }
     let call = quote!(#callee(#(#conv),*));
     let body = match h.err {
         Some(e) => raising_body(call, h.ret, e),
         None => ret_to_abi(call, h.ret),
     };
     let ret = h.ret.map(abi_ty).map(|r| quote!(-> #r));
-    let tys = h.args.iter().map(|&a| abi_ty(a));
     // A panic cannot unwind out of `extern "C"`: it becomes the run's
     // `JitError::Panic` (see `runtime::catch_panic`).
     quote! {
         #[allow(dead_code)]
-        extern "C" fn #shim(#(#params: #tys),*) #ret {
+        extern "C" fn #shim(#(#params),*) #ret {
             ::majit::metainterp::runtime::catch_panic(#place, || { #body })
         }
+    }
+}
+
+/// The slice of type `t` (`&[T]` or `&mut [T]` as written) whose data
+/// pointer and length a shim received as `p` and `n`.
+fn slice_from_abi(p: &syn::Ident, n: &syn::Ident, t: &syn::Type, mutable: bool) -> TokenStream {
+    let elem = slice_elem(t);
+    // SAFETY (both): jitcode holds only the pointer and length of a slice
+    // the interpreter lent it (a green, a red or a parameter), alive and
+    // unaliased for the call, as in the plain function.
+    match mutable {
+        true => quote!(unsafe { ::core::slice::from_raw_parts_mut(#p as *mut #elem, #n as usize) }),
+        false => quote!(unsafe { ::core::slice::from_raw_parts(#p as *const #elem, #n as usize) }),
+    }
+}
+
+/// The `T` of the slice type `&[T]` / `&mut [T]` as written.
+fn slice_elem(t: &syn::Type) -> &syn::Type {
+    match t {
+        syn::Type::Paren(p) => slice_elem(&p.elem),
+        syn::Type::Reference(r) => match &*r.elem {
+            syn::Type::Slice(s) => &s.elem,
+            _ => unreachable!("a slice type is `&[T]`"),
+        },
+        _ => unreachable!("a slice type is `&[T]`"),
     }
 }
 

@@ -162,12 +162,13 @@ fn helper_params(def: &syn::ItemFn, names: &ty::Names) -> syn::Result<Vec<(Strin
     for input in &def.sig.inputs {
         match input {
             syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse_with(&pt.ty, names)?) {
-                (syn::Pat::Ident(i), t) if t.is_single() => params.push((i.ident.to_string(), t)),
+                (syn::Pat::Ident(i), t) if t.is_param() => params.push((i.ident.to_string(), t)),
                 _ => {
                     return Err(syn::Error::new(
                         pt.span(),
                         "inline helper parameters are `name: T`, `T` an integer, `bool`, `f64`, \
-                         a declared GC struct, `Obj` or `Array<T>`",
+                         a declared GC struct, `Obj`, `Array<T>` or a slice of integers, `bool` \
+                         or `f64`",
                     ))
                 }
             },

@@ -248,7 +248,10 @@ pub fn helper(f: &syn::ItemFn, path: syn::Path, names: &Names) -> syn::Result<He
                 "a traced function's parameters are plain names (`x: i64`), not patterns",
             ));
         }
-        args.push(traced_ty(&pt.ty, names)?);
+        args.push(match Ty::parse_with(&pt.ty, names) {
+            Ok(t @ Ty::Slice { .. }) => t,
+            _ => traced_ty(&pt.ty, names)?,
+        });
         arg_tys.push((*pt.ty).clone());
     }
     let ret_ty = match &f.sig.output {
@@ -286,7 +289,8 @@ fn traced_ty(t: &syn::Type, names: &Names) -> syn::Result<Ty> {
         _ => Err(syn::Error::new(
             t.span(),
             "a traced function takes and returns integers, `bool`, `f64`, declared GC structs, \
-             `Obj` and `Array<T>` (other types: call it through a `dont_look_inside` helper)",
+             `Obj` and `Array<T>`, and takes slices `&[T]` / `&mut [T]` of integers, `bool` or \
+             `f64` (other types: call it through a `dont_look_inside` helper)",
         )),
     }
 }

@@ -200,6 +200,29 @@ impl Ty {
         matches!(self, Ty::Scalar(_)) || self.is_ref()
     }
 
+    /// Whether a helper, inline helper or traced function can take a
+    /// value of this type: one register, or a slice (its data pointer and
+    /// length: two arguments, as at the merge point).
+    pub fn is_param(self) -> bool {
+        self.is_single() || matches!(self, Ty::Slice { .. })
+    }
+
+    /// Whether a value of this type can be passed where `param` is
+    /// expected: the same type, or a `&mut [T]` for a `&[T]` (Rust's
+    /// coercion).
+    pub fn passes_as(self, param: Ty) -> bool {
+        match (self, param) {
+            (
+                Ty::Slice { elem: a, .. },
+                Ty::Slice {
+                    elem: b,
+                    mutable: false,
+                },
+            ) => a == b,
+            _ => self == param,
+        }
+    }
+
     /// The integer type, if this is one.
     pub fn as_int(self) -> Option<IntTy> {
         match self {

@@ -64,7 +64,7 @@ pub(super) fn call_descr(
 /// marked it don't-inline): random effects, like `dont_look_inside`; it
 /// may panic (its shim runs it in `runtime::catch_panic`).
 pub fn residual_descr(h: &Helper) -> TokenStream {
-    let kinds: Vec<Bank> = h.args.iter().map(|t| bank(*t)).collect();
+    let kinds: Vec<Bank> = h.args.iter().flat_map(|t| arg_banks(*t)).collect();
     let name = h.name.to_string();
     call_descr(&name, &kinds, h.ret.map(bank), Policy::DontLookInside, true)
 }
@@ -195,10 +195,14 @@ impl<'a> Lowerer<'a> {
                 return Ok(None);
             };
             v.used()?;
-            if v.ty != t {
+            if !v.ty.passes_as(t) {
                 return err(a.span(), "the argument does not have the declared type");
             }
-            args.push(v.opnd(a.span())?.arg());
+            match (&v.op, &v.len, t) {
+                // A slice passes its data pointer and its length.
+                (Some(p), Some(len), Ty::Slice { .. }) => args.extend([p.arg(), len.arg()]),
+                _ => args.push(v.opnd(a.span())?.arg()),
+            }
         }
         let dst = h.ret.map(|t| (t, self.regs.temp(bank(t))));
         let d = match dst {
@@ -213,7 +217,7 @@ impl<'a> Lowerer<'a> {
             self.code
                 .push(quote!(b.inline_call(#f, &[#(#args),*], #d);));
         } else {
-            let kinds: Vec<Bank> = h.args.iter().map(|t| bank(*t)).collect();
+            let kinds: Vec<Bank> = h.args.iter().flat_map(|t| arg_banks(*t)).collect();
             let descr = call_descr(&name, &kinds, h.ret.map(bank), h.policy, true);
             let shim = format_ident!("__majit_shim_{}", name);
             let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));

@@ -200,6 +200,16 @@ fn bank(ty: Ty) -> Bank {
     }
 }
 
+/// The banks of the arguments a value of type `ty` passes to a call: a
+/// slice is its data pointer (ref bank, as at the merge point) and its
+/// length.
+pub fn arg_banks(ty: Ty) -> Vec<Bank> {
+    match ty {
+        Ty::Slice { .. } => vec![Bank::Ref, Bank::Int],
+        t => vec![bank(t)],
+    }
+}
+
 /// A green or red: name, type and whether it is a green.
 pub struct StateVar {
     pub name: syn::Ident,
@@ -322,13 +332,17 @@ pub fn lower_helper(ctx: &Ctx, params: &[(String, Ty)], body: &syn::Block) -> Re
     };
     let mut regs = Vec::new();
     for (name, ty) in params {
-        let reg = l.regs.var(bank(*ty));
+        // A slice parameter is two: its data pointer and its length.
+        let banks = arg_banks(*ty);
+        let reg = l.regs.var(banks[0]);
+        let len = banks.get(1).map(|&b| l.regs.var(b));
         regs.push(reg);
+        regs.extend(len);
         l.scopes[0].push(Var {
             name: name.clone(),
             ty: *ty,
             reg,
-            len: None,
+            len,
             items: vec![],
             frozen: false,
         });

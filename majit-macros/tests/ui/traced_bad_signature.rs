@@ -2,12 +2,12 @@ use majit::jit_interp;
 
 mod vm {
     #[majit::traced]
-    pub(crate) fn first(xs: &[i64]) -> i64 {
-        xs[0]
+    pub(crate) fn tail(xs: &[i64]) -> &[i64] {
+        &xs[1..]
     }
 }
 
-#[jit_interp(greens = [pc], reds = [acc], traced = [vm::first])]
+#[jit_interp(greens = [pc], reds = [acc], traced = [vm::tail])]
 fn run(n: i64) -> i64 {
     let mut pc: usize = 0;
     let mut acc: i64 = n;
