@@ -65,6 +65,19 @@ pub struct Helper {
     /// For a helper returning `Result<T, E>`: `E` (it can fail: the shim
     /// raises the error, see `lower/results.rs`).
     pub err: Option<Ty>,
+    /// A traced method (`methods.rs`): called as `x.name(..)`, its first
+    /// argument the receiver. Its `name` is then `Type_method`.
+    pub method: Option<Method>,
+}
+
+/// The receiver side of a traced method.
+pub struct Method {
+    /// The declared GC struct of `self`.
+    pub ty: Ident,
+    /// The method's name.
+    pub name: Ident,
+    /// It takes `&self` (its shim lends the handle).
+    pub by_ref: bool,
 }
 
 impl Helper {
@@ -259,6 +272,7 @@ impl Parse for Helper {
             ret: None,
             ret_ty,
             err: None,
+            method: None,
         })
     }
 }

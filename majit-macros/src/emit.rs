@@ -443,6 +443,11 @@ fn shim(h: &Helper, shim: &syn::Ident, callee: TokenStream, place: &str) -> Toke
             _ => quote!(#p as #t),
         });
     }
+    if let (Some(m), Some(recv)) = (&h.method, conv.first_mut()) {
+        if m.by_ref {
+            *recv = quote!(&#recv);
+        }
+    }
     let call = quote!(#callee(#(#conv),*));
     let body = match h.err {
         Some(e) => raising_body(call, h.ret, e),

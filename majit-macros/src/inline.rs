@@ -52,7 +52,7 @@ fn find_def<'a>(
     traced_fns: &'a [syn::ItemFn],
 ) -> syn::Result<(&'a syn::ItemFn, Option<traced::ConstTable>)> {
     let mut traced = attr.traced.iter().zip(traced_fns);
-    if let Some((path, f)) = traced.find(|(_, f)| f.sig.ident == h.name) {
+    if let Some((path, f)) = traced.find(|(_, f)| crate::methods::fn_key(f) == h.name) {
         return Ok((f, Some(traced::ConstTable::new(path, f))));
     }
     let nested = before.iter().find_map(|s| match s {
@@ -89,7 +89,7 @@ fn inline_defs<'a>(
         .filter(|h| h.policy == attr::Policy::Inline)
     {
         let (def, consts) = find_def(h, attr, before, traced_fns)?;
-        let params = helper_params(def, names)?;
+        let params = helper_params(def, h, names)?;
         if params.len() != h.args.len() {
             return Err(syn::Error::new(
                 def.sig.span(),
@@ -102,7 +102,11 @@ fn inline_defs<'a>(
         .iter()
         .map(|(h, def, ..)| (h.name.to_string(), &*def.block))
         .collect();
-    check_recursion(&bodies)?;
+    let methods: Vec<Option<String>> = defs
+        .iter()
+        .map(|(h, ..)| h.method.as_ref().map(|m| m.name.to_string()))
+        .collect();
+    check_recursion(&bodies, &methods)?;
     Ok(defs)
 }
 
@@ -147,6 +151,7 @@ pub fn inline_helpers(
             break_ok: false,
             helper: true,
             consts: consts.as_ref(),
+            self_struct: h.method.as_ref().map(|m| m.ty.to_string()),
         };
         out.push((
             h.name.to_string(),
@@ -156,11 +161,19 @@ pub fn inline_helpers(
     Ok(out)
 }
 
-/// The parameters of an inline helper or traced function.
-fn helper_params(def: &syn::ItemFn, names: &ty::Names) -> syn::Result<Vec<(String, ty::Ty)>> {
+/// The parameters of an inline helper or traced function `h` (a
+/// method's `self` first: its handle).
+fn helper_params(
+    def: &syn::ItemFn,
+    h: &attr::Helper,
+    names: &ty::Names,
+) -> syn::Result<Vec<(String, ty::Ty)>> {
     let mut params = Vec::new();
     for input in &def.sig.inputs {
         match input {
+            syn::FnArg::Receiver(_) if h.method.is_some() => {
+                params.push(("self".to_string(), h.args[0]));
+            }
             syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse_with(&pt.ty, names)?) {
                 (syn::Pat::Ident(i), t) if t.is_param() => params.push((i.ident.to_string(), t)),
                 _ => {
@@ -179,15 +192,17 @@ fn helper_params(def: &syn::ItemFn, names: &ty::Names) -> syn::Result<Vec<(Strin
 }
 
 /// Rejects recursion among the inline helpers and traced functions
-/// `defs` (name, body): it needs frames of their own (issue #16). The
-/// error is at the call that closes a cycle and names the cycle.
-fn check_recursion(defs: &[(String, &syn::Block)]) -> syn::Result<()> {
+/// `defs` (name, body; `methods`: the method name of each traced method):
+/// it needs frames of their own (issue #16). The error is at the call
+/// that closes a cycle and names the cycle.
+fn check_recursion(defs: &[(String, &syn::Block)], methods: &[Option<String>]) -> syn::Result<()> {
     let names: Vec<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
     let calls: Vec<Vec<(usize, proc_macro2::Span)>> = defs
         .iter()
         .map(|(_, body)| {
             let mut v = Calls {
                 names: &names,
+                methods,
                 out: Vec::new(),
             };
             v.visit_block(body);
@@ -197,8 +212,18 @@ fn check_recursion(defs: &[(String, &syn::Block)]) -> syn::Result<()> {
     // 0: unvisited, 1: on the stack, 2: done.
     let mut state = vec![0u8; defs.len()];
     let mut stack = Vec::new();
+    // A method `Node_m` (its key, see `methods.rs`) is shown as `Node::m`.
+    let shown: Vec<String> = names
+        .iter()
+        .zip(methods)
+        .map(|(key, m)| match m {
+            Some(m) => format!("{}::{m}", &key[..key.len() - m.len() - 1]),
+            None => key.to_string(),
+        })
+        .collect();
+    let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
     for i in 0..defs.len() {
-        cycle_from(i, &calls, &mut state, &mut stack, &names)?;
+        cycle_from(i, &calls, &mut state, &mut stack, &shown)?;
     }
     Ok(())
 }
@@ -241,23 +266,49 @@ fn cycle_from(
     Ok(())
 }
 
-/// The calls of the named functions in a body (by the path's last name).
+/// The calls of the named functions in a body (by the path's last name;
+/// `Node::m(..)` by `Node_m`), and of the traced methods (`x.m(..)`: every
+/// traced method named `m`, whose receiver's type the syntax does not
+/// tell).
 struct Calls<'a> {
     names: &'a [&'a str],
+    methods: &'a [Option<String>],
     out: Vec<(usize, proc_macro2::Span)>,
 }
 
 impl Visit<'_> for Calls<'_> {
     fn visit_expr_call(&mut self, c: &syn::ExprCall) {
         if let syn::Expr::Path(p) = &*c.func {
-            if let Some(last) = p.path.segments.last() {
-                let name = last.ident.to_string();
-                if let Some(i) = self.names.iter().position(|n| *n == name) {
-                    self.out.push((i, c.span()));
-                }
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let method = match &segs[..] {
+                [.., t, m] => Some(format!("{t}_{m}")),
+                _ => None,
+            };
+            let free = |i: usize| {
+                self.methods[i].is_none() && segs.last() == Some(&self.names[i].to_string())
+            };
+            let called = (0..self.names.len()).find(|&i| {
+                free(i) || (self.methods[i].is_some() && method.as_deref() == Some(self.names[i]))
+            });
+            if let Some(i) = called {
+                self.out.push((i, c.span()));
             }
         }
         syn::visit::visit_expr_call(self, c);
+    }
+    fn visit_expr_method_call(&mut self, m: &syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        for (i, method) in self.methods.iter().enumerate() {
+            if method.as_deref() == Some(name.as_str()) {
+                self.out.push((i, m.span()));
+            }
+        }
+        syn::visit::visit_expr_method_call(self, m);
     }
     fn visit_item(&mut self, _: &syn::Item) {}
 }

@@ -35,7 +35,8 @@
 //! returning `Result`), `regs.rs` allocates registers, `emit.rs`
 //! writes the plain function, the JIT entry and the shims, `traced.rs`
 //! implements `#[traced]` and the chain that hands traced functions'
-//! bodies to `#[jit_interp]`, `inline.rs` checks and lowers inline
+//! bodies to `#[jit_interp]`, `methods.rs` traced methods (`#[traced]` on
+//! an `impl`), `inline.rs` checks and lowers inline
 //! helpers and traced functions.
 
 mod attr;
@@ -45,6 +46,7 @@ mod expand_tests;
 mod fields;
 mod inline;
 mod lower;
+mod methods;
 mod regs;
 mod traced;
 mod ty;
@@ -131,7 +133,8 @@ pub fn jit_interp(attr: TokenStream, item: TokenStream) -> TokenStream {
     let parsed = syn::parse_macro_input!(attr as attr::Attr);
     if !parsed.traced.is_empty() {
         let traced = parsed.traced.clone();
-        return traced::start(tokens, item.into(), &traced)
+        let structs: Vec<String> = parsed.structs.iter().map(|s| s.name.to_string()).collect();
+        return traced::start(tokens, item.into(), &traced, &structs)
             .unwrap_or_else(|e| e.to_compile_error())
             .into();
     }
@@ -180,15 +183,28 @@ pub fn jit_interp(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// The function must be a free function of the same crate, not generic,
 /// and its body and signature within the subset of `docs/macros.md`;
-/// traced functions may call each other, but not recursively. See
-/// `traced.rs` for how the interpreter gets the body.
+/// traced functions may call each other, but not recursively. On the
+/// inherent `impl` of a declared GC struct (`impl Node { .. }`), the
+/// attribute makes every method taking `self` or `&self` traceable, listed
+/// as `traced = [path::Node::method]` (`methods.rs`). See `traced.rs` for
+/// how the interpreter gets the body.
 #[proc_macro_attribute]
 pub fn traced(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut func = syn::parse_macro_input!(item as syn::ItemFn);
-    fields::FieldSyntax { fields: None }.visit_block_mut(&mut func.block);
-    traced::attribute(attr.into(), func)
-        .unwrap_or_else(|e| e.to_compile_error())
-        .into()
+    let attr = proc_macro2::TokenStream::from(attr);
+    let item = syn::parse_macro_input!(item as syn::Item);
+    let out = match item {
+        syn::Item::Impl(imp) if attr.is_empty() => methods::impl_attribute(imp),
+        syn::Item::Fn(mut func) => {
+            fields::FieldSyntax { fields: None }.visit_block_mut(&mut func.block);
+            traced::attribute(attr, func)
+        }
+        other => Err(syn::Error::new(
+            other.span(),
+            "#[majit::traced] goes on a free function or on the inherent `impl` of a declared \
+             GC struct, and takes no arguments",
+        )),
+    };
+    out.unwrap_or_else(|e| e.to_compile_error()).into()
 }
 
 /// One step of the chain that collects the traced functions' bodies for
@@ -465,6 +481,7 @@ fn expand(
         break_ok: at + 1 == stmts.len() && semi.is_none(),
         helper: false,
         consts: None,
+        self_struct: None,
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
     let helpers = inline::inline_helpers(&attr, &stmts[..at], &traced_fns, &ctx)?;

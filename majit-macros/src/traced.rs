@@ -48,6 +48,14 @@ pub fn attribute(attr: TokenStream, func: syn::ItemFn) -> syn::Result<TokenStrea
         ));
     }
     check_signature(&func.sig)?;
+    if let Some(syn::FnArg::Receiver(r)) = func.sig.inputs.first() {
+        return Err(syn::Error::new(
+            r.span(),
+            "a traced method is marked through its `impl` block: put #[majit::traced] on the \
+             `impl` of a declared GC struct (`impl Node { .. }`) and list the method as \
+             `traced = [path::Node::method]`",
+        ));
+    }
     if let Some(sp) = dollar(quote!(#func)) {
         return Err(syn::Error::new(
             sp,
@@ -80,12 +88,12 @@ pub fn attribute(attr: TokenStream, func: syn::ItemFn) -> syn::Result<TokenStrea
 }
 
 /// The callback macro of the traced function `name`.
-fn callback(name: &syn::Ident) -> syn::Ident {
+pub(crate) fn callback(name: &syn::Ident) -> syn::Ident {
     format_ident!("__majit_traced_{}", name, span = name.span())
 }
 
 /// The const-values function of the traced function `name`.
-fn consts_fn(name: &syn::Ident) -> syn::Ident {
+pub(crate) fn consts_fn(name: &syn::Ident) -> syn::Ident {
     format_ident!("__majit_consts_{}", name)
 }
 
@@ -118,11 +126,17 @@ pub struct ConstTable {
 impl ConstTable {
     /// The table of `f`, listed in the interpreter as `path`.
     pub fn new(path: &syn::Path, f: &syn::ItemFn) -> ConstTable {
-        let mut func = path.clone();
-        let last = func.segments.last_mut().expect("a path has a segment");
-        last.ident = consts_fn(&f.sig.ident);
+        let func = match crate::methods::receiver(f) {
+            Some((ty, _)) => crate::methods::consts_path(&ty, &f.sig.ident),
+            None => {
+                let mut func = path.clone();
+                let last = func.segments.last_mut().expect("a path has a segment");
+                last.ident = consts_fn(&f.sig.ident);
+                quote!(#func)
+            }
+        };
         ConstTable {
-            func: quote!(#func),
+            func,
             keys: const_paths(f).iter().map(|t| t.to_string()).collect(),
         }
     }
@@ -189,10 +203,10 @@ impl Visit<'_> for ConstPaths {
     fn visit_macro(&mut self, _: &syn::Macro) {}
 }
 
-/// Rejects what a traced function cannot be: a method, generic, `async`,
+/// Rejects what a traced function or method cannot be: generic, `async`,
 /// `const`, `extern` or variadic. Parameter and result types are checked
 /// by the interpreter that lists the function (they may name its structs).
-fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
+pub(crate) fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
     let bad = |sp: proc_macro2::Span, what: &str| {
         Err(syn::Error::new(
             sp,
@@ -214,16 +228,11 @@ fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
     if let Some(v) = &sig.variadic {
         return bad(v.span(), "variadic");
     }
-    for input in &sig.inputs {
-        if let syn::FnArg::Receiver(r) = input {
-            return bad(r.span(), "a method (a free function is listed by its path)");
-        }
-    }
     Ok(())
 }
 
 /// The span of the first `$` in `tokens`.
-fn dollar(tokens: TokenStream) -> Option<proc_macro2::Span> {
+pub(crate) fn dollar(tokens: TokenStream) -> Option<proc_macro2::Span> {
     tokens.into_iter().find_map(|t| match t {
         proc_macro2::TokenTree::Punct(p) if p.as_char() == '$' => Some(p.span()),
         proc_macro2::TokenTree::Group(g) => dollar(g.stream()),
@@ -238,9 +247,20 @@ fn dollar(tokens: TokenStream) -> Option<proc_macro2::Span> {
 /// `Obj`, `Array<T>`; an error at the type otherwise).
 pub fn helper(f: &syn::ItemFn, path: syn::Path, names: &Names) -> syn::Result<Helper> {
     let (mut args, mut arg_tys) = (Vec::new(), Vec::new());
+    let method = crate::methods::receiver(f);
     for input in &f.sig.inputs {
-        let syn::FnArg::Typed(pt) = input else {
-            unreachable!("#[traced] rejects methods")
+        let pt = match (input, &method) {
+            (syn::FnArg::Typed(pt), _) => pt,
+            // A method's `self: Node` (see `methods.rs`): the handle.
+            (syn::FnArg::Receiver(r), Some((ty, _))) => {
+                let t: syn::Type = syn::parse_quote_spanned!(r.span()=> #ty);
+                args.push(traced_ty(&t, names)?);
+                arg_tys.push(t);
+                continue;
+            }
+            (syn::FnArg::Receiver(r), None) => {
+                return Err(syn::Error::new(r.span(), "a traced method takes `self`"))
+            }
         };
         if !matches!(&*pt.pat, syn::Pat::Ident(_)) {
             return Err(syn::Error::new(
@@ -269,11 +289,22 @@ pub fn helper(f: &syn::ItemFn, path: syn::Path, names: &Names) -> syn::Result<He
         Some(t) if !matches!(Ty::parse(t), Ok(Ty::Unit)) => Some(traced_ty(t, names)?),
         _ => None,
     };
-    let name = f.sig.ident.clone();
+    let (name, path) = match &method {
+        Some((ty, _)) => {
+            let m = &f.sig.ident;
+            (crate::methods::fn_key(f), syn::parse_quote!(#ty::#m))
+        }
+        None => (f.sig.ident.clone(), path),
+    };
     Ok(Helper {
         policy: Policy::Inline,
         path,
         name,
+        method: method.map(|(ty, by_ref)| crate::attr::Method {
+            ty,
+            name: f.sig.ident.clone(),
+            by_ref,
+        }),
         args,
         arg_tys,
         ret,
@@ -338,31 +369,24 @@ pub fn step(c: &Chain) -> syn::Result<Option<TokenStream>> {
     };
     let (attr, item, fns) = (&c.attr, &c.item, &c.fns);
     let state = quote!({ #attr } { #item } { #(#rest),* } #({ #fns })*);
-    call_next(next, state).map(Some)
+    Ok(Some(quote!(#next! { #state })))
 }
 
-/// The first step, from `#[jit_interp]` with a `traced` list.
+/// The first step, from `#[jit_interp]` with a `traced` list (the
+/// declared `structs` tell methods from free functions). The chain visits
+/// the callback macros' paths (`methods::callback_path`), whose names
+/// carry the span of the listed name, so a function without `#[traced]`
+/// is reported there (as a missing `__majit_traced_NAME` macro).
 pub fn start(
     attr: TokenStream,
     item: TokenStream,
     paths: &[syn::Path],
+    structs: &[String],
 ) -> syn::Result<TokenStream> {
-    let (next, rest) = paths.split_first().expect("start is called with a list");
-    call_next(next, quote!({ #attr } { #item } { #(#rest),* }))
-}
-
-/// `path`'s callback macro called with `state`. The macro's name carries
-/// the span of the listed name, so a function without `#[traced]` is
-/// reported there (as a missing `__majit_traced_NAME` macro).
-fn call_next(path: &syn::Path, state: TokenStream) -> syn::Result<TokenStream> {
-    let mut p = path.clone();
-    let last = p.segments.last_mut().expect("a path has a segment");
-    if !last.arguments.is_none() {
-        return Err(syn::Error::new(
-            last.arguments.span(),
-            "a traced function is listed by its path, without generic arguments",
-        ));
-    }
-    last.ident = callback(&last.ident);
-    Ok(quote!(#p! { #state }))
+    let macros = paths
+        .iter()
+        .map(|p| crate::methods::callback_path(p, structs))
+        .collect::<syn::Result<Vec<_>>>()?;
+    let (next, rest) = macros.split_first().expect("start is called with a list");
+    Ok(quote!(#next! { { #attr } { #item } { #(#rest),* } }))
 }

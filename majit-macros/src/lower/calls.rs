@@ -17,6 +17,14 @@ pub(super) fn callee_name(c: &syn::ExprCall) -> Option<String> {
     }
 }
 
+/// How errors name `h`: `f`, or `Node::m` for a traced method.
+fn display_name(h: &Helper) -> String {
+    match &h.method {
+        Some(m) => format!("{}::{}", m.ty, m.name),
+        None => h.name.to_string(),
+    }
+}
+
 /// A `CallDescr` expression. `raises`: the callee may panic, which the
 /// trace checks with a `guard_no_exception` after the call (see
 /// `runtime::catch_panic`).
@@ -166,7 +174,12 @@ impl<'a> Lowerer<'a> {
         if name == "Ok" || name == "Err" {
             return self.result_ctor(c, &name, want);
         }
-        let Some(h) = self.ctx.helpers.iter().find(|h| h.name == name) else {
+        let Some(h) = self
+            .ctx
+            .helpers
+            .iter()
+            .find(|h| h.method.is_none() && h.name == name)
+        else {
             if let Some(v) = self.hint(c, &name)? {
                 return Ok(v);
             }
@@ -182,15 +195,33 @@ impl<'a> Lowerer<'a> {
     /// fallible one's `catch_exception`, if any, must come next); its
     /// value, the `T` of a `Result<T, E>`.
     pub(super) fn emit_call(&mut self, c: &syn::ExprCall, h: &Helper) -> Res<Option<Val>> {
-        let (sp, name) = (c.span(), h.name.to_string());
-        if h.args.len() != c.args.len() {
+        let args: Vec<&Expr> = c.args.iter().collect();
+        self.emit_call_with(c.span(), h, None, &args)
+    }
+
+    /// Emits the call (at `sp`) of `h` with the arguments `exprs`, after
+    /// `recv`, a traced method's receiver (already lowered).
+    pub(super) fn emit_call_with(
+        &mut self,
+        sp: Span,
+        h: &Helper,
+        recv: Option<&Val>,
+        exprs: &[&Expr],
+    ) -> Res<Option<Val>> {
+        let name = h.name.to_string();
+        let skip = usize::from(recv.is_some());
+        if h.args.len() != exprs.len() + skip {
+            let n = h.args.len() - skip;
             return err(
                 sp,
-                format!("helper `{name}` takes {} arguments", h.args.len()),
+                format!("helper `{}` takes {n} arguments", display_name(h)),
             );
         }
         let mut args = Vec::new();
-        for (a, &t) in c.args.iter().zip(&h.args) {
+        if let Some(r) = recv {
+            args.push(r.opnd(sp)?.arg());
+        }
+        for (a, &t) in exprs.iter().copied().zip(&h.args[skip..]) {
             let Some(v) = self.expr(a, Some(t))? else {
                 return Ok(None);
             };
@@ -233,7 +264,42 @@ impl<'a> Lowerer<'a> {
     /// The helper or traced function `c` calls, if it is declared.
     pub(super) fn callee(&self, c: &syn::ExprCall) -> Option<&'a Helper> {
         let name = callee_name(c)?;
-        self.ctx.helpers.iter().find(|h| h.name == name)
+        self.ctx
+            .helpers
+            .iter()
+            .find(|h| h.method.is_none() && h.name == name)
+    }
+
+    /// The traced method `name` of the declared struct `si`, if any.
+    pub(super) fn traced_method(&self, si: u8, name: &str) -> Option<&'a Helper> {
+        let ty = &self.ctx.structs[usize::from(si)].name;
+        self.ctx.helpers.iter().find(|h| {
+            h.method
+                .as_ref()
+                .is_some_and(|m| m.name == name && m.ty == ty)
+        })
+    }
+
+    /// `recv.m(args)` or `S::m(recv, args)` (at `sp`) of the traced method
+    /// `h`; `recv` is lowered, of `h`'s struct.
+    pub(super) fn method_call(
+        &mut self,
+        sp: Span,
+        h: &Helper,
+        recv: &Val,
+        args: &[&Expr],
+    ) -> Res<Option<Val>> {
+        if h.err.is_some() {
+            return err(
+                sp,
+                format!(
+                    "`{}` returns a `Result`: a traced method's `Result` is not lowered (make it \
+                     a free function taking the handle)",
+                    display_name(h)
+                ),
+            );
+        }
+        self.emit_call_with(sp, h, Some(recv), args)
     }
 
     /// The error for a call of `name`, which has no declared policy.

@@ -118,7 +118,7 @@ impl<'a> Lowerer<'a> {
             Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (&p.ident, None),
             Pat::Type(pt) => match &*pt.pat {
                 Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
-                    (&p.ident, Some(Ty::parse_with(&pt.ty, self.ctx.names)?))
+                    (&p.ident, Some(self.parse_ty(&pt.ty)?))
                 }
                 other => return err(other.span(), "only `let name` bindings are supported"),
             },

@@ -448,6 +448,11 @@ impl<'a> Lowerer<'a> {
         let Some(v) = self.expr(&u.expr, want)? else {
             return Ok(None);
         };
+        // `*self` in a `&self` method: the handle (Rust accepts `*x` of a
+        // handle type only on a reference to one).
+        if let (UnOp::Deref(_), true) = (&u.op, v.ty.is_ref()) {
+            return Ok(Some(v));
+        }
         let o = v.opnd(sp)?;
         match (&u.op, v.ty) {
             (UnOp::Neg(_), Ty::Scalar(Scalar::F64)) => {

@@ -239,6 +239,8 @@ pub struct Ctx<'a> {
     pub helper: bool,
     /// A traced function's consts, evaluated in its own module.
     pub consts: Option<&'a crate::traced::ConstTable>,
+    /// A traced method's struct, which `Self` names.
+    pub self_struct: Option<String>,
 }
 
 /// The lowered portal.
@@ -422,6 +424,20 @@ impl Lowerer<'_> {
 }
 
 impl<'a> Lowerer<'a> {
+    /// The type `t` as written in a `let`, `Self` in a traced method its
+    /// struct.
+    fn parse_ty(&self, t: &syn::Type) -> Res<Ty> {
+        match (t, &self.ctx.self_struct) {
+            (syn::Type::Path(p), Some(s)) if p.qself.is_none() && p.path.is_ident("Self") => {
+                let i = self.ctx.names.structs.iter().position(|n| n == s);
+                Ok(Ty::Gc(
+                    i.expect("a traced method's struct is declared") as u8
+                ))
+            }
+            _ => Ty::parse_with(t, self.ctx.names),
+        }
+    }
+
     /// The jitcode builder's expression for the const path `t` (a traced
     /// function's consts are evaluated in its module: `traced.rs`).
     fn konst(&self, t: TokenStream) -> TokenStream {

@@ -117,6 +117,11 @@ impl<'a> Lowerer<'a> {
         let [sname, ctor] = segs.as_slice() else {
             return Ok(None);
         };
+        // In a traced method, `Self` is its struct.
+        let sname = match (sname.as_str(), &self.ctx.self_struct) {
+            ("Self", Some(s)) => s,
+            _ => sname,
+        };
         if sname == "Obj" {
             return Ok(Some(self.obj_call(c, ctor, sp)?));
         }
@@ -132,7 +137,10 @@ impl<'a> Lowerer<'a> {
             "new" => {
                 let nf = self.ctx.structs[si].fields.len();
                 if c.args.len() != nf {
-                    return err(sp, format!("`{sname}::new` takes {nf} arguments (its fields)"));
+                    return err(
+                        sp,
+                        format!("`{sname}::new` takes {nf} arguments (its fields)"),
+                    );
                 }
                 let mut vals = Vec::new();
                 for (i, a) in c.args.iter().enumerate() {
@@ -155,11 +163,41 @@ impl<'a> Lowerer<'a> {
                 }
                 Ok(Some(Some(Val::scalar(ty, Opnd::Reg(dst)))))
             }
-            other => err(
-                sp,
-                format!("`{sname}::{other}` is not lowered: GC structs have `new(fields..)` and `null()`"),
-            ),
+            other => match (self.traced_method(si as u8, other), c.args.first()) {
+                (Some(h), Some(first)) => self.ufcs_call(c, h, first, ty).map(Some),
+                _ => err(
+                    sp,
+                    format!(
+                        "`{sname}::{other}` is not lowered: GC structs have `new(fields..)`, \
+                         `null()` and the traced methods of their `#[majit::traced] impl`"
+                    ),
+                ),
+            },
         }
+    }
+
+    /// `S::m(x, args)` (`S::m(&x, ..)` for `&self`) of the traced method `h`
+    /// of `S` (whose handle type is `ty`).
+    fn ufcs_call(
+        &mut self,
+        c: &syn::ExprCall,
+        h: &Helper,
+        first: &Expr,
+        ty: Ty,
+    ) -> Res<Option<Val>> {
+        let recv = match (strip(first), h.method.as_ref().is_some_and(|m| m.by_ref)) {
+            (Expr::Reference(r), true) if r.mutability.is_none() => &*r.expr,
+            (e, _) => e,
+        };
+        let Some(v) = self.expr(recv, Some(ty))? else {
+            return Ok(None);
+        };
+        v.used()?;
+        if v.ty != ty {
+            return err(first.span(), "the receiver does not have the method's type");
+        }
+        let args: Vec<&Expr> = c.args.iter().skip(1).collect();
+        self.method_call(c.span(), h, &v, &args)
     }
 
     /// `x.field()`, `x.set_field(v)` and `x.is_null()` on a GC handle.
@@ -171,6 +209,10 @@ impl<'a> Lowerer<'a> {
     ) -> Res<Option<Val>> {
         let sp = m.span();
         let name = m.method.to_string();
+        if let Some(h) = self.traced_method(si, &name) {
+            let args: Vec<&Expr> = m.args.iter().collect();
+            return self.method_call(sp, h, recv, &args);
+        }
         if matches!(name.as_str(), "is" | "cast") {
             return err(m.receiver.span(), self.class_test_of_struct(si));
         }
