@@ -397,15 +397,16 @@ pub fn result_parts(ty: &syn::Type) -> Option<(&syn::Type, &syn::Type)> {
 }
 
 /// The error type `E` of a `Result<T, E>` a helper, traced function or
-/// interpreter returns: one word the JIT raises, an integer, a `bool` or a
-/// declared GC struct.
+/// interpreter returns: one word the JIT raises, an integer, a `bool`, a
+/// declared GC struct or an `Obj` (a dynamic language's exception object,
+/// class-tested where it is caught).
 pub fn error_ty(t: &syn::Type, names: &Names) -> syn::Result<Ty> {
     match Ty::parse_with(t, names) {
-        Ok(ty @ (Ty::Scalar(Scalar::Int(_) | Scalar::Bool) | Ty::Gc(_))) => Ok(ty),
+        Ok(ty @ (Ty::Scalar(Scalar::Int(_) | Scalar::Bool) | Ty::Gc(_) | Ty::Obj)) => Ok(ty),
         _ => Err(syn::Error::new(
             t.span(),
-            "the error type of a `Result` the JIT lowers is an integer, a `bool` or a declared \
-             GC struct (one word, which the JIT raises as an exception)",
+            "the error type of a `Result` the JIT lowers is an integer, a `bool`, a declared \
+             GC struct or an `Obj` (one word, which the JIT raises as an exception)",
         )),
     }
 }
