@@ -32,7 +32,8 @@
 //! expressions, `control.rs` statements and control flow, `calls.rs` helper
 //! and method calls, `objects.rs` GC structs, slices and arrays, `hints.rs`
 //! `promote` and `we_are_jitted`, `results.rs` helpers and traced functions
-//! returning `Result`), `regs.rs` allocates registers, `emit.rs`
+//! returning `Result`, `result_values.rs` a `Result` kept in a local),
+//! `regs.rs` allocates registers, `emit.rs`
 //! writes the plain function, the JIT entry and the shims, `traced.rs`
 //! implements `#[traced]` and the chain that hands traced functions'
 //! bodies to `#[jit_interp]`, `methods.rs` traced methods (`#[traced]` on

@@ -55,6 +55,13 @@ pub enum Ty {
     /// flag (int bank; see `lower/overflow.rs`). Never a green or red.
     Checked(IntTy),
     Unit,
+    /// A `Result<T, E>` kept in a local (`lower/result_values.rs`): a flag
+    /// (1 = `Ok`, int bank), the error and the value (`None`: `T` is `()`),
+    /// each in a register of its bank. Never a green or red.
+    Result {
+        ok: Option<Item>,
+        err: Item,
+    },
     /// The result of a function returning `Result<T, E>` (`T` and `E` are
     /// its `Ctx::ret` and `Ctx::err`; see `lower/results.rs`): only what
     /// the lowering is asked for (the `want` of the function's tail and of
@@ -317,7 +324,7 @@ impl Ty {
             Ty::Array { item, len } => (0..usize::from(len))
                 .flat_map(|k| item.ty().to_values(&quote!((#x)[#k])))
                 .collect(),
-            Ty::Checked(_) | Ty::Unit | Ty::Fallible => vec![],
+            Ty::Checked(_) | Ty::Result { .. } | Ty::Unit | Ty::Fallible => vec![],
         }
     }
 

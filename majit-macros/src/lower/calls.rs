@@ -97,6 +97,7 @@ impl<'a> Lowerer<'a> {
             Ty::GcArray(item) => return self.array_method(m, &recv, item),
             Ty::Scalar(Scalar::F64) => return self.float_method(&m.method, &recv, &args),
             Ty::Checked(_) => return self.option_method(m, &recv),
+            Ty::Result { .. } => return self.result_method(m, &recv),
             _ => {}
         }
         match (name.as_str(), recv.ty, args.as_slice()) {

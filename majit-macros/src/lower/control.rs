@@ -93,6 +93,10 @@ impl<'a> Lowerer<'a> {
             if let Some(flag) = var.len {
                 self.regs.free_var(flag);
             }
+            // A `Result`'s error and value (arrays are never `let`s).
+            for r in var.items {
+                self.regs.free_var(r);
+            }
         }
         Ok(v)
     }
@@ -113,6 +117,9 @@ impl<'a> Lowerer<'a> {
     pub(super) fn local(&mut self, local: &syn::Local) -> Res<Option<()>> {
         if let (Pat::Tuple(t), Some(init)) = (&local.pat, &local.init) {
             return self.let_overflowing(t, &init.expr);
+        }
+        if let Some(r) = self.let_result(local)? {
+            return Ok(r);
         }
         let (ident, declared) = match &local.pat {
             Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (&p.ident, None),
@@ -145,6 +152,9 @@ impl<'a> Lowerer<'a> {
                      of a const"
                 ),
             );
+        }
+        if let Ty::Result { .. } = v.ty {
+            return err(init.expr.span(), RESULT_LOCAL_USE);
         }
         if let (Ty::Checked(_), None) = (v.ty, declared) {
             self.let_option(ident, &v)?;

@@ -88,6 +88,9 @@ impl<'a> Lowerer<'a> {
             },
             Expr::Group(g) => self.expr(&g.expr, want),
             Expr::Lit(l) => self.lit(&l.lit, want).map(Some),
+            Expr::Path(_) if want == Some(Ty::Fallible) && self.result_var(e).is_some() => {
+                self.return_result(e)
+            }
             Expr::Path(p) => self.path(p, want).map(Some),
             Expr::Binary(b) => self.binary(b, want, sp),
             Expr::Unary(u) => self.unary(u, want),

@@ -30,6 +30,7 @@ mod gcarray;
 mod hints;
 mod objects;
 mod overflow;
+mod result_values;
 mod results;
 
 pub use calls::residual_descr;
@@ -41,6 +42,7 @@ pub use gcarray::gc_array_descr_value;
 pub use objects::StructDef;
 use objects::*;
 use overflow::*;
+use result_values::*;
 use results::*;
 
 use crate::attr::{Helper, Policy};
@@ -154,6 +156,7 @@ impl Val {
         match (&self.op, self.ty) {
             (Some(o), t) if t.is_single() => Ok(o.clone()),
             (_, Ty::Checked(_)) => err(span, OPTION_USE),
+            (_, Ty::Result { .. }) => err(span, RESULT_LOCAL_USE),
             _ => err(
                 span,
                 "expected an integer, bool, `f64`, GC struct, `Obj` or `Array` value here",

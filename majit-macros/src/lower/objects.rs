@@ -395,6 +395,13 @@ impl<'a> Lowerer<'a> {
                 let id = p.path.get_ident().expect("checked");
                 match self.lookup(&id.to_string()) {
                     Some(v) if v.ty.is_single() => Ok(Place::Var(v)),
+                    Some(Var {
+                        ty: Ty::Result { .. },
+                        ..
+                    }) => err(
+                        id.span(),
+                        "a `Result` local cannot be assigned: bind the new `Result` with `let`",
+                    ),
                     Some(_) => err(id.span(), "slices cannot be reassigned in a handler"),
                     None => {
                         self.path(p, None)?;

@@ -15,8 +15,11 @@
 //!   [`Ty::Fallible`]): `Ok(x)` returns `x`, `Err(e)` raises `e`, `f(..)`
 //!   returns what `f` returns and lets its exception through.
 //!
-//! Anything else (a `Result` kept in a local or passed on, `Ok(..)`
-//! elsewhere, another error type) is a compile error saying what to write.
+//! - `let r = f(..);`: the `Result` kept in a local (`result_values.rs`),
+//!   read by the same constructs.
+//!
+//! Anything else (a `Result` passed on, `Ok(..)` elsewhere, another error
+//! type) is a compile error saying what to write.
 //!
 //! Invariant: a fallible call's `catch_exception`, if any, is the very
 //! next instruction (the builder checks it).
@@ -26,9 +29,10 @@ use super::*;
 /// How the `Result` of a fallible call may be used.
 pub(super) fn result_use(name: &str) -> String {
     format!(
-        "`{name}` returns a `Result`, which is lowered only when it is matched right away \
-         (`match {name}(..) {{ Ok(v) => .., Err(e) => .. }}`, `if let Ok(v) = {name}(..)`), \
-         propagated with `?`, or returned: a `Result` cannot be kept in a local or passed on"
+        "`{name}` returns a `Result`, which is lowered only when it is matched (`match \
+         {name}(..) {{ Ok(v) => .., Err(e) => .. }}`, `if let Ok(v) = {name}(..)`), propagated \
+         with `?`, returned, or kept in a local (`let r = {name}(..);`, then matched): a \
+         `Result` cannot be passed on"
     )
 }
 
@@ -135,7 +139,7 @@ impl Lowerer<'_> {
         if want != Some(Ty::Fallible) {
             return err(c.span(), result_use(&h.name.to_string()));
         }
-        self.same_error(h, c.span())?;
+        self.same_error(&h.name.to_string(), h.err, c.span())?;
         if h.ret.unwrap_or(Ty::Unit) != self.ctx.ret {
             return err(
                 c.span(),
@@ -150,6 +154,9 @@ impl Lowerer<'_> {
 
     /// `f(..)?`: the call without a catch.
     pub(super) fn try_expr(&mut self, t: &syn::ExprTry) -> Res<Option<Val>> {
+        if self.result_var(&t.expr).is_some() {
+            return self.try_result_var(&t.expr, t.span());
+        }
         let h = match strip(&t.expr) {
             Expr::Call(c) => self.callee(c).filter(|h| h.err.is_some()).map(|h| (c, h)),
             _ => None,
@@ -161,27 +168,26 @@ impl Lowerer<'_> {
                  `Result` (declared `-> Result<T, E>`): handle other values with `match`",
             );
         };
-        self.same_error(h, t.span())?;
+        self.same_error(&h.name.to_string(), h.err, t.span())?;
         self.emit_call(c, h)
     }
 
-    /// The error of `h` can go to this function's caller.
-    fn same_error(&self, h: &Helper, sp: Span) -> Res<()> {
+    /// An error of type `e` from `name` (a function or `Result` local) can
+    /// go to this function's caller.
+    pub(super) fn same_error(&self, name: &str, e: Option<Ty>, sp: Span) -> Res<()> {
         match self.ctx.err {
             None => err(
                 sp,
                 format!(
-                    "the error of `{}` would pass to this function's caller, but the function \
-                     does not return `Result<_, E>`: handle it with `match`",
-                    h.name
+                    "the error of `{name}` would pass to this function's caller, but the \
+                     function does not return `Result<_, E>`: handle it with `match`"
                 ),
             ),
-            Some(e) if Some(e) != h.err => err(
+            Some(mine) if Some(mine) != e => err(
                 sp,
                 format!(
-                    "`{}` fails with another error type than this function: handle it with \
-                     `match` (the JIT converts no errors)",
-                    h.name
+                    "`{name}` fails with another error type than this function: handle it with \
+                     `match` (the JIT converts no errors)"
                 ),
             ),
             Some(_) => Ok(()),
@@ -220,6 +226,9 @@ impl Lowerer<'_> {
         handler: u32,
         bind_err: bool,
     ) -> Res<Option<(Val, Option<Val>)>> {
+        if self.result_var(scrut).is_some() {
+            return self.branch_on_result(scrut, handler).map(Some);
+        }
         let h = match strip(scrut) {
             Expr::Call(c) => self.callee(c).filter(|h| h.err.is_some()).map(|h| (c, h)),
             _ => None,
@@ -228,7 +237,7 @@ impl Lowerer<'_> {
             return err(
                 scrut.span(),
                 "`Ok`/`Err` patterns are lowered on a call of a helper or traced function \
-                 returning `Result` (declared `-> Result<T, E>`), matched right away",
+                 returning `Result` (declared `-> Result<T, E>`) or on a local holding one",
             );
         };
         let e_ty = h.err.expect("a fallible helper");

@@ -15,7 +15,8 @@ fn run(n: i64) -> i64 {
     loop {
         jit_merge_point!();
         let r = parse(acc);
-        if let Ok(v) = r {
+        let copy = r;
+        if let Ok(v) = copy {
             acc = v;
         }
         pc += 1;
