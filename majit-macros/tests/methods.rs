@@ -3,7 +3,9 @@
 //! `x.m(..)` and `Node::m(x, ..)` from the interpreter and from other
 //! traced functions and methods. Run plain and with the JIT (RefExec and
 //! the native backend) under GC stress: equal results, a loop compiled and
-//! entered, and no call of a traced method left in the loop.
+//! entered, and no call of a traced method left in the loop. Methods
+//! returning `Result` are matched, propagated with `?`, returned and kept
+//! in locals.
 
 #[path = "common/heap.rs"]
 mod heap;
@@ -49,6 +51,26 @@ mod vm {
             self.sum() ^ depth(self)
         }
 
+        /// The value doubled, failing with it when it is above 5 (a method
+        /// returning `Result`).
+        pub(crate) fn small(self) -> Result<i64, i64> {
+            if self.value > 5 {
+                return Err(self.value);
+            }
+            Ok(self.value * 2)
+        }
+
+        /// `small` of this node and the next: `?` on a method call, the
+        /// next's `Result` returned through or kept in a local.
+        pub(crate) fn small2(&self) -> Result<i64, i64> {
+            let a = self.small()?;
+            if self.next.value == 0 {
+                return self.next.small();
+            }
+            let r = self.next.small();
+            Ok(a + r?)
+        }
+
         /// Not a method (no `self`): left alone, callable as usual.
         #[allow(dead_code)]
         pub(crate) fn single(v: i64) -> Node {
@@ -82,13 +104,22 @@ const SUM: i64 = 2;
 const BUMP: i64 = 3;
 const UFCS: i64 = 4;
 const BOTH: i64 = 5;
-const LOOP: i64 = 6;
+const SMALL: i64 = 6;
+const LOOP: i64 = 7;
 
 #[jit_interp(
     greens = [pc, code],
     reds = [head, keep, n, acc],
     structs = [Node { value: i64, next: Node }],
-    traced = [vm::Node::sum, vm::Node::push, vm::Node::bump, vm::depth, vm::both],
+    traced = [
+        vm::Node::sum,
+        vm::Node::push,
+        vm::Node::bump,
+        vm::Node::small,
+        vm::Node::small2,
+        vm::depth,
+        vm::both,
+    ],
 )]
 fn run(code: &[i64], n0: i64) -> i64 {
     let mut pc: usize = 0;
@@ -105,6 +136,19 @@ fn run(code: &[i64], n0: i64) -> i64 {
             BUMP => acc ^= keep.bump(n & 1),
             UFCS => acc = acc.wrapping_add(Node::sum(head) + Node::push(&keep, 1).value),
             BOTH => acc = acc.wrapping_add(vm::both(head, keep)),
+            SMALL => {
+                match head.small2() {
+                    Ok(v) => acc += v,
+                    Err(e) => acc -= e,
+                }
+                let r = keep.small2();
+                if let Err(e) = r {
+                    acc ^= e;
+                }
+                if r.is_ok() {
+                    acc += 1;
+                }
+            }
             LOOP => {
                 n -= 1;
                 if n > 0 {
@@ -120,7 +164,7 @@ fn run(code: &[i64], n0: i64) -> i64 {
     }
 }
 
-const PROG: [i64; 7] = [RESET, PUSH, SUM, BUMP, UFCS, BOTH, LOOP];
+const PROG: [i64; 8] = [RESET, PUSH, SUM, BUMP, UFCS, BOTH, SMALL, LOOP];
 
 /// Plain, then with `B`, both under GC stress: equal results, a loop
 /// compiled and entered.

@@ -18,7 +18,7 @@ pub(super) fn callee_name(c: &syn::ExprCall) -> Option<String> {
 }
 
 /// How errors name `h`: `f`, or `Node::m` for a traced method.
-fn display_name(h: &Helper) -> String {
+pub(super) fn display_name(h: &Helper) -> String {
     match &h.method {
         Some(m) => format!("{}::{}", m.ty, m.name),
         None => h.name.to_string(),
@@ -92,7 +92,7 @@ impl<'a> Lowerer<'a> {
         };
         let args: Vec<&Expr> = m.args.iter().collect();
         match recv.ty {
-            Ty::Gc(si) => return self.gc_method(m, &recv, si),
+            Ty::Gc(si) => return self.gc_method(m, &recv, si, want),
             Ty::Obj => return self.obj_method(m, &recv),
             Ty::GcArray(item) => return self.array_method(m, &recv, item),
             Ty::Scalar(Scalar::F64) => return self.float_method(&m.method, &recv, &args),
@@ -159,7 +159,7 @@ impl<'a> Lowerer<'a> {
     /// `results.rs`).
     pub(super) fn call(&mut self, c: &syn::ExprCall, want: Option<Ty>) -> Res<Option<Val>> {
         let sp = c.span();
-        if let Some(v) = self.struct_call(c, sp)? {
+        if let Some(v) = self.struct_call(c, sp, want)? {
             return Ok(v);
         }
         if let Some(v) = self.float_fn(c)? {
@@ -282,25 +282,23 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `recv.m(args)` or `S::m(recv, args)` (at `sp`) of the traced method
-    /// `h`; `recv` is lowered, of `h`'s struct.
+    /// `h`; `recv` is lowered, of `h`'s struct. A method returning `Result`
+    /// here is what this function returns (`want`: see `results.rs`).
     pub(super) fn method_call(
         &mut self,
         sp: Span,
         h: &Helper,
-        recv: &Val,
-        args: &[&Expr],
+        (recv, args): (&Val, &[&Expr]),
+        want: Option<Ty>,
     ) -> Res<Option<Val>> {
-        if h.err.is_some() {
-            return err(
-                sp,
-                format!(
-                    "`{}` returns a `Result`: a traced method's `Result` is not lowered (make it \
-                     a free function taking the handle)",
-                    display_name(h)
-                ),
-            );
+        if h.err.is_none() {
+            return self.emit_call_with(sp, h, Some(recv), args);
         }
-        self.emit_call_with(sp, h, Some(recv), args)
+        self.returned_through(h, sp, want)?;
+        if let Some(v) = self.emit_call_with(sp, h, Some(recv), args)? {
+            self.emit_ret(&v);
+        }
+        Ok(None)
     }
 
     /// The error for a call of `name`, which has no declared policy.

@@ -103,8 +103,14 @@ pub(super) fn place_ty(p: &Place) -> Ty {
 }
 
 impl<'a> Lowerer<'a> {
-    /// `S::new(fields...)` and `S::null()` of a declared struct.
-    pub(super) fn struct_call(&mut self, c: &syn::ExprCall, sp: Span) -> Res<Option<Option<Val>>> {
+    /// `S::new(fields...)` and `S::null()` of a declared struct, and
+    /// `S::m(x, ..)` of a traced method (`want`: see [`Lowerer::expr`]).
+    pub(super) fn struct_call(
+        &mut self,
+        c: &syn::ExprCall,
+        sp: Span,
+        want: Option<Ty>,
+    ) -> Res<Option<Option<Val>>> {
         let Expr::Path(p) = &*c.func else {
             return Ok(None);
         };
@@ -164,7 +170,7 @@ impl<'a> Lowerer<'a> {
                 Ok(Some(Some(Val::scalar(ty, Opnd::Reg(dst)))))
             }
             other => match (self.traced_method(si as u8, other), c.args.first()) {
-                (Some(h), Some(first)) => self.ufcs_call(c, h, first, ty).map(Some),
+                (Some(h), Some(first)) => self.ufcs_call(c, h, first, ty, want).map(Some),
                 _ => err(
                     sp,
                     format!(
@@ -184,6 +190,7 @@ impl<'a> Lowerer<'a> {
         h: &Helper,
         first: &Expr,
         ty: Ty,
+        want: Option<Ty>,
     ) -> Res<Option<Val>> {
         let recv = match (strip(first), h.method.as_ref().is_some_and(|m| m.by_ref)) {
             (Expr::Reference(r), true) if r.mutability.is_none() => &*r.expr,
@@ -197,7 +204,7 @@ impl<'a> Lowerer<'a> {
             return err(first.span(), "the receiver does not have the method's type");
         }
         let args: Vec<&Expr> = c.args.iter().skip(1).collect();
-        self.method_call(c.span(), h, &v, &args)
+        self.method_call(c.span(), h, (&v, &args), want)
     }
 
     /// `x.field()`, `x.set_field(v)` and `x.is_null()` on a GC handle.
@@ -206,12 +213,13 @@ impl<'a> Lowerer<'a> {
         m: &syn::ExprMethodCall,
         recv: &Val,
         si: u8,
+        want: Option<Ty>,
     ) -> Res<Option<Val>> {
         let sp = m.span();
         let name = m.method.to_string();
         if let Some(h) = self.traced_method(si, &name) {
             let args: Vec<&Expr> = m.args.iter().collect();
-            return self.method_call(sp, h, recv, &args);
+            return self.method_call(sp, h, (recv, &args), want);
         }
         if matches!(name.as_str(), "is" | "cast") {
             return err(m.receiver.span(), self.class_test_of_struct(si));

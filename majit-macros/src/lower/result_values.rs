@@ -46,20 +46,17 @@ impl Lowerer<'_> {
         let (Some(name), Some(init)) = (let_name(&local.pat), &local.init) else {
             return Ok(None);
         };
-        let Expr::Call(c) = strip(&init.expr) else {
-            return Ok(None);
-        };
-        let Some(h) = self.callee(c).filter(|h| h.err.is_some()) else {
+        let Some(f) = self.fallible_call(&init.expr) else {
             return Ok(None);
         };
         if init.diverge.is_some() {
             return err(local.span(), "`let ... else` is not supported: use `match`");
         }
-        let e_ty = h.err.expect("filtered on it");
         let handler = self.label();
-        let Some(v) = self.emit_call(c, h)? else {
+        let Some((v, h)) = self.emit_fallible(f)? else {
             return Ok(Some(None));
         };
+        let e_ty = h.err.expect("a fallible call");
         let e = self.regs.var(bank(e_ty));
         let (l, et) = (self.label_t(handler), e.tokens());
         self.code.push(quote!(b.catch_exception(#l, Some(#et));));

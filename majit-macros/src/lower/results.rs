@@ -87,7 +87,61 @@ fn result_pat(p: &Pat) -> Res<ResultPat> {
     }
 }
 
-impl Lowerer<'_> {
+/// A call that may fail, as written.
+pub(super) enum Fallible<'e, 'a> {
+    /// Of a helper or traced function returning `Result`.
+    Call(&'e syn::ExprCall, &'a Helper),
+    /// Of a method named like a traced method returning `Result` (which
+    /// one, the receiver's type tells once it is lowered).
+    Method(&'e syn::ExprMethodCall),
+}
+
+impl<'a> Lowerer<'a> {
+    /// `e` as a call that may fail, if it is one (nothing is emitted).
+    pub(super) fn fallible_call<'e>(&self, e: &'e Expr) -> Option<Fallible<'e, 'a>> {
+        match strip(e) {
+            Expr::Call(c) => self
+                .callee(c)
+                .filter(|h| h.err.is_some())
+                .map(|h| Fallible::Call(c, h)),
+            Expr::MethodCall(m) => {
+                let named = |h: &Helper| h.method.as_ref().is_some_and(|x| x.name == m.method);
+                let any = self.ctx.helpers.iter().any(|h| h.err.is_some() && named(h));
+                any.then_some(Fallible::Method(m))
+            }
+            _ => None,
+        }
+    }
+
+    /// Emits `f` (a catch, if any, must come next): its value and callee.
+    /// `None`: control does not flow past its receiver or arguments.
+    pub(super) fn emit_fallible(&mut self, f: Fallible<'_, 'a>) -> Res<Option<(Val, &'a Helper)>> {
+        let m = match f {
+            Fallible::Call(c, h) => return Ok(self.emit_call(c, h)?.map(|v| (v, h))),
+            Fallible::Method(m) => m,
+        };
+        let Some(recv) = self.expr(&m.receiver, None)? else {
+            return Ok(None);
+        };
+        let h = match recv.ty {
+            Ty::Gc(si) => self.traced_method(si, &m.method.to_string()),
+            _ => None,
+        };
+        let Some(h) = h.filter(|h| h.err.is_some()) else {
+            return err(
+                m.method.span(),
+                format!(
+                    "no traced method `{}` returning `Result` takes this receiver",
+                    m.method
+                ),
+            );
+        };
+        let args: Vec<&Expr> = m.args.iter().collect();
+        Ok(self
+            .emit_call_with(m.span(), h, Some(&recv), &args)?
+            .map(|v| (v, h)))
+    }
+
     /// `Ok(x)` / `Err(e)`: only as the function's result (`want` is
     /// [`Ty::Fallible`]), which returns `x` / raises `e`.
     pub(super) fn result_ctor(
@@ -136,20 +190,28 @@ impl Lowerer<'_> {
         h: &Helper,
         want: Option<Ty>,
     ) -> Res<Option<Val>> {
-        if want != Some(Ty::Fallible) {
-            return err(c.span(), result_use(&h.name.to_string()));
-        }
-        self.same_error(&h.name.to_string(), h.err, c.span())?;
-        if h.ret.unwrap_or(Ty::Unit) != self.ctx.ret {
-            return err(
-                c.span(),
-                format!("`{}` returns another `T` than this function", h.name),
-            );
-        }
+        self.returned_through(h, c.span(), want)?;
         if let Some(v) = self.emit_call(c, h)? {
             self.emit_ret(&v);
         }
         Ok(None)
+    }
+
+    /// The `Result` of a call (at `sp`) of the fallible `h` can be what
+    /// this function returns (`want` is [`Ty::Fallible`]).
+    pub(super) fn returned_through(&self, h: &Helper, sp: Span, want: Option<Ty>) -> Res<()> {
+        let name = display_name(h);
+        if want != Some(Ty::Fallible) {
+            return err(sp, result_use(&name));
+        }
+        self.same_error(&name, h.err, sp)?;
+        if h.ret.unwrap_or(Ty::Unit) != self.ctx.ret {
+            return err(
+                sp,
+                format!("`{name}` returns another `T` than this function"),
+            );
+        }
+        Ok(())
     }
 
     /// `f(..)?`: the call without a catch.
@@ -157,19 +219,19 @@ impl Lowerer<'_> {
         if self.result_var(&t.expr).is_some() {
             return self.try_result_var(&t.expr, t.span());
         }
-        let h = match strip(&t.expr) {
-            Expr::Call(c) => self.callee(c).filter(|h| h.err.is_some()).map(|h| (c, h)),
-            _ => None,
-        };
-        let Some((c, h)) = h else {
+        let Some(f) = self.fallible_call(&t.expr) else {
             return err(
                 t.span(),
                 "`?` is lowered only on a call of a helper or traced function returning \
-                 `Result` (declared `-> Result<T, E>`): handle other values with `match`",
+                 `Result` (declared `-> Result<T, E>`) or on a local holding one: handle other \
+                 values with `match`",
             );
         };
-        self.same_error(&h.name.to_string(), h.err, t.span())?;
-        self.emit_call(c, h)
+        let Some((v, h)) = self.emit_fallible(f)? else {
+            return Ok(None);
+        };
+        self.same_error(&display_name(h), h.err, t.span())?;
+        Ok(Some(v))
     }
 
     /// An error of type `e` from `name` (a function or `Result` local) can
@@ -229,21 +291,17 @@ impl Lowerer<'_> {
         if self.result_var(scrut).is_some() {
             return self.branch_on_result(scrut, handler).map(Some);
         }
-        let h = match strip(scrut) {
-            Expr::Call(c) => self.callee(c).filter(|h| h.err.is_some()).map(|h| (c, h)),
-            _ => None,
-        };
-        let Some((c, h)) = h else {
+        let Some(f) = self.fallible_call(scrut) else {
             return err(
                 scrut.span(),
                 "`Ok`/`Err` patterns are lowered on a call of a helper or traced function \
                  returning `Result` (declared `-> Result<T, E>`) or on a local holding one",
             );
         };
-        let e_ty = h.err.expect("a fallible helper");
-        let Some(v) = self.emit_call(c, h)? else {
+        let Some((v, h)) = self.emit_fallible(f)? else {
             return Ok(None);
         };
+        let e_ty = h.err.expect("a fallible helper");
         let e = bind_err.then(|| self.regs.temp(bank(e_ty)));
         let dst = match e {
             Some(r) => {
