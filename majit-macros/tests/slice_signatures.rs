@@ -26,11 +26,13 @@ mod vm {
     }
 
     /// Adds `d` to `xs[i]` (traced: writes a `&mut [i64]`, passes it on
-    /// as `&[i64]` to a traced function and a dont-look-inside one).
+    /// as `&[i64]` to a traced function and a dont-look-inside one). Out
+    /// of bounds, Rust panics at the right side's `xs[i]` (evaluated
+    /// before the place), and so must the JIT.
     #[majit::traced]
     pub(crate) fn bump(xs: &mut [i64], i: usize, d: i64) -> i64 {
-        let v = xs[i].wrapping_add(d);
-        xs[i] = v;
+        xs[i] = xs[i].wrapping_add(d);
+        let v = xs[i];
         v ^ sum_from(xs, 2) ^ peek(xs, 0)
     }
 

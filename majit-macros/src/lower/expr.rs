@@ -96,8 +96,7 @@ impl<'a> Lowerer<'a> {
             Expr::Unary(u) => self.unary(u, want),
             Expr::Cast(c) => self.cast(c),
             Expr::Assign(a) => {
-                let place = self.place(&a.left)?;
-                let Some(v) = self.expr(&a.right, Some(place_ty(&place)))? else {
+                let Some((place, v)) = self.place_and_value(&a.left, &a.right)? else {
                     return Ok(None);
                 };
                 self.write(&place, &v, a.right.span())?;
@@ -278,11 +277,10 @@ impl<'a> Lowerer<'a> {
     ) -> Res<Option<Val>> {
         let sp = b.span();
         if let Some(op) = compound_base(&b.op) {
-            let place = self.place(&b.left)?;
-            let cur = self.read(&place)?;
-            let Some(rv) = self.expr(&b.right, Some(cur.ty))? else {
+            let Some((place, rv)) = self.place_and_value(&b.left, &b.right)? else {
                 return Ok(None);
             };
+            let cur = self.read(&place)?;
             let v = self.arith(op, &cur, &rv, at, b)?;
             self.write(&place, &v, sp)?;
             return Ok(Some(Val::unit()));

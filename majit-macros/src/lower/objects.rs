@@ -397,6 +397,46 @@ impl<'a> Lowerer<'a> {
         Ok(Val::scalar(Ty::Scalar(elem), Opnd::Reg(dst)))
     }
 
+    /// The place `left` and the value `right` of an assignment (plain or
+    /// compound): the value first, as Rust evaluates it (a call there runs
+    /// before the place's bounds check fails), when the place's type is
+    /// known without lowering it ([`Lowerer::known_place_ty`]); else the
+    /// place first, typing the value. `None`: control does not flow past
+    /// the value.
+    pub(super) fn place_and_value(
+        &mut self,
+        left: &Expr,
+        right: &Expr,
+    ) -> Res<Option<(Place, Val)>> {
+        if let Some(t) = self.known_place_ty(left) {
+            let Some(v) = self.expr(right, Some(t))? else {
+                return Ok(None);
+            };
+            return Ok(Some((self.place(left)?, v)));
+        }
+        let place = self.place(left)?;
+        Ok(self
+            .expr(right, Some(place_ty(&place)))?
+            .map(|v| (place, v)))
+    }
+
+    /// The type of the place `e` when it is a variable or an item of a
+    /// slice or array variable (nothing is lowered).
+    fn known_place_ty(&self, e: &Expr) -> Option<Ty> {
+        let var = |e: &Expr| match strip(e) {
+            Expr::Path(p) => self.lookup(&p.path.get_ident()?.to_string()),
+            _ => None,
+        };
+        match strip(e) {
+            Expr::Index(ix) => match var(&ix.expr)?.ty {
+                Ty::Slice { elem, .. } => Some(Ty::Scalar(elem)),
+                Ty::Array { item, .. } | Ty::GcArray(item) => Some(item.ty()),
+                _ => None,
+            },
+            e => var(e).map(|v| v.ty).filter(|t| t.is_single()),
+        }
+    }
+
     pub(super) fn place(&mut self, e: &Expr) -> Res<Place> {
         match e {
             Expr::Path(p) if p.path.get_ident().is_some() => {
