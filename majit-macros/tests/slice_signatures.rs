@@ -229,3 +229,60 @@ fn slice_helpers_keep_their_policies() {
         assert!(!body.contains(&format!("descr={f})")), "{f}: {body}");
     }
 }
+
+/// A loop summing a long slice through the traced `sum_from` and bumping
+/// one item with `bump`: too long to trace with `trace_limit` 100.
+#[jit_interp(
+    greens = [],
+    reds = [xs, n, acc],
+    helpers = [dont_look_inside fn vm::peek(xs: &[i64], i: usize) -> i64],
+    traced = [vm::sum_from, vm::bump],
+)]
+fn run_long(xs: &mut [i64], n0: i64) -> i64 {
+    let mut n: i64 = n0;
+    let mut acc: i64 = 0;
+    loop {
+        jit_merge_point!();
+        acc = acc.wrapping_add(vm::sum_from(xs, 1));
+        let i = (n as usize) % xs.len();
+        acc ^= vm::bump(xs, i, n);
+        n -= 1;
+        if n == 0 {
+            return acc;
+        }
+        can_enter_jit!();
+        continue;
+    }
+}
+
+/// Too long to trace, `sum_from` is marked don't-inline and called
+/// through its residual form, whose shim rebuilds the slices: results and
+/// slices equal the plain run's, the loop calls it.
+fn long_slice_becomes_a_call<B: GcBackend>() {
+    let (mut a, mut b) = ([0i64; 64], [0i64; 64]);
+    for (k, (x, y)) in a.iter_mut().zip(b.iter_mut()).enumerate() {
+        (*x, *y) = (k as i64, k as i64);
+    }
+    let plain = run_long(&mut a, 500);
+    let params = JitParams::default().with_threshold(3).with_trace_limit(100);
+    let mut d = run_long_driver::<B>(params).unwrap();
+    assert_eq!(run_long_jit(&mut d, &mut b, 500).unwrap(), plain);
+    assert_eq!(a, b);
+    let s = d.stats();
+    let names: Vec<&str> = s.dont_inline.iter().map(|m| m.name.as_str()).collect();
+    assert!(names.contains(&"sum_from"), "{s}");
+    assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{s}");
+    let trace = majit::ir::text::print(&d.loops()[0].trace);
+    assert!(trace.contains("descr=sum_from)"), "{trace}");
+}
+
+#[test]
+fn a_too_long_slice_function_becomes_a_call_on_refexec() {
+    long_slice_becomes_a_call::<RefExec>();
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn a_too_long_slice_function_becomes_a_call_natively() {
+    long_slice_becomes_a_call::<HostBackend>();
+}
