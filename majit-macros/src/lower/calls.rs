@@ -35,10 +35,31 @@ pub(super) fn call_descr(
     policy: Policy,
     raises: bool,
 ) -> TokenStream {
+    let handles = kinds.iter().any(|k| matches!(k, Bank::Ref));
+    descr(name, kinds, ret, (policy, raises), handles)
+}
+
+/// The `CallDescr` expression of a call of the helper `h` with `policy`:
+/// only GC handle arguments make it `may_force` (a slice's data pointer
+/// is in the ref bank, but it is never the frame).
+pub(super) fn helper_descr(h: &Helper, policy: Policy) -> TokenStream {
+    let kinds: Vec<Bank> = h.args.iter().flat_map(|t| arg_banks(*t)).collect();
+    let handles = h.args.iter().any(|t| t.is_ref());
+    let name = h.name.to_string();
+    descr(&name, &kinds, h.ret.map(bank), (policy, true), handles)
+}
+
+/// [`call_descr`], `handles`: some argument is a GC handle.
+fn descr(
+    name: &str,
+    kinds: &[Bank],
+    ret: Option<Bank>,
+    (policy, raises): (Policy, bool),
+    handles: bool,
+) -> TokenStream {
     // A helper given a GC handle may be given the virtualizable frame: the
     // tracer writes the frame back before the call and reloads it after.
-    let may_force = matches!(policy, Policy::Residual | Policy::DontLookInside)
-        && kinds.iter().any(|k| matches!(k, Bank::Ref));
+    let may_force = matches!(policy, Policy::Residual | Policy::DontLookInside) && handles;
     let kinds = kinds.iter().map(|k| k.kind());
     let result = match ret {
         Some(Bank::Int) => quote!(::majit::ir::ResultKind::Int),
@@ -72,9 +93,7 @@ pub(super) fn call_descr(
 /// marked it don't-inline): random effects, like `dont_look_inside`; it
 /// may panic (its shim runs it in `runtime::catch_panic`).
 pub fn residual_descr(h: &Helper) -> TokenStream {
-    let kinds: Vec<Bank> = h.args.iter().flat_map(|t| arg_banks(*t)).collect();
-    let name = h.name.to_string();
-    call_descr(&name, &kinds, h.ret.map(bank), Policy::DontLookInside, true)
+    helper_descr(h, Policy::DontLookInside)
 }
 
 impl<'a> Lowerer<'a> {
@@ -249,8 +268,7 @@ impl<'a> Lowerer<'a> {
             self.code
                 .push(quote!(b.inline_call(#f, &[#(#args),*], #d);));
         } else {
-            let kinds: Vec<Bank> = h.args.iter().flat_map(|t| arg_banks(*t)).collect();
-            let descr = call_descr(&name, &kinds, h.ret.map(bank), h.policy, true);
+            let descr = helper_descr(h, h.policy);
             let shim = format_ident!("__majit_shim_{}", name);
             let func = quote!(::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64));
             self.code
