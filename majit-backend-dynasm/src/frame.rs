@@ -17,9 +17,11 @@
 //! A gcmap bit `i` names frame word `i` (see `gcmap.rs`).
 //!
 //! The frame is allocated by [`Frame::new`] on the Rust side, sized for the
-//! deepest trace compiled so far (a bridge may need more slots than its
-//! loop; since compilation never happens while code runs, sizing at entry
-//! covers every trace the run can reach). The entry trampoline passes its
+//! deepest trace compiled so far plus `FRAME_HEADROOM` (a bridge may need
+//! more slots than its loop; code compiled while frames run, by a nested
+//! run of the interpreter, is refused when it needs more than the smallest
+//! running frame has, so sizing at entry covers every trace the run can
+//! reach: see `native.rs`). The entry trampoline passes its
 //! address in the frame register; code addresses slots relative to it.
 
 use crate::arch::{Loc, RegFile};

@@ -11,6 +11,9 @@
 //! frame reaches the portal's `jit_merge_point`, the greens and reds are
 //! handed back to the plain interpreter ([`Outcome::MergePoint`]); if it
 //! returns instead, the interpreted program is done ([`Outcome::Returned`]).
+//! A portal frame that is not the outermost (a call of the interpreted
+//! program, `portal.rs`) reaching its merge point is handed to the portal
+//! runner, which runs the callee with the JIT and returns its result.
 //!
 //! Invariants: the blackhole and the tracer share one semantics
 //! ([`crate::jitcode::eval`]); a frame's ref registers are passed as roots
@@ -18,6 +21,7 @@
 
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{FuncId, Insn, JOp, JitCode, JitCodeSet, Operand, RegOp};
+use crate::portal::PortalCall;
 use crate::runtime::Allocator;
 use majit_ir::{Descr, Kind, Value};
 use std::sync::Arc;
@@ -128,6 +132,9 @@ pub struct Blackhole<'a> {
     codes: &'a JitCodeSet,
     alloc: &'a mut dyn Allocator,
     pub frames: Vec<BhFrame>,
+    /// The portal, for calls of the interpreted program (see
+    /// [`Blackhole::with_portal`]).
+    portal: Option<PortalCall>,
 }
 
 impl<'a> Blackhole<'a> {
@@ -141,7 +148,18 @@ impl<'a> Blackhole<'a> {
             codes,
             alloc,
             frames,
+            portal: None,
         }
+    }
+
+    /// Makes the blackhole run calls of the interpreted program with the
+    /// portal runner: when a portal frame that is not the outermost reaches
+    /// its merge point, the runner runs the callee from there (with the
+    /// JIT: compiled code or the interpreter) and the frame returns its
+    /// result. Without a runner, callee frames run here to their return.
+    pub fn with_portal(mut self, portal: PortalCall) -> Blackhole<'a> {
+        self.portal = Some(portal);
+        self
     }
 
     /// Runs until the outermost frame reaches a merge point or returns.
@@ -170,7 +188,34 @@ impl<'a> Blackhole<'a> {
             let reds = insn.list(1).iter().map(|&r| f.get(r)).collect();
             return Ok(Some(Outcome::MergePoint { greens, reds }));
         }
+        if insn.op == JOp::MergePoint && self.call_portal(&insn)? {
+            return Ok(None);
+        }
         Ok(self.exec(&insn)?.map(Outcome::Returned))
+    }
+
+    /// At the merge point `insn` of a callee's portal frame: calls the
+    /// portal runner with the frame's greens and reds (every frame's refs
+    /// rooted: the callee may collect) and returns its result from the
+    /// frame. False when the top frame is no portal frame or there is no
+    /// runner.
+    fn call_portal(&mut self, insn: &Insn) -> Result<bool, ConcreteError> {
+        let f = self.frames.last().expect("a blackhole has a frame");
+        let runner = self.portal.as_ref().filter(|p| p.is_portal(&f.code));
+        let Some((func, descr)) = runner.and_then(|p| p.runner.clone()) else {
+            return Ok(false);
+        };
+        let lists = insn.list(0).iter().chain(insn.list(1));
+        let args: Vec<Value> = lists.map(|&r| f.get(r)).collect();
+        let mut roots = self.roots();
+        self.alloc.call_begin(&roots);
+        let cd = descr.as_call().expect("the runner has a call descr");
+        let v = eval::call(func, cd, &args);
+        self.alloc.call_end(&mut roots);
+        self.set_roots(roots);
+        let v = v?;
+        self.leave(cd.result.kind().map(|_| v))?;
+        Ok(true)
     }
 
     fn top(&mut self) -> &mut BhFrame {
@@ -182,6 +227,22 @@ impl<'a> Blackhole<'a> {
         f.code.descrs[insn.descr(i)].clone()
     }
 
+    /// Every frame's refs, in order (the roots of a collection).
+    fn roots(&self) -> Vec<usize> {
+        let refs = self.frames.iter().flat_map(|f| f.refs.iter().copied());
+        refs.collect()
+    }
+
+    /// Writes back the refs of [`Blackhole::roots`] after a collection.
+    fn set_roots(&mut self, roots: Vec<usize>) {
+        let mut it = roots.into_iter();
+        for f in &mut self.frames {
+            for r in &mut f.refs {
+                *r = it.next().unwrap_or(*r);
+            }
+        }
+    }
+
     /// Allocates through the hook with every frame's refs as roots.
     fn allocate(
         &mut self,
@@ -190,18 +251,9 @@ impl<'a> Blackhole<'a> {
             &mut [usize],
         ) -> Result<usize, crate::runtime::OutOfMemory>,
     ) -> Result<usize, ConcreteError> {
-        let mut roots: Vec<usize> = self
-            .frames
-            .iter()
-            .flat_map(|f| f.refs.iter().copied())
-            .collect();
+        let mut roots = self.roots();
         let obj = make(self.alloc, &mut roots).map_err(|_| ConcreteError::OutOfMemory)?;
-        let mut it = roots.into_iter();
-        for f in &mut self.frames {
-            for r in &mut f.refs {
-                *r = it.next().unwrap_or(*r);
-            }
-        }
+        self.set_roots(roots);
         Ok(obj)
     }
 
@@ -328,16 +380,7 @@ impl<'a> Blackhole<'a> {
                     Operand::Reg(r) => f.get(*r),
                     _ => Value::Int(0),
                 });
-                let done = self.frames.pop().expect("a blackhole has a frame");
-                match self.frames.last_mut() {
-                    None => return Ok(Some(v)),
-                    Some(caller) => match (done.ret_dst, v) {
-                        (Some(dst), Some(v)) if dst.kind == v.kind() => caller.set(dst, v),
-                        (None, _) => {}
-                        _ => return Err(bad_return(&done.code)),
-                    },
-                }
-                return Ok(None);
+                return self.leave(v);
             }
         }
         let top = self.top();
@@ -345,6 +388,23 @@ impl<'a> Blackhole<'a> {
             top.set(dst, v);
         }
         top.pc = next;
+        Ok(None)
+    }
+}
+
+impl Blackhole<'_> {
+    /// The top frame returns `v`: into its caller's result register, or
+    /// the run is over (`Some(v)`: the outermost frame returned).
+    fn leave(&mut self, v: Option<Value>) -> Result<Option<Option<Value>>, ConcreteError> {
+        let done = self.frames.pop().expect("a blackhole has a frame");
+        match self.frames.last_mut() {
+            None => return Ok(Some(v)),
+            Some(caller) => match (done.ret_dst, v) {
+                (Some(dst), Some(v)) if dst.kind == v.kind() => caller.set(dst, v),
+                (None, _) => {}
+                _ => return Err(bad_return(&done.code)),
+            },
+        }
         Ok(None)
     }
 }

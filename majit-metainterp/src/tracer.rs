@@ -42,20 +42,23 @@
 
 mod facts;
 mod heap_cache;
+mod portal;
 
 use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame};
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
+use crate::portal::PortalCall;
 use crate::runtime::Allocator;
-use crate::stats::AbortReason;
+use crate::stats::{AbortReason, Stats};
 use crate::vable::VirtualizableInfo;
 use crate::warmstate::{FastMap, FastSet, GreenKey};
 use facts::{Facts, Fold};
 use heap_cache::HeapCache;
 use majit_ir::{
-    ArrayDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef,
-    ResultKind, Trace, Value,
+    ArrayDescr, CallDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode,
+    OpRef, ResultKind, Trace, Value,
 };
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 /// A traced value: its trace reference and its concrete value.
@@ -159,6 +162,11 @@ struct TFrame {
     ret_dst: Option<RegOp>,
     /// The last `-live-` marker passed: where a guard here resumes.
     live_pc: usize,
+    /// For a portal frame: the greens of the first merge point it met in
+    /// this trace (for the outermost frame of a loop trace, the trace's
+    /// start), which decide whether calls of the interpreted program are
+    /// recursive (`tracer/portal.rs`).
+    entry: Option<GreenKey>,
 }
 
 fn bank(kind: Kind) -> usize {
@@ -191,8 +199,14 @@ fn getarrayitem_opcode(kind: Kind) -> OpCode {
 #[derive(Clone, Debug)]
 pub enum TraceKind {
     /// A loop starting at the merge point with these greens; its label
-    /// gets `target`.
-    Loop { start: GreenKey, target: Descr },
+    /// gets `target`. An `entry` trace starts at a function's first merge
+    /// point: it ends with a `finish` at the portal's return, or at a merge
+    /// point met for the second time, as a bridge does.
+    Loop {
+        start: GreenKey,
+        target: Descr,
+        entry: bool,
+    },
     /// A bridge from a guard.
     Bridge,
 }
@@ -205,10 +219,14 @@ pub enum TraceEnd {
     Done(Box<Finished>),
     /// Tracing gave up. `frames` (outermost first) continue in the
     /// blackhole; when they are empty the program ended with `returned`.
+    /// `callee`: the greens at which the outermost inlined call of the
+    /// interpreted program started, when the trace was too long (the
+    /// driver stops inlining it).
     Aborted {
         reason: AbortReason,
         frames: Vec<BhFrame>,
         returned: Option<Value>,
+        callee: Option<GreenKey>,
     },
 }
 
@@ -220,6 +238,9 @@ pub struct Finished {
     pub guards: Vec<(u32, Snapshot)>,
     /// When the trace ends in `finish`: its fail-descr id.
     pub finish: Option<u32>,
+    /// When that `finish` is the portal's return: the result (`greens` and
+    /// `reds` are then empty).
+    pub returned: Option<Option<Value>>,
     /// When the trace ends in a jump to another loop: that loop's greens.
     pub jumped_to: Option<GreenKey>,
     /// Differential mode's budget guard after the label (`diff/budget.rs`):
@@ -236,7 +257,7 @@ pub struct TraceEnv<'a> {
     pub alloc: &'a mut dyn Allocator,
     pub trace_limit: usize,
     /// The next free fail-descr id (advanced by each guard and finish).
-    pub next_fail_id: &'a mut u32,
+    pub next_fail_id: &'a Cell<u32>,
     /// The label of the compiled loop at a green key and its number of
     /// inputs, if there is such a loop.
     pub loop_target: &'a dyn Fn(&GreenKey) -> Option<(Descr, usize)>,
@@ -245,6 +266,12 @@ pub struct TraceEnv<'a> {
     /// Differential mode: the address of the iteration budget word a loop
     /// trace counts down after its label (`diff/budget.rs`).
     pub budget_word: Option<usize>,
+    /// The portal, for calls of the interpreted program (`portal.rs`).
+    pub portal: PortalCall,
+    /// Whether the callee starting at a green key is not to be inlined.
+    pub dont_inline: &'a dyn Fn(&GreenKey) -> bool,
+    /// Where the calls of the interpreted program met are counted.
+    pub stats: &'a RefCell<Stats>,
 }
 
 /// The tracer. Build with [`Tracer::for_loop`] or [`Tracer::for_bridge`],
@@ -297,18 +324,20 @@ impl<'a> Tracer<'a> {
             regs,
             ret_dst: None,
             live_pc: pc,
+            entry: None,
         }
     }
 
     /// A tracer for a loop starting at the portal's merge point `mp_pc`
-    /// with `greens` (constants) and `reds` (the trace's inputs).
+    /// with `greens` (constants) and `reds` (the trace's inputs); `entry`:
+    /// an entry trace (see [`TraceKind::Loop`]).
     pub fn for_loop(
         env: TraceEnv<'a>,
         portal: Arc<JitCode>,
         mp_pc: usize,
         greens: &[Value],
         reds: &[Value],
-        target: Descr,
+        (target, entry): (Descr, bool),
     ) -> Result<Tracer<'a>, ConcreteError> {
         let mut inputs = reds.to_vec();
         if let Some(info) = env.vable {
@@ -321,6 +350,7 @@ impl<'a> Tracer<'a> {
             kind: TraceKind::Loop {
                 start: GreenKey::new(greens),
                 target,
+                entry,
             },
             trace: Trace::new(&kinds),
             frames: Vec::new(),
@@ -335,6 +365,7 @@ impl<'a> Tracer<'a> {
             vable: None,
         };
         let mut frame = t.blank_frame(portal, mp_pc);
+        frame.entry = Some(GreenKey::new(greens));
         let insn = frame.code.decode(mp_pc);
         for (&reg, &v) in insn.list(0).iter().zip(greens) {
             let r = t.trace.add_const(const_of(v));
@@ -418,7 +449,12 @@ impl<'a> Tracer<'a> {
                 return Ok(end);
             }
             if self.trace.ops.len() > self.env.trace_limit {
-                return Ok(self.abort(AbortReason::TraceTooLong, None));
+                let callee = self.inlined_callee();
+                let mut end = self.abort(AbortReason::TraceTooLong, None);
+                if let TraceEnd::Aborted { callee: c, .. } = &mut end {
+                    *c = callee;
+                }
+                return Ok(end);
             }
         }
     }
@@ -449,6 +485,7 @@ impl<'a> Tracer<'a> {
             reason,
             frames,
             returned,
+            callee: None,
         }
     }
 
@@ -529,8 +566,8 @@ impl<'a> Tracer<'a> {
     }
 
     fn fail_descr(&mut self) -> (u32, Descr) {
-        let id = *self.env.next_fail_id;
-        *self.env.next_fail_id += 1;
+        let id = self.env.next_fail_id.get();
+        self.env.next_fail_id.set(id + 1);
         (
             id,
             FailDescr {
@@ -1132,23 +1169,17 @@ impl<'a> Tracer<'a> {
         Ok(())
     }
 
-    /// A return: into the caller's result register, or the portal ended.
+    /// A return: into the caller's result register, or the portal returned
+    /// (`tracer/portal.rs`).
     fn leave(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
         let v = match insn.operands.first() {
             Some(Operand::Reg(r)) => Some(self.get(*r)),
             _ => None,
         };
-        let done = self.frames.pop().expect("the tracer has a frame");
-        if self.frames.is_empty() {
-            return Ok(Step::End(
-                self.abort(AbortReason::PortalReturned, v.map(|b| b.v)),
-            ));
+        if self.frames.len() == 1 {
+            return Ok(Step::End(self.portal_return(v)));
         }
-        match (done.ret_dst, v) {
-            (Some(dst), Some(b)) if dst.kind == b.v.kind() => self.set(dst, b),
-            (None, _) => {}
-            _ => return Err(bad_return(&done.code)),
-        }
+        self.return_to_caller(v)?;
         Ok(Step::Next)
     }
 
@@ -1173,6 +1204,21 @@ impl<'a> Tracer<'a> {
         let opcode = family
             .call_with_result(cd.result)
             .expect("call families cover every result kind");
+        self.record_call(opcode, (d, &cd), func, &args, v)
+    }
+
+    /// Records the residual call `opcode` of `func` with `args` (descr
+    /// `d`, call descr `cd`), whose result was `v`: with the virtualizable
+    /// frame written back and reloaded around a call that may force it,
+    /// and a `guard_no_exception` after one that can raise.
+    fn record_call(
+        &mut self,
+        opcode: OpCode,
+        (d, cd): (Descr, &CallDescr),
+        func: TBox,
+        args: &[TBox],
+        v: Value,
+    ) -> Result<Option<TBox>, ConcreteError> {
         let mut refs = vec![func.r];
         refs.extend(args.iter().map(|b| b.r));
         self.flush_stores(None);
@@ -1199,16 +1245,26 @@ impl<'a> Tracer<'a> {
         })
     }
 
-    /// The merge point: start, close or continue the trace.
-    fn merge_point(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
-        if self.frames.len() > 1 {
-            return Ok(Step::End(self.abort(AbortReason::MergePointInCallee, None)));
-        }
+    /// The merge point's greens, made constants.
+    fn promoted_greens(&mut self, insn: &Insn) -> Vec<Value> {
         let mut greens = Vec::new();
         for &g in insn.list(0) {
             let b = self.get(g);
             greens.push(self.promote(b).v);
         }
+        greens
+    }
+
+    /// The merge point: start, close or continue the trace.
+    fn merge_point(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
+        if self.frames.len() > 1 {
+            let top = self.frames.last().expect("the tracer has a frame");
+            if self.env.portal.is_portal(&top.code) {
+                return self.callee_merge_point(insn);
+            }
+            return Ok(Step::End(self.abort(AbortReason::MergePointInCallee, None)));
+        }
+        let greens = self.promoted_greens(insn);
         let reds: Vec<TBox> = insn.list(1).iter().map(|&r| self.get(r)).collect();
         let key = GreenKey::new(&greens);
         if !self.started {
@@ -1234,7 +1290,7 @@ impl<'a> Tracer<'a> {
             red_refs.extend(boxes.iter().map(|b| b.r));
         }
         let own = match &self.kind {
-            TraceKind::Loop { start, target } if *start == key => Some(target.clone()),
+            TraceKind::Loop { start, target, .. } if *start == key => Some(target.clone()),
             _ => None,
         };
         // A loop traced with another virtualizable array length takes a
@@ -1251,7 +1307,7 @@ impl<'a> Tracer<'a> {
             self.flush_stores(None);
             self.trace
                 .push(Op::new(OpCode::Jump, &red_refs).with_descr(target));
-        } else if matches!(self.kind, TraceKind::Bridge) && self.passed.contains(&key) {
+        } else if self.ends_at_seen_merge_points() && self.passed.contains(&key) {
             let (id, descr) = self.fail_descr();
             self.flush_stores(None);
             self.trace
@@ -1268,11 +1324,22 @@ impl<'a> Tracer<'a> {
             trace: std::mem::take(&mut self.trace),
             guards: std::mem::take(&mut self.guards),
             finish,
+            returned: None,
             jumped_to,
             budget: self.budget.take(),
             greens,
             reds: reds.iter().map(|b| b.v).collect(),
         }))))
+    }
+
+    /// Whether a merge point met a second time ends the trace with a
+    /// `finish` (bridges and entry traces; a loop trace goes on to its own
+    /// start).
+    fn ends_at_seen_merge_points(&self) -> bool {
+        matches!(
+            self.kind,
+            TraceKind::Bridge | TraceKind::Loop { entry: true, .. }
+        )
     }
 }
 

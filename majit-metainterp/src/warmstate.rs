@@ -95,6 +95,9 @@ pub struct WarmEntry {
     pub aborts: u32,
     /// Never trace from this key again.
     pub dont_trace: bool,
+    /// A call of the interpreted program whose callee starts at this key
+    /// is not inlined into traces (its inlining made a trace too long).
+    pub dont_inline: bool,
 }
 
 /// The warm state of one driver.
@@ -167,6 +170,11 @@ impl WarmState {
         if e.aborts >= max_aborts {
             e.dont_trace = true;
         }
+    }
+
+    /// Marks the callee starting at `key` as not to be inlined.
+    pub fn dont_inline(&mut self, key: &GreenKey) {
+        self.entries.entry(key.clone()).or_default().dont_inline = true;
     }
 
     /// Marks `key` as never to be traced (its loop cannot be compiled).
