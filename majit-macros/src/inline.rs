@@ -126,6 +126,7 @@ pub fn inline_helpers(
             break_ok: false,
             helper: true,
             consts: consts.as_ref(),
+            recursive: None,
         };
         out.push((
             h.name.to_string(),

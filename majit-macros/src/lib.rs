@@ -43,6 +43,7 @@ mod expand_tests;
 mod fields;
 mod inline;
 mod lower;
+mod recursion;
 mod regs;
 mod traced;
 mod ty;
@@ -418,6 +419,7 @@ fn expand(
         ));
     }
     let at = find_loop(&func)?;
+    let recursive = recursion::mark(&mut func, at)? > 0;
     let stmts = &func.block.stmts;
     let Stmt::Expr(Expr::Loop(dispatch), semi) = &stmts[at] else {
         unreachable!("find_loop returns a loop")
@@ -449,6 +451,10 @@ fn expand(
         },
     };
     let outer_names: Vec<String> = outer.iter().map(|o| o.name.clone()).collect();
+    let params = match recursive {
+        true => Some(recursion::params(&func, &state, &names)?),
+        false => None,
+    };
     let ctx = lower::Ctx {
         state: &state,
         helpers: &attr.helpers,
@@ -460,8 +466,22 @@ fn expand(
         break_ok: at + 1 == stmts.len() && semi.is_none(),
         helper: false,
         consts: None,
+        recursive: params.as_deref(),
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
+    let entry = match &params {
+        Some(p) => {
+            let setup = lower::Ctx {
+                loop_label: None,
+                break_ok: false,
+                helper: true,
+                recursive: None,
+                ..ctx
+            };
+            Some(lower::lower_entry(&setup, p, &stmts[..at])?)
+        }
+        None => None,
+    };
     let helpers = inline::inline_helpers(&attr, &stmts[..at], &traced_fns, &ctx)?;
     if lowered.int_regs > 256 || lowered.ref_regs > 256 || lowered.float_regs > 256 {
         return Err(syn::Error::new(
@@ -477,10 +497,28 @@ fn expand(
         safepoint: places.as_ref().map(|p| emit::safepoint(p, false)),
     }
     .visit_block_mut(&mut plain.block);
+    let gc = !structs.is_empty();
+    recursion::expand_calls(
+        &mut plain.block,
+        &lowered.roots,
+        recursion::CallIn::Plain,
+        gc,
+    );
     emit::fast_heap(&mut plain.block, &structs, false);
 
     let safepoint = places.as_ref().map(|p| emit::safepoint(p, true));
-    let jit = jit_entry(&func, at, &state, &outer, ret, safepoint, &structs);
+    let jit = match recursive {
+        true => recursion::jit_items(&recursion::JitItems {
+            func: &func,
+            at,
+            state: &state,
+            ret: (ret, return_tokens(&func)),
+            roots: &lowered.roots,
+            safepoint,
+            structs: &structs,
+        }),
+        false => jit_entry(&func, at, &state, &outer, ret, safepoint, &structs),
+    };
     let name = func.sig.ident.to_string();
     let floats = helpers
         .iter()
@@ -492,7 +530,7 @@ fn expand(
     let jitcode = emit::jitcode_fn(
         &func.vis,
         &func.sig.ident,
-        &lowered,
+        (&lowered, entry.as_ref()),
         &helpers,
         &structs,
         shims,
@@ -552,6 +590,14 @@ fn gc_places(
     Ok(has_structs.then(|| emit::gc_places(state)))
 }
 
+/// The interpreter's return type (`()` when it has none).
+fn return_tokens(func: &syn::ItemFn) -> proc_macro2::TokenStream {
+    match &func.sig.output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, t) => quote!(#t),
+    }
+}
+
 /// `NAME_jit`: the interpreter with the driver glue.
 fn jit_entry(
     func: &syn::ItemFn,
@@ -576,18 +622,35 @@ fn jit_entry(
         .filter(|o| o.mutable)
         .map(|o| o.name.clone())
         .collect();
-    let r = match &func.sig.output {
-        syn::ReturnType::Default => quote!(()),
-        syn::ReturnType::Type(_, t) => quote!(#t),
-    };
-    let glue = emit::glue(state, &mutable, (ret, r.clone()), &label);
+    let r = return_tokens(func);
+    let glue = emit::glue(
+        state,
+        &mutable,
+        (ret, r.clone()),
+        &label,
+        emit::EnterKind::BackEdge,
+    );
     emit::JitBody { glue, safepoint }.visit_block_mut(&mut f.block);
     emit::fast_heap(&mut f.block, structs, true);
     f.sig.ident = format_ident!("{}_jit", func.sig.ident);
+    jit_signature(f, func, quote!(&mut))
+}
+
+/// The JIT entry `f` (named already) from the interpreter `func` with its
+/// body rewritten for the JIT: taking the driver first (by `by`, `&` or
+/// `&mut`), returning `Result<R, JitError>`, with the body run in
+/// `catch_unwind` (a panic while interpreting is the run's
+/// `JitError::Panic`).
+fn jit_signature(
+    mut f: syn::ItemFn,
+    func: &syn::ItemFn,
+    by: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    let r = return_tokens(func);
     f.sig.generics = syn::parse_quote!(<__B: ::majit::metainterp::Backend>);
     f.sig.inputs.insert(
         0,
-        syn::parse_quote!(__majit_driver: &mut ::majit::metainterp::driver::JitDriver<__B>),
+        syn::parse_quote!(__majit_driver: #by ::majit::metainterp::driver::JitDriver<__B>),
     );
     f.sig.output = syn::parse_quote!(
         -> ::core::result::Result<#r, ::majit::metainterp::driver::JitError>

@@ -114,12 +114,16 @@ impl<'a> Lowerer<'a> {
         if let (Pat::Tuple(t), Some(init)) = (&local.pat, &local.init) {
             return self.let_overflowing(t, &init.expr);
         }
-        let (ident, declared) = match &local.pat {
-            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (&p.ident, None),
+        let (ident, declared, mutable) = match &local.pat {
+            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                (&p.ident, None, p.mutability.is_some())
+            }
             Pat::Type(pt) => match &*pt.pat {
-                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
-                    (&p.ident, Some(Ty::parse_with(&pt.ty, self.ctx.names)?))
-                }
+                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (
+                    &p.ident,
+                    Some(Ty::parse_with(&pt.ty, self.ctx.names)?),
+                    p.mutability.is_some(),
+                ),
                 other => return err(other.span(), "only `let name` bindings are supported"),
             },
             other => return err(other.span(), "only `let name` bindings are supported"),
@@ -160,7 +164,10 @@ impl<'a> Lowerer<'a> {
         }
         let reg = self.regs.var(bank(ty));
         self.copy(&v.opnd(init.expr.span())?, reg);
-        let var = Var::local(ident.to_string(), ty, reg);
+        let var = Var {
+            mutable,
+            ..Var::local(ident.to_string(), ty, reg)
+        };
         self.scopes.last_mut().expect("a scope").push(var);
         Ok(Some(()))
     }
@@ -192,6 +199,7 @@ impl<'a> Lowerer<'a> {
     pub(super) fn mac(&mut self, m: &syn::Macro) -> Res<Option<Val>> {
         let name = m.path.segments.last().map(|s| s.ident.to_string());
         match name.as_deref() {
+            Some(crate::recursion::MARKER) => self.recursive_call(m),
             // A statement right before a `continue` is lowered by `stmts`.
             Some("can_enter_jit") if !self.ctx.helper => err(m.span(), MISPLACED_ENTER),
             Some("jit_merge_point") => err(
@@ -447,14 +455,7 @@ impl<'a> Lowerer<'a> {
         for ((arm, l), bind) in m.arms.iter().zip(arm_labels).zip(binds) {
             self.bind(l);
             let scope = bind
-                .map(|name| Var {
-                    name,
-                    ty: s.ty,
-                    reg: sreg,
-                    len: None,
-                    items: vec![],
-                    frozen: false,
-                })
+                .map(|name| Var::local(name, s.ty, sreg))
                 .into_iter()
                 .collect();
             self.scopes.push(scope);
