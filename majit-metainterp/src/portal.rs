@@ -87,6 +87,12 @@ impl PortalCall {
     }
 }
 
+/// The name of the runner trampoline's call descr (no Rust identifier, so
+/// no helper has it): differential mode cannot replay such calls (a
+/// nested run writes the heap the trace reads back), so it leaves the
+/// traces making them unchecked (`diff/instrument.rs`).
+pub const RUNNER: &str = "majit.portal";
+
 /// The call descr of the runner trampoline: greens and reds in, the
 /// portal's result out; it may do anything, including collecting and
 /// reading or writing the virtualizable frame (`may_force`: the trace
@@ -94,7 +100,7 @@ impl PortalCall {
 /// raises when the nested run fails.
 pub(crate) fn runner_descr(args: Vec<Kind>, result: ResultKind) -> Descr {
     Descr::from(CallDescr {
-        name: "portal".into(),
+        name: RUNNER.into(),
         args,
         result,
         effect: EffectInfo {
