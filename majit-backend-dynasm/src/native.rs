@@ -112,14 +112,25 @@ pub struct NativeBackend<A: Arch> {
     /// a helper runs code of this backend, see `Backend::execute_in`): code
     /// compiled meanwhile must fit the smallest (see [`FRAME_HEADROOM`]).
     running: Vec<u32>,
+    /// Jitframes that ran, for the next runs (at most [`FRAME_POOL`]).
+    pool: Vec<Frame>,
     _arch: PhantomData<A>,
 }
 
 /// Spill slots a jitframe gets beyond the deepest trace compiled when it
-/// is entered: a bridge compiled while the frame runs (by a nested run of
-/// the interpreter) may be entered from it, so code compiled while frames
-/// run may use up to the smallest running frame's slots.
+/// is entered (and at least [`MIN_FRAME_SLOTS`]): a trace compiled while
+/// the frame runs (by a nested run of the interpreter, a call of the
+/// interpreted program) may be entered from it, so code compiled while
+/// frames run may use at most the smallest running frame's slots (more is
+/// `CompileError::ImplLimit`).
 pub const FRAME_HEADROOM: u32 = 32;
+
+/// The fewest spill slots a jitframe has (2 KiB of slots).
+pub const MIN_FRAME_SLOTS: u32 = 256;
+
+/// How many jitframes the backend keeps for reuse (runs nest as deep as
+/// the interpreted program's calls; the pool keeps the common depths).
+pub const FRAME_POOL: usize = 64;
 
 impl<A: Arch> NativeBackend<A> {
     /// A backend with the native scheduling and allocation strategies. The
@@ -147,6 +158,7 @@ impl<A: Arch> NativeBackend<A> {
             policy: Box::new(NativePolicy),
             fields: BTreeMap::new(),
             running: Vec::new(),
+            pool: Vec::new(),
             _arch: PhantomData,
         })
     }
@@ -361,8 +373,9 @@ impl<A: Arch> NativeBackend<A> {
     }
 
     /// Checks `inputs` against loop `code` and prepares its run: a frame
-    /// of [`FRAME_HEADROOM`] slots more than the deepest trace compiled so
-    /// far, the inputs in slots `0..n`, registered as running.
+    /// (from the pool if one is large enough) of [`FRAME_HEADROOM`] slots
+    /// more than the deepest trace compiled so far, the inputs in slots
+    /// `0..n`, registered as running.
     fn enter_frame(&mut self, code: CodeId, inputs: &[Value]) -> Result<Entry, ExecError> {
         let t = self.traces.get(&code).ok_or(ExecError::UnknownCode(code))?;
         if t.attached_to.is_some() {
@@ -379,12 +392,18 @@ impl<A: Arch> NativeBackend<A> {
                 t.inputs
             )));
         }
-        let depth = self.max_slots + FRAME_HEADROOM;
-        let mut frame = Frame::new(A::regs(), depth);
+        let depth = (self.max_slots + FRAME_HEADROOM).max(MIN_FRAME_SLOTS);
+        let mut frame = match self.pool.pop() {
+            Some(mut f) if f.depth() >= depth => {
+                f.reset();
+                f
+            }
+            _ => Frame::new(A::regs(), depth),
+        };
         for (i, &v) in inputs.iter().enumerate() {
             frame.set_slot(i as u32, v);
         }
-        self.running.push(depth);
+        self.running.push(frame.depth());
         Ok(Entry {
             frame,
             trampoline: self.entry,
@@ -397,12 +416,17 @@ impl<A: Arch> NativeBackend<A> {
         })
     }
 
-    /// After a run: no longer running; the exception it left and its exit.
-    fn leave_frame(&mut self, frame: &mut Frame) -> Result<DeadFrame, ExecError> {
+    /// After a run: no longer running; the exception it left and its exit;
+    /// the frame goes back to the pool.
+    fn leave_frame(&mut self, frame: Frame) -> Result<DeadFrame, ExecError> {
         self.running.pop();
         let pending = frame.word(frame::EXCEPTION) as usize;
         self.exception = (pending != 0).then_some(pending);
-        self.dead_frame(frame)
+        let df = self.dead_frame(&frame);
+        if self.pool.len() < FRAME_POOL {
+            self.pool.push(frame);
+        }
+        df
     }
 
     /// Removes trace `id` and its tokens and labels.
@@ -434,8 +458,8 @@ impl<A: Arch> Backend for NativeBackend<A> {
         let entry = self.enter_frame(code, inputs)?;
         // SAFETY: `enter_frame` checked the code and sized the frame; the
         // code stays mapped (we hold the backend).
-        let mut frame = unsafe { entry.run::<A>() };
-        self.leave_frame(&mut frame)
+        let frame = unsafe { entry.run::<A>() };
+        self.leave_frame(frame)
     }
 
     fn execute_in(
@@ -449,8 +473,8 @@ impl<A: Arch> Backend for NativeBackend<A> {
         // SAFETY: `enter_frame` checked the code and sized the frame;
         // code is never freed while it runs (the driver frees none, and
         // `free` needs the backend mutably, which a run never hands out).
-        let mut frame = unsafe { entry.run::<A>() };
-        cell.borrow_mut().leave_frame(&mut frame)
+        let frame = unsafe { entry.run::<A>() };
+        cell.borrow_mut().leave_frame(frame)
     }
     fn free(&mut self, code: CodeId) {
         // On failure the code stays mapped and attached (`free_tree`): a

@@ -555,10 +555,10 @@ impl<B: Backend> JitDriver<B> {
                 let greens = self.compiled.borrow().loops[li].key.values().to_vec();
                 return Ok(Next::MergePoint(greens, reds));
             };
-            let start = Instant::now();
             let outermost = self.busy.get() == 0 && !self.running.replace(true);
+            let start = outermost.then(Instant::now);
             let df = self.execute(li, &inputs);
-            if outermost {
+            if let Some(start) = start {
                 self.running.set(false);
                 self.count(|s| s.time_running += start.elapsed());
             }

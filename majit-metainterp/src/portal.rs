@@ -22,7 +22,7 @@
 //! one per recursive interpreter) taking the greens and reds as the
 //! canonical call's arguments and returning the portal's result. Its body
 //! is [`call`]: it runs the interpreter from that merge point on the driver
-//! that is running right now ([`Current`]), through the Rust function the
+//! that is running right now (`Current`), through the Rust function the
 //! interpreter registered ([`PortalRunner::run`]), which enters compiled
 //! code at the merge point when there is some ([`JitDriver::enter_portal`]).
 //!
