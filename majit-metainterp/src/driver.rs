@@ -254,9 +254,26 @@ pub struct JitDriver<B: Backend> {
     /// progress: while there is one, nested runs (calls of the
     /// interpreted program made by it) neither trace nor compile.
     pub(crate) busy: Cell<u32>,
-    /// Compiled code runs further out (nested runs do not add their time
-    /// to `Stats::time_running`, which the outer run's time includes).
-    running: Cell<bool>,
+    /// Runs of compiled code in progress (nested runs do not add their
+    /// time to `Stats::time_running`, which the outer run's time includes).
+    running: Cell<u32>,
+}
+
+/// A counter of work in progress, decremented when the guard is dropped
+/// (also by an unwinding panic).
+struct Bump<'a>(&'a Cell<u32>);
+
+impl<'a> Bump<'a> {
+    fn new(c: &'a Cell<u32>) -> Bump<'a> {
+        c.set(c.get() + 1);
+        Bump(c)
+    }
+}
+
+impl Drop for Bump<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() - 1);
+    }
 }
 
 impl<B: Backend> JitDriver<B> {
@@ -326,7 +343,7 @@ impl<B: Backend> JitDriver<B> {
             vable: None,
             runner: Cell::new(None),
             busy: Cell::new(0),
-            running: Cell::new(false),
+            running: Cell::new(0),
         })
     }
 
@@ -510,12 +527,12 @@ impl<B: Backend> JitDriver<B> {
         self.busy.get() == 0
     }
 
-    /// Runs `f` with nested runs kept from tracing and compiling.
+    /// Runs `f` with nested runs kept from tracing and compiling (also
+    /// when `f` unwinds: a panic caught further out leaves the driver
+    /// usable).
     pub(crate) fn busy<R>(&self, f: impl FnOnce() -> R) -> R {
-        self.busy.set(self.busy.get() + 1);
-        let r = f();
-        self.busy.set(self.busy.get() - 1);
-        r
+        let _busy = Bump::new(&self.busy);
+        f()
     }
 
     /// [`JitDriver::can_enter_jit`] on a [`JitState`]: on
@@ -555,11 +572,13 @@ impl<B: Backend> JitDriver<B> {
                 let greens = self.compiled.borrow().loops[li].key.values().to_vec();
                 return Ok(Next::MergePoint(greens, reds));
             };
-            let outermost = self.busy.get() == 0 && !self.running.replace(true);
+            // Only the outermost run of compiled code is timed.
+            let outermost = self.busy.get() == 0 && self.running.get() == 0;
             let start = outermost.then(Instant::now);
+            let running = Bump::new(&self.running);
             let df = self.execute(li, &inputs);
+            drop(running);
             if let Some(start) = start {
-                self.running.set(false);
                 self.count(|s| s.time_running += start.elapsed());
             }
             match self.handle_exit(df?)? {
