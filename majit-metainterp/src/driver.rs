@@ -601,9 +601,10 @@ impl<B: Backend> JitDriver<B> {
         let Some(info) = &self.vable else {
             return Ok(Some(reds.to_vec()));
         };
-        let mut inputs = reds.to_vec();
-        inputs.extend(info.read(reds[info.red()].as_ref().unwrap_or(0))?);
         let want = self.compiled.borrow().loops[li].recorded.inputs.len();
+        let mut inputs = Vec::with_capacity(want);
+        inputs.extend_from_slice(reds);
+        info.read_into(reds[info.red()].as_ref().unwrap_or(0), &mut inputs)?;
         Ok((inputs.len() == want).then_some(inputs))
     }
 
@@ -621,13 +622,13 @@ impl<B: Backend> JitDriver<B> {
     /// The values of a `finish` at the portal's return: the result (when
     /// `value`), then the virtualizable frame and its values, which are
     /// written back.
-    fn returned(&self, mut values: Vec<Value>, value: bool) -> Result<Option<Value>, JitError> {
-        let vable = values.split_off(usize::from(value));
+    fn returned(&self, values: &[Value], value: bool) -> Result<Option<Value>, JitError> {
+        let (result, vable) = values.split_at(usize::from(value));
         if let (Some(info), Some((frame, rest))) = (&self.vable, vable.split_first()) {
             let frame = frame.as_ref().unwrap_or(0);
             info.write_back(&mut Shared(&self.alloc), frame, rest)?;
         }
-        Ok(values.pop())
+        Ok(result.first().copied())
     }
 
     /// Writes the virtualizable frame listed in a guard's snapshot back,
@@ -694,7 +695,7 @@ impl<B: Backend> JitDriver<B> {
             Exit::Finish(greens) => Ok(Next::MergePoint(greens, self.reds_of_exit(df.values)?)),
             Exit::Return(value) => {
                 self.count(|s| s.portal_returns += 1);
-                Ok(Next::Finished(self.returned(df.values, value)?))
+                Ok(Next::Finished(self.returned(&df.values, value)?))
             }
             Exit::MergePoint(greens, resume, entry) => {
                 self.merge_point_exit(&df, id, greens, resume, entry.is_some())

@@ -66,9 +66,10 @@ pub enum Visit {
     Interpret,
 }
 
-/// The greens of one merge point, as an exact map key.
+/// The greens of one merge point, as an exact map key (inline up to four
+/// greens: building one for a visit allocates nothing).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct GreenKey(Vec<(Kind, u64)>);
+pub struct GreenKey(smallvec::SmallVec<[(Kind, u64); 4]>);
 
 impl GreenKey {
     /// The key of `greens`.
