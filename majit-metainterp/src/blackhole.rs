@@ -181,17 +181,19 @@ impl<'a> Blackhole<'a> {
                 "a blackhole without frames".into(),
             ));
         };
-        let insn = frame.code.decode(frame.pc);
+        // The instruction as decoded when the code was built.
+        let code = frame.code.clone();
+        let insn = code.insn(frame.pc);
         if insn.op == JOp::MergePoint && depth == 1 {
             let f = &self.frames[0];
             let greens = insn.list(0).iter().map(|&r| f.get(r)).collect();
             let reds = insn.list(1).iter().map(|&r| f.get(r)).collect();
             return Ok(Some(Outcome::MergePoint { greens, reds }));
         }
-        if insn.op == JOp::MergePoint && self.call_portal(&insn)? {
+        if insn.op == JOp::MergePoint && self.call_portal(insn)? {
             return Ok(None);
         }
-        Ok(self.exec(&insn)?.map(Outcome::Returned))
+        Ok(self.exec(insn)?.map(Outcome::Returned))
     }
 
     /// At the merge point `insn` of a callee's portal frame: calls the
