@@ -130,7 +130,7 @@ pub const MIN_FRAME_SLOTS: u32 = 256;
 
 /// How many jitframes the backend keeps for reuse (runs nest as deep as
 /// the interpreted program's calls; the pool keeps the common depths).
-pub const FRAME_POOL: usize = 64;
+pub const FRAME_POOL: usize = 1024;
 
 impl<A: Arch> NativeBackend<A> {
     /// A backend with the native scheduling and allocation strategies. The

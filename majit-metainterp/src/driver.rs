@@ -31,8 +31,10 @@
 //! running compiled code, a tracer or blackhole run, or a call: compiled
 //! code, the tracer and the blackhole call the interpreter again for calls
 //! of the interpreted program (`portal.rs`), which uses the same driver.
-//! While a trace is recorded or a differential-mode entry is checked
-//! (`busy`), nested runs do not trace or compile.
+//! A nested run may trace and compile while an outer trace is recorded (a
+//! call the tracer executes for real can run for long); while a
+//! differential-mode entry is checked (`checking`) nested runs neither
+//! trace nor compile.
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::blackhole::{BhFrame, Blackhole, Outcome};
@@ -250,10 +252,15 @@ pub struct JitDriver<B: Backend> {
     pub(crate) vable: Option<VirtualizableInfo>,
     /// How calls of the interpreted program run (`portal.rs`).
     pub(crate) runner: Cell<Option<PortalRunner<B>>>,
-    /// How many tracer runs and checked differential-mode entries are in
-    /// progress: while there is one, nested runs (calls of the
-    /// interpreted program made by it) neither trace nor compile.
-    pub(crate) busy: Cell<u32>,
+    /// How many checked differential-mode entries are in progress: while
+    /// there is one, nested runs (calls of the interpreted program made by
+    /// its code) neither trace nor compile (the shadow executor, which
+    /// mirrors every compilation, is in use).
+    pub(crate) checking: Cell<u32>,
+    /// The keys of the loops being traced (nested traces run while an outer
+    /// tracer executes a call of the interpreted program; a key is traced
+    /// by one tracer at a time).
+    pub(crate) tracing: RefCell<Vec<GreenKey>>,
     /// Runs of compiled code in progress (nested runs do not add their
     /// time to `Stats::time_running`, which the outer run's time includes).
     running: Cell<u32>,
@@ -273,6 +280,23 @@ impl<'a> Bump<'a> {
 impl Drop for Bump<'_> {
     fn drop(&mut self) {
         self.0.set(self.0.get() - 1);
+    }
+}
+
+/// A key being traced, in the driver's list until the guard is dropped
+/// (also by an unwinding panic).
+struct Tracing<'a>(&'a RefCell<Vec<GreenKey>>);
+
+impl<'a> Tracing<'a> {
+    fn new(keys: &'a RefCell<Vec<GreenKey>>, key: &GreenKey) -> Tracing<'a> {
+        keys.borrow_mut().push(key.clone());
+        Tracing(keys)
+    }
+}
+
+impl Drop for Tracing<'_> {
+    fn drop(&mut self) {
+        self.0.borrow_mut().pop();
     }
 }
 
@@ -342,7 +366,8 @@ impl<B: Backend> JitDriver<B> {
             log_file,
             vable: None,
             runner: Cell::new(None),
-            busy: Cell::new(0),
+            checking: Cell::new(0),
+            tracing: RefCell::new(Vec::new()),
             running: Cell::new(0),
         })
     }
@@ -503,7 +528,7 @@ impl<B: Backend> JitDriver<B> {
                 });
                 self.run_loop(li, reds.to_vec())?
             }
-            Visit::Trace if self.may_compile() => {
+            Visit::Trace if self.may_compile() && !self.tracing.borrow().contains(&key) => {
                 match self.trace_loop(key, greens, reds, entry)? {
                     Next::MergePoint(g, r) => self.continue_at(g, r)?,
                     done => done,
@@ -521,17 +546,16 @@ impl<B: Backend> JitDriver<B> {
         })
     }
 
-    /// Whether this run may trace and compile: not while a trace is
-    /// recorded or an entry is checked further out (see `busy`).
+    /// Whether this run may trace and compile: not while an entry is
+    /// checked further out (see `checking`).
     pub(crate) fn may_compile(&self) -> bool {
-        self.busy.get() == 0
+        self.checking.get() == 0
     }
 
-    /// Runs `f` with nested runs kept from tracing and compiling (also
-    /// when `f` unwinds: a panic caught further out leaves the driver
-    /// usable).
-    pub(crate) fn busy<R>(&self, f: impl FnOnce() -> R) -> R {
-        let _busy = Bump::new(&self.busy);
+    /// Runs `f` counted in `counter` (also when `f` unwinds: a panic caught
+    /// further out leaves the driver usable).
+    fn counted<R>(counter: &Cell<u32>, f: impl FnOnce() -> R) -> R {
+        let _in_progress = Bump::new(counter);
         f()
     }
 
@@ -573,7 +597,7 @@ impl<B: Backend> JitDriver<B> {
                 return Ok(Next::MergePoint(greens, reds));
             };
             // Only the outermost run of compiled code is timed.
-            let outermost = self.busy.get() == 0 && self.running.get() == 0;
+            let outermost = self.tracing.borrow().is_empty() && self.running.get() == 0;
             let start = outermost.then(Instant::now);
             let running = Bump::new(&self.running);
             let df = self.execute(li, &inputs);
@@ -654,7 +678,7 @@ impl<B: Backend> JitDriver<B> {
                 let mut state = diff.try_borrow_mut().ok();
                 let due = state.as_mut().is_some_and(|d| d.due(code));
                 match state.filter(|_| due) {
-                    Some(mut d) => self.busy(|| {
+                    Some(mut d) => Self::counted(&self.checking, || {
                         let tables = (&self.stats, &self.compiled);
                         d.check(&mut run, tables, budget, li, inputs)
                             .map_err(JitError::from)
@@ -826,9 +850,9 @@ impl<B: Backend> JitDriver<B> {
         }
     }
 
-    /// The tracer environment over this driver's state. Nested runs (the
-    /// tracer executes calls of the interpreted program for real) do not
-    /// trace meanwhile.
+    /// The tracer environment over this driver's state (the tracer executes
+    /// calls of the interpreted program for real: nested runs may trace
+    /// meanwhile).
     pub(crate) fn run_tracer(
         &self,
         make: impl FnOnce(TraceEnv<'_>) -> Result<Tracer<'_>, ConcreteError>,
@@ -856,7 +880,7 @@ impl<B: Backend> JitDriver<B> {
             dont_inline: &dont_inline,
             stats: &self.stats,
         };
-        let end = self.busy(|| make(env).and_then(Tracer::run));
+        let end = make(env).and_then(Tracer::run);
         self.count(|s| s.time_tracing += start.elapsed());
         Ok(end?)
     }
@@ -871,16 +895,20 @@ impl<B: Backend> JitDriver<B> {
         entry: bool,
     ) -> Result<Next, JitError> {
         self.warm.borrow_mut().decay_all(self.params.decay);
-        let n = self.compiled.borrow().loops.len();
+        // Unique among the traces in progress too (nested traces compile
+        // first).
+        let n = self.compiled.borrow().loops.len() + self.tracing.borrow().len();
         let target: Descr = TargetDescr {
             name: format!("Loop{n}"),
         }
         .into();
         let (portal, mp_pc) = (self.portal.clone(), self.mp_pc);
         let t = target.clone();
+        let tracing = Tracing::new(&self.tracing, &key);
         let end =
-            self.run_tracer(|env| Tracer::for_loop(env, portal, mp_pc, greens, reds, (t, entry)))?;
-        let fin = match end {
+            self.run_tracer(|env| Tracer::for_loop(env, portal, mp_pc, greens, reds, (t, entry)));
+        drop(tracing);
+        let fin = match end? {
             TraceEnd::Aborted {
                 reason,
                 frames,

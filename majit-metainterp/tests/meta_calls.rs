@@ -136,3 +136,34 @@ fn without_a_runner_every_call_is_inlined() {
     assert_eq!(s.calls_residual, 0, "{s}");
     assert_eq!(s.portal_runs, 0, "{s}");
 }
+
+#[test]
+fn a_call_executed_while_tracing_traces_and_compiles_its_own_loops() {
+    // f(n) = n == 0 ? (300 + 299 + .. + 1) : f(n - 1): the entry trace of
+    // f executes the recursive call for real, and the loop at the bottom
+    // of the recursion gets hot and compiled meanwhile (first).
+    let prog = Program::new(&[
+        (JZ, 5),
+        (NTOA, 0),
+        (ADDA, -1),
+        (CALL, 0),
+        (RET, 0),
+        (LOADN, 300),
+        (ADDN, 0),
+        (DECN, 0),
+        (JNZ, 6),
+        (RET, 0),
+    ]);
+    let jit = driver(params(3, majit_metainterp::opt::DEFAULT_OPTS));
+    let (plain, jitted) = both(&jit, &prog, 40).unwrap();
+    assert_eq!(plain, jitted);
+    assert_eq!(plain.0, 45150);
+    let loops = jit.loops();
+    assert!(loops.len() >= 2, "{}", jit.stats());
+    assert!(
+        !loops[0].entry,
+        "the inner loop compiled first: {}",
+        jit.stats()
+    );
+    assert!(loops[1].entry, "then the entry trace: {}", jit.stats());
+}
