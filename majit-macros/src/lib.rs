@@ -18,6 +18,9 @@
 //!   interpreter, where `can_enter_jit!()` hands the greens and reds to
 //!   `JitDriver::can_enter_jit` (which may trace, run compiled loops and
 //!   deoptimize) and reloads them afterwards.
+//! - For an interpreter that calls itself (a call of the interpreted
+//!   program, `recursion.rs`): the hidden `NAME_jit_call`, `NAME_jit_from`
+//!   and the portal runner trampoline, and an entry jitcode function.
 //!
 //! See `docs/macros.md` for the supported subset and the design. Users
 //! depend on the facade crate `majit` alone and write `use
@@ -34,7 +37,8 @@
 //! writes the plain function, the JIT entry and the shims, `traced.rs`
 //! implements `#[traced]` and the chain that hands traced functions'
 //! bodies to `#[jit_interp]`, `inline.rs` checks and lowers inline
-//! helpers and traced functions.
+//! helpers and traced functions, `recursion.rs` (with `lower/recursion.rs`)
+//! the interpreter calling itself.
 
 mod attr;
 mod emit;

@@ -28,10 +28,15 @@
 //! one; other merge points are traced through. A bridge jumps to the first
 //! compiled loop it meets, or ends in a `finish` that hands the state to
 //! the interpreter when it meets a merge point for the second time. Greens are made constants at the merge
-//! point (a `guard_value` for any that is not). Tracing aborts (too long,
-//! program ended, merge point in a callee) return the frames as they are,
-//! at an instruction boundary, so the blackhole finishes the iteration and
-//! nothing is executed twice.
+//! point (a `guard_value` for any that is not). A merge point of a portal
+//! frame that is not the outermost is a call of the interpreted program,
+//! which the tracer inlines or makes a residual call of the portal runner;
+//! the outermost frame's return ends an entry trace or a bridge
+//! (`tracer/portal.rs`). Tracing aborts (too long, the portal returned in
+//! a loop traced from a back edge, a merge point in a callee that is no
+//! portal frame) return the frames as they are, at an instruction
+//! boundary, so the blackhole finishes the iteration and nothing is
+//! executed twice.
 //!
 //! With a virtualizable frame (`vable.rs`) the loop's inputs are the reds
 //! followed by the frame's virtualizable values; accesses to the frame's
