@@ -239,13 +239,6 @@ pub trait Emitter {
     fn emit_jump(&mut self, args: &[(Loc, Kind)], target: &JumpTarget) -> Result<(), CompileError>;
     /// Emits a `finish`: an unconditional exit.
     fn emit_finish(&mut self, exit: ExitRecord) -> Result<(), CompileError>;
-    /// Emits `frame[EXCEPTION] = 0`: the first code of a bridge attached
-    /// to a `guard_no_exception`.
-    fn emit_clear_exception(&mut self) -> Result<(), CompileError> {
-        Err(CompileError::Unsupported {
-            op: "bridge from guard_no_exception".into(),
-        })
-    }
     /// Appends the cold stubs and pool and returns the result.
     fn finish(self: Box<Self>) -> Result<Assembled, CompileError>;
 }

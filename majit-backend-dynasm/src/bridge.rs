@@ -52,8 +52,7 @@ impl<A: Arch> NativeBackend<A> {
         }
         let entry = exit.values.iter().map(|v| v.0).collect();
         let old = parent.block.pool_word(word);
-        let clear = exit.clears_exception;
-        let id = self.install(bridge, entry, Some((guard.code, word, old)), clear)?;
+        let id = self.install(bridge, entry, Some((guard.code, word, old)))?;
         let addr = self.traces[&id].block.addr();
         if let Err(e) = self.traces[&guard.code].block.patch_pool_word(word, addr) {
             self.remove(id);

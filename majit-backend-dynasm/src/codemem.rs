@@ -120,6 +120,11 @@ impl CodeBlock {
         self.ptr as usize
     }
 
+    /// The bytes mapped for the block (whole pages).
+    pub fn mapped_len(&self) -> usize {
+        self.len
+    }
+
     /// The instruction bytes (without the pool).
     pub fn code(&self) -> &[u8] {
         // SAFETY: the mapping stays readable for the block's lifetime.

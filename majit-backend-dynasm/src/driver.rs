@@ -31,8 +31,6 @@ pub struct CompileOptions<'a> {
     pub check: bool,
     /// GC support is configured (allocation ops are allowed).
     pub has_gc: bool,
-    /// A bridge of a `guard_no_exception`: clear the pending exception first.
-    pub clear_exception: bool,
 }
 
 /// The result of compiling one trace.
@@ -68,7 +66,7 @@ pub fn compile<A: Arch>(
         checker::check(trace, &order, &allocation, A::regs(), &constraints)
             .map_err(|e| CompileError::Regalloc(e.to_string()))?;
     }
-    let assembled = emit::<A>(trace, &allocation, external, env, opts.clear_exception)?;
+    let assembled = emit::<A>(trace, &allocation, external, env)?;
     Ok(Compiled {
         assembled,
         allocation,
@@ -126,12 +124,8 @@ fn emit<A: Arch>(
     alloc: &Allocation,
     external: &dyn Fn(&str) -> Option<ExternalLabel>,
     env: &EmitEnv,
-    clear_exception: bool,
 ) -> Result<Assembled, CompileError> {
     let mut e = A::emitter_with(env);
-    if clear_exception {
-        e.emit_clear_exception()?;
-    }
     for m in &alloc.prologue {
         e.emit_move(m.from, m.to, m.kind)?;
     }
@@ -159,9 +153,7 @@ fn emit<A: Arch>(
                 .zip(kinds_of(trace, refs))
                 .collect();
             *n += 1;
-            let mut r = ExitRecord::new(*n - 1, a.op, op.descr.clone(), values);
-            r.clears_exception = op.opcode == OpCode::GuardNoException;
-            r
+            ExitRecord::new(*n - 1, a.op, op.descr.clone(), values)
         };
         match op.opcode {
             OpCode::Label => e.emit_label(a.op)?,

@@ -9,10 +9,16 @@
 //! |                 | `JitFrameRoots { base, gcmap }`                         |
 //! | 2 `GCMAP`       | the gcmap of the current collection point, or 0         |
 //! | 3 `DEPTH`       | number of spill slots this frame holds                  |
-//! | 4 `EXCEPTION`   | exception raised by a helper (refexec's `raise`), or 0  |
-//! | 5 `FORCED`      | 1 when the last call's helper forced the frame          |
-//! | 6 ..            | one save slot per register of the `RegFile` (by index) |
-//! | 6 + R ..        | spill slots; loop inputs are placed in slots 0..n       |
+//! | 4 `EXCEPTION`   | the pending exception's tag (`Raised::tag`; 0: none)   |
+//! | 5 `EXC_VALUE`   | the pending exception's value word                      |
+//! | 6 `FORCED`      | 1 when the last call's helper forced the frame          |
+//! | 7 ..            | one save slot per register of the `RegFile` (by index) |
+//! | 7 + R ..        | spill slots; loop inputs are placed in slots 0..n       |
+//!
+//! Words 4–6 are a `runtime::SignalWords`, which `take_signals` fills
+//! after every call that may raise. A pending ref exception is no GC root:
+//! the trace takes it (`save_exception_r`, right after its
+//! `guard_exception`) before anything can allocate, or exits with it.
 //!
 //! A gcmap bit `i` names frame word `i` (see `gcmap.rs`).
 //!
@@ -36,17 +42,23 @@ pub const ROOTS: usize = 1;
 pub const GCMAP: usize = 2;
 /// Word index of the frame depth.
 pub const DEPTH: usize = 3;
-/// Word index of the pending exception (0: none), set after calls.
+/// Word index of the pending exception's tag (0: none), set after calls.
 pub const EXCEPTION: usize = 4;
+/// Word index of the pending exception's value.
+pub const EXC_VALUE: usize = 5;
 /// Word index of the forced flag of the last call.
-pub const FORCED: usize = 5;
+pub const FORCED: usize = 6;
 /// Number of header words.
-pub const HEADER: usize = 6;
+pub const HEADER: usize = 7;
 
-// Words ROOTS and GCMAP must be exactly majit-gc's frame descriptor.
+// Words ROOTS and GCMAP must be exactly majit-gc's frame descriptor, and
+// words EXCEPTION.. the helpers' signal words.
 const _: () = {
+    use majit_metainterp::runtime::SignalWords;
     assert!(std::mem::offset_of!(majit_gc::JitFrameRoots, base) == 0);
     assert!(std::mem::offset_of!(majit_gc::JitFrameRoots, gcmap) == 8);
+    assert!(std::mem::offset_of!(SignalWords, value) == (EXC_VALUE - EXCEPTION) * 8);
+    assert!(std::mem::offset_of!(SignalWords, forced) == (FORCED - EXCEPTION) * 8);
 };
 /// The largest number of spill slots a trace may use.
 pub const MAX_SLOTS: u32 = 1 << 16;

@@ -39,12 +39,6 @@ pub struct ExitRecord {
     pub patch_word: Option<usize>,
     /// Not an op's exit: the allocation at `op_index` ran out of memory.
     pub out_of_memory: bool,
-    /// The exit is a `guard_no_exception`: a bridge attached to it starts
-    /// by clearing the frame's pending exception (the bridge handles it).
-    pub clears_exception: bool,
-    /// `guard_not_invalidated`: the pool word the guard tests (nonzero
-    /// once the trace is invalidated).
-    pub invalidation_word: Option<usize>,
 }
 
 impl ExitRecord {
@@ -64,8 +58,6 @@ impl ExitRecord {
             stub_offset: 0,
             patch_word: None,
             out_of_memory: false,
-            clears_exception: false,
-            invalidation_word: None,
         }
     }
 }

@@ -7,8 +7,8 @@
 //! and immediates materialised from trace constants (refs, call targets;
 //! see `mov_imm`). The backend names the first kind itself
 //! ([`NativeBackend::address_name`]); the caller names the second (it knows
-//! the trace's constants). Everything else in a pool is data (gcmaps,
-//! invalidation flags) and prints as its value.
+//! the trace's constants). Everything else in a pool is data (gcmaps) and
+//! prints as its value.
 
 use crate::arch::{Arch, PoolWord};
 use crate::native::NativeBackend;

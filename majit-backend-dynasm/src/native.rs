@@ -15,6 +15,7 @@ use crate::guard::ExitRecord;
 use crate::regalloc::{self, AllocPolicy, NativePolicy};
 use crate::sched::{NativeSched, SchedStrategy};
 use majit_ir::{Kind, Trace, Value};
+use majit_metainterp::runtime::{Raised, SignalWords};
 use majit_metainterp::strategy::Strategies;
 use majit_metainterp::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId, MachineCode};
 use std::collections::BTreeMap;
@@ -58,10 +59,10 @@ impl Entry {
             // stays alive and in place until the matching pop.
             unsafe { majit_gc::majit_gc_push_frame(heap, self.frame.roots_ptr()) };
         }
-        let mut forced = 0u64;
-        // SAFETY: `forced` is a valid word. Drops signals raised outside
-        // any call of this run, as refexec does before each call.
-        unsafe { majit_metainterp::runtime::take_signals(&mut forced) };
+        let mut stale = SignalWords::default();
+        // SAFETY: `stale` is a valid `SignalWords`. Drops signals raised
+        // outside any call of this run, as refexec does before each call.
+        unsafe { majit_metainterp::runtime::take_signals(&mut stale) };
         // SAFETY: the caller's contract.
         let back = unsafe { A::enter(self.trampoline, ptr, self.code) };
         if let Some(heap) = self.heap {
@@ -101,8 +102,6 @@ pub struct NativeBackend<A: Arch> {
     check: bool,
     /// Class words and GC contract handed to the emitters.
     pub(crate) env: EmitEnv,
-    /// The exception the last run left pending (see `take_exception`).
-    exception: Option<usize>,
     sched: Box<dyn SchedStrategy>,
     policy: Box<dyn AllocPolicy>,
     /// Field descriptors of every compiled trace, by name, for the GC
@@ -153,7 +152,6 @@ impl<A: Arch> NativeBackend<A> {
                 exit_routine: base + exit,
                 ..EmitEnv::default()
             },
-            exception: None,
             sched: Box::new(NativeSched),
             policy: Box::new(NativePolicy),
             fields: BTreeMap::new(),
@@ -215,29 +213,6 @@ impl<A: Arch> NativeBackend<A> {
         self.traces.len()
     }
 
-    /// The exception a helper raised (with refexec's `raise`) that the
-    /// last run left pending: a failing `guard_no_exception` without a
-    /// bridge hands it here, as `RefExec::take_exception` does.
-    pub fn take_exception(&mut self) -> Option<usize> {
-        self.exception.take()
-    }
-
-    /// Invalidates `code`: its `guard_not_invalidated` ops fail from now
-    /// on (each tests a word of the trace's pool, written here with its
-    /// page flipped to read-write for the write). Returns false when
-    /// `code` is unknown or freed; an error when a page cannot be flipped
-    /// (`mprotect` failed): the trace may then still run as valid, so its
-    /// caller must stop entering it (leave the loop interpreted).
-    pub fn invalidate(&mut self, code: CodeId) -> Result<bool, CompileError> {
-        let Some(t) = self.traces.get(&code) else {
-            return Ok(false);
-        };
-        for w in t.exits.iter().filter_map(|e| e.invalidation_word) {
-            t.block.patch_pool_word(w, 1)?;
-        }
-        Ok(true)
-    }
-
     /// The instruction bytes of a compiled trace (without its pool).
     pub fn code_bytes(&self, code: CodeId) -> Option<&[u8]> {
         self.traces.get(&code).map(|t| t.block.code())
@@ -254,7 +229,6 @@ impl<A: Arch> NativeBackend<A> {
         trace: &Trace,
         entry: Vec<Loc>,
         attached_to: Option<(CodeId, usize, usize)>,
-        clear_exception: bool,
     ) -> Result<CodeId, CompileError> {
         let (lowered, origins) = self.lower_for_gc(trace)?;
         let trace = &*lowered;
@@ -275,7 +249,6 @@ impl<A: Arch> NativeBackend<A> {
                 policy: self.policy.as_mut(),
                 check: self.check,
                 has_gc: self.env.gc.is_some(),
-                clear_exception,
             },
         )?;
         if let Some(origins) = &origins {
@@ -369,6 +342,10 @@ impl<A: Arch> NativeBackend<A> {
                 .iter()
                 .map(|&(loc, kind)| frame.read(loc, kind))
                 .collect(),
+            exception: Raised::from_words(
+                frame.word(frame::EXCEPTION),
+                frame.word(frame::EXC_VALUE),
+            ),
         })
     }
 
@@ -416,12 +393,10 @@ impl<A: Arch> NativeBackend<A> {
         })
     }
 
-    /// After a run: no longer running; the exception it left and its exit;
-    /// the frame goes back to the pool.
+    /// After a run: no longer running; its exit (with the exception it
+    /// left); the frame goes back to the pool.
     fn leave_frame(&mut self, frame: Frame) -> Result<DeadFrame, ExecError> {
         self.running.pop();
-        let pending = frame.word(frame::EXCEPTION) as usize;
-        self.exception = (pending != 0).then_some(pending);
         let df = self.dead_frame(&frame);
         if self.pool.len() < FRAME_POOL {
             self.pool.push(frame);
@@ -447,7 +422,7 @@ impl<A: Arch> Backend for NativeBackend<A> {
 
     fn compile_loop(&mut self, trace: &Trace) -> Result<CodeId, CompileError> {
         let entry = (0..trace.inputs.len() as u32).map(Loc::Slot).collect();
-        self.install(trace, entry, None, false)
+        self.install(trace, entry, None)
     }
 
     fn compile_bridge(&mut self, guard: ExitId, bridge: &Trace) -> Result<CodeId, CompileError> {
@@ -485,6 +460,11 @@ impl<A: Arch> Backend for NativeBackend<A> {
 
     fn code_range(&self, code: CodeId) -> Option<std::ops::Range<usize>> {
         self.range_of(code)
+    }
+
+    /// The whole pages mapped for the trace (one mapping per trace).
+    fn code_size(&self, code: CodeId) -> usize {
+        self.traces.get(&code).map_or(0, |t| t.block.mapped_len())
     }
 
     fn machine_code(

@@ -79,6 +79,7 @@ fn run<B: Backend>(backend: B, params: JitParams, mut s: [i64; 3]) -> (i64, JitD
         match jit.can_enter_jit(&mut g, &mut r).unwrap() {
             JitAction::Interpret => {}
             JitAction::Continue => s = r.map(|v| v.as_int().unwrap()),
+            JitAction::Raised(e) => panic!("raised {e:?}"),
             JitAction::Finished(v) => break v.unwrap().as_int().unwrap(),
         }
     };

@@ -76,10 +76,17 @@ fn code_is_never_writable_and_executable() {
             loop {
                 let (wx, at) = maps(addr);
                 assert!(wx.is_empty(), "writable and executable: {wx:?}");
-                assert_eq!(at, "r-xp");
                 if done.load(Ordering::SeqCst) {
                     break;
                 }
+                // Reading the maps is not atomic: a read racing a mapping
+                // change elsewhere in the process (qemu-user's own, when
+                // emulated) can miss the code's line. Such a read says
+                // nothing about the code page, so it does not count.
+                if at.is_empty() {
+                    continue;
+                }
+                assert_eq!(at, "r-xp");
                 during.fetch_add(1, Ordering::SeqCst);
             }
         });
@@ -98,21 +105,6 @@ fn code_is_never_writable_and_executable() {
     let bridge_addr = b.code_range(bridge).unwrap().start;
     assert_eq!(maps(bridge_addr).1, "r-xp");
     assert_eq!(sum_to(&mut b, code, 10), Value::Int(55 + 1000));
-}
-
-#[test]
-fn a_failed_invalidation_is_an_error_and_the_code_still_runs() {
-    let text = "[i0]\nguard_not_invalidated() [i0]\ni1 = int_add(i0, 1)\nfinish(i1)";
-    let mut b = HostBackend::new().unwrap();
-    let code = b.compile_loop(&text::parse(text).unwrap()).unwrap();
-    codemem::fail_next_protects(1);
-    let e = b.invalidate(code).unwrap_err();
-    assert!(e.to_string().contains("mprotect failed"), "{e}");
-    let d = b.execute(code, &[Value::Int(4)]).unwrap();
-    assert_eq!(d.values, vec![Value::Int(5)], "not invalidated");
-    assert!(b.invalidate(code).unwrap());
-    let d = b.execute(code, &[Value::Int(4)]).unwrap();
-    assert_eq!(d.exit.op_index, 0, "the guard fails once invalidated");
 }
 
 #[test]

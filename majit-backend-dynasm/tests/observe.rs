@@ -86,6 +86,7 @@ fn run(n: i64, perf: Option<PerfMap>) -> (i64, JitDriver<HostBackend>) {
                 acc = r[0].as_int().unwrap();
                 n = r[1].as_int().unwrap();
             }
+            JitAction::Raised(e) => panic!("raised {e:?}"),
             JitAction::Finished(v) => break v.unwrap().as_int().unwrap(),
         }
     };

@@ -139,8 +139,9 @@ fn env_name(field: &str) -> &'static str {
 }
 
 /// Parses a decimal count with an optional `k`/`m`/`g` suffix (binary
-/// multiples) when `suffixes` is allowed.
-fn parse_size(var: &'static str, value: &str, suffixes: bool) -> Result<usize> {
+/// multiples) when `suffixes` is allowed; `var` names the variable in the
+/// error. (The JIT's `MAJIT_MAX_CODE` is read with it too.)
+pub fn parse_size(var: &'static str, value: &str, suffixes: bool) -> Result<usize> {
     let err = |reason: &str| GcError::BadEnv {
         var,
         value: value.to_string(),

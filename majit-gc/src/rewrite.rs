@@ -51,6 +51,7 @@ pub fn header_descr() -> Descr {
         signed: false,
         kind: Kind::Int,
         immutable: true,
+        quasi_immutable: false,
     }
     .into()
 }

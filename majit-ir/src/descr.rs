@@ -49,6 +49,11 @@ pub struct FieldDescr {
     pub kind: Kind,
     /// Never changes after initialisation (loads may be CSE'd freely).
     pub immutable: bool,
+    /// Quasi-immutable: rarely written. A trace reading it from a constant
+    /// object uses the current value as a constant and depends on it
+    /// (`quasiimmut_field`); a write invalidates the traces that depend on
+    /// that object's field (see majit-metainterp's `quasi` module).
+    pub quasi_immutable: bool,
 }
 
 /// The layout of an array (`new_array`, `getarrayitem_*`, raw arrays).

@@ -53,6 +53,9 @@ pub enum VerifyErrorKind {
     FailArgs,
     /// An `*_ovf` op not followed by an overflow guard, or the reverse.
     Overflow,
+    /// A `guard_exception` not followed by `save_exception_*`, or the
+    /// reverse.
+    Exception,
     /// The trace does not end with exactly one final op (`jump`/`finish`).
     Final,
     /// A `jump` whose arguments do not match its label's.

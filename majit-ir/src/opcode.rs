@@ -322,15 +322,20 @@ opcodes! {
     GuardIsnull                     "guard_isnull"                      "r"     Void    OptFail  Plain  1   GUARD;
     GuardNonnullClass               "guard_nonnull_class"               "ri"    Void    OptFail  Plain  1   GUARD;
     GuardNoException                "guard_no_exception"                ""      Void    OptFail  Plain  1   GUARD;
-    GuardNotInvalidated             "guard_not_invalidated"             ""      Void    OptFail  Plain  1   GUARD;
+    GuardException                  "guard_exception"                   ""      Void    OptFail  Plain  1   GUARD;
+    GuardNotInvalidated             "guard_not_invalidated"             "r"     Void    OptFail  Plain  1   GUARD;
     GuardNoOverflow                 "guard_no_overflow"                 ""      Void    OptFail  Plain  1   GUARD;
     GuardOverflow                   "guard_overflow"                    ""      Void    OptFail  Plain  1   GUARD;
     GuardNotForced                  "guard_not_forced"                  ""      Void    OptFail  Plain  1   GUARD;
+    // -- the pending exception (after guard_exception): take it --
+    SaveExceptionI                  "save_exception_i"                  ""      Int     Nothing  Plain  1   SIDE_EFFECT;
+    SaveExceptionR                  "save_exception_r"                  ""      Ref     Nothing  Plain  1   SIDE_EFFECT;
     // -- GC memory: fields, arrays --
     GetfieldGcI                     "getfield_gc_i"                     "r"     Int     Field    Plain  4   LOAD;
     GetfieldGcR                     "getfield_gc_r"                     "r"     Ref     Field    Plain  4   LOAD;
     GetfieldGcF                     "getfield_gc_f"                     "r"     Float   Field    Plain  4   LOAD;
     SetfieldGc                      "setfield_gc"                       "rv"    Void    Field    Plain  1   STORE;
+    QuasiimmutField                 "quasiimmut_field"                  "r"     Void    Field    Plain  1   0;
     GetarrayitemGcI                 "getarrayitem_gc_i"                 "ri"    Int     Item     Plain  4   LOAD;
     GetarrayitemGcR                 "getarrayitem_gc_r"                 "ri"    Ref     Item     Plain  4   LOAD;
     GetarrayitemGcF                 "getarrayitem_gc_f"                 "ri"    Float   Item     Plain  4   LOAD;

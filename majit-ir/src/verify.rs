@@ -9,6 +9,9 @@
 //! and result against the `CallDescr`; load results against their descr);
 //! fail args on guards only; overflow pairing (`*_ovf` immediately followed
 //! by `guard_no_overflow`/`guard_overflow`, and those guards only there);
+//! exception pairing (`guard_exception` immediately followed by
+//! `save_exception_*`, which comes only there: a pending ref exception is
+//! no GC root, so nothing may allocate before it is taken);
 //! that nothing follows a final op; that no class guard reads a headerless
 //! allocation directly. Then trace-wide rules: the last op is final, one
 //! `label` per target, each `jump` to a label of this trace matches its
@@ -49,6 +52,7 @@ pub fn verify(trace: &Trace) -> Result<(), VerifyErrors> {
         v.check_kinds(i, op);
         v.check_fail_args(i, op);
         v.check_overflow(i, op);
+        v.check_exception(i, op);
         v.check_headerless_class(i, op);
         if op.opcode.is_final() && i + 1 < trace.ops.len() {
             v.error(i, E::Final, format!("`{}` must be the last op", op.opcode));
@@ -309,6 +313,19 @@ impl Verifier<'_> {
         if is_ovf_guard(op) && !(i > 0 && ops[i - 1].opcode.is_ovf()) {
             let msg = format!("`{}` must directly follow an *_ovf op", op.opcode);
             self.error(i, E::Overflow, msg);
+        }
+    }
+
+    fn check_exception(&mut self, i: usize, op: &Op) {
+        let ops = &self.trace.ops;
+        let is_save = |o: &Op| matches!(o.opcode, OpCode::SaveExceptionI | OpCode::SaveExceptionR);
+        if op.opcode == OpCode::GuardException && !ops.get(i + 1).is_some_and(is_save) {
+            let msg = "`guard_exception` must be followed by save_exception_i or save_exception_r";
+            self.error(i, E::Exception, msg.into());
+        }
+        if is_save(op) && !(i > 0 && ops[i - 1].opcode == OpCode::GuardException) {
+            let msg = format!("`{}` must directly follow guard_exception", op.opcode);
+            self.error(i, E::Exception, msg);
         }
     }
 

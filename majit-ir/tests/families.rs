@@ -114,7 +114,7 @@ guard_class(p3, 22272) [p3]
 guard_nonnull(p1) [p1]
 guard_isnull(p1) [42, null, 1.0]
 guard_nonnull_class(p3, 22272, descr=g1) [p3]
-guard_not_invalidated() []
+guard_not_invalidated(p1) []
 finish(i0, descr=g2)
 ",
     ),
@@ -125,21 +125,22 @@ finish(i0, descr=g2)
 p2 = new(descr=Node)
 setfield_gc(p2, i1, descr=Node.value)
 setfield_gc(p2, p0, descr=Node.next)
-i5 = getfield_gc_i(p2, descr=Node.value)
-p6 = getfield_gc_r(p2, descr=Node.next)
-p7 = new(descr=Triple)
-setfield_gc(p7, 2.5, descr=Triple.b)
-f9 = getfield_gc_f(p7, descr=Triple.b)
-p10 = new_array(2, descr=IntArray)
-setarrayitem_gc(p10, 0, i5, descr=IntArray)
-setarrayitem_gc(p10, 1, i1, descr=IntArray)
-i13 = getarrayitem_gc_i(p10, 1, descr=IntArray)
-p14 = new_array_clear(1, descr=RefArray)
-p15 = getarrayitem_gc_r(p14, 0, descr=RefArray)
-p16 = new_array_clear(3, descr=FloatArray)
-f17 = getarrayitem_gc_f(p16, 2, descr=FloatArray)
-i18 = arraylen_gc(p16, descr=FloatArray)
-finish(i13, p6, f9, p15, f17, i18)
+quasiimmut_field(p2, descr=Node.value)
+i6 = getfield_gc_i(p2, descr=Node.value)
+p7 = getfield_gc_r(p2, descr=Node.next)
+p8 = new(descr=Triple)
+setfield_gc(p8, 2.5, descr=Triple.b)
+f10 = getfield_gc_f(p8, descr=Triple.b)
+p11 = new_array(2, descr=IntArray)
+setarrayitem_gc(p11, 0, i6, descr=IntArray)
+setarrayitem_gc(p11, 1, i1, descr=IntArray)
+i14 = getarrayitem_gc_i(p11, 1, descr=IntArray)
+p15 = new_array_clear(1, descr=RefArray)
+p16 = getarrayitem_gc_r(p15, 0, descr=RefArray)
+p17 = new_array_clear(3, descr=FloatArray)
+f18 = getarrayitem_gc_f(p17, 2, descr=FloatArray)
+i19 = arraylen_gc(p17, descr=FloatArray)
+finish(i14, p7, f10, p16, f18, i19)
 ",
     ),
     (
@@ -201,8 +202,13 @@ guard_not_forced() []
 p14 = call_may_force_r(4096, p9, descr=Call.r_r)
 f15 = call_may_force_f(4096, f10, 0.5, descr=Call.ff_f)
 call_may_force_n(4096, 1, descr=Call.i_v)
-i17 = call_i(4096, i0, p1, f2, i0, null, 1.0, 2, 3, f2, descr=Call.many)
-finish(i12, p14, f15, i17)
+guard_exception() [i0]
+i18 = save_exception_i()
+call_n(4096, i18, descr=Call.i_v)
+guard_exception() [i0]
+p21 = save_exception_r()
+i22 = call_i(4096, i0, p1, f2, i0, null, 1.0, 2, 3, f2, descr=Call.many)
+finish(i12, p14, f15, i22, i18, p21)
 ",
     ),
     (

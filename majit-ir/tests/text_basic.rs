@@ -27,6 +27,7 @@ fn node_value() -> Descr {
         signed: true,
         kind: Kind::Int,
         immutable: false,
+        quasi_immutable: false,
     }
     .into()
 }

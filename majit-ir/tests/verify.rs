@@ -285,6 +285,22 @@ fn fail_args_only_on_guards() {
 }
 
 #[test]
+fn exception_pairing() {
+    assert_one(
+        "[i0]\nguard_exception() []\nfinish(i0)",
+        0,
+        E::Exception,
+        "`guard_exception` must be followed by save_exception_i or save_exception_r",
+    );
+    assert_one(
+        "[i0]\nguard_no_exception() []\np1 = save_exception_r()\nfinish(p1)",
+        1,
+        E::Exception,
+        "`save_exception_r` must directly follow guard_exception",
+    );
+}
+
+#[test]
 fn overflow_pairing() {
     assert_one(
         "[i0]\ni1 = int_mul_ovf(i0, i0)\nfinish(i1)",

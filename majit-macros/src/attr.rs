@@ -58,33 +58,52 @@ pub struct Helper {
     pub args: Vec<Ty>,
     /// The argument types as written (the shim casts to them).
     pub arg_tys: Vec<syn::Type>,
-    /// The result type; `None`: returns `()`.
+    /// The result type (for `Result<T, E>`: `T`); `None`: returns `()`.
     pub ret: Option<Ty>,
     /// The result type as written.
     pub ret_ty: Option<syn::Type>,
+    /// For a helper returning `Result<T, E>`: `E` (it can fail: the shim
+    /// raises the error, see `lower/results.rs`).
+    pub err: Option<Ty>,
 }
 
 impl Helper {
     /// Resolves the argument and result types, which may name declared
-    /// structs: integers, `bool`, `f64` and GC handles (in the ref bank;
-    /// through the `extern "C"` shim as addresses).
+    /// structs: integers, `bool`, `f64` and GC handles (declared structs,
+    /// `Obj`, `Array<T>`: in the ref bank; through the `extern "C"` shim
+    /// as addresses).
     pub fn resolve(&mut self, names: &Names) -> syn::Result<()> {
         let one = |t: &syn::Type| match Ty::parse_with(t, names)? {
-            ty @ (Ty::Scalar(_) | Ty::Gc(_)) => Ok(ty),
+            ty if ty.is_single() => Ok(ty),
             _ => Err(syn::Error::new_spanned(
                 t,
-                "helper arguments and results must be integers, `bool`, `f64` or declared GC \
-                 structs",
+                "helper arguments and results must be integers, `bool`, `f64`, declared GC \
+                 structs, `Obj` or `Array<T>`",
             )),
         };
         self.args = self.arg_tys.iter().map(one).collect::<syn::Result<_>>()?;
         if self.policy != Policy::Inline {
             check_arg_limits(&self.name, &self.args)?;
         }
-        self.ret = match &self.ret_ty {
+        let (ok, err) = match &self.ret_ty {
+            Some(t) => match crate::ty::result_parts(t) {
+                Some((ok, err)) => (Some(ok), Some(crate::ty::error_ty(err, names)?)),
+                None => (Some(t), None),
+            },
+            None => (None, None),
+        };
+        self.ret = match ok {
             Some(t) if Ty::parse_with(t, names)? != Ty::Unit => Some(one(t)?),
             _ => None,
         };
+        self.err = err;
+        if self.err.is_some() && self.policy == Policy::LoopInvariant {
+            return Err(syn::Error::new(
+                self.name.span(),
+                "a `loop_invariant` helper cannot fail: its result is reused for the whole loop \
+                 iteration (declare it `residual` to return a `Result`)",
+            ));
+        }
         if self.policy == Policy::LoopInvariant && (!self.args.is_empty() || self.ret.is_none()) {
             return Err(syn::Error::new(
                 self.name.span(),
@@ -103,6 +122,8 @@ pub struct StructDecl {
     pub name: Ident,
     pub fields: Vec<(Ident, syn::Type)>,
     pub headered: bool,
+    /// Per field: marked `#[quasi_immutable]`.
+    pub quasi_immutable: Vec<bool>,
 }
 
 impl Parse for StructDecl {
@@ -122,7 +143,20 @@ impl Parse for StructDecl {
         let content;
         syn::braced!(content in input);
         let mut fields = Vec::new();
+        let mut quasi_immutable = Vec::new();
         while !content.is_empty() {
+            let mut quasi = false;
+            for a in content.call(syn::Attribute::parse_outer)? {
+                if !a.path().is_ident("quasi_immutable") || !matches!(a.meta, syn::Meta::Path(_)) {
+                    return Err(syn::Error::new_spanned(
+                        &a,
+                        "the only attribute of a GC struct field is `#[quasi_immutable]` (read \
+                         often, written rarely: traces fold it and are invalidated by a write)",
+                    ));
+                }
+                quasi = true;
+            }
+            quasi_immutable.push(quasi);
             let f: Ident = content.parse()?;
             content.parse::<Token![:]>()?;
             fields.push((f, content.parse::<syn::Type>()?));
@@ -135,6 +169,7 @@ impl Parse for StructDecl {
             name,
             fields,
             headered,
+            quasi_immutable,
         })
     }
 }
@@ -218,6 +253,7 @@ impl Parse for Helper {
             arg_tys,
             ret: None,
             ret_ty,
+            err: None,
         })
     }
 }

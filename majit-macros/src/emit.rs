@@ -16,7 +16,7 @@ use crate::lower::{Lowered, StateVar, StructDef};
 use crate::regs::Bank;
 use crate::ty::{Scalar, Ty};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use std::collections::BTreeSet;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Stmt};
@@ -63,6 +63,10 @@ pub struct JitBody {
     pub glue: TokenStream,
     /// `jit_merge_point!()` replaced by this block (removed if `None`).
     pub safepoint: Option<TokenStream>,
+    /// The interpreter returns `Result<T, E>`: `e?` becomes a `match`
+    /// returning `Ok(Err(e))` (`?` itself would convert `E` into the
+    /// entry's `JitError`).
+    pub fallible: bool,
 }
 
 impl VisitMut for JitBody {
@@ -83,6 +87,15 @@ impl VisitMut for JitBody {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
             Expr::Closure(_) => {}
+            Expr::Try(t) if self.fallible => {
+                let inner = &t.expr;
+                *e = syn::parse_quote!(match #inner {
+                    ::core::result::Result::Ok(__majit_v) => __majit_v,
+                    ::core::result::Result::Err(__majit_e) => return ::core::result::Result::Err(
+                        ::core::convert::From::from(__majit_e)),
+                });
+                self.visit_expr_mut(e);
+            }
             Expr::Return(r) => {
                 if let Some(v) = &mut r.expr {
                     self.visit_expr_mut(v);
@@ -106,16 +119,24 @@ pub enum EnterKind {
     Entry,
 }
 
+/// What the interpreter returns: `T` (its type and Rust type), and for
+/// `Result<T, E>` also `E`.
+#[derive(Clone)]
+pub struct Returns {
+    pub ok: (Ty, TokenStream),
+    pub err: Option<(Ty, TokenStream)>,
+}
+
 /// The `can_enter_jit!()` glue for the JIT entry point (or, `kind`, the
 /// function-entry glue of a recursive interpreter).
 pub fn glue(
     state: &[StateVar],
     mutable: &[String],
-    ret: (Ty, TokenStream),
+    returns: Returns,
     label: &syn::Lifetime,
     kind: EnterKind,
 ) -> TokenStream {
-    let (ret, ret_rust) = ret;
+    let (ret, ret_rust) = returns.ok;
     let (mut g, mut r, mut reload) = (Vec::new(), Vec::new(), Vec::new());
     for sv in state {
         let name = &sv.name;
@@ -163,6 +184,22 @@ pub fn glue(
         }
         _ => quote!(::core::result::Result::Ok(())),
     };
+    let jit = quote!(::majit::metainterp::driver);
+    let (finished, raised) = match returns.err {
+        Some((e, e_rust)) => {
+            let e = e.value_to_rust(&quote!(__majit_e), &e_rust);
+            (
+                quote!((#finished).map(::core::result::Result::Ok)),
+                quote!(::core::result::Result::Ok(::core::result::Result::Err(#e))),
+            )
+        }
+        None => (
+            finished,
+            quote!(::core::result::Result::Err(#jit::JitError::BadState(
+                ::std::format!("the portal raised {:?}, but the interpreter does not return \
+                    `Result`", __majit_e)))),
+        ),
+    };
     quote! {
         {
             let mut __majit_g: [::majit::ir::Value; #ng] = [#(#g),*];
@@ -177,6 +214,10 @@ pub fn glue(
                 ::core::result::Result::Ok(
                     ::majit::metainterp::driver::JitAction::Finished(__majit_v)) => {
                     return #finished;
+                }
+                ::core::result::Result::Ok(
+                    ::majit::metainterp::driver::JitAction::Raised(__majit_e)) => {
+                    return #raised;
                 }
             }
         }
@@ -270,7 +311,9 @@ fn bump_local(name: &str) -> syn::Ident {
 /// `RunHeap`, and per struct its `Bump`), and every `S::new(..)` of a
 /// declared struct becomes `S::__majit_new_in(bump, ..)`, an inline bump
 /// of the struct's nursery region. `jit`: lookup failures return a
-/// `JitError` (`NAME_jit`) instead of exiting the process.
+/// `JitError` (`NAME_jit`) instead of exiting the process, and the run
+/// fails first unless the driver's heap is the thread heap
+/// (`JitDriver::check_thread_heap`).
 pub fn fast_heap(block: &mut syn::Block, structs: &[StructDef], jit: bool) {
     if structs.is_empty() {
         return;
@@ -287,6 +330,10 @@ pub fn fast_heap(block: &mut syn::Block, structs: &[StructDef], jit: bool) {
         (quote!(#heap::RunHeap::current_or_exit()), quote!())
     };
     let mut prologue: Vec<Stmt> = vec![syn::parse_quote!(let __majit_heap = #get;)];
+    if jit {
+        // The driver's jitcode names the type ids of the heap it was made on.
+        prologue.insert(0, syn::parse_quote!(__majit_driver.check_thread_heap()?;));
+    }
     for s in structs {
         let (local, ty) = (bump_local(&s.name), format_ident!("{}", s.name));
         let call = if jit {
@@ -352,51 +399,119 @@ fn abi_ty(t: Ty) -> TokenStream {
     }
 }
 
+/// The shim's body of a call `call` returning `ret`: its value as the
+/// `extern "C"` result.
+fn ret_to_abi(call: TokenStream, ret: Option<Ty>) -> TokenStream {
+    match ret {
+        Some(r) if r.is_ref() => quote!(#call.to_raw() as i64),
+        Some(r) => {
+            let r = abi_ty(r);
+            quote!(#call as #r)
+        }
+        None => quote!(#call;),
+    }
+}
+
+/// The shim's body of a call `call` returning `Result<ret, err>`: the
+/// `Ok` value as the result, an `Err` raised as the JIT's exception
+/// (`runtime::raise` / `raise_int`), with a zero result nothing reads.
+fn raising_body(call: TokenStream, ret: Option<Ty>, err: Ty) -> TokenStream {
+    let rt = quote!(::majit::metainterp::runtime);
+    let ok = ret_to_abi(quote!(__majit_v), ret);
+    let raise = match err {
+        e if e.is_ref() => quote!(#rt::raise(__majit_e.to_raw())),
+        _ => quote!(#rt::raise_int(__majit_e as i64)),
+    };
+    let zero = match ret {
+        Some(Ty::Scalar(Scalar::F64)) => quote!(0.0),
+        Some(_) => quote!(0),
+        None => quote!(),
+    };
+    quote! {
+        match #call {
+            ::core::result::Result::Ok(__majit_v) => { #ok }
+            ::core::result::Result::Err(__majit_e) => {
+                #raise;
+                #zero
+            }
+        }
+    }
+}
+
+/// The `extern "C"` shim `shim` calling the helper `h` through `callee`
+/// (a path): arguments cast from their ABI types to the declared ones (a
+/// GC handle through `from_raw`, its result through `to_raw`; an `Err`
+/// raised, see [`raising_body`]), the call run in `runtime::catch_panic`,
+/// whose panic is reported at `place`.
+fn shim(h: &Helper, shim: &syn::Ident, callee: TokenStream, place: &str) -> TokenStream {
+    let params: Vec<_> = (0..h.args.len()).map(|i| format_ident!("a{}", i)).collect();
+    let conv = params
+        .iter()
+        .zip(&h.args)
+        .zip(&h.arg_tys)
+        .map(|((p, a), t)| match a {
+            Ty::Scalar(Scalar::Bool) => quote!(#p != 0),
+            Ty::Scalar(Scalar::F64) => quote!(#p),
+            a if a.is_ref() => quote!(<#t>::from_raw(#p as usize)),
+            _ => quote!(#p as #t),
+        });
+    let call = quote!(#callee(#(#conv),*));
+    let body = match h.err {
+        Some(e) => raising_body(call, h.ret, e),
+        None => ret_to_abi(call, h.ret),
+    };
+    let ret = h.ret.map(abi_ty).map(|r| quote!(-> #r));
+    let tys = h.args.iter().map(|&a| abi_ty(a));
+    // A panic cannot unwind out of `extern "C"`: it becomes the run's
+    // `JitError::Panic` (see `runtime::catch_panic`).
+    quote! {
+        #[allow(dead_code)]
+        extern "C" fn #shim(#(#params: #tys),*) #ret {
+            ::majit::metainterp::runtime::catch_panic(#place, || { #body })
+        }
+    }
+}
+
+/// The shim of the residual form of the inline helper or traced function
+/// `name` (`jitcode_fn` registers it).
+fn residual_shim_name(name: &str) -> syn::Ident {
+    format_ident!("__majit_residual_{}", name)
+}
+
 /// The `extern "C"` functions the jitcode calls: one per helper (its
 /// panic is caught and reported, see `runtime::catch_panic`), one load
 /// per frozen green slice, and the unreachable block's (the checks'
 /// failure shims are in each function's block, see `lower/checks.rs`),
 /// and the float shims named in `floats` (those the lowering called).
+/// Also the residual form of every inline helper and traced function
+/// (calling the traced function by its path, an inline helper through a
+/// copy of `nested`, its definition inside the interpreter function) and
+/// those copies: a too-long trace may mark one don't-inline.
 pub fn shims(
     fn_name: &str,
     helpers: &[Helper],
+    nested: &[syn::ItemFn],
     state: &[StateVar],
     floats: &BTreeSet<String>,
 ) -> TokenStream {
     let mut out = Vec::new();
-    for h in helpers.iter().filter(|h| h.policy != Policy::Inline) {
-        let (path, shim) = (&h.path, format_ident!("__majit_shim_{}", h.name));
-        let params: Vec<_> = (0..h.args.len()).map(|i| format_ident!("a{}", i)).collect();
-        let conv = params
-            .iter()
-            .zip(&h.args)
-            .zip(&h.arg_tys)
-            .map(|((p, a), t)| match a {
-                Ty::Scalar(Scalar::Bool) => quote!(#p != 0),
-                Ty::Scalar(Scalar::F64) => quote!(#p),
-                Ty::Gc(_) => quote!(<#t>::from_raw(#p as usize)),
-                _ => quote!(#p as #t),
-            });
-        let body = match h.ret {
-            Some(Ty::Gc(_)) => quote!(#path(#(#conv),*).to_raw() as i64),
-            Some(r) => {
-                let r = abi_ty(r);
-                quote!(#path(#(#conv),*) as #r)
-            }
-            None => quote!(#path(#(#conv),*);),
+    for h in helpers {
+        let name = h.name.to_string();
+        if h.policy != Policy::Inline {
+            let (path, place) = (&h.path, format!("helper `{name}`"));
+            let id = format_ident!("__majit_shim_{}", name);
+            out.push(shim(h, &id, quote!(#path), &place));
+            continue;
+        }
+        let callee = match nested.iter().any(|f| f.sig.ident == h.name) {
+            true => h.name.to_token_stream(),
+            false => h.path.to_token_stream(),
         };
-        let ret = h.ret.map(abi_ty).map(|r| quote!(-> #r));
-        let tys = h.args.iter().map(|&a| abi_ty(a));
-        let place = format!("helper `{}`", h.name);
-        // A panic cannot unwind out of `extern "C"`: it becomes the run's
-        // `JitError::Panic` (see `runtime::catch_panic`).
-        out.push(quote! {
-            #[allow(dead_code)]
-            extern "C" fn #shim(#(#params: #tys),*) #ret {
-                ::majit::metainterp::runtime::catch_panic(#place, || { #body })
-            }
-        });
+        let place = format!("`{name}` (called, not inlined: too long to trace)");
+        out.push(shim(h, &residual_shim_name(&name), callee, &place));
     }
+    // Items in a function body cannot see its locals: a copy means the same.
+    out.extend(nested.iter().map(|f| quote!(#f)));
     for sv in state {
         if let (
             true,
@@ -535,8 +650,34 @@ fn build_function(name: &str, lowered: &Lowered) -> TokenStream {
     }}
 }
 
+/// The statements that give every inline helper and traced function
+/// (`__majit_f_NAME` in the jitcode set `set`) its residual form: its
+/// shim from [`shims`], with random effects.
+pub fn residual_forms(helpers: &[Helper]) -> TokenStream {
+    let forms = helpers
+        .iter()
+        .filter(|h| h.policy == Policy::Inline)
+        .map(|h| {
+            let name = h.name.to_string();
+            let id = format_ident!("__majit_f_{}", name);
+            let shim = residual_shim_name(&name);
+            let descr = crate::lower::residual_descr(h);
+            quote! {
+                set.set_residual(#id, #shim as *const () as usize, #descr).map_err(|message| {
+                    ::majit::metainterp::jitcode::BuildError {
+                        function: #name.into(),
+                        insn: 0,
+                        message,
+                    }
+                })?;
+            }
+        });
+    quote!(#(#forms)*)
+}
+
 /// The `NAME_jitcode` function: inline helpers are declared first (the
-/// portal and other helpers name them), then built, then the portal. A
+/// portal and other helpers name them), then built and given their
+/// residual forms (`forms`, from [`residual_forms`]), then the portal. A
 /// recursive interpreter's `entry` function and portal are declared first
 /// too (each calls the other).
 pub fn jitcode_fn(
@@ -545,7 +686,7 @@ pub fn jitcode_fn(
     (lowered, entry): (&Lowered, Option<&Lowered>),
     helpers: &[(String, Lowered)],
     structs: &[StructDef],
-    shims: TokenStream,
+    (shims, forms): (TokenStream, TokenStream),
 ) -> TokenStream {
     let f = format_ident!("{}_jitcode", name);
     let fname = name.to_string();
@@ -652,6 +793,7 @@ pub fn jitcode_fn(
                     }
                 })?;
             )*
+            #forms
             #finish
             ::core::result::Result::Ok((set, portal))
         }
@@ -765,6 +907,9 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         let barrier = ty
             .is_ref()
             .then(|| quote!(#heap::write_barrier(self.to_raw());));
+        let offset = 8 * i as u32;
+        let invalidate = def.quasi_immutable[k]
+            .then(|| quote!(::majit::metainterp::quasi::written(self.to_raw(), #offset);));
         params.push(quote!(#fname: #rty));
         args.push(quote!(#fname));
         inits.push(quote! {
@@ -785,6 +930,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             }
             #[doc = #doc_set]
             pub fn #set(self, v: #rty) {
+                #invalidate
                 // SAFETY: as in the getter.
                 unsafe { self.slot(#i).write(#write) }
                 #barrier

@@ -74,3 +74,37 @@ fn an_interpreter_gets_the_float_shims_its_jitcode_calls() {
         ]
     );
 }
+
+#[test]
+fn inline_helpers_get_a_residual_form_calling_a_copy_of_their_definition() {
+    let code = expansion(
+        r#"
+        #[jit_interp(greens = [pc], reds = [x], helpers = [inline fn twice(a: i64) -> i64])]
+        fn run(mut x: i64) -> i64 {
+            fn twice(a: i64) -> i64 {
+                a + a
+            }
+            let mut pc: usize = 0;
+            loop {
+                jit_merge_point!();
+                if pc == 3 {
+                    return x;
+                }
+                x = twice(x);
+                pc += 1;
+            }
+        }
+        "#,
+    );
+    assert!(
+        code.contains("extern \"C\" fn __majit_residual_twice"),
+        "{code}"
+    );
+    assert!(
+        code.contains("set . set_residual (__majit_f_twice"),
+        "{code}"
+    );
+    // The plain function's and `run_jit`'s nested definitions, and the
+    // copy the shim calls.
+    assert_eq!(code.matches("fn twice (a : i64)").count(), 3, "{code}");
+}

@@ -106,6 +106,26 @@ fn inline_defs<'a>(
     Ok(defs)
 }
 
+/// The nested `fn`s of the interpreter function that are inline helpers
+/// (the shims of their residual forms call copies of them).
+pub fn nested_helpers(
+    attr: &attr::Attr,
+    before: &[Stmt],
+    traced_fns: &[syn::ItemFn],
+) -> syn::Result<Vec<syn::ItemFn>> {
+    let mut out = Vec::new();
+    for h in attr
+        .helpers
+        .iter()
+        .filter(|h| h.policy == attr::Policy::Inline)
+    {
+        if let (def, None) = find_def(h, attr, before, traced_fns)? {
+            out.push(def.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// Lowers every inline helper and traced function into its own jitcode.
 pub fn inline_helpers(
     attr: &attr::Attr,
@@ -122,6 +142,7 @@ pub fn inline_helpers(
             names: portal.names,
             outer: &[],
             ret: h.ret.unwrap_or(ty::Ty::Unit),
+            err: h.err,
             loop_label: None,
             break_ok: false,
             helper: true,
@@ -141,18 +162,16 @@ fn helper_params(def: &syn::ItemFn, names: &ty::Names) -> syn::Result<Vec<(Strin
     let mut params = Vec::new();
     for input in &def.sig.inputs {
         match input {
-            syn::FnArg::Typed(pt) => {
-                match (&*pt.pat, ty::Ty::parse_with(&pt.ty, names)?) {
-                    (syn::Pat::Ident(i), t @ (ty::Ty::Scalar(_) | ty::Ty::Gc(_))) => {
-                        params.push((i.ident.to_string(), t))
-                    }
-                    _ => return Err(syn::Error::new(
+            syn::FnArg::Typed(pt) => match (&*pt.pat, ty::Ty::parse_with(&pt.ty, names)?) {
+                (syn::Pat::Ident(i), t) if t.is_single() => params.push((i.ident.to_string(), t)),
+                _ => {
+                    return Err(syn::Error::new(
                         pt.span(),
-                        "inline helper parameters are `name: T`, `T` an integer, `bool`, `f64` \
-                         or a declared GC struct",
-                    )),
+                        "inline helper parameters are `name: T`, `T` an integer, `bool`, `f64`, \
+                         a declared GC struct, `Obj` or `Array<T>`",
+                    ))
                 }
-            }
+            },
             other => return Err(syn::Error::new(other.span(), "not a free function")),
         }
     }

@@ -17,7 +17,8 @@
 //! - `NAME_jit(&mut driver, args...) -> Result<R, JitError>`: the same
 //!   interpreter, where `can_enter_jit!()` hands the greens and reds to
 //!   `JitDriver::can_enter_jit` (which may trace, run compiled loops and
-//!   deoptimize) and reloads them afterwards.
+//!   deoptimize) and reloads them afterwards. An interpreter returning
+//!   `Result<T, E>` gets `Ok(Err(e))` when its jitcode raised `e`.
 //! - For an interpreter that calls itself (a call of the interpreted
 //!   program, `recursion.rs`): the hidden `NAME_jit_call`, `NAME_jit_from`
 //!   and the portal runner trampoline, and an entry jitcode function.
@@ -33,7 +34,8 @@
 //! lowers the loop body (`mod.rs` the lowerer and its values, `expr.rs`
 //! expressions, `control.rs` statements and control flow, `calls.rs` helper
 //! and method calls, `objects.rs` GC structs, slices and arrays, `hints.rs`
-//! `promote` and `we_are_jitted`), `regs.rs` allocates registers, `emit.rs`
+//! `promote` and `we_are_jitted`, `results.rs` helpers and traced functions
+//! returning `Result`), `regs.rs` allocates registers, `emit.rs`
 //! writes the plain function, the JIT entry and the shims, `traced.rs`
 //! implements `#[traced]` and the chain that hands traced functions'
 //! bodies to `#[jit_interp]`, `inline.rs` checks and lowers inline
@@ -118,7 +120,10 @@ use syn::{Expr, Stmt};
 /// traced through), `structs = [Node { value: i64, next: Node }, #[headered] Leaf { .. }]`
 /// (GC structs: a handle type `Node` is generated, with field syntax
 /// `x.value` / `x.value = v`; `#[headered]` ones can be held as an `Obj`
-/// and class-tested with `o.is::<Leaf>()`) and `enums = [Op: u8]`.
+/// and class-tested with `o.is::<Leaf>()`; a `#[quasi_immutable]` field,
+/// e.g. `Class { #[quasi_immutable] version: i64 }`, is folded by traces
+/// reading it through a promoted handle, and its setter invalidates them)
+/// and `enums = [Op: u8]`.
 /// `can_enter_jit!()` is only allowed as the
 /// statement right before a `continue` of the dispatch loop (`continue
 /// 'label` from inside a handler's own loop). Greens and reds need a type: an integer,
@@ -327,8 +332,16 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
     let mut out = Vec::new();
     for decl in &attr.structs {
         let mut fields = Vec::new();
-        for (f, t) in &decl.fields {
+        for ((f, t), &quasi) in decl.fields.iter().zip(&decl.quasi_immutable) {
             let ty = ty::Ty::parse_with(t, names)?;
+            if quasi && ty.is_ref() {
+                return Err(syn::Error::new(
+                    f.span(),
+                    "a `#[quasi_immutable]` field holds an integer, `bool` or `f64`: traces fold \
+                     its value into constants, and a folded GC reference would go stale when the \
+                     collector moves the object",
+                ));
+            }
             if !ty.is_single() {
                 return Err(syn::Error::new(
                     t.span(),
@@ -342,6 +355,7 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
             name: decl.name.to_string(),
             fields,
             headered: decl.headered,
+            quasi_immutable: decl.quasi_immutable.clone(),
         });
     }
     Ok(out)
@@ -436,24 +450,14 @@ fn expand(
     for h in &mut attr.helpers {
         h.resolve(&names)?;
     }
-    for f in &traced_fns {
-        attr.helpers.push(traced::helper(f, &names)?);
+    for (f, path) in traced_fns.iter().zip(attr.traced.clone()) {
+        attr.helpers.push(traced::helper(f, path, &names)?);
     }
     inline::unique_helpers(&attr)?;
     let structs = struct_defs(&attr, &names)?;
     let state = state_vars(&attr, &outer, &names)?;
-    let ret = match &func.sig.output {
-        syn::ReturnType::Default => ty::Ty::Unit,
-        syn::ReturnType::Type(_, t) => match ty::Ty::parse(t)? {
-            t @ (ty::Ty::Scalar(_) | ty::Ty::Unit) => t,
-            _ => {
-                return Err(syn::Error::new(
-                    t.span(),
-                    "the interpreter must return an integer, a bool, an `f64` or `()`",
-                ))
-            }
-        },
-    };
+    let returns = returns(&func.sig.output, &names)?;
+    let (ret, err) = (returns.ok.0, returns.err.as_ref().map(|e| e.0));
     let outer_names: Vec<String> = outer.iter().map(|o| o.name.clone()).collect();
     let params = match recursive {
         true => Some(recursion::params(&func, &state, &names)?),
@@ -466,6 +470,7 @@ fn expand(
         names: &names,
         outer: &outer_names,
         ret,
+        err,
         loop_label: dispatch.label.as_ref().map(|l| l.name.ident.to_string()),
         break_ok: at + 1 == stmts.len() && semi.is_none(),
         helper: false,
@@ -516,12 +521,12 @@ fn expand(
             func: &func,
             at,
             state: &state,
-            ret: (ret, return_tokens(&func)),
+            returns,
             roots: &lowered.roots,
             safepoint,
             structs: &structs,
         }),
-        false => jit_entry(&func, at, &state, &outer, ret, safepoint, &structs),
+        false => jit_entry(&func, at, &state, &outer, returns, safepoint, &structs),
     };
     let name = func.sig.ident.to_string();
     let floats = helpers
@@ -530,14 +535,15 @@ fn expand(
             all.extend(l.float_shims.iter().cloned());
             all
         });
-    let shims = emit::shims(&name, &attr.helpers, &state, &floats);
+    let nested = inline::nested_helpers(&attr, &stmts[..at], &traced_fns)?;
+    let shims = emit::shims(&name, &attr.helpers, &nested, &state, &floats);
     let jitcode = emit::jitcode_fn(
         &func.vis,
         &func.sig.ident,
         (&lowered, entry.as_ref()),
         &helpers,
         &structs,
-        shims,
+        (shims, emit::residual_forms(&attr.helpers)),
     );
     let vable = attr
         .virtualizable
@@ -602,13 +608,40 @@ fn return_tokens(func: &syn::ItemFn) -> proc_macro2::TokenStream {
     }
 }
 
+/// What the interpreter returns: its type (an integer, a bool, an `f64`
+/// or `()`), or `Result<T, E>` of one with an error type `E` (see
+/// `lower/results.rs`).
+fn returns(output: &syn::ReturnType, names: &ty::Names) -> syn::Result<emit::Returns> {
+    let syn::ReturnType::Type(_, t) = output else {
+        return Ok(emit::Returns {
+            ok: (ty::Ty::Unit, quote!(())),
+            err: None,
+        });
+    };
+    let (ok, err) = match ty::result_parts(t) {
+        Some((ok, e)) => (ok, Some((ty::error_ty(e, names)?, quote!(#e)))),
+        None => (&**t, None),
+    };
+    match ty::Ty::parse(ok)? {
+        ok_ty @ (ty::Ty::Scalar(_) | ty::Ty::Unit) => Ok(emit::Returns {
+            ok: (ok_ty, quote!(#ok)),
+            err,
+        }),
+        _ => Err(syn::Error::new(
+            ok.span(),
+            "the interpreter must return an integer, a bool, an `f64`, `()`, or a `Result<T, E>` \
+             of one",
+        )),
+    }
+}
+
 /// `NAME_jit`: the interpreter with the driver glue.
 fn jit_entry(
     func: &syn::ItemFn,
     at: usize,
     state: &[lower::StateVar],
     outer: &[Outer],
-    ret: ty::Ty,
+    returns: emit::Returns,
     safepoint: Option<proc_macro2::TokenStream>,
     structs: &[lower::StructDef],
 ) -> proc_macro2::TokenStream {
@@ -626,15 +659,14 @@ fn jit_entry(
         .filter(|o| o.mutable)
         .map(|o| o.name.clone())
         .collect();
-    let r = return_tokens(func);
-    let glue = emit::glue(
-        state,
-        &mutable,
-        (ret, r.clone()),
-        &label,
-        emit::EnterKind::BackEdge,
-    );
-    emit::JitBody { glue, safepoint }.visit_block_mut(&mut f.block);
+    let fallible = returns.err.is_some();
+    let glue = emit::glue(state, &mutable, returns, &label, emit::EnterKind::BackEdge);
+    emit::JitBody {
+        glue,
+        safepoint,
+        fallible,
+    }
+    .visit_block_mut(&mut f.block);
     emit::fast_heap(&mut f.block, structs, true);
     f.sig.ident = format_ident!("{}_jit", func.sig.ident);
     jit_signature(f, func, quote!(&mut))

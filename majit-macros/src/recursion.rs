@@ -138,15 +138,26 @@ impl VisitMut for Mark<'_> {
             Stmt::Expr(Expr::Assign(a), Some(_)) if matches!(&*a.left, Expr::Path(_)) => {
                 Some(&mut *a.right)
             }
+            Stmt::Expr(e @ Expr::Match(_), None) => Some(e),
             Stmt::Expr(e, Some(_)) => Some(e),
             _ => None,
         };
         if let Some(e) = own {
-            if let Some(c) = calls(e, self.name) {
+            // `run(..)`, `run(..)?`, or `match run(..) { .. }` (whose arms
+            // are marked as usual).
+            let (site, arms) = match e {
+                Expr::Try(t) => (&mut *t.expr, None),
+                Expr::Match(m) => (&mut *m.expr, Some(&mut m.arms)),
+                e => (e, None),
+            };
+            if let Some(c) = calls(site, self.name) {
                 if let Some(inner) = c.args.iter().find_map(|a| Find::first_expr(a, self.name)) {
                     self.fail(inner.span());
                 }
-                *e = self.marker(&c);
+                *site = self.marker(&c);
+                for arm in arms.into_iter().flatten() {
+                    self.visit_arm_mut(arm);
+                }
                 return;
             }
         }
@@ -156,6 +167,13 @@ impl VisitMut for Mark<'_> {
         if calls(e, self.name).is_some() {
             self.fail(e.span());
             return;
+        }
+        // `match run(..) { .. }` as an expression (a match arm's body, as
+        // rustfmt writes it): a block's statement of its own.
+        if let Expr::Match(m) = e {
+            if calls(&m.expr, self.name).is_some() {
+                *e = syn::parse_quote_spanned!(m.span()=> { #m });
+            }
         }
         syn::visit_mut::visit_expr_mut(self, e);
     }
@@ -230,7 +248,8 @@ struct Expand<'a> {
 }
 
 impl Expand<'_> {
-    /// The marked call in statement `s` (its own call), if any.
+    /// The expression of statement `s` that holds its own marked call,
+    /// if any (the call itself, `call?`, or a `match` on it).
     fn marked(s: &mut Stmt) -> Option<&mut Expr> {
         let e = match s {
             Stmt::Local(syn::Local {
@@ -238,11 +257,18 @@ impl Expand<'_> {
             }) => &mut *init.expr,
             Stmt::Expr(Expr::Assign(a), _) => &mut *a.right,
             Stmt::Expr(e, _) => e,
-            Stmt::Macro(_) => return None,
             _ => return None,
         };
+        Self::site(e)?;
+        Some(e)
+    }
+
+    /// The marked call in `e` (see [`Expand::marked`]).
+    fn site(e: &mut Expr) -> Option<&mut Expr> {
         match e {
             Expr::Macro(m) if m.mac.path.is_ident(MARKER) => Some(e),
+            Expr::Try(t) => Self::site(&mut t.expr),
+            Expr::Match(m) => Self::site(&mut m.expr),
             _ => None,
         }
     }
@@ -270,13 +296,16 @@ impl Expand<'_> {
         let Some(e) = Self::marked(&mut s) else {
             return vec![s];
         };
-        let Expr::Macro(mac) = &*e else {
+        let Some(site) = Self::site(e) else {
+            return vec![s];
+        };
+        let Expr::Macro(mac) = &*site else {
             return vec![s];
         };
         let Ok(m) = mac.mac.parse_body::<Marked>() else {
             return vec![s];
         };
-        *e = self.call(&m);
+        *site = self.call(&m);
         let roots = self.roots.get(m.index).map_or(&[][..], |r| &r[..]);
         if roots.is_empty() || !self.heap {
             return vec![s];
@@ -289,21 +318,56 @@ impl Expand<'_> {
         let mut out: Vec<Stmt> = vec![
             syn::parse_quote!(let mut __majit_roots: [usize; #n] = [#(#raw),*];),
             syn::parse_quote!(let __majit_rooted = __majit_heap.root(&__majit_roots);),
-            s,
-            syn::parse_quote!(__majit_rooted.release(&mut __majit_roots);),
         ];
-        for (i, r) in roots.iter().enumerate() {
-            let (p, t) = (&r.place, &r.rust);
-            out.push(if r.assign {
-                syn::parse_quote!(#p = <#t>::from_raw(__majit_roots[#i]);)
-            } else {
-                syn::parse_quote! {
-                    #[allow(unused_variables, unused_mut)]
-                    let mut #p = <#t>::from_raw(__majit_roots[#i]);
+        match e {
+            // The arms run before the statement ends: each reloads first.
+            Expr::Match(mm) => {
+                for arm in &mut mm.arms {
+                    let reload = reload(roots);
+                    let body = &arm.body;
+                    *arm.body = syn::parse_quote!({
+                        __majit_rooted.release(&mut __majit_roots);
+                        #(#reload)*
+                        #body
+                    });
                 }
-            });
+                out.push(s);
+                // `let`-bound handles leave with the arms' scopes.
+                let lets = roots.iter().enumerate().filter(|(_, r)| !r.assign);
+                out.extend(lets.map(|(i, r)| rebind(i, r)));
+            }
+            _ => {
+                out.push(s);
+                out.push(syn::parse_quote!(__majit_rooted.release(&mut __majit_roots);));
+                out.extend(reload(roots));
+            }
         }
         out
+    }
+}
+
+/// The statements reloading the rooted handles `roots` from
+/// `__majit_roots` (reassigned, or bound again when `let`-bound).
+fn reload(roots: &[Rooted]) -> Vec<Stmt> {
+    roots
+        .iter()
+        .enumerate()
+        .map(|(i, r)| match r.assign {
+            true => {
+                let (p, t) = (&r.place, &r.rust);
+                syn::parse_quote!(#p = <#t>::from_raw(__majit_roots[#i]);)
+            }
+            false => rebind(i, r),
+        })
+        .collect()
+}
+
+/// `let mut PLACE = <T>::from_raw(__majit_roots[i]);`
+fn rebind(i: usize, r: &Rooted) -> Stmt {
+    let (p, t) = (&r.place, &r.rust);
+    syn::parse_quote! {
+        #[allow(unused_variables, unused_mut)]
+        let mut #p = <#t>::from_raw(__majit_roots[#i]);
     }
 }
 
@@ -339,7 +403,7 @@ pub struct JitItems<'a> {
     /// The dispatch loop's statement index.
     pub at: usize,
     pub state: &'a [StateVar],
-    pub ret: (Ty, TokenStream),
+    pub returns: emit::Returns,
     /// The rooted handles per call.
     pub roots: &'a [Vec<Rooted>],
     /// The merge point's safepoint, if the interpreter has GC structs.
@@ -357,19 +421,23 @@ pub fn jit_items(j: &JitItems) -> TokenStream {
     let call = format_ident!("{}_jit_call", name);
     let mut entry = j.func.clone();
     entry.sig.ident = call.clone();
-    entry.block = syn::parse_quote!({ #(#setup)* #from(__majit_driver, #(#args),*)? });
+    entry.block = syn::parse_quote!({ #(#setup)* });
     // The setup's `let mut`s are only handed on.
     entry.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
     emit::JitBody {
         glue: quote!(),
         safepoint: None,
+        fallible: j.returns.err.is_some(),
     }
     .visit_block_mut(&mut entry.block);
+    // After the rewrite: this `?` passes on the run's `JitError`.
+    let tail: Expr = syn::parse_quote!(#from(__majit_driver, #(#args),*)?);
+    entry.block.stmts.push(Stmt::Expr(tail, None));
     let entry = crate::jit_signature(entry, j.func, quote!(&));
     let public = public_entry(j.func, &call);
     let from_fn = from_fn(j, &from);
     let adapter = adapter(j, &from);
-    let trampoline = trampoline(name, j.state, j.ret.0);
+    let trampoline = trampoline(name, j.state, j.returns.ok.0);
     quote!(#public #[doc(hidden)] #entry #from_fn #adapter #trampoline)
 }
 
@@ -425,7 +493,7 @@ fn from_fn(j: &JitItems, from: &syn::Ident) -> TokenStream {
     let glue = emit::glue(
         j.state,
         &mutable,
-        j.ret.clone(),
+        j.returns.clone(),
         &label,
         EnterKind::BackEdge,
     );
@@ -433,10 +501,17 @@ fn from_fn(j: &JitItems, from: &syn::Ident) -> TokenStream {
     emit::JitBody {
         glue,
         safepoint: j.safepoint.clone(),
+        fallible: j.returns.err.is_some(),
     }
     .visit_block_mut(&mut block);
     expand_calls(&mut block, j.roots, CallIn::Jit, !j.structs.is_empty());
-    let enter = emit::glue(j.state, &mutable, j.ret.clone(), &label, EnterKind::Entry);
+    let enter = emit::glue(
+        j.state,
+        &mutable,
+        j.returns.clone(),
+        &label,
+        EnterKind::Entry,
+    );
     block.stmts.insert(0, syn::parse_quote!(#enter));
     emit::fast_heap(&mut block, j.structs, true);
     let params = j.state.iter().map(|s| {
@@ -445,8 +520,8 @@ fn from_fn(j: &JitItems, from: &syn::Ident) -> TokenStream {
     });
     let runner = format_ident!("__majit_run_from_{}", name);
     let tramp = format_ident!("__majit_portal_{}", name);
-    let result = result_kind(j.ret.0);
-    let r = &j.ret.1;
+    let result = result_kind(j.returns.ok.0);
+    let r = crate::return_tokens(j.func);
     let m = quote!(::majit::metainterp);
     let place = format!("`{name}_jit` while interpreting");
     let vis = &j.func.vis;
@@ -537,7 +612,7 @@ fn adapter(j: &JitItems, from: &syn::Ident) -> TokenStream {
         v
     });
     let args: Vec<TokenStream> = args.collect();
-    let value = match j.ret.0 {
+    let value = match j.returns.ok.0 {
         Ty::Unit => quote!(::core::option::Option::None),
         ty => ty
             .to_values(&quote!(v))
@@ -546,6 +621,25 @@ fn adapter(j: &JitItems, from: &syn::Ident) -> TokenStream {
             .map_or(quote!(None), |v| quote!(::core::option::Option::Some(#v))),
     };
     let m = quote!(::majit::metainterp);
+    // The callee's `Err(e)` is raised in its caller (`runtime::raise`).
+    let unwrap = match &j.returns.err {
+        Some((e, _)) => {
+            let raise = match e.is_ref() {
+                true => quote!(#m::runtime::raise(e.to_raw())),
+                false => quote!(#m::runtime::raise_int(e as i64)),
+            };
+            quote! {
+                let v = match v {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(e) => {
+                        #raise;
+                        return ::core::result::Result::Ok(::core::option::Option::None);
+                    }
+                };
+            }
+        }
+        None => quote!(),
+    };
     quote! {
         #[doc(hidden)]
         #[allow(unused_variables, clippy::unit_arg)]
@@ -558,6 +652,7 @@ fn adapter(j: &JitItems, from: &syn::Ident) -> TokenStream {
             #m::driver::JitError,
         > {
             let v = #from(d, #(#args),*)?;
+            #unwrap
             ::core::result::Result::Ok(#value)
         }
     }

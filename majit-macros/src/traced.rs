@@ -231,11 +231,12 @@ fn dollar(tokens: TokenStream) -> Option<proc_macro2::Span> {
     })
 }
 
-/// The helper entry of a traced function: called with `inline_call`,
+/// The helper entry of a traced function at `path` (from the interpreter's
+/// module, where its residual form's shim calls it): called with `inline_call`,
 /// its signature read from the definition. Parameters are `name: T`, `T`
-/// and the result integers, `bool`, `f64` or declared GC structs (an error at
-/// the type otherwise).
-pub fn helper(f: &syn::ItemFn, names: &Names) -> syn::Result<Helper> {
+/// and the result integers, `bool`, `f64` or GC handles (declared structs,
+/// `Obj`, `Array<T>`; an error at the type otherwise).
+pub fn helper(f: &syn::ItemFn, path: syn::Path, names: &Names) -> syn::Result<Helper> {
     let (mut args, mut arg_tys) = (Vec::new(), Vec::new());
     for input in &f.sig.inputs {
         let syn::FnArg::Typed(pt) = input else {
@@ -254,30 +255,38 @@ pub fn helper(f: &syn::ItemFn, names: &Names) -> syn::Result<Helper> {
         syn::ReturnType::Default => None,
         syn::ReturnType::Type(_, t) => Some((**t).clone()),
     };
-    let ret = match &ret_ty {
+    let (ok, err) = match &ret_ty {
+        Some(t) => match crate::ty::result_parts(t) {
+            Some((ok, err)) => (Some(ok), Some(crate::ty::error_ty(err, names)?)),
+            None => (Some(t), None),
+        },
+        None => (None, None),
+    };
+    let ret = match ok {
         Some(t) if !matches!(Ty::parse(t), Ok(Ty::Unit)) => Some(traced_ty(t, names)?),
         _ => None,
     };
     let name = f.sig.ident.clone();
     Ok(Helper {
         policy: Policy::Inline,
-        path: name.clone().into(),
+        path,
         name,
         args,
         arg_tys,
         ret,
         ret_ty,
+        err,
     })
 }
 
 /// A parameter or result type of a traced function.
 fn traced_ty(t: &syn::Type, names: &Names) -> syn::Result<Ty> {
     match Ty::parse_with(t, names) {
-        Ok(ty @ (Ty::Scalar(_) | Ty::Gc(_))) => Ok(ty),
+        Ok(ty) if ty.is_single() => Ok(ty),
         _ => Err(syn::Error::new(
             t.span(),
-            "a traced function takes and returns integers, `bool`, `f64` and declared GC structs \
-             (other types: call it through a `dont_look_inside` helper)",
+            "a traced function takes and returns integers, `bool`, `f64`, declared GC structs, \
+             `Obj` and `Array<T>` (other types: call it through a `dont_look_inside` helper)",
         )),
     }
 }

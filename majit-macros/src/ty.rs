@@ -55,6 +55,11 @@ pub enum Ty {
     /// flag (int bank; see `lower/overflow.rs`). Never a green or red.
     Checked(IntTy),
     Unit,
+    /// The result of a function returning `Result<T, E>` (`T` and `E` are
+    /// its `Ctx::ret` and `Ctx::err`; see `lower/results.rs`): only what
+    /// the lowering is asked for (the `want` of the function's tail and of
+    /// `return`), never a value.
+    Fallible,
 }
 
 /// The item type of an array green or red, or of a GC array.
@@ -289,7 +294,7 @@ impl Ty {
             Ty::Array { item, len } => (0..usize::from(len))
                 .flat_map(|k| item.ty().to_values(&quote!((#x)[#k])))
                 .collect(),
-            Ty::Checked(_) | Ty::Unit => vec![],
+            Ty::Checked(_) | Ty::Unit | Ty::Fallible => vec![],
         }
     }
 
@@ -349,4 +354,35 @@ pub fn scalar_named(name: &str) -> Option<Scalar> {
         _ => {}
     }
     IntTy::from_name(name).map(Scalar::Int)
+}
+
+/// The `T` and `E` of the type `Result<T, E>` as written (`None` for any
+/// other type).
+pub fn result_parts(ty: &syn::Type) -> Option<(&syn::Type, &syn::Type)> {
+    let syn::Type::Path(p) = ty else { return None };
+    let seg = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+        return None;
+    };
+    match (
+        seg.ident == "Result",
+        &args.args.iter().collect::<Vec<_>>()[..],
+    ) {
+        (true, [syn::GenericArgument::Type(t), syn::GenericArgument::Type(e)]) => Some((t, e)),
+        _ => None,
+    }
+}
+
+/// The error type `E` of a `Result<T, E>` a helper, traced function or
+/// interpreter returns: one word the JIT raises, an integer, a `bool` or a
+/// declared GC struct.
+pub fn error_ty(t: &syn::Type, names: &Names) -> syn::Result<Ty> {
+    match Ty::parse_with(t, names) {
+        Ok(ty @ (Ty::Scalar(Scalar::Int(_) | Scalar::Bool) | Ty::Gc(_))) => Ok(ty),
+        _ => Err(syn::Error::new(
+            t.span(),
+            "the error type of a `Result` the JIT lowers is an integer, a `bool` or a declared \
+             GC struct (one word, which the JIT raises as an exception)",
+        )),
+    }
 }

@@ -153,6 +153,7 @@ fn checked_and_overflowing_values_match_rust_from_random_states() {
         let mut bh_log = Vec::new();
         match blackhole_step(&jitcode, &greens, &reds) {
             Outcome::Returned(v) => assert_eq!(v, Some(Value::Int(native)), "{what}"),
+            Outcome::Raised(e) => panic!("{what}: raised {e:?}"),
             Outcome::MergePoint { reds, .. } => {
                 bh_log.extend([reds[0], reds[1]].map(|v| v.as_int().unwrap()));
                 assert_eq!(native, 0, "{what}");

@@ -299,6 +299,7 @@ fn every_handler_matches_rust_from_random_states() {
         let mut bh_log = take_log();
         match out {
             Outcome::Returned(v) => assert_eq!(v, Some(Value::Int(native)), "{what}"),
+            Outcome::Raised(e) => panic!("{what}: raised {e:?}"),
             Outcome::MergePoint { greens, reds } => {
                 // The native run reported its state at the next merge point.
                 bh_log.extend([greens[0], reds[0], reds[1]].map(|v| v.as_int().unwrap()));

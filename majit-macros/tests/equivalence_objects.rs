@@ -265,6 +265,7 @@ fn blackhole_step(
         .unwrap()
     {
         Outcome::Returned(v) => v.unwrap().as_int().unwrap(),
+        Outcome::Raised(e) => panic!("raised {e:?}"),
         Outcome::MergePoint { reds, .. } => {
             // What the plain function does with no fuel left.
             let r = |i: usize| reds[i].as_ref().unwrap();

@@ -301,3 +301,26 @@ fn a_class_is_guarded_once_per_object() {
         }
     }
 }
+
+/// A driver made before `thread_heap::install` replaced the heap (here on
+/// a thread without a heap yet: making the driver creates one) holds the
+/// old heap's type ids, which the new heap's objects do not carry: running
+/// it is a clear error (it once failed an `Obj::cast` of an object of the
+/// right class), and the driver made again works.
+#[test]
+fn a_driver_of_a_replaced_heap_is_a_clear_error() {
+    std::thread::spawn(|| {
+        let mut stale = run_driver::<RefExec>(JitParams::default()).unwrap();
+        stress_heap();
+        let e = run_jit(&mut stale, &CODE, 100).unwrap_err();
+        assert!(
+            matches!(&e, JitError::BadState(m) if m.contains("thread heap was replaced")),
+            "{e}"
+        );
+        let mut driver = run_driver::<RefExec>(JitParams::default().with_threshold(3)).unwrap();
+        assert_eq!(run_jit(&mut driver, &CODE, 100).unwrap(), expected(100));
+        assert_eq!(take_output(), vec![expected(100)]);
+    })
+    .join()
+    .unwrap();
+}

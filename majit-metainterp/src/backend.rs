@@ -32,7 +32,15 @@
 //! - `int_*_ovf` sets the overflow condition that the immediately following
 //!   `guard_no_overflow`/`guard_overflow` tests; on overflow the result is
 //!   the wrapped value.
+//! - After a call that may raise (`Op::may_raise`), what the helper raised
+//!   (`runtime::Raised`) replaces the pending exception (none raised keeps
+//!   it). `guard_no_exception` fails while one is pending,
+//!   `guard_exception` unless a catchable one (not a panic) is;
+//!   `save_exception_i`/`_r` (right after `guard_exception`) gives its value
+//!   and clears it. It stays pending into a bridge; an exit hands it out in
+//!   [`DeadFrame::exception`].
 
+use crate::runtime::Raised;
 use crate::strategy::Strategies;
 use majit_ir::{Descr, Trace, Value};
 use std::fmt;
@@ -49,18 +57,21 @@ pub struct ExitId {
     pub op_index: u32,
 }
 
-/// How compiled code returned: which exit, its descr, and the values of
-/// its fail args (guards) or arguments (`finish`), in order.
+/// How compiled code returned: which exit, its descr, the values of its
+/// fail args (guards) or arguments (`finish`), in order, and the exception
+/// left pending (raised by a helper and not taken by `save_exception_*`;
+/// a failed `guard_no_exception` leaves one).
 ///
-/// Refs in `values` are GC roots only while the caller keeps them rooted:
-/// a caller that may allocate before it has copied them out must put them
-/// in a root scope first.
+/// Refs in `values` and `exception` are GC roots only while the caller
+/// keeps them rooted: a caller that may allocate before it has copied them
+/// out must put them in a root scope first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeadFrame {
     pub exit: ExitId,
     /// The exit op's descr (a `FailDescr` for guards, if it had one).
     pub descr: Option<Descr>,
     pub values: Vec<Value>,
+    pub exception: Option<Raised>,
 }
 
 impl DeadFrame {
@@ -205,8 +216,17 @@ pub trait Backend {
     }
 
     /// Frees the code of `code` and of the bridges attached to it. Running
-    /// it afterwards is an error.
+    /// it afterwards is an error. Freeing a bridge also detaches it: its
+    /// guard exits again.
     fn free(&mut self, code: CodeId);
+
+    /// The bytes of memory the code of `code` takes (that trace alone, not
+    /// its bridges), counted against `JitParams::max_code`. Default: the
+    /// length of [`Backend::code_range`], 0 for a backend without machine
+    /// code.
+    fn code_size(&self, code: CodeId) -> usize {
+        self.code_range(code).map_or(0, |r| r.len())
+    }
 
     /// The address range the machine code of `code` occupies (for perf
     /// maps). `None` (the default): the backend has no machine code.

@@ -15,6 +15,13 @@
 //! program, `portal.rs`) reaching its merge point is handed to the portal
 //! runner, which runs the callee with the JIT and returns its result.
 //!
+//! Exceptions: a call that raised goes to the `catch_exception` after it
+//! ([`crate::jitcode::JitCode::catch_after`]); a frame without one ends
+//! and the exception goes to its caller's, up to the outermost frame,
+//! which then ends with it ([`Outcome::Raised`]). [`Blackhole::raise`]
+//! delivers an exception that compiled code left pending (a failed
+//! `guard_no_exception`) the same way.
+//!
 //! Invariants: the blackhole and the tracer share one semantics
 //! ([`crate::jitcode::eval`]); a frame's ref registers are passed as roots
 //! to every allocation, so a moving allocator can update them.
@@ -95,6 +102,8 @@ pub enum Outcome {
     },
     /// The outermost frame returned.
     Returned(Option<Value>),
+    /// The outermost frame ended with this exception (no catch took it).
+    Raised(Value),
 }
 
 /// Builds the frame for a call of `callee` with `args` in its parameters.
@@ -190,22 +199,24 @@ impl<'a> Blackhole<'a> {
             let reds = insn.list(1).iter().map(|&r| f.get(r)).collect();
             return Ok(Some(Outcome::MergePoint { greens, reds }));
         }
-        if insn.op == JOp::MergePoint && self.call_portal(insn)? {
-            return Ok(None);
+        if insn.op == JOp::MergePoint {
+            if let Some(out) = self.call_portal(insn)? {
+                return Ok(out);
+            }
         }
-        Ok(self.exec(insn)?.map(Outcome::Returned))
+        self.exec(insn)
     }
 
     /// At the merge point `insn` of a callee's portal frame: calls the
     /// portal runner with the frame's greens and reds (every frame's refs
     /// rooted: the callee may collect) and returns its result from the
-    /// frame. False when the top frame is no portal frame or there is no
-    /// runner.
-    fn call_portal(&mut self, insn: &Insn) -> Result<bool, ConcreteError> {
+    /// frame, or raises what it raised. `None` when the top frame is no
+    /// portal frame or there is no runner; else what the step did.
+    fn call_portal(&mut self, insn: &Insn) -> Result<Option<Option<Outcome>>, ConcreteError> {
         let f = self.frames.last().expect("a blackhole has a frame");
         let runner = self.portal.as_ref().filter(|p| p.is_portal(&f.code));
         let Some((func, descr)) = runner.and_then(|p| p.runner.clone()) else {
-            return Ok(false);
+            return Ok(None);
         };
         let lists = insn.list(0).iter().chain(insn.list(1));
         let args: Vec<Value> = lists.map(|&r| f.get(r)).collect();
@@ -215,9 +226,32 @@ impl<'a> Blackhole<'a> {
         let v = eval::call(func, cd, &args);
         self.alloc.call_end(&mut roots);
         self.set_roots(roots);
-        let v = v?;
-        self.leave(cd.result.kind().map(|_| v))?;
-        Ok(true)
+        let (v, raised) = v?;
+        if let Some(e) = raised {
+            self.frames.pop();
+            return self.raise(e).map(Some);
+        }
+        self.leave(cd.result.kind().map(|_| v)).map(Some)
+    }
+
+    /// Delivers exception `e` to the top frame, which stands right after
+    /// the call that raised (or before a `-live-` marker after it): to the
+    /// catch there, else to its caller's, frame by frame. `Some` when no
+    /// frame caught it (the outermost one ended with it).
+    pub fn raise(&mut self, e: Value) -> Result<Option<Outcome>, ConcreteError> {
+        while let Some(f) = self.frames.last_mut() {
+            let code = f.code.clone();
+            if let Some(catch) = code.catch_after(f.pc) {
+                eval::check_exception_kind(catch.dst.map(|d| d.kind), e)?;
+                if let Some(d) = catch.dst {
+                    f.set(d, e);
+                }
+                f.pc = catch.label(0);
+                return Ok(None);
+            }
+            self.frames.pop();
+        }
+        Ok(Some(Outcome::Raised(e)))
     }
 
     fn top(&mut self) -> &mut BhFrame {
@@ -259,14 +293,23 @@ impl<'a> Blackhole<'a> {
         Ok(obj)
     }
 
-    /// Executes one instruction of the top frame. `Some(result)` when the
-    /// outermost frame returned.
-    fn exec(&mut self, insn: &Insn) -> Result<Option<Option<Value>>, ConcreteError> {
+    /// Executes one instruction of the top frame. `Some` when the
+    /// outermost frame returned or raised.
+    fn exec(&mut self, insn: &Insn) -> Result<Option<Outcome>, ConcreteError> {
         let f = self.frames.last().expect("a blackhole has a frame");
         let mut next = insn.next;
         let mut result: Option<Value> = None;
         match insn.op {
-            JOp::Live | JOp::CanEnterJit | JOp::PromoteI | JOp::PromoteR | JOp::MergePoint => {}
+            // A catch is reached only when nothing was raised.
+            JOp::Live
+            | JOp::CanEnterJit
+            | JOp::PromoteI
+            | JOp::PromoteR
+            | JOp::PromoteF
+            | JOp::MergePoint
+            | JOp::Catch
+            | JOp::CatchI
+            | JOp::CatchR => {}
             JOp::Pure => {
                 let args: Vec<Value> = insn.operands[1..]
                     .iter()
@@ -361,8 +404,21 @@ impl<'a> Blackhole<'a> {
                 let cd = d.as_call().expect("builder checked a call descr");
                 let func = f.int(insn.reg(1)) as usize;
                 let args: Vec<Value> = insn.list(2).iter().map(|&r| f.get(r)).collect();
-                let v = eval::call(func, cd, &args)?;
-                result = insn.dst.map(|_| v);
+                let (v, raised) = eval::call(func, cd, &args)?;
+                let top = self.top();
+                if let Some(dst) = insn.dst {
+                    top.set(dst, v);
+                }
+                top.pc = insn.next;
+                return match raised {
+                    Some(e) => self.raise(e),
+                    None => Ok(None),
+                };
+            }
+            JOp::RaiseI | JOp::RaiseR => {
+                let e = f.get(insn.reg(0));
+                self.frames.pop();
+                return self.raise(e);
             }
             JOp::InlineCallI | JOp::InlineCallR | JOp::InlineCallF | JOp::InlineCallV => {
                 let Operand::Callee(callee) = insn.operands[0] else {
@@ -397,10 +453,10 @@ impl<'a> Blackhole<'a> {
 impl Blackhole<'_> {
     /// The top frame returns `v`: into its caller's result register, or
     /// the run is over (`Some(v)`: the outermost frame returned).
-    fn leave(&mut self, v: Option<Value>) -> Result<Option<Option<Value>>, ConcreteError> {
+    fn leave(&mut self, v: Option<Value>) -> Result<Option<Outcome>, ConcreteError> {
         let done = self.frames.pop().expect("a blackhole has a frame");
         match self.frames.last_mut() {
-            None => return Ok(Some(v)),
+            None => return Ok(Some(Outcome::Returned(v))),
             Some(caller) => match (done.ret_dst, v) {
                 (Some(dst), Some(v)) if dst.kind == v.kind() => caller.set(dst, v),
                 (None, _) => {}

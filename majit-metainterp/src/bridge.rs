@@ -32,19 +32,37 @@ use majit_ir::{Const, Descr, FailDescr, Kind, Op, OpCode, OpRef, RefTarget, Trac
 /// snapshot numbers), from the dead frame's values `frame`: those
 /// themselves for an unoptimized trace (`resume` is `None`); for an
 /// optimized one, rebuilt from the optimizer's resume data (virtuals
-/// allocated with `alloc`, pending fields stored).
+/// allocated with `alloc`, pending fields stored). `exception`, the one
+/// the dead frame left pending, is a root while virtuals are allocated:
+/// it comes back with the values (moved, if the allocator moved it).
 pub(crate) fn original_fail_args(
     frame: &[Value],
     resume: Option<&GuardResume>,
     alloc: &mut dyn Allocator,
-) -> Result<Vec<Value>, RebuildError> {
+    exception: Option<Value>,
+) -> Result<(Vec<Value>, Option<Value>), RebuildError> {
     let Some(rd) = resume else {
-        return Ok(frame.to_vec());
+        return Ok((frame.to_vec(), exception));
     };
-    // SAFETY: `rd` is the optimizer's description of the guard that
-    // produced `frame`, so its refs are live objects of the layouts `rd`
-    // stores into, and the driver's allocator returns zeroed objects.
-    unsafe { crate::resume::rebuild(frame, rd, alloc) }
+    let Some(e) = exception.filter(|_| !rd.virtuals.is_empty()) else {
+        // SAFETY: `rd` is the optimizer's description of the guard that
+        // produced `frame`, so its refs are live objects of the layouts
+        // `rd` stores into, and the driver's allocator returns zeroed
+        // objects.
+        return Ok((
+            unsafe { crate::resume::rebuild(frame, rd, alloc) }?,
+            exception,
+        ));
+    };
+    // The exception rides along as one more frame value, read back last.
+    let mut frame = frame.to_vec();
+    let mut rd = rd.clone();
+    rd.values.push(Tagged::Box(frame.len() as u32));
+    frame.push(e);
+    // SAFETY: as above; the extra value is the dead frame's own exception.
+    let mut values = unsafe { crate::resume::rebuild(&frame, &rd, alloc) }?;
+    let e = values.pop();
+    Ok((values, e))
 }
 
 /// The boxes of a bridge's original fail args: inputs for `Box` values,
@@ -116,17 +134,51 @@ fn bridge_boxes(trace: &mut Trace, rd: Option<&GuardResume>, values: &[Value]) -
         .collect()
 }
 
+/// Where a bridge trace starts (see [`bridge_start`]).
+pub(crate) struct BridgeStart {
+    pub trace: Trace,
+    pub frames: Vec<BridgeFrame>,
+    pub vable: Option<VableBoxes>,
+    /// The exception the guard left pending, taken by the trace's first
+    /// ops (`guard_exception` with this fail id, `save_exception_*`): its
+    /// box, for the tracer to deliver.
+    pub exception: Option<(u32, TBox)>,
+}
+
 /// Where the bridge from the guard `info` starts: its trace (inputs of
 /// the kinds of the dead frame's values `frame`, plus the recorded
 /// allocations of virtuals) and the tracer's frames, from the guard's
-/// snapshot and its original fail args `values` (already rebuilt).
+/// snapshot and its original fail args `values` (already rebuilt). With
+/// `exception` (the guard left one pending), the trace first takes it,
+/// before anything can allocate, with a `guard_exception` of fail id
+/// `*next_fail_id` (which fails only on a helper's panic).
 pub(crate) fn bridge_start(
     frame: &[Value],
     info: &GuardInfo,
     values: &[Value],
-) -> (Trace, Vec<BridgeFrame>, Option<VableBoxes>) {
+    exception: Option<Value>,
+    next_fail_id: &mut u32,
+) -> BridgeStart {
     let kinds: Vec<Kind> = frame.iter().map(|v| v.kind()).collect();
     let mut trace = Trace::new(&kinds);
+    let exception = exception.map(|e| {
+        let id = *next_fail_id;
+        *next_fail_id += 1;
+        let descr = FailDescr {
+            name: format!("g{id}"),
+            id,
+        };
+        let guard = Op::new(OpCode::GuardException, &[])
+            .with_descr(descr.into())
+            .with_fail_args(&[]);
+        trace.push(guard);
+        let save = match e.kind() {
+            Kind::Ref => OpCode::SaveExceptionR,
+            _ => OpCode::SaveExceptionI,
+        };
+        let r = trace.push(Op::new(save, &[]));
+        (id, TBox { r, v: e })
+    });
     let boxes = bridge_boxes(&mut trace, info.resume.as_ref(), values);
     let mut box_of = |sv: &SnapValue| match *sv {
         SnapValue::Arg(i) => boxes[i as usize],
@@ -156,7 +208,12 @@ pub(crate) fn bridge_start(
         .vable
         .split_first()
         .map(|(frame, rest)| (box_of(frame), rest.iter().map(&mut box_of).collect()));
-    (trace, frames, vable)
+    BridgeStart {
+        trace,
+        frames,
+        vable,
+        exception,
+    }
 }
 
 /// Makes `trace`, a bridge ending in a jump to a loop's start label, jump

@@ -216,6 +216,21 @@ impl Compiled {
         hot.then(|| e.target.clone())
     }
 
+    /// Forgets the exits of compiled trace `code` (its code was freed).
+    pub(crate) fn forget_exits(&mut self, code: CodeId) {
+        let Some((_, trace)) = self.trace_of(code) else {
+            return;
+        };
+        let ids: Vec<u32> = trace
+            .ops
+            .iter()
+            .filter_map(|op| Some(op.descr.as_ref()?.as_fail()?.id))
+            .collect();
+        for id in ids {
+            self.exits.remove(&id);
+        }
+    }
+
     /// Makes the merge-point exits `ids` (already registered) the entry
     /// guards of a bridge into the loop whose start label is `target`.
     pub(crate) fn count_entry_failures(&mut self, ids: &[u32], target: &Descr) {

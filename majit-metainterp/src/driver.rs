@@ -38,21 +38,24 @@
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::blackhole::{BhFrame, Blackhole, Outcome};
-use crate::bridge::{self, CompiledTrace, Rejected};
+use crate::bridge::{self, BridgeStart, CompiledTrace, Rejected};
 use crate::compiled::{BridgeInfo, Compiled, Exit, GuardInfo, LoopInfo};
 use crate::diff::{self, DiffState};
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
+use crate::lifetime::Lifetime;
 use crate::params::JitParams;
 use crate::portal::PortalRunner;
-use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator, Shared};
-use crate::stats::{AbortReason, Stats};
-use crate::tracer::{Finished, Snapshot, TraceEnd, TraceEnv, Tracer};
+use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator, Raised, Shared};
+use crate::stats::{AbortReason, DontInline, Stats};
+use crate::tracer::{Blame, Finished, Inlinee, ResumeAt, Snapshot, TraceEnd, TraceEnv, Tracer};
 use crate::vable::VirtualizableInfo;
 use crate::warmstate::{GreenKey, Visit, WarmState};
 use majit_ir::{Descr, Kind, OpCode, TargetDescr, Value};
 use std::cell::{Cell, Ref, RefCell};
+use std::collections::BTreeSet;
 use std::fmt;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -65,6 +68,10 @@ pub enum JitAction {
     Continue,
     /// The program ended inside the JIT with this portal result.
     Finished(Option<Value>),
+    /// The program ended inside the JIT by raising this exception out of
+    /// the portal (jitcode's `raise`, or a helper's exception no catch
+    /// took).
+    Raised(Value),
 }
 
 /// An interpreter state that knows its greens and reds, for
@@ -173,6 +180,19 @@ impl From<diff::Failure> for JitError {
 pub(crate) enum Next {
     MergePoint(Vec<Value>, Vec<Value>),
     Finished(Option<Value>),
+    Raised(Value),
+}
+
+impl Next {
+    /// Where the outermost jitcode frame of a blackhole run (or an
+    /// aborted trace) left the interpreter.
+    fn of(outcome: Outcome) -> Next {
+        match outcome {
+            Outcome::MergePoint { greens, reds } => Next::MergePoint(greens, reds),
+            Outcome::Returned(v) => Next::Finished(v),
+            Outcome::Raised(e) => Next::Raised(e),
+        }
+    }
 }
 
 /// The JIT of one interpreter. See the module docs.
@@ -218,6 +238,7 @@ pub(crate) enum Next {
 ///             n = reds[1].as_int().unwrap();
 ///         }
 ///         JitAction::Finished(v) => break v.unwrap().as_int().unwrap(),
+///         JitAction::Raised(e) => panic!("raised {e:?}"),
 ///     }
 /// };
 /// assert_eq!(result, 500500);
@@ -264,6 +285,14 @@ pub struct JitDriver<B: Backend> {
     /// Runs of compiled code in progress (nested runs do not add their
     /// time to `Stats::time_running`, which the outer run's time includes).
     running: Cell<u32>,
+    /// What too-long traces marked don't-inline (`tracer/blame.rs`).
+    pub(crate) dont_inline: RefCell<BTreeSet<Inlinee>>,
+    /// Which compiled trees are live, retired or freed (`lifetime.rs`).
+    pub(crate) lifetime: RefCell<Lifetime>,
+    /// Bumped by the invalidation of any of this driver's validity words
+    /// (`quasi.rs`), and the value `lifetime.rs` last acted on.
+    pub(crate) invalidated: Rc<Cell<u64>>,
+    pub(crate) invalidated_seen: Cell<u64>,
 }
 
 /// A counter of work in progress, decremented when the guard is dropped
@@ -369,6 +398,10 @@ impl<B: Backend> JitDriver<B> {
             checking: Cell::new(0),
             tracing: RefCell::new(Vec::new()),
             running: Cell::new(0),
+            dont_inline: RefCell::new(BTreeSet::new()),
+            lifetime: RefCell::new(Lifetime::default()),
+            invalidated: Rc::default(),
+            invalidated_seen: Cell::new(0),
         })
     }
 
@@ -395,7 +428,7 @@ impl<B: Backend> JitDriver<B> {
     /// let portal = codes.add(b.finish().unwrap());
     /// let sp = Arc::new(FieldDescr {
     ///     name: "Frame.sp".into(), owner: "Frame".into(), offset: 8, size: 8,
-    ///     signed: true, kind: Kind::Int, immutable: false,
+    ///     signed: true, kind: Kind::Int, immutable: false, quasi_immutable: false,
     /// });
     /// let info = VirtualizableInfo::new(0).with_fields(vec![sp]);
     /// let driver = JitDriver::new(codes, portal, RefExec::new(), JitParams::default());
@@ -518,6 +551,7 @@ impl<B: Backend> JitDriver<B> {
     ) -> Result<JitAction, JitError> {
         self.check_state(greens, reds)?;
         let _current = crate::portal::Current::enter(self);
+        self.sync_code();
         let key = GreenKey::new(greens);
         let visit = self.warm.borrow_mut().visit(&key, self.params.threshold);
         let next = match visit {
@@ -538,6 +572,7 @@ impl<B: Backend> JitDriver<B> {
         };
         Ok(match next {
             Next::Finished(v) => JitAction::Finished(v),
+            Next::Raised(e) => JitAction::Raised(e),
             Next::MergePoint(g, r) => {
                 greens.copy_from_slice(&g);
                 reds.copy_from_slice(&r);
@@ -592,7 +627,9 @@ impl<B: Backend> JitDriver<B> {
     /// Runs loop `li` from `reds` until the state leaves compiled code.
     fn run_loop(&self, mut li: usize, mut reds: Vec<Value>) -> Result<Next, JitError> {
         loop {
-            let Some(inputs) = self.loop_inputs(li, &reds)? else {
+            self.sync_code();
+            let entered = self.lifetime.borrow().is_live(li);
+            let Some(inputs) = self.loop_inputs(li, &reds)?.filter(|_| entered) else {
                 let greens = self.compiled.borrow().loops[li].key.values().to_vec();
                 return Ok(Next::MergePoint(greens, reds));
             };
@@ -606,7 +643,7 @@ impl<B: Backend> JitDriver<B> {
                 self.count(|s| s.time_running += start.elapsed());
             }
             match self.handle_exit(df?)? {
-                Next::Finished(v) => return Ok(Next::Finished(v)),
+                done @ (Next::Finished(_) | Next::Raised(_)) => return Ok(done),
                 Next::MergePoint(g, r) => match self.warm.borrow().loop_at(&GreenKey::new(&g)) {
                     Some(l) => {
                         li = l;
@@ -671,6 +708,13 @@ impl<B: Backend> JitDriver<B> {
     /// executor in differential mode. A helper's panic or a nested run's
     /// failure (which left through a `guard_no_exception`) ends the run.
     fn execute(&self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
+        self.lifetime.borrow_mut().enter(li);
+        let df = self.execute_entered(li, inputs);
+        self.lifetime.borrow_mut().leave(li);
+        df
+    }
+
+    fn execute_entered(&self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
         let code = self.compiled.borrow().loops[li].code;
         let mut run = |inputs: &[Value]| B::execute_in(&self.backend, code, inputs);
         let df = match (&self.diff, &self.budget) {
@@ -740,9 +784,9 @@ impl<B: Backend> JitDriver<B> {
         counted: bool,
     ) -> Result<Next, JitError> {
         self.count(|s| s.merge_point_exits += 1);
-        let values =
-            bridge::original_fail_args(&df.values, resume.as_ref(), &mut Shared(&self.alloc))
-                .map_err(|e| JitError::Resume(e.to_string()))?;
+        let alloc = &mut Shared(&self.alloc);
+        let (values, _) = bridge::original_fail_args(&df.values, resume.as_ref(), alloc, None)
+            .map_err(|e| JitError::Resume(e.to_string()))?;
         let threshold = self.params.bridge_threshold;
         let hot = counted.then(|| {
             let mut compiled = self.compiled.borrow_mut();
@@ -759,6 +803,7 @@ impl<B: Backend> JitDriver<B> {
                 budget: None,
                 greens: greens.clone(),
                 reds: values.clone(),
+                validity: crate::quasi::Validity::new(self.invalidated.clone()),
             };
             if let Err((reason, why)) = self.compile_bridge(fin, df.exit, None) {
                 self.count(|s| s.abort_because(reason, why));
@@ -775,19 +820,27 @@ impl<B: Backend> JitDriver<B> {
             s.guard_failures += 1;
             s.callee_guard_failures += u64::from(callee);
         });
-        if let Some(helper) = &info.snapshot.raises {
-            // `execute` took a panic already: the helper raised.
-            return Err(crate::jitcode::eval::uncaught(helper).into());
-        }
+        // A helper's panic (or a nested run's failure) ended the run in
+        // `execute` already.
+        let exception = match info.snapshot.resume_at {
+            ResumeAt::Insn => None,
+            ResumeAt::AfterCall => df.exception.and_then(Raised::value),
+            ResumeAt::Never => {
+                return Err(JitError::Resume(format!(
+                    "g{id}, a bridge's guard_exception, failed without a panic"
+                )))
+            }
+        };
         let resume = info.resume.as_ref();
-        let values = bridge::original_fail_args(&df.values, resume, &mut Shared(&self.alloc))
+        let alloc = &mut Shared(&self.alloc);
+        let (values, exception) = bridge::original_fail_args(&df.values, resume, alloc, exception)
             .map_err(|e| JitError::Resume(e.to_string()))?;
         self.write_back_at_guard(&info.snapshot, &values)?;
         if self.count_failure(id, &info, &values) {
-            return self.trace_bridge(df, &info, &values);
+            return self.trace_bridge(df, &info, &values, exception);
         }
         let frames = frames_from_snapshot(&info.snapshot, &values);
-        self.blackhole(frames)
+        self.blackhole(frames, exception)
     }
 
     /// Counts a failure of guard `id` (per value for a `guard_value`);
@@ -816,31 +869,37 @@ impl<B: Backend> JitDriver<B> {
         false
     }
 
-    /// Runs the blackhole over `frames` up to the next merge point.
-    pub(crate) fn blackhole(&self, frames: Vec<BhFrame>) -> Result<Next, JitError> {
+    /// Runs the blackhole over `frames` up to the next merge point, first
+    /// delivering `exception` (which a failed `guard_no_exception` left
+    /// pending) to the top frame.
+    pub(crate) fn blackhole(
+        &self,
+        frames: Vec<BhFrame>,
+        exception: Option<Value>,
+    ) -> Result<Next, JitError> {
         self.count(|s| s.blackhole_runs += 1);
         let mut alloc = Shared(&self.alloc);
         let mut bh =
             Blackhole::new(&self.codes, &mut alloc, frames).with_portal(self.portal_call());
-        match bh.run()? {
-            Outcome::Returned(v) => Ok(Next::Finished(v)),
-            Outcome::MergePoint { greens, reds } => Ok(Next::MergePoint(greens, reds)),
+        if let Some(out) = exception.map(|e| bh.raise(e)).transpose()?.flatten() {
+            return Ok(Next::of(out));
         }
+        Ok(Next::of(bh.run()?))
     }
 
     /// An aborted trace: count it, then finish the iteration in the
-    /// blackhole from the tracer's frames.
+    /// blackhole from the tracer's frames (none: the program `ended`).
     pub(crate) fn after_abort(
         &self,
         reason: AbortReason,
         frames: Vec<BhFrame>,
-        returned: Option<Value>,
+        ended: Option<Outcome>,
     ) -> Result<Next, JitError> {
         self.count(|s| s.abort(reason));
-        if frames.is_empty() {
-            return Ok(Next::Finished(returned));
+        match ended {
+            Some(out) if frames.is_empty() => Ok(Next::of(out)),
+            _ => self.blackhole(frames, None),
         }
-        self.blackhole(frames)
     }
 
     /// Writes compiled code `code` to the perf map, if there is one.
@@ -859,6 +918,7 @@ impl<B: Backend> JitDriver<B> {
     ) -> Result<TraceEnd, JitError> {
         let start = Instant::now();
         self.count(|s| s.traces_started += 1);
+        let validity = crate::quasi::Validity::new(self.invalidated.clone());
         let (warm, compiled) = (&self.warm, &self.compiled);
         let lookup = |k: &GreenKey| {
             let li = warm.borrow().loop_at(k)?;
@@ -867,6 +927,8 @@ impl<B: Backend> JitDriver<B> {
             Some((l.target.clone(), l.recorded.inputs.len()))
         };
         let dont_inline = |k: &GreenKey| warm.borrow().get(k).is_some_and(|e| e.dont_inline);
+        // A copy: a nested run may mark functions while this trace runs.
+        let dont_inline_fns = self.dont_inline.borrow().clone();
         let mut alloc = Shared(&self.alloc);
         let env = TraceEnv {
             codes: &self.codes,
@@ -877,10 +939,15 @@ impl<B: Backend> JitDriver<B> {
             budget_word: self.budget.as_ref().map(diff::budget::Budget::addr),
             vable: self.vable.as_ref(),
             portal: self.portal_call(),
-            dont_inline: &dont_inline,
+            dont_inline: &dont_inline_fns,
+            dont_inline_callee: &dont_inline,
             stats: &self.stats,
+            validity: &validity,
         };
         let end = make(env).and_then(Tracer::run);
+        if !matches!(end, Ok(TraceEnd::Done(_))) {
+            crate::quasi::forget(&validity);
+        }
         self.count(|s| s.time_tracing += start.elapsed());
         Ok(end?)
     }
@@ -912,16 +979,24 @@ impl<B: Backend> JitDriver<B> {
             TraceEnd::Aborted {
                 reason,
                 frames,
-                returned,
+                ended,
+                blamed,
                 callee,
             } => {
-                let mut warm = self.warm.borrow_mut();
-                warm.abort(&key, self.params.max_aborts);
-                if let Some(callee) = callee {
-                    warm.dont_inline(&callee);
+                match (blamed, callee) {
+                    (Some(b), _) => {
+                        self.mark_dont_inline(b, format!("loop at greens {:?}", key.values()));
+                        let threshold = self.params.threshold;
+                        self.warm.borrow_mut().trace_soon(&key, threshold);
+                    }
+                    (None, Some(callee)) => {
+                        let mut warm = self.warm.borrow_mut();
+                        warm.abort(&key, self.params.max_aborts);
+                        warm.dont_inline(&callee);
+                    }
+                    (None, None) => self.warm.borrow_mut().abort(&key, self.params.max_aborts),
                 }
-                drop(warm);
-                return self.after_abort(reason, frames, returned);
+                return self.after_abort(reason, frames, ended);
             }
             TraceEnd::Done(fin) => fin,
         };
@@ -963,25 +1038,44 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// Traces and compiles a bridge from the guard `info` that produced
-    /// `df` (its original fail args are `values`, already rebuilt);
-    /// returns where the bridge trace left the interpreter.
+    /// `df` (its original fail args are `values`, already rebuilt, and
+    /// `exception` the one it left pending); returns where the bridge
+    /// trace left the interpreter.
     fn trace_bridge(
         &self,
         df: &DeadFrame,
         info: &GuardInfo,
         values: &[Value],
+        exception: Option<Value>,
     ) -> Result<Next, JitError> {
-        let (trace, frames, vable) = bridge::bridge_start(&df.values, info, values);
-        let mut fin =
-            match self.run_tracer(|env| Ok(Tracer::for_bridge(env, trace, frames, vable)))? {
-                TraceEnd::Aborted {
-                    reason,
-                    frames,
-                    returned,
-                    ..
-                } => return self.after_abort(reason, frames, returned),
-                TraceEnd::Done(fin) => fin,
-            };
+        let mut next_id = self.next_fail_id.get();
+        let start = bridge::bridge_start(&df.values, info, values, exception, &mut next_id);
+        self.next_fail_id.set(next_id);
+        let resume_at = info.snapshot.resume_at;
+        let BridgeStart {
+            trace,
+            frames,
+            vable,
+            exception,
+        } = start;
+        let mut fin = match self.run_tracer(|env| {
+            let t = Tracer::for_bridge(env, trace, frames, vable, resume_at, exception);
+            Ok(t)
+        })? {
+            TraceEnd::Aborted {
+                reason,
+                frames,
+                ended,
+                blamed,
+                ..
+            } => {
+                if let Some(b) = blamed {
+                    self.blame_in_bridge(b, df);
+                }
+                return self.after_abort(reason, frames, ended);
+            }
+            TraceEnd::Done(fin) => fin,
+        };
         let next = match &fin.returned {
             Some(v) => Next::Finished(*v),
             None => Next::MergePoint(fin.greens.clone(), fin.reds.clone()),
@@ -999,6 +1093,33 @@ impl<B: Backend> JitDriver<B> {
             self.count(|s| s.abort_because(reason, why));
         }
         Ok(next)
+    }
+
+    /// Marks the callee that made a trace too long don't-inline; `trace`
+    /// names the trace for the stats.
+    fn mark_dont_inline(&self, b: Blame, trace: String) {
+        self.dont_inline.borrow_mut().insert(b.inlinee);
+        self.count(|s| {
+            s.dont_inline.push(DontInline {
+                name: b.name,
+                ops: b.ops as u64,
+                trace_ops: b.trace_ops as u64,
+                trace,
+            })
+        });
+    }
+
+    /// A bridge from the guard that produced `df` was too long and blamed
+    /// `b`: marks it, and lets the guard's next failure trace again.
+    fn blame_in_bridge(&self, b: Blame, df: &DeadFrame) {
+        // `handle_exit` found the guard by this fail descr.
+        let Some(id) = df.descr.as_ref().and_then(|d| d.as_fail()).map(|f| f.id) else {
+            return;
+        };
+        self.mark_dont_inline(b, format!("bridge from guard g{id}"));
+        if let Some(Exit::Guard(g)) = self.compiled.borrow_mut().exits.get_mut(&id) {
+            g.bridged = false;
+        }
     }
 
     /// Compiles the bridge trace `fin` for `guard` and attaches it; `entry`
@@ -1067,6 +1188,25 @@ impl<B: Backend> JitDriver<B> {
         bridge_of: Option<ExitId>,
         at_merge: Vec<u32>,
     ) -> Result<CompiledTrace, Rejected> {
+        let validity = fin.validity.clone();
+        let compiled = self.compile_valid(fin, bridge_of, at_merge);
+        if compiled.is_err() {
+            crate::quasi::forget(&validity);
+        }
+        compiled
+    }
+
+    /// [`Self::compile`] of a trace whose validity word is registered.
+    fn compile_valid(
+        &self,
+        fin: Finished,
+        bridge_of: Option<ExitId>,
+        at_merge: Vec<u32>,
+    ) -> Result<CompiledTrace, Rejected> {
+        if !fin.validity.is_valid() {
+            let why = "a quasi-immutable field the trace folded was written while tracing";
+            return Err((AbortReason::QuasiWritten, why.to_string()));
+        }
         let recorded = fin.trace.clone();
         let start = Instant::now();
         let optimized = bridge::optimize(&self.params, fin.trace);
@@ -1079,6 +1219,7 @@ impl<B: Backend> JitDriver<B> {
             .map(|d| d.borrow_mut().instrument(&trace));
         let native = instrumented.as_ref().unwrap_or(&trace);
         let code = self.compile_native(native, bridge_of)?;
+        self.admit(code, bridge_of, &trace, &fin.validity)?;
         if let Some(diff) = &self.diff {
             diff.borrow_mut().compiled(code, bridge_of, native);
         }
@@ -1147,9 +1288,10 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// The `MAJIT_LOG` report of this driver ([`crate::log`]): traces,
-    /// resume data, machine code.
+    /// resume data, machine code, then the functions marked don't-inline.
     pub fn log(&self) -> String {
         crate::log::render(&*self.backend.borrow(), &self.compiled.borrow())
+            + &crate::log::dont_inline(&self.stats.borrow().dont_inline)
     }
 
     /// Everything compiled so far as text: [`JitDriver::summary`], then

@@ -82,6 +82,28 @@ impl<B: Backend> JitDriver<B> {
         self.gc.as_ref()
     }
 
+    /// Fails unless the driver's heap (of a driver built with
+    /// [`JitDriver::new_gc`] on the thread heap) is still the thread's
+    /// current heap. The jitcode holds the type ids the heap gave the
+    /// interpreter's structs when the driver was made; after
+    /// `thread_heap::install` (or `take`) the interpreter's objects live in
+    /// another heap, under other ids, so the driver must be made again.
+    /// A driver without a heap passes.
+    pub fn check_thread_heap(&self) -> Result<(), JitError> {
+        let Some(gc) = &self.gc else {
+            return Ok(());
+        };
+        if Rc::ptr_eq(gc, &majit_gc::thread_heap::shared()?) {
+            return Ok(());
+        }
+        Err(JitError::BadState(
+            "the thread heap was replaced (`thread_heap::install` or `take`) after this driver \
+             was made: its jitcode holds the old heap's type ids; make the driver again after \
+             installing the heap"
+                .into(),
+        ))
+    }
+
     /// A safepoint of the interpreter: when the heap asked for a
     /// collection ([`Gc::collect_requested`]), collects with `roots`
     /// (every reference the interpreter holds) rooted and writes the

@@ -23,6 +23,10 @@
 //!   compile path (optimizer, backend, exit registration).
 //! - [`compiled`]: what a driver compiled (loops, bridges, guards), which
 //!   the log, the summary and differential mode read.
+//! - [`lifetime`]: when the code of invalidated loops is freed, and how
+//!   much code is in use (`MAJIT_MAX_CODE`).
+//! - [`quasi`]: quasi-immutable fields: dependencies of compiled traces
+//!   and their invalidation when such a field is written.
 //! - [`warmstate`], [`params`], [`stats`]: hotness counters, `JitParams`,
 //!   counters and abort reasons.
 //! - [`diff`]: differential mode, checking the backend against the
@@ -61,11 +65,13 @@ pub mod diff;
 pub mod driver;
 pub mod gcheap;
 pub mod jitcode;
+pub mod lifetime;
 pub mod log;
 pub mod opt;
 pub mod params;
 pub mod perfmap;
 pub mod portal;
+pub mod quasi;
 pub mod refexec;
 pub mod resume;
 pub mod runtime;

@@ -19,6 +19,7 @@ use crate::backend::{Backend, CodeId, MachineCode};
 use crate::compiled::{Compiled, GuardInfo};
 use crate::driver::JitError;
 use crate::opt::ledger::Ledger;
+use crate::stats::DontInline;
 use crate::tracer::{SnapValue, Snapshot};
 use majit_ir::{Const, Descr, Trace, Value};
 use std::collections::BTreeMap;
@@ -199,6 +200,15 @@ pub fn render(backend: &dyn Backend, compiled: &Compiled) -> String {
         out += &log.section(&head, b.code, &b.recorded, &b.trace, &b.ledger);
     }
     out
+}
+
+/// The log's lines for the functions too-long traces marked don't-inline
+/// (after the traces: `# marked don't-inline: ...`).
+pub fn dont_inline(marked: &[DontInline]) -> String {
+    marked
+        .iter()
+        .map(|d| format!("# marked don't-inline: {d}\n"))
+        .collect()
 }
 
 /// The `MAJIT_LOG` file, opened (created, for appending) when a driver is

@@ -46,6 +46,15 @@ pub struct JitParams {
     /// only, no variable). Default: none. They run whenever the optimizer
     /// does, even with `enable_opts` empty. See [`crate::opt::UserPasses`].
     pub passes: UserPasses,
+    /// The most bytes of compiled code in use at once (`MAJIT_MAX_CODE`,
+    /// `k`/`m`/`g` suffixes; default unbounded). A loop or bridge whose
+    /// code would pass it is not kept: an abort [`AbortReason::CodeFull`]
+    /// (the key stays interpreted). Freed code ([`crate::lifetime`]) no
+    /// longer counts. What a byte is depends on the backend
+    /// (`Backend::code_size`: whole pages mapped for native code).
+    ///
+    /// [`AbortReason::CodeFull`]: crate::stats::AbortReason::CodeFull
+    pub max_code: usize,
 }
 
 impl Default for JitParams {
@@ -60,6 +69,7 @@ impl Default for JitParams {
             diff: 0,
             strategies: Strategies::native(),
             passes: UserPasses::none(),
+            max_code: usize::MAX,
         }
     }
 }
@@ -149,6 +159,16 @@ impl JitParams {
         if let Some(v) = lookup("MAJIT_DIFF") {
             p.diff = number("MAJIT_DIFF", &v, 0, u32::MAX)?;
         }
+        if let Some(v) = lookup("MAJIT_MAX_CODE") {
+            p.max_code =
+                majit_gc::config::parse_size("MAJIT_MAX_CODE", &v, true).map_err(|_| {
+                    ParamError {
+                        var: "MAJIT_MAX_CODE".into(),
+                        value: v.clone(),
+                        expected: "a byte count such as 1048576, 512k or 4m".into(),
+                    }
+                })?;
+        }
         Ok(p)
     }
 
@@ -177,6 +197,12 @@ impl JitParams {
     /// strategies.
     pub fn with_strategies(mut self, strategies: Strategies) -> JitParams {
         self.strategies = strategies;
+        self
+    }
+    /// Builder-style: keep at most `bytes` of compiled code in use (see
+    /// [`JitParams::max_code`]).
+    pub fn with_max_code(mut self, bytes: usize) -> JitParams {
+        self.max_code = bytes;
         self
     }
     /// Builder-style: set the user optimizer passes.

@@ -17,7 +17,11 @@ use std::time::Duration;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AbortReason {
     /// The trace outgrew `trace_limit` (a limit; raise it if loops are
-    /// legitimately long).
+    /// legitimately long). When an inlined function with a residual form
+    /// recorded ops, the one with the most is marked don't-inline
+    /// ([`Stats::dont_inline`]), its later calls are traced as residual
+    /// calls, and the abort does not count toward the key's `max_aborts`:
+    /// the key is traced again at its next back edge.
     TraceTooLong,
     /// The interpreted program ended during tracing (nobody: the loop was
     /// not a loop after all).
@@ -35,6 +39,13 @@ pub enum AbortReason {
     /// (nobody: the VM switched frames without a call of the interpreter,
     /// which traces do not follow).
     FrameChanged,
+    /// Compiling would take the code in use past `JitParams::max_code`
+    /// (`MAJIT_MAX_CODE`; the user acts: raise it, or accept the
+    /// interpreted loop). The key is not traced again.
+    CodeFull,
+    /// A quasi-immutable field the trace folded was written before the
+    /// trace was compiled (nobody: the key is traced again when hot).
+    QuasiWritten,
 }
 
 impl AbortReason {
@@ -47,6 +58,10 @@ impl AbortReason {
             AbortReason::CompileFailed => "compilation failed",
             AbortReason::InvalidLoop => "the optimizer found a guard that always fails",
             AbortReason::FrameChanged => "the virtualizable frame changed",
+            AbortReason::CodeFull => "code memory full (MAJIT_MAX_CODE)",
+            AbortReason::QuasiWritten => {
+                "a quasi-immutable field it read was written while tracing"
+            }
         }
     }
 }
@@ -54,6 +69,30 @@ impl AbortReason {
 /// How many abort messages [`Stats`] keeps: enough to diagnose, bounded
 /// so a driver failing to compile again and again does not grow.
 pub const MAX_ABORT_MESSAGES: usize = 32;
+
+/// A function marked don't-inline because a trace through it was too
+/// long (see `tracer/blame.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DontInline {
+    /// The jitcode function's name.
+    pub name: String,
+    /// The ops recorded while its calls (and their callees) ran.
+    pub ops: u64,
+    /// The length of the aborted trace.
+    pub trace_ops: u64,
+    /// Which trace: `loop at greens [..]` or `bridge from guard gN`.
+    pub trace: String,
+}
+
+impl fmt::Display for DontInline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}`: {} of {} ops of the {}",
+            self.name, self.ops, self.trace_ops, self.trace
+        )
+    }
+}
 
 /// Counters and times of one driver.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -106,6 +145,9 @@ pub struct Stats {
     /// most [`MAX_ABORT_MESSAGES`] are kept (the counts in `aborts` stay
     /// exact).
     pub abort_messages: Vec<(AbortReason, String)>,
+    /// The functions too-long traces marked don't-inline, in marking
+    /// order (each at most once).
+    pub dont_inline: Vec<DontInline>,
     /// Ops recorded by the tracer in traces that were compiled.
     pub ops_recorded: u64,
     /// Ops of those traces after the optimizer.
@@ -123,6 +165,18 @@ pub struct Stats {
     pub diff_renamed: u64,
     /// Allocations of recorded traces that are not in the optimized ones.
     pub allocations_removed: u64,
+    /// Compiled traces (loops and bridges) invalidated by a write to a
+    /// quasi-immutable field they depend on.
+    pub invalidations: u64,
+    /// Loops whose code was freed (invalidated and no longer reachable),
+    /// with their bridges, and the bytes their code took.
+    pub loops_freed: u64,
+    pub bridges_freed: u64,
+    pub code_freed_bytes: u64,
+    /// Bytes of compiled code in use now (`Backend::code_size` of every
+    /// trace not freed), and the most there ever was.
+    pub code_in_use: u64,
+    pub code_peak: u64,
     pub time_tracing: Duration,
     pub time_optimizing: Duration,
     pub time_backend: Duration,
@@ -198,11 +252,27 @@ impl fmt::Display for Stats {
             writeln!(f, "diff after a collection: {}", self.diff_renamed)?;
         }
         writeln!(f, "allocations removed: {}", self.allocations_removed)?;
+        if self.invalidations > 0 || self.loops_freed > 0 {
+            writeln!(f, "invalidations:    {}", self.invalidations)?;
+            writeln!(
+                f,
+                "freed:            {} loops, {} bridges, {} bytes",
+                self.loops_freed, self.bridges_freed, self.code_freed_bytes
+            )?;
+        }
+        writeln!(
+            f,
+            "code in use:      {} bytes (peak {})",
+            self.code_in_use, self.code_peak
+        )?;
         for (reason, n) in &self.aborts {
             writeln!(f, "aborts ({}): {n}", reason.message())?;
         }
         for (_, m) in &self.abort_messages {
             writeln!(f, "abort: {m}")?;
+        }
+        for d in &self.dont_inline {
+            writeln!(f, "don't-inline: {d}")?;
         }
         writeln!(
             f,

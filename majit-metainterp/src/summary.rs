@@ -42,6 +42,9 @@ pub fn render(s: &Stats, backend: &str, compiled: &Compiled) -> String {
             let _ = writeln!(out, "    {m}");
         }
     }
+    for d in &s.dont_inline {
+        let _ = writeln!(out, "  marked don't-inline: {d}");
+    }
     let _ = writeln!(
         out,
         "guard failures: {}, blackhole runs: {}",
@@ -86,6 +89,19 @@ pub fn render(s: &Stats, backend: &str, compiled: &Compiled) -> String {
         for e in ledger.allocations() {
             let _ = writeln!(out, "  kept in {what}: {e}");
         }
+    }
+    if s.code_peak > 0 {
+        let _ = writeln!(
+            out,
+            "code: {} bytes in use (peak {}); {} traces invalidated; freed {} loops and {} \
+             bridges ({} bytes)",
+            s.code_in_use,
+            s.code_peak,
+            s.invalidations,
+            s.loops_freed,
+            s.bridges_freed,
+            s.code_freed_bytes
+        );
     }
     if s.diff_checks > 0 {
         let _ = writeln!(

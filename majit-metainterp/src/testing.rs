@@ -18,11 +18,11 @@ pub extern "C" fn ii_i(a: i64, b: i64) -> i64 {
     a.wrapping_mul(31) ^ b
 }
 
-/// `Call.i_v`: raises exception `0x5150` ([`runtime::raise`]) when
-/// `a % 5 == 3`.
+/// `Call.i_v`: raises the int exception `a` ([`runtime::raise_int`])
+/// when `a % 5 == 3`.
 pub extern "C" fn i_v(a: i64) {
     if a.rem_euclid(5) == 3 {
-        runtime::raise(0x5150);
+        runtime::raise_int(a);
     }
 }
 

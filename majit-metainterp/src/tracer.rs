@@ -44,12 +44,21 @@
 //! the frame and those boxes, the closing `jump` or `finish` carries them,
 //! and a call that may force the frame is surrounded by their stores and
 //! reloads.
+//!
+//! A trace that outgrows `trace_limit` blames the inlined function that
+//! recorded the most ops; calls of functions the driver marked
+//! don't-inline are traced as residual calls (`tracer/blame.rs`).
 
+mod blame;
+mod exceptions;
 mod facts;
 mod heap_cache;
 mod portal;
+mod quasi;
 
-use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame};
+pub use blame::{Blame, Inlinee};
+
+use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame, Outcome};
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
 use crate::portal::PortalCall;
@@ -61,9 +70,11 @@ use facts::{Facts, Fold};
 use heap_cache::HeapCache;
 use majit_ir::{
     ArrayDescr, CallDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode,
-    OpRef, ResultKind, Trace, Value,
+    OpRef, Trace, Value,
 };
+use quasi::QuasiState;
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// A traced value: its trace reference and its concrete value.
@@ -123,11 +134,25 @@ pub struct Snapshot {
     /// With a virtualizable frame (`vable.rs`): the frame, then its
     /// virtualizable values, written back into it when the guard fails.
     pub vable: Vec<SnapValue>,
-    /// A `guard_no_exception` after the helper call `name`: it fails only
-    /// when the helper panicked or raised, which ends the run (jitcode
-    /// cannot catch), so it never resumes (its frames are the state
-    /// before the call).
-    pub raises: Option<String>,
+    /// What a failure resumes.
+    pub resume_at: ResumeAt,
+}
+
+/// What a guard's failure resumes (see [`Snapshot::resume_at`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ResumeAt {
+    /// The instruction that recorded the guard (a branch, switch, promote,
+    /// overflow check or class test), which runs again with the real
+    /// value; a bridge knows the outcome of a boolean one.
+    Insn,
+    /// The `-live-` marker after a call that can raise
+    /// (`guard_no_exception`, `guard_exception`), with the exception the
+    /// dead frame holds, if any, delivered to the call's catch.
+    AfterCall,
+    /// Nothing: the `guard_exception` that starts a bridge from a
+    /// `guard_no_exception` fails only when a helper panicked, which ends
+    /// the run.
+    Never,
 }
 
 /// The registers a resumed frame needs: the live set of its marker; for a
@@ -223,15 +248,17 @@ pub enum TraceEnd {
     /// with `greens` and `reds`.
     Done(Box<Finished>),
     /// Tracing gave up. `frames` (outermost first) continue in the
-    /// blackhole; when they are empty the program ended with `returned`.
-    /// `callee`: the greens at which the outermost inlined call of the
-    /// interpreted program started, when the trace was too long (the
-    /// driver stops inlining it).
+    /// blackhole; when they are empty the program ended as `ended` says
+    /// (returned or raised). A too-long trace may blame an inlined
+    /// function (`blamed`) or, `callee`, the outermost inlined call of the
+    /// interpreted program (the greens at which it started: the driver
+    /// stops inlining it).
     Aborted {
         reason: AbortReason,
         frames: Vec<BhFrame>,
-        returned: Option<Value>,
-        callee: Option<GreenKey>,
+        ended: Option<Outcome>,
+        blamed: Option<Blame>,
+        callee: Option<Box<GreenKey>>,
     },
 }
 
@@ -254,6 +281,8 @@ pub struct Finished {
     /// The state at the merge point the trace ended at.
     pub greens: Vec<Value>,
     pub reds: Vec<Value>,
+    /// The validity word its folded quasi-immutable reads depend on.
+    pub validity: std::rc::Rc<crate::quasi::Validity>,
 }
 
 /// What the tracer needs from its driver.
@@ -268,15 +297,21 @@ pub struct TraceEnv<'a> {
     pub loop_target: &'a dyn Fn(&GreenKey) -> Option<(Descr, usize)>,
     /// The virtualizable frame's description, if the driver has one.
     pub vable: Option<&'a VirtualizableInfo>,
+    /// The functions whose calls are traced as residual calls.
+    pub dont_inline: &'a BTreeSet<Inlinee>,
     /// Differential mode: the address of the iteration budget word a loop
     /// trace counts down after its label (`diff/budget.rs`).
     pub budget_word: Option<usize>,
     /// The portal, for calls of the interpreted program (`portal.rs`).
     pub portal: PortalCall,
-    /// Whether the callee starting at a green key is not to be inlined.
-    pub dont_inline: &'a dyn Fn(&GreenKey) -> bool,
+    /// Whether the call of the interpreted program starting at a green
+    /// key is not to be inlined.
+    pub dont_inline_callee: &'a dyn Fn(&GreenKey) -> bool,
     /// Where the calls of the interpreted program met are counted.
     pub stats: &'a RefCell<Stats>,
+    /// The validity word of the trace being recorded: its folded reads of
+    /// quasi-immutable fields depend on it ([`crate::quasi`]).
+    pub validity: &'a std::rc::Rc<crate::quasi::Validity>,
 }
 
 /// The tracer. Build with [`Tracer::for_loop`] or [`Tracer::for_bridge`],
@@ -305,6 +340,12 @@ pub struct Tracer<'a> {
     budget: Option<(u32, Vec<Value>)>,
     /// The virtualizable frame's box and its virtualizable values' boxes.
     vable: Option<VableBoxes>,
+    /// The ops recorded per inlined function, for a too-long trace's blame.
+    sizes: blame::CallSizes,
+    quasi: QuasiState,
+    /// A bridge from a failed `guard_no_exception`: the exception to
+    /// deliver before the first instruction.
+    pending: Option<TBox>,
 }
 
 enum Step {
@@ -368,6 +409,9 @@ impl<'a> Tracer<'a> {
             known_outcome: false,
             budget: None,
             vable: None,
+            sizes: blame::CallSizes::default(),
+            quasi: QuasiState::default(),
+            pending: None,
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         frame.entry = Some(GreenKey::new(greens));
@@ -399,16 +443,23 @@ impl<'a> Tracer<'a> {
         Ok(t)
     }
 
-    /// A tracer for a bridge: `frames` were rebuilt from a guard's resume
-    /// data, each register holding an input of the bridge (`input_kinds`),
-    /// a constant, or a value the caller already recorded into `trace`;
-    /// `vable` holds the frame's and its virtualizable values' boxes.
+    /// A tracer for a bridge: `frames` were rebuilt from the snapshot of a
+    /// guard resuming at `resume_at`, each register holding an input of
+    /// the bridge, a constant, or a value the caller already recorded into
+    /// `trace`; `vable` holds the frame's and its virtualizable values'
+    /// boxes. `exception`: the guard left one pending, which `trace`
+    /// already took (a `guard_exception` with that fail id, then the
+    /// box's `save_exception_*`); it is delivered first.
     pub fn for_bridge(
         env: TraceEnv<'a>,
         trace: Trace,
         frames: Vec<BridgeFrame>,
         vable: Option<VableBoxes>,
+        resume_at: ResumeAt,
+        exception: Option<(u32, TBox)>,
     ) -> Tracer<'a> {
+        let codes = frames.iter().map(|f| &f.code);
+        let sizes = blame::CallSizes::open_at(env.codes, codes, trace.ops.len());
         let mut t = Tracer {
             env,
             kind: TraceKind::Bridge,
@@ -420,10 +471,17 @@ impl<'a> Tracer<'a> {
             heap: HeapCache::default(),
             facts: Facts::default(),
             consts: FastMap::default(),
-            known_outcome: true,
+            known_outcome: resume_at == ResumeAt::Insn,
             budget: None,
             vable,
+            sizes,
+            quasi: QuasiState::default(),
+            pending: None,
         };
+        if let Some((id, e)) = exception {
+            t.guards.push((id, exceptions::panic_only_snapshot()));
+            t.pending = Some(e);
+        }
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
             f.ret_dst = bf.ret_dst;
@@ -437,6 +495,9 @@ impl<'a> Tracer<'a> {
 
     /// Runs until the trace is complete or tracing aborts.
     pub fn run(mut self) -> Result<TraceEnd, ConcreteError> {
+        if let Some(Step::End(end)) = self.raise_pending()? {
+            return Ok(end);
+        }
         let mut code = self
             .frames
             .last()
@@ -454,18 +515,13 @@ impl<'a> Tracer<'a> {
                 return Ok(end);
             }
             if self.trace.ops.len() > self.env.trace_limit {
-                let callee = self.inlined_callee();
-                let mut end = self.abort(AbortReason::TraceTooLong, None);
-                if let TraceEnd::Aborted { callee: c, .. } = &mut end {
-                    *c = callee;
-                }
-                return Ok(end);
+                return Ok(self.too_long());
             }
         }
     }
 
     /// The blackhole frames equivalent to the current tracer frames.
-    fn abort(&self, reason: AbortReason, returned: Option<Value>) -> TraceEnd {
+    fn abort(&self, reason: AbortReason, ended: Option<Outcome>) -> TraceEnd {
         let frames = self
             .frames
             .iter()
@@ -489,7 +545,8 @@ impl<'a> Tracer<'a> {
         TraceEnd::Aborted {
             reason,
             frames,
-            returned,
+            ended,
+            blamed: None,
             callee: None,
         }
     }
@@ -564,7 +621,7 @@ impl<'a> Tracer<'a> {
                 frames,
                 tested: None,
                 vable,
-                raises: None,
+                resume_at: ResumeAt::Insn,
             },
             fail_args,
         )
@@ -697,7 +754,12 @@ impl<'a> Tracer<'a> {
                 next = insn.label(0);
                 None
             }
-            JOp::GotoIfNot | JOp::GotoIfNull | JOp::Switch | JOp::PromoteI | JOp::PromoteR => {
+            JOp::GotoIfNot
+            | JOp::GotoIfNull
+            | JOp::Switch
+            | JOp::PromoteI
+            | JOp::PromoteR
+            | JOp::PromoteF => {
                 if let Some(target) = self.branch(insn, known) {
                     next = target;
                 }
@@ -728,7 +790,10 @@ impl<'a> Tracer<'a> {
             }
             JOp::Arraylen | JOp::New | JOp::NewArray => Some(self.alloc_or_len(insn)?),
             JOp::GuardClass => Some(self.guard_class(insn)?),
-            JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => self.call(insn)?,
+            JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => return self.call(insn),
+            // Reached only when nothing was raised.
+            JOp::Catch | JOp::CatchI | JOp::CatchR => None,
+            JOp::RaiseI | JOp::RaiseR => return self.raise(insn),
             JOp::InlineCallI | JOp::InlineCallR | JOp::InlineCallF | JOp::InlineCallV => {
                 return self.enter(insn);
             }
@@ -906,6 +971,8 @@ impl<'a> Tracer<'a> {
             TBox { r, v }
         } else if obj.r.is_const() && fd.immutable {
             self.konst(v)
+        } else if obj.r.is_const() && fd.quasi_immutable {
+            self.quasi_read(obj, &d, fd, v)
         } else {
             let opcode = getfield_opcode(fd.kind);
             self.flush_stores(Some(fd));
@@ -945,6 +1012,9 @@ impl<'a> Tracer<'a> {
             self.heap.delay(obj.r, d, val);
         } else {
             self.flush_stores(Some(field(&d)));
+            if field(&d).quasi_immutable {
+                self.quasi_write(obj, field(&d));
+            }
             self.trace
                 .push(Op::new(OpCode::SetfieldGc, &[obj.r, val.r]).with_descr(d));
         }
@@ -1059,13 +1129,17 @@ impl<'a> Tracer<'a> {
         self.facts.set_nonnull(obj);
     }
 
-    /// An inline call: a new frame for the callee.
+    /// An inline call: a new frame for the callee (a residual call when
+    /// the callee is marked don't-inline).
     fn enter(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
         let Operand::Callee(callee) = insn.operands[0] else {
             return Err(ConcreteError::BadJitCode(
                 "inline call without callee".into(),
             ));
         };
+        if self.marked(callee) {
+            return self.call_residually(insn, callee);
+        }
         let args: Vec<TBox> = insn.list(1).iter().map(|&r| self.get(r)).collect();
         let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
         let proto = callee_frame(self.env.codes, callee, &vals)?;
@@ -1076,6 +1150,7 @@ impl<'a> Tracer<'a> {
         f.ret_dst = insn.dst;
         self.top().pc = insn.next;
         self.frames.push(f);
+        self.sizes.enter(callee, self.trace.ops.len());
         Ok(Step::Next)
     }
 
@@ -1189,19 +1264,60 @@ impl<'a> Tracer<'a> {
     }
 
     /// A residual or elidable call.
-    fn call(&mut self, insn: &Insn) -> Result<Option<TBox>, ConcreteError> {
+    fn call(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
         let d = self.descr(insn, 0);
-        let cd = d.as_call().expect("builder checked a call descr").clone();
         let func = self.get(insn.reg(1));
         let args: Vec<TBox> = insn.list(2).iter().map(|&r| self.get(r)).collect();
+        self.call_with(d, func, args, insn.dst, insn.next)
+    }
+
+    /// Calls `func` with `args` as the call descr `d` says, records the
+    /// call (a residual `call_*`, or `call_pure_*` unless folded), sets
+    /// `dst` and continues at `next`. After one that can raise, the guard
+    /// on what it did (see `tracer/exceptions.rs`).
+    fn call_with(
+        &mut self,
+        d: Descr,
+        func: TBox,
+        args: Vec<TBox>,
+        dst: Option<RegOp>,
+        next: usize,
+    ) -> Result<Step, ConcreteError> {
+        let cd = d.as_call().expect("builder checked a call descr").clone();
         let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
-        let v = eval::call(func.v.as_int().unwrap_or(0) as usize, &cd, &vals)?;
+        let (v, raised) = eval::call(func.v.as_int().unwrap_or(0) as usize, &cd, &vals)?;
         self.heap.call(&cd.effect);
-        let elidable = cd.effect.effect == CallEffect::Elidable;
+        // A raising call is residual: its result is not the function's.
+        let elidable = cd.effect.effect == CallEffect::Elidable && raised.is_none();
         if elidable && func.r.is_const() && args.iter().all(|b| b.r.is_const()) {
-            return Ok(insn.dst.map(|_| self.konst(v)));
+            if let Some(dst) = dst {
+                let k = self.konst(v);
+                self.set(dst, k);
+            }
+            self.top().pc = next;
+            return Ok(Step::Next);
         }
-        let family = if elidable {
+        let call = Call {
+            pure: elidable,
+            func,
+            args: &args,
+            result: (v, raised),
+        };
+        self.record_call((d, &cd), call, dst, next)
+    }
+
+    /// Records `call` (descr `d`, call descr `cd`), whose result goes to
+    /// `dst` of the top frame, which continues at `next`: with the
+    /// virtualizable frame written back and reloaded around a call that
+    /// may force it, and the guard on what a call that can raise did.
+    fn record_call(
+        &mut self,
+        (d, cd): (Descr, &CallDescr),
+        call: Call,
+        dst: Option<RegOp>,
+        next: usize,
+    ) -> Result<Step, ConcreteError> {
+        let family = if call.pure {
             OpCode::CallPureI
         } else {
             OpCode::CallI
@@ -1209,45 +1325,29 @@ impl<'a> Tracer<'a> {
         let opcode = family
             .call_with_result(cd.result)
             .expect("call families cover every result kind");
-        self.record_call(opcode, (d, &cd), func, &args, v)
-    }
-
-    /// Records the residual call `opcode` of `func` with `args` (descr
-    /// `d`, call descr `cd`), whose result was `v`: with the virtualizable
-    /// frame written back and reloaded around a call that may force it,
-    /// and a `guard_no_exception` after one that can raise.
-    fn record_call(
-        &mut self,
-        opcode: OpCode,
-        (d, cd): (Descr, &CallDescr),
-        func: TBox,
-        args: &[TBox],
-        v: Value,
-    ) -> Result<Option<TBox>, ConcreteError> {
-        let mut refs = vec![func.r];
-        refs.extend(args.iter().map(|b| b.r));
+        let mut refs = vec![call.func.r];
+        refs.extend(call.args.iter().map(|b| b.r));
         self.flush_stores(None);
         let force = cd.effect.may_force && self.vable.is_some();
         if force {
             self.vable_store();
         }
         let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
-        if cd.effect.can_raise {
-            // Compiled code stops here when the helper panicked (see
-            // `runtime::catch_panic`) or raised; the driver then ends the
-            // run, so the guard never resumes.
-            self.guard(OpCode::GuardNoException, &[]);
-            if let Some((_, snap)) = self.guards.last_mut() {
-                snap.raises = Some(cd.name.clone());
-            }
+        if !call.pure {
+            self.quasi_after_call();
         }
+        let (v, raised) = call.result;
+        if let Some(dst) = dst {
+            self.set(dst, TBox { r, v });
+        }
+        self.top().pc = next;
         if force {
             self.vable_reload()?;
         }
-        Ok(match cd.result {
-            ResultKind::Void => None,
-            _ => Some(TBox { r, v }),
-        })
+        if cd.effect.can_raise {
+            return self.after_call(raised);
+        }
+        Ok(Step::Next)
     }
 
     /// The merge point's greens, made constants.
@@ -1334,6 +1434,7 @@ impl<'a> Tracer<'a> {
             budget: self.budget.take(),
             greens,
             reds: reds.iter().map(|b| b.v).collect(),
+            validity: self.env.validity.clone(),
         }))))
     }
 
@@ -1356,4 +1457,13 @@ pub struct BridgeFrame {
     pub pc: usize,
     pub ret_dst: Option<RegOp>,
     pub regs: Vec<(RegOp, TBox)>,
+}
+
+/// A call the tracer ran, to record: `call_pure_*` when `pure`; its
+/// result and the exception it raised.
+struct Call<'a> {
+    pure: bool,
+    func: TBox,
+    args: &'a [TBox],
+    result: (Value, Option<Value>),
 }

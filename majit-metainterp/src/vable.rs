@@ -47,7 +47,7 @@ use std::sync::Arc;
 /// use std::sync::Arc;
 /// let field = |name: &str, offset, kind| Arc::new(FieldDescr {
 ///     name: format!("Frame.{name}"), owner: "Frame".into(), offset,
-///     size: 8, signed: true, kind, immutable: false,
+///     size: 8, signed: true, kind, immutable: false, quasi_immutable: false,
 /// });
 /// let stack = Arc::new(ArrayDescr {
 ///     name: "Stack".into(), base_offset: 16, len_offset: 8, item_size: 8,

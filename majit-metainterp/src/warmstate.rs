@@ -163,6 +163,17 @@ impl WarmState {
         self.entries.entry(key.clone()).or_default().loop_index = Some(loop_index);
     }
 
+    /// Loop `loop_index` at `key` was invalidated: the key has no loop
+    /// and counts from zero again (it is traced again when hot).
+    pub fn forget_loop(&mut self, key: &GreenKey, loop_index: usize) {
+        if let Some(e) = self.entries.get_mut(key) {
+            if e.loop_index == Some(loop_index) {
+                e.loop_index = None;
+                e.counter = 0;
+            }
+        }
+    }
+
     /// Counts an abort at `key`; after `max_aborts` the key is never
     /// traced again.
     pub fn abort(&mut self, key: &GreenKey, max_aborts: u32) {
@@ -176,6 +187,12 @@ impl WarmState {
     /// Marks the callee starting at `key` as not to be inlined.
     pub fn dont_inline(&mut self, key: &GreenKey) {
         self.entries.entry(key.clone()).or_default().dont_inline = true;
+    }
+
+    /// Makes the next back edge at `key` trace (an abort that blamed an
+    /// inlined function: the next trace calls it instead).
+    pub fn trace_soon(&mut self, key: &GreenKey, threshold: u32) {
+        self.entries.entry(key.clone()).or_default().counter = threshold.saturating_sub(1);
     }
 
     /// Marks `key` as never to be traced (its loop cannot be compiled).

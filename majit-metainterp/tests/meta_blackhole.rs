@@ -44,6 +44,7 @@ fn run_blackhole(
                 frames = bh.frames;
             }
             Outcome::Returned(v) => return (v.unwrap().as_int().unwrap(), merges),
+            Outcome::Raised(e) => panic!("the register machine raised {e:?}"),
         }
     }
 }
@@ -199,7 +200,7 @@ fn live_registers_suffice_at_every_marker() {
             match bh.step().unwrap() {
                 None => {}
                 Some(Outcome::MergePoint { .. }) => bh.frames[0].pc = mp_insn.next,
-                Some(Outcome::Returned(_)) => break,
+                Some(Outcome::Returned(_) | Outcome::Raised(_)) => break,
             }
         }
     }

@@ -366,6 +366,7 @@ fn fill(len: usize, fault: impl Fn(usize) -> Fault) -> (Result<i64, JitError>, V
         match jit.can_enter_jit(&mut g, &mut r) {
             Ok(JitAction::Interpret) => {}
             Ok(JitAction::Continue) => n = r[1].as_int().unwrap(),
+            Ok(JitAction::Raised(e)) => panic!("raised {e:?}"),
             Ok(JitAction::Finished(v)) => break Ok(v.unwrap().as_int().unwrap()),
             Err(e) => break Err(e),
         }
@@ -454,6 +455,7 @@ fn helper_loop(
             Ok(JitAction::Continue) => {
                 (acc, cnt) = (r[0].as_int().unwrap(), r[1].as_int().unwrap());
             }
+            Ok(JitAction::Raised(e)) => panic!("raised {e:?}"),
             Ok(JitAction::Finished(v)) => break v.unwrap().as_int().unwrap(),
             Err(e) => panic!("{e}\n{}", jit.stats()),
         }

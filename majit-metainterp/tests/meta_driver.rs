@@ -519,14 +519,14 @@ extern "C" fn raise_at_7(n: i64) -> i64 {
 }
 
 /// `loop { merge(pc; n); acc += raise_at_7(n); n -= 1; if n == 0 { return acc } }`
-/// from `n`: whether the call ran in the tracer or in compiled code, the
-/// raised exception (which jitcode cannot catch) ends the run with an
-/// error; the call never runs twice and nothing resumes before it.
-#[test]
-fn an_exception_raised_by_a_helper_is_an_error_everywhere() {
+/// as jitcode, the call's descr saying `can_raise` or not.
+fn raising_portal(
+    can_raise: bool,
+) -> (
+    majit_metainterp::jitcode::JitCodeSet,
+    majit_metainterp::jitcode::FuncId,
+) {
     use majit_ir::{CallDescr, CallEffect, EffectInfo, Kind, OpCode, ResultKind};
-    use majit_metainterp::driver::JitError;
-    use majit_metainterp::jitcode::eval::ConcreteError;
     use majit_metainterp::jitcode::{Arg, JitCodeBuilder, JitCodeSet};
     let descr = CallDescr {
         name: "raise_at_7".into(),
@@ -534,7 +534,7 @@ fn an_exception_raised_by_a_helper_is_an_error_everywhere() {
         result: ResultKind::Int,
         effect: EffectInfo {
             effect: CallEffect::Random,
-            can_raise: true,
+            can_raise,
             ..Default::default()
         },
     };
@@ -555,34 +555,58 @@ fn an_exception_raised_by_a_helper_is_an_error_everywhere() {
     b.ret(Some(acc.into()));
     let mut codes = JitCodeSet::new();
     let portal = codes.add(b.finish().unwrap());
+    (codes, portal)
+}
+
+/// A helper raising while its descr does not say `can_raise` (no trace
+/// would check for it) is an error, not an exception.
+#[test]
+fn raising_without_can_raise_is_an_error() {
+    let (codes, portal) = raising_portal(false);
+    let params = JitParams::default().with_threshold(1);
+    let jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
+    // Traced at once: the traced iteration calls `raise_at_7(7)`.
+    let (mut greens, mut reds) = ([Value::Int(0)], [Value::Int(0), Value::Int(7)]);
+    let e = jit.can_enter_jit(&mut greens, &mut reds).unwrap_err();
+    assert!(e.to_string().contains("does not say can_raise"), "{e}");
+}
+
+/// `loop { merge(pc; n); acc += raise_at_7(n); n -= 1; if n == 0 { return acc } }`
+/// from `n`, no catch anywhere: whether the call ran in the tracer or in
+/// compiled code, the exception ends the program with it
+/// (`JitAction::Raised`); the call never runs twice. In compiled code the
+/// call's `guard_no_exception` fails and the blackhole delivers the
+/// exception, which leaves the portal.
+#[test]
+fn an_uncaught_exception_ends_the_program_with_it() {
+    let (codes, portal) = raising_portal(true);
     // Threshold 3 from n = 10: the iteration at n = 7 is traced; from
     // n = 30 it runs in the compiled loop.
     for (start, compiled) in [(10, false), (30, true)] {
         let params = JitParams::default().with_threshold(3);
         let jit = JitDriver::new(codes.clone(), portal, RefExec::new(), params).unwrap();
         let (mut acc, mut n) = (0i64, start);
-        let err = loop {
+        let raised = loop {
             acc += raise_at_7(n);
             n -= 1;
             let (mut greens, mut reds) = ([Value::Int(0)], [Value::Int(acc), Value::Int(n)]);
-            match jit.can_enter_jit(&mut greens, &mut reds) {
-                Ok(JitAction::Interpret) => {}
-                Ok(JitAction::Continue) => {
+            match jit.can_enter_jit(&mut greens, &mut reds).unwrap() {
+                JitAction::Interpret => {}
+                JitAction::Continue => {
                     acc = reds[0].as_int().unwrap();
                     n = reds[1].as_int().unwrap();
                 }
-                Ok(JitAction::Finished(v)) => panic!("finished with {v:?}"),
-                Err(e) => break e,
+                JitAction::Finished(v) => panic!("finished with {v:?}"),
+                JitAction::Raised(e) => break e,
             }
         };
-        let JitError::Concrete(ConcreteError::BadCall(m)) = &err else {
-            panic!("{err:?}");
-        };
-        assert!(m.contains("raise_at_7 raised an exception"), "{m}");
+        assert_eq!(raised, Value::Ref(0x40));
         let s = jit.stats();
         assert_eq!(s.traces_started, 1, "{s}");
         assert_eq!(s.loops_compiled > 0, compiled, "{s}");
         assert!(!compiled || s.loop_entries > 0, "{s}");
-        assert_eq!(s.blackhole_runs, 0, "{s}");
+        assert_eq!(s.guard_failures, u64::from(compiled), "{s}");
+        assert_eq!(s.blackhole_runs, u64::from(compiled), "{s}");
+        assert_eq!(s.aborts.values().sum::<u64>(), u64::from(!compiled), "{s}");
     }
 }

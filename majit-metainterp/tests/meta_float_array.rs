@@ -107,6 +107,7 @@ fn run(items: &[i64], steps: i64, jit: Option<JitParams>) -> (u64, Vec<i64>, u64
                     acc = r[2].as_float().unwrap();
                     n = r[3].as_int().unwrap();
                 }
+                JitAction::Raised(e) => panic!("raised {e:?}"),
                 JitAction::Finished(v) => {
                     acc = v.unwrap().as_float().unwrap();
                     break;

@@ -85,6 +85,7 @@ fn run(prog: &Program, boxed: bool, params: JitParams) -> (i64, Vec<i64>) {
             prog: prog.addr(),
         };
         match jit.back_edge(&mut m).unwrap() {
+            JitAction::Raised(e) => panic!("raised {e:?}"),
             JitAction::Finished(v) => {
                 m.st.acc = v.unwrap();
                 true

@@ -96,6 +96,98 @@ fn inline_call_marker_follows_the_call() {
     assert_eq!(live.without(code.decode(starts[0]).dst).ints, vec![0]);
 }
 
+/// `r = f(x); catch L -> e; return r + y` / `L: return e`, `f` can raise.
+fn catching() -> JitCode {
+    let descr: Descr = majit_ir::CallDescr {
+        name: "f".into(),
+        args: vec![Kind::Int],
+        result: majit_ir::ResultKind::Int,
+        effect: majit_ir::EffectInfo {
+            can_raise: true,
+            ..Default::default()
+        },
+    }
+    .into();
+    let mut b = JitCodeBuilder::new("catching");
+    let (x, y) = (b.param(Kind::Int), b.param(Kind::Int));
+    let (r, e) = (b.reg(Kind::Int), b.reg(Kind::Int));
+    let handler = b.label();
+    b.call(descr, Arg::Int(0x1000), &[x.into()], Some(r));
+    b.catch_exception(handler, Some(e));
+    b.op(OpCode::IntAdd, &[r.into(), y.into()], r);
+    b.ret(Some(r.into()));
+    b.bind(handler);
+    b.ret(Some(e.into()));
+    b.finish().unwrap()
+}
+
+#[test]
+fn a_call_that_can_raise_is_followed_by_a_marker_and_its_catch() {
+    let code = catching();
+    let starts = code.insn_starts();
+    let ops: Vec<JOp> = starts.iter().map(|&pc| code.decode(pc).op).collect();
+    assert_eq!(ops[..3], [JOp::CallI, JOp::Live, JOp::CatchI]);
+    // Live after the call: its result and `y` (normal path); not the
+    // catch's destination, which only the handler reads after the catch
+    // writes it.
+    assert_eq!(code.live_at(starts[1]).unwrap().ints, vec![1, 2]);
+    let catch = code.catch_after(starts[1]).expect("the call's catch");
+    assert_eq!(catch.pc, starts[2]);
+    assert_eq!(code.catch_after(starts[3]), None);
+    let text = code.disassemble();
+    assert!(text.contains("int_catch_exception L"), "{text}");
+    assert!(text.contains("-> %i3"), "{text}");
+}
+
+#[test]
+fn a_catch_keeps_its_destination_live_on_the_normal_path() {
+    // `e = x; r = f(x); catch L -> e; return e` / `L: return r`: the
+    // old `e` is read when nothing was raised.
+    let descr: Descr = majit_ir::CallDescr {
+        name: "f".into(),
+        args: vec![Kind::Int],
+        result: majit_ir::ResultKind::Int,
+        effect: majit_ir::EffectInfo {
+            can_raise: true,
+            ..Default::default()
+        },
+    }
+    .into();
+    let mut b = JitCodeBuilder::new("keeps");
+    let x = b.param(Kind::Int);
+    let (r, e) = (b.reg(Kind::Int), b.reg(Kind::Int));
+    let handler = b.label();
+    b.copy(x.into(), e);
+    b.call(descr, Arg::Int(0x1000), &[x.into()], Some(r));
+    b.catch_exception(handler, Some(e));
+    b.ret(Some(e.into()));
+    b.bind(handler);
+    b.ret(Some(r.into()));
+    let code = b.finish().unwrap();
+    let marker = code.insn_starts()[2];
+    assert_eq!(code.live_at(marker).unwrap().ints, vec![1, 2]);
+}
+
+#[test]
+fn catch_and_raise_misuse_are_builder_errors() {
+    let mut b = JitCodeBuilder::new("nocall");
+    let (l, e) = (b.label(), b.reg(Kind::Int));
+    b.catch_exception(l, Some(e));
+    b.bind(l);
+    b.ret(None);
+    let err = b.finish().unwrap_err();
+    assert!(err.message.contains("must directly follow a call"), "{err}");
+
+    let mut b = JitCodeBuilder::new("float");
+    let (l, f) = (b.label(), b.reg(Kind::Float));
+    b.inline_call(majit_metainterp::jitcode::FuncId(0), &[], None);
+    b.catch_exception(l, Some(f));
+    b.bind(l);
+    b.raise(f.into());
+    let err = b.finish().unwrap_err();
+    assert!(err.message.contains("not a float"), "{err}");
+}
+
 #[test]
 fn constants_are_operands_past_the_registers() {
     let code = count();
@@ -139,6 +231,7 @@ fn builder_errors_name_the_instruction() {
         signed: true,
         kind: Kind::Int,
         immutable: false,
+        quasi_immutable: false,
     }
     .into();
     let mut b = JitCodeBuilder::new("wrongkind");

@@ -39,6 +39,7 @@ fn field(name: &str, offset: u32, kind: Kind) -> Descr {
         signed: true,
         kind,
         immutable: false,
+        quasi_immutable: false,
     }
     .into()
 }
@@ -106,6 +107,7 @@ fn run_on(
     );
     let result = loop {
         match jit.can_enter_jit(&mut greens, &mut reds).unwrap() {
+            JitAction::Raised(e) => panic!("raised {e:?}"),
             JitAction::Finished(v) => break v.unwrap().as_int().unwrap(),
             JitAction::Continue => {}
             JitAction::Interpret => panic!("threshold 1 traces at the first back edge"),

@@ -70,6 +70,7 @@ fn run(n: i64, passes: UserPasses) -> (i64, JitDriver<RefExec>) {
                 acc = reds[0].as_int().unwrap();
                 n = reds[1].as_int().unwrap();
             }
+            JitAction::Raised(e) => panic!("raised {e:?}"),
             JitAction::Finished(v) => break v.unwrap().as_int().unwrap(),
         }
     };

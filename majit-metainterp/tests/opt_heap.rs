@@ -278,3 +278,33 @@ fn constant_index_array_items_are_cached_and_delayed() {
         ],
     );
 }
+
+#[test]
+fn guard_not_invalidated_is_kept_once_between_calls() {
+    // The second guard tests the same word with no call between: dropped;
+    // after a call with effects (which may write a quasi-immutable
+    // field) it is needed again; an elidable call writes nothing.
+    assert_opt(
+        "heap",
+        "
+        descr Call.w = call(args=[int, int], result=int, effect=declared, writes=[Node.next])
+        [p0, i1]
+        guard_not_invalidated(p0) [i1]
+        guard_not_invalidated(p0) [i1]
+        i2 = call_pure_i(@add_ints, i1, 2, descr=Call.ii_i)
+        guard_not_invalidated(p0) [i2]
+        i3 = call_i(@add_ints, i2, 2, descr=Call.w)
+        guard_not_invalidated(p0) [i3]
+        finish(i3)",
+        expect![
+            "
+            descr Call.w = call(args=[int, int], result=int, effect=declared, writes=[Node.next])
+            [p0, i1]
+            guard_not_invalidated(p0) [i1]
+            i3 = call_pure_i(@add_ints, i1, 2, descr=Call.ii_i)
+            i4 = call_i(@add_ints, i3, 2, descr=Call.w)
+            guard_not_invalidated(p0) [i4]
+            finish(i4)"
+        ],
+    );
+}

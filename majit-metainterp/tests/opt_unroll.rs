@@ -418,6 +418,59 @@ jump(i1, i6, descr=Loop.peeled)
     assert_eq!(majit_ir::text::print(short), expected);
 }
 
+/// A value the short preamble loads (`p2`, the head of `p0`) is non-null
+/// and a `Stack` in the preamble: the peeled loop assumes both (it kept a
+/// `guard_nonnull_class` per iteration before), so a bridge entering it
+/// checks them right after the load.
+#[test]
+fn the_short_preamble_guards_its_loaded_values() {
+    let input = "
+        [p0, i1]
+        label(p0, i1, descr=Loop)
+        p2 = getfield_gc_r(p0, descr=Stack.head)
+        guard_nonnull_class(p2, 0x5700, descr=g0) [p0, i1]
+        i3 = getfield_gc_i(p2, descr=Stack.len)
+        i4 = int_add(i1, i3)
+        jump(p0, i4, descr=Loop)";
+    let out = assert_opt(
+        majit_metainterp::opt::DEFAULT_OPTS,
+        input,
+        expect![
+            r"
+            descr Loop.peeled = target()
+            [p0, i1]
+            label(p0, i1, descr=Loop)
+            p3 = getfield_gc_r(p0, descr=Stack.head)
+            guard_nonnull_class(p3, 22272) [p0, i1]
+            i5 = getfield_gc_i(p3, descr=Stack.len)
+            i6 = int_add(i1, i5)
+            label(i6, i5, descr=Loop.peeled)
+            i8 = int_add(i6, i5)
+            jump(i8, i5, descr=Loop.peeled)
+        "
+        ],
+    );
+    let short = out.short_preamble.as_ref().expect("short preamble");
+    assert!(majit_ir::verify(short).is_ok());
+    let expected = "\
+descr entry0 = fail(id=0)
+descr Stack.head = field(owner=Stack, offset=8, size=8, kind=ref)
+descr entry1 = fail(id=1)
+descr entry2 = fail(id=2)
+descr Stack.len = field(owner=Stack, offset=16, size=8, kind=int, signed)
+descr Loop.peeled = target()
+[p0, i1]
+guard_nonnull(p0, descr=entry0) [p0, i1]
+p3 = getfield_gc_r(p0, descr=Stack.head)
+guard_nonnull(p3, descr=entry1) [p0, i1]
+guard_class(p3, 22272, descr=entry2) [p0, i1]
+i6 = getfield_gc_i(p3, descr=Stack.len)
+jump(i1, i6, descr=Loop.peeled)
+";
+    assert_eq!(majit_ir::text::print(short), expected);
+    check_equivalent(&parse(input), &out, 8);
+}
+
 /// The node a red carries is virtual in the label state, and escapes in
 /// the peeled loop (stored into `p1`): its allocation there is the only
 /// one left, and the ledger counts it once (it once counted it twice: as

@@ -82,7 +82,7 @@
 //! descriptors), [`gc`] (the heap, [`gc::thread_heap`] where the GC structs
 //! of `#[jit_interp]` live), [`metainterp`] (driver, tracer, optimizer,
 //! statistics, strategies) and [`backend_dynasm`] (the native backends).
-//! Features: `testing` (`metainterp::testing`, test support) and `fuzzing`
+//! Features: `testing` (`metainterp::testing` and `gc::testing`, test support) and `fuzzing`
 //! (`ir::fuzzing`, seeded generators).
 
 pub use majit_backend_dynasm as backend_dynasm;
@@ -111,7 +111,7 @@ pub mod hints {
     /// `x` itself. In a trace, `x` becomes a constant behind a
     /// `guard_value` (its current value), so what depends on it folds: a
     /// dispatch on it, an `elidable` helper called with it. For integers,
-    /// bools and GC handles.
+    /// bools, `f64` (compared bit for bit) and GC handles.
     pub fn promote<T>(x: T) -> T {
         x
     }

@@ -8,6 +8,7 @@
 //! the blackhole, proves it); a "may force" residual call in the loop sees
 //! and changes the current frame.
 
+use majit::gc::testing::stress_config;
 use majit::gc::{ArrayLayout, Gc, GcConfig, Layout, TypeId};
 use majit::ir::{
     ArrayDescr, CallDescr, CallEffect, Descr, EffectInfo, FieldDescr, Kind, OpCode, ResultKind,
@@ -56,6 +57,7 @@ fn field(name: &str, offset: usize, kind: Kind) -> Arc<FieldDescr> {
         signed: true,
         kind,
         immutable: false,
+        quasi_immutable: false,
     })
 }
 
@@ -69,12 +71,7 @@ struct Heap {
 impl Heap {
     fn new(stress: bool) -> Heap {
         let config = if stress {
-            GcConfig {
-                nursery_size: 1024,
-                stress_every: Some(1),
-                max_heap: 64 << 20,
-                ..GcConfig::default()
-            }
+            stress_config()
         } else {
             GcConfig::default()
         };
@@ -477,6 +474,7 @@ fn jit_run<B: GcBackend>(driver: &mut JitDriver<B>, prog: &[[i64; 2]], frame: us
                 );
                 Ok(frame)
             }
+            JitAction::Raised(e) => panic!("raised {e:?}"),
             JitAction::Finished(v) => Err(v.unwrap().as_int().unwrap()),
         }
     });

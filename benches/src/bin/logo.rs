@@ -9,6 +9,7 @@
 use aheui::cli::JitConfig;
 use aheui::code::CodeSpace;
 use aheui::engine::{self, Engine, SharedBuf};
+use majit_benches::min_median;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -95,9 +96,4 @@ fn once(code: &CodeSpace, engine: Engine, expected: Option<&[u8]>) -> Result<Dur
         return Err(format!("{name}: the output differs from the expected file"));
     }
     Ok(took)
-}
-
-fn min_median(times: &mut [Duration]) -> (f64, f64) {
-    times.sort();
-    (times[0].as_secs_f64(), times[times.len() / 2].as_secs_f64())
 }

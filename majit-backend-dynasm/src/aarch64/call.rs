@@ -8,7 +8,7 @@
 //! register arguments into `x0`…`x7`/`d0`…`d7` as one parallel move; load
 //! the target into `x16` and `blr` (which overwrites `x30`, never
 //! allocatable); for calls that may raise, read refexec's helper signals
-//! into the frame's `EXCEPTION` and `FORCED` words; release the area;
+//! into the frame's signal words; release the area;
 //! copy `x0`/`d0` into the result register. The allocator has already moved values living across
 //! the call out of caller-saved registers (the call's clobber set) and,
 //! for calls that may collect, every live ref into its spill slot; with a
@@ -30,24 +30,21 @@ use majit_metainterp::CompileError;
 const MAX_AREA: usize = 4080;
 
 impl A64Emitter {
-    /// After a call that may raise: `frame[EXCEPTION] = new exception or
-    /// the old one`, `frame[FORCED] = forced flag` (refexec's semantics),
-    /// keeping the call's result (saved at `[sp + result_at]`).
+    /// After a call that may raise: `take_signals(&frame[EXCEPTION..])`
+    /// (a new exception replaces the pending one, the forced flag is the
+    /// call's: refexec's semantics), keeping the call's result (saved at
+    /// `[sp + result_at]`).
     fn take_signals(&mut self, result_at: u32) {
         let take = majit_metainterp::runtime::take_signals as *const () as usize;
         let (take, _) = self.pool_word(PoolSource::Abs(take));
-        let exception = (frame::EXCEPTION * 8) as u32;
-        let forced = (frame::FORCED * 8) as u32;
+        let words = (frame::EXCEPTION * 8) as u32;
         let float_at = result_at + 8;
         a64!(self.ops
             ; str x0, [sp, result_at]
             ; str d0, [sp, float_at]
-            ; add x0, frame, forced
+            ; add x0, frame, words
             ; ldr tmp, =>take
             ; blr tmp
-            ; cbz x0, >none
-            ; str x0, [frame, exception]
-            ; none:
             ; ldr x0, [sp, result_at]
             ; ldr d0, [sp, float_at]
         );

@@ -24,12 +24,13 @@
 use super::a64;
 use super::emit::{const_bits, A64Emitter, Cond};
 use super::regs::{self, hw, is_float, X16, X17};
-use crate::arch::Loc;
+use crate::arch::{Loc, Reg};
 use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
 use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
-use majit_ir::Kind;
+use majit_ir::{Const, Kind};
+use majit_metainterp::runtime::Raised;
 use majit_metainterp::CompileError;
 
 impl A64Emitter {
@@ -119,9 +120,9 @@ impl GuardEncoder for A64Emitter {
         );
     }
 
-    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel) {
+    fn guard_word_at(&mut self, base: Reg, stub: DynamicLabel) {
         a64!(self.ops
-            ; ldr tmp, =>flag
+            ; ldr tmp, [X(hw(base))]
             ; cbnz tmp, =>stub
         );
     }
@@ -141,8 +142,17 @@ impl GuardEncoder for A64Emitter {
         );
     }
 
-    fn clear_exception(&mut self) {
-        a64!(self.ops; str xzr, [frame, (frame::EXCEPTION * 8) as u32]);
+    fn guard_exception(&mut self, stub: DynamicLabel) {
+        a64!(self.ops; ldr tmp, [frame, (frame::EXCEPTION * 8) as u32]);
+        self.int_cmp(Loc::Reg(X16), Loc::Const(Const::Int(Raised::INT as i64)));
+        self.branch(Cond::Lo, stub);
+    }
+
+    fn take_exception(&mut self, dst: Reg) {
+        a64!(self.ops
+            ; ldr X(hw(dst)), [frame, (frame::EXC_VALUE * 8) as u32]
+            ; str xzr, [frame, (frame::EXCEPTION * 8) as u32]
+        );
     }
 }
 

@@ -155,6 +155,7 @@ pub enum GuardOp {
     NoOverflow,
     Overflow,
     NoException,
+    Exception,
     NotForced,
     NotInvalidated,
 }
@@ -179,6 +180,8 @@ pub enum Family {
     MallocNursery,
     MallocVarsize,
     WriteBarrier,
+    /// `save_exception_*`: take the pending exception.
+    SaveException,
     Guard(GuardOp),
     /// `label`, `jump`, `finish`: the driver's (`emit_label`, ...).
     Control,
@@ -279,10 +282,12 @@ pub fn family(opcode: OpCode) -> Family {
         GuardNoOverflow => F::Guard(GuardOp::NoOverflow),
         GuardOverflow => F::Guard(GuardOp::Overflow),
         GuardNoException => F::Guard(GuardOp::NoException),
+        GuardException => F::Guard(GuardOp::Exception),
+        SaveExceptionI | SaveExceptionR => F::SaveException,
         GuardNotForced => F::Guard(GuardOp::NotForced),
         GuardNotInvalidated => F::Guard(GuardOp::NotInvalidated),
         Label | Jump | Finish => F::Control,
-        DebugMergePoint => F::Nop,
+        DebugMergePoint | QuasiimmutField => F::Nop,
     }
 }
 
@@ -408,7 +413,7 @@ where
     }
 
     /// Emits guard `cx` (of kind `g`) with its exit record.
-    fn guard(&mut self, cx: &OpCx, g: GuardOp, mut exit: ExitRecord) -> Result<(), CompileError> {
+    fn guard(&mut self, cx: &OpCx, g: GuardOp, exit: ExitRecord) -> Result<(), CompileError> {
         let stub = self.ops.new_dynamic_label();
         let flags = self.flags.take();
         let tested = |i: usize| cx.op.args.first().map(|a| a.target()) == Some(RefTarget::Op(i));
@@ -456,13 +461,13 @@ where
                 self.branch(exit_when, stub);
             }
             GuardOp::NoException => self.guard_frame_word(frame::EXCEPTION, stub),
+            GuardOp::Exception => self.guard_exception(stub),
             GuardOp::NotForced => self.guard_frame_word(frame::FORCED, stub),
             GuardOp::NotInvalidated => {
-                // A pool word `NativeBackend::invalidate` sets (a data
-                // load, so no instruction is ever rewritten).
-                let (flag, index) = self.pool_word(PoolSource::Abs(0));
-                self.guard_pool_flag(flag, stub);
-                exit.invalidation_word = Some(index);
+                // The validity word (`majit_metainterp::quasi`): data that
+                // writers set, so no instruction is ever rewritten.
+                self.load_int(Self::SCRATCH, cx.args[0]);
+                self.guard_word_at(Self::SCRATCH, stub);
             }
         }
         self.stubs.push(Stub { label: stub, exit });
@@ -572,6 +577,7 @@ where
             Family::MallocNursery => self.malloc_nursery(cx, dst)?,
             Family::MallocVarsize => self.malloc_varsize(cx, dst)?,
             Family::WriteBarrier => self.write_barrier(cx)?,
+            Family::SaveException => self.take_exception(dst),
             Family::Unsupported(why) => return Err(plan::unsupported(cx.op, why)),
             Family::Guard(_) | Family::Control => {
                 return Err(CompileError::Invalid(format!(
@@ -629,11 +635,6 @@ where
         let w = self.exit_word();
         self.jump_word(w);
         self.inline_exit(here, exit);
-        Ok(())
-    }
-
-    fn emit_clear_exception(&mut self) -> Result<(), CompileError> {
-        self.clear_exception();
         Ok(())
     }
 

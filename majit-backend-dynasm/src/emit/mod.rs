@@ -149,8 +149,12 @@ pub trait GuardEncoder {
     fn guard_class(&mut self, p: Loc, nonnull: bool, ids: &[u32], stub: DynamicLabel);
     /// Branches to `stub` when frame word `word` is nonzero.
     fn guard_frame_word(&mut self, word: usize, stub: DynamicLabel);
-    /// Branches to `stub` when pool word `flag` is nonzero.
-    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel);
+    /// Branches to `stub` when the word at the address in `base` is
+    /// nonzero (`guard_not_invalidated`'s validity word).
+    fn guard_word_at(&mut self, base: Reg, stub: DynamicLabel);
+    /// Branches to `stub` unless a catchable exception is pending: the
+    /// frame's `EXCEPTION` tag is below `Raised::INT` (none, or a panic).
+    fn guard_exception(&mut self, stub: DynamicLabel);
     /// Branches to this trace's label `l`.
     fn jump_label(&mut self, l: DynamicLabel);
     /// Branches to the address in pool word `word`.
@@ -158,6 +162,7 @@ pub trait GuardEncoder {
     /// The frame's `EXIT` word := the address of `token` (the exit
     /// token).
     fn store_exit_token(&mut self, token: DynamicLabel);
-    /// `frame[EXCEPTION] = 0`.
-    fn clear_exception(&mut self);
+    /// `save_exception_*`: `dst = frame[EXC_VALUE]`, `frame[EXCEPTION] =
+    /// 0` (the exception is taken).
+    fn take_exception(&mut self, dst: Reg);
 }

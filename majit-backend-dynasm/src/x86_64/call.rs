@@ -6,7 +6,7 @@
 //! read argument locations before any register changes); move register
 //! arguments into `rdi`…`r9`/`xmm0`…`xmm7` as one parallel move; call;
 //! for calls that may raise, read refexec's helper signals into the
-//! frame's `EXCEPTION` and `FORCED` words; release the area; copy
+//! frame's signal words; release the area; copy
 //! `rax`/`xmm0` into the result register. The
 //! allocator has already moved values living across the call out of
 //! caller-saved registers (the call's clobber set) and, for calls that
@@ -24,23 +24,19 @@ use majit_ir::ResultKind;
 use majit_metainterp::CompileError;
 
 impl X64Emitter {
-    /// After a call that may raise: `frame[EXCEPTION] = new exception or
-    /// the old one`, `frame[FORCED] = forced flag` (refexec's semantics),
-    /// keeping the call's result (saved at `[rsp + result_at]`).
+    /// After a call that may raise: `take_signals(&frame[EXCEPTION..])`
+    /// (a new exception replaces the pending one, the forced flag is the
+    /// call's: refexec's semantics), keeping the call's result (saved at
+    /// `[rsp + result_at]`).
     fn take_signals(&mut self, result_at: i32) {
         let take = majit_metainterp::runtime::take_signals as *const () as usize;
         let (take, _) = self.pool_word(PoolSource::Abs(take));
-        let exception = (crate::frame::EXCEPTION * 8) as i32;
-        let forced = (crate::frame::FORCED * 8) as i32;
+        let words = (crate::frame::EXCEPTION * 8) as i32;
         x64!(self.ops
             ; mov QWORD [rsp + result_at], rax
             ; movsd QWORD [rsp + result_at + 8], xmm0
-            ; lea rdi, [rbp + forced]
+            ; lea rdi, [rbp + words]
             ; call QWORD [=>take]
-            ; test rax, rax
-            ; jz >none
-            ; mov QWORD [rbp + exception], rax
-            ; none:
             ; mov rax, QWORD [rsp + result_at]
             ; movsd xmm0, QWORD [rsp + result_at + 8]
         );

@@ -8,6 +8,7 @@ use super::regs::{R10, R11, R8, RAX, RBP, RBX, RCX, RDX, REG_FILE, RSI, RSP, XMM
 use crate::arch::Loc;
 use crate::emit::rows::{check, Row};
 use crate::emit::{CmpOp, Encoder, FloatOp, GcEncoder, GuardEncoder, IntOp, ShiftOp, UnaryOp};
+use dynasmrt::DynasmLabelApi;
 use majit_ir::{Const, Kind};
 
 /// `xmm1`.
@@ -22,10 +23,10 @@ const ROWS: &[Row<X64Emitter>] = &[
     ("mov_imm small", |e| e.mov_imm(RAX, 5), "48 c7 c0 05 00 00 00", "mov rax, 5"),
     ("mov_imm u32", |e| e.mov_imm(R8, 0xffff_ffff), "41 b8 ff ff ff ff", "mov r8d, 0xffffffff"),
     ("mov_imm i64", |e| e.mov_imm(RCX, i64::MIN), "48 b9 00 00 00 00 00 00 00 80", "mov rcx, 0x8000000000000000"),
-    ("reload a slot", |e| e.load_int(RSI, Loc::Slot(0)), "48 8b b5 30 01 00 00", "mov rsi, [rbp+0x130]"),
+    ("reload a slot", |e| e.load_int(RSI, Loc::Slot(0)), "48 8b b5 38 01 00 00", "mov rsi, [rbp+0x138]"),
     ("float move", |e| e.load_float(XMM0, Loc::Reg(XMM1)), "40 0f 28 c1", "movaps xmm0, xmm1"),
-    ("spill a float", |e| e.store_slot(1, Loc::Reg(XMM1), Kind::Float), "f2 40 0f 11 8d 38 01 00 00", "movsd [rbp+0x138], xmm1"),
-    ("spill a constant", |e| e.store_slot(2, int(-3), Kind::Int), "48 c7 85 40 01 00 00 fd ff ff ff", "mov qword ptr [rbp+0x140], 0xfffffffffffffffd"),
+    ("spill a float", |e| e.store_slot(1, Loc::Reg(XMM1), Kind::Float), "f2 40 0f 11 8d 40 01 00 00", "movsd [rbp+0x140], xmm1"),
+    ("spill a constant", |e| e.store_slot(2, int(-3), Kind::Int), "48 c7 85 48 01 00 00 fd ff ff ff", "mov qword ptr [rbp+0x148], 0xfffffffffffffffd"),
     ("setcc on sil", |e| e.setcc(Cond::L, RSI), "40 0f 9c c6", "setl sil"),
     ("compare with an immediate", |e| e.int_cmp(Loc::Reg(RAX), int(7)), "48 81 f8 07 00 00 00", "cmp rax, 7"),
     ("add", |e| e.int_op(IntOp::Add, RAX, Loc::Reg(RAX), Loc::Reg(RCX)), "48 01 c8", "add rax, rcx"),
@@ -43,8 +44,9 @@ const ROWS: &[Row<X64Emitter>] = &[
     ("divide by zero", |e| e.div_mod(false, true, R10, Loc::Reg(RAX), int(0)), "49 c7 c2 00 00 00 00", "mov r10, 0"),
     ("unsigned divide by a constant", |e| e.div_mod(false, false, R10, Loc::Reg(RAX), int(10)), "49 c7 c3 0a 00 00 00 31 d2 49 f7 f3 49 89 c2", "mov r11, 0xa; xor edx, edx; div r11; mov r10, rax"),
     ("unsigned modulo by -1", |e| e.div_mod(true, false, RBX, Loc::Reg(RAX), int(-1)), "49 c7 c3 ff ff ff ff 31 d2 49 f7 f3 48 89 d0 48 89 c3", "mov r11, 0xffffffffffffffff; xor edx, edx; div r11; mov rax, rdx; mov rbx, rax"),
-    ("save a register", |e| e.save_reg(RBX), "48 89 9d 48 00 00 00", "mov [rbp+0x48], rbx"),
-    ("clear the exception", |e| e.clear_exception(), "48 c7 85 20 00 00 00 00 00 00 00", "mov qword ptr [rbp+0x20], 0"),
+    ("save a register", |e| e.save_reg(RBX), "48 89 9d 50 00 00 00", "mov [rbp+0x50], rbx"),
+    ("take the exception", |e| e.take_exception(RCX), "48 8b 8d 28 00 00 00 48 c7 85 20 00 00 00 00 00 00 00", "mov rcx, [rbp+0x28]; mov qword ptr [rbp+0x20], 0"),
+    ("guard on a validity word", |e| { let l = e.ops.new_dynamic_label(); e.guard_word_at(R11, l); e.ops.dynamic_label(l); }, "49 81 7c 23 00 00 00 00 00 0f 85 00 00 00 00", "cmp qword ptr [r11], 0; jne 0xf"),
 ];
 
 #[test]

@@ -18,12 +18,13 @@
 use super::emit::{const_bits, Cond, X64Emitter};
 use super::regs::{self, hw, is_xmm, R10, R11};
 use super::x64;
-use crate::arch::Loc;
+use crate::arch::{Loc, Reg};
 use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
 use dynasmrt::x64::X64Relocation;
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 use majit_ir::Kind;
+use majit_metainterp::runtime::Raised;
 use majit_metainterp::CompileError;
 
 impl X64Emitter {
@@ -108,8 +109,8 @@ impl GuardEncoder for X64Emitter {
         self.branch(Cond::Ne, stub);
     }
 
-    fn guard_pool_flag(&mut self, flag: DynamicLabel, stub: DynamicLabel) {
-        x64!(self.ops; cmp QWORD [=>flag], 0);
+    fn guard_word_at(&mut self, base: Reg, stub: DynamicLabel) {
+        x64!(self.ops; cmp QWORD [Rq(hw(base))], 0);
         self.branch(Cond::Ne, stub);
     }
 
@@ -128,8 +129,17 @@ impl GuardEncoder for X64Emitter {
         );
     }
 
-    fn clear_exception(&mut self) {
-        x64!(self.ops; mov QWORD [rbp + (frame::EXCEPTION * 8) as i32], 0);
+    fn guard_exception(&mut self, stub: DynamicLabel) {
+        let catchable = Raised::INT as i32;
+        x64!(self.ops; cmp QWORD [rbp + (frame::EXCEPTION * 8) as i32], catchable);
+        self.branch(Cond::B, stub);
+    }
+
+    fn take_exception(&mut self, dst: Reg) {
+        x64!(self.ops
+            ; mov Rq(hw(dst)), QWORD [rbp + (frame::EXC_VALUE * 8) as i32]
+            ; mov QWORD [rbp + (frame::EXCEPTION * 8) as i32], 0
+        );
     }
 }
 

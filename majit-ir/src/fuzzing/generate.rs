@@ -43,6 +43,10 @@ impl Shape {
     }
 }
 
+/// The word the generated `guard_not_invalidated`s test: zero forever, so
+/// they never fail.
+pub static NEVER_INVALIDATED: u64 = 0;
+
 const ARRAYS: [&str; 3] = ["IntArray", "RefArray", "FloatArray"];
 
 /// Generates a valid trace (the verifier accepts it) from `seed`; see the
@@ -378,7 +382,10 @@ impl Gen<'_> {
                 let cls = self.konst(Const::Int(STACK_VTABLE as i64));
                 self.push_guard(op, &[obj, cls]);
             }
-            _ => self.push_guard(GuardNotInvalidated, &[]),
+            _ => {
+                let word = self.konst(Const::Ref(std::ptr::addr_of!(NEVER_INVALIDATED) as usize));
+                self.push_guard(GuardNotInvalidated, &[word]);
+            }
         }
     }
 }
@@ -471,6 +478,11 @@ impl Gen<'_> {
             return self.set_field(obj, name);
         }
         let d = self.descr(name);
+        if self.rng.chance(10) {
+            // A dependency marker: no effect when the trace runs.
+            let marker = Op::new(OpCode::QuasiimmutField, &[obj]).with_descr(d.clone());
+            self.emit(marker);
+        }
         let op = match d.as_field().map(|f| f.kind) {
             Some(Kind::Ref) => OpCode::GetfieldGcR,
             Some(Kind::Float) => OpCode::GetfieldGcF,
@@ -621,7 +633,13 @@ impl Gen<'_> {
         if e.may_force {
             self.push_guard(GuardNotForced, &[]);
         }
-        if e.can_raise {
+        if e.can_raise && self.rng.chance(30) {
+            // The path where the helper raised (the test namespace's
+            // raising helper raises ints): take its exception.
+            self.push_guard(GuardException, &[]);
+            let x = self.t.push(Op::new(SaveExceptionI, &[]));
+            self.pools[slot(Kind::Int)].push(x);
+        } else if e.can_raise {
             self.push_guard(GuardNoException, &[]);
         }
         if let Some(k) = c.result.kind() {

@@ -8,7 +8,8 @@
 //! loads and stores only touch objects of the matching layout at in-bounds
 //! constant indices, every fresh object is fully initialised right after
 //! its allocation, `*_ovf` ops are followed by their guard, calls that can
-//! raise by `guard_no_exception`, and the trace ends with `finish` or with
+//! raise by `guard_no_exception` (or `guard_exception` and
+//! `save_exception_i`), and the trace ends with `finish` or with
 //! a `jump` back to its `label`. The verifier is the oracle:
 //! [`check_seed`] generates, verifies, round-trips through text and panics
 //! with the seed and the trace text on any failure.

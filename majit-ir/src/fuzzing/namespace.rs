@@ -60,7 +60,7 @@ pub const CALL_DESCRS: [&str; 7] = [
 /// | descr | args → result | effects |
 /// |---|---|---|
 /// | `Call.ii_i` | int, int → int | elidable |
-/// | `Call.i_v` | int → void | random, can_raise, can_collect |
+/// | `Call.i_v` | int → void | random, can_raise (an int exception), can_collect |
 /// | `Call.ff_f` | float, float → float | elidable |
 /// | `Call.ff_v` | float, float → void | random |
 /// | `Call.many` | int, ref, float, int, ref, float, int, int, float → int | random, can_raise, can_collect |
@@ -191,6 +191,7 @@ fn field(name: &str, owner: &str, offset: u32, size: u8, kind: Kind, signed: boo
         signed,
         kind,
         immutable: false,
+        quasi_immutable: false,
     }
     .into()
 }

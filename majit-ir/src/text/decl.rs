@@ -59,6 +59,7 @@ pub(crate) fn parse_decl(cur: &mut Cursor, name: &str) -> Result<Descr, ParseErr
             kind: it.kind("kind")?,
             signed: it.flag("signed"),
             immutable: it.flag("immutable"),
+            quasi_immutable: it.flag("quasi_immutable"),
         }),
         "array" => Descr::from(ArrayDescr {
             name,

@@ -62,7 +62,7 @@
 //! | sort | required | optional |
 //! |---|---|---|
 //! | `size` | `size=16, type_id=1, fields=[Node.value, ...]` | `headerless`, `vtable=0x...` |
-//! | `field` | `owner=Node, offset=0, size=8, kind=int` | `signed`, `immutable` |
+//! | `field` | `owner=Node, offset=0, size=8, kind=int` | `signed`, `immutable`, `quasi_immutable` |
 //! | `array` | `base=16, len=8, item_size=8, kind=int, type_id=4` | `signed` |
 //! | `call` | `args=[int, ref], result=int, effect=elidable` | `can_raise`, `can_collect`, `may_force`, `reads=[..]`, `writes=[..]` |
 //! | `fail` | `id=3` | |

@@ -170,13 +170,14 @@ pub fn descr_decl(d: &Descr) -> String {
             b
         }
         Descr::Field(f) => format!(
-            "field(owner={}, offset={}, size={}, kind={}{}{})",
+            "field(owner={}, offset={}, size={}, kind={}{}{}{})",
             f.owner,
             f.offset,
             f.size,
             f.kind.name(),
             flag(f.signed, "signed"),
-            flag(f.immutable, "immutable")
+            flag(f.immutable, "immutable"),
+            flag(f.quasi_immutable, "quasi_immutable")
         ),
         Descr::Array(a) => format!(
             "array(base={}, len={}, item_size={}, kind={}, type_id={}{})",

@@ -9,6 +9,14 @@
 
 use super::*;
 
+/// The last segment of the path `c` calls, if it calls a path.
+pub(super) fn callee_name(c: &syn::ExprCall) -> Option<String> {
+    match &*c.func {
+        Expr::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
 /// A `CallDescr` expression. `raises`: the callee may panic, which the
 /// trace checks with a `guard_no_exception` after the call (see
 /// `runtime::catch_panic`).
@@ -49,6 +57,16 @@ pub(super) fn call_descr(
             },
         })
     }
+}
+
+/// The `CallDescr` expression of the residual form of the inline helper
+/// or traced function `h` (what a call of it becomes once a too-long trace
+/// marked it don't-inline): random effects, like `dont_look_inside`; it
+/// may panic (its shim runs it in `runtime::catch_panic`).
+pub fn residual_descr(h: &Helper) -> TokenStream {
+    let kinds: Vec<Bank> = h.args.iter().map(|t| bank(*t)).collect();
+    let name = h.name.to_string();
+    call_descr(&name, &kinds, h.ret.map(bank), Policy::DontLookInside, true)
 }
 
 impl<'a> Lowerer<'a> {
@@ -127,7 +145,10 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(super) fn call(&mut self, c: &syn::ExprCall) -> Res<Option<Val>> {
+    /// A call (`want`: see [`Lowerer::expr`]; a helper returning
+    /// `Result` and `Ok(..)`/`Err(..)` need [`Ty::Fallible`], see
+    /// `results.rs`).
+    pub(super) fn call(&mut self, c: &syn::ExprCall, want: Option<Ty>) -> Res<Option<Val>> {
         let sp = c.span();
         if let Some(v) = self.struct_call(c, sp)? {
             return Ok(v);
@@ -135,24 +156,33 @@ impl<'a> Lowerer<'a> {
         if let Some(v) = self.float_fn(c)? {
             return Ok(v);
         }
-        let name = match &*c.func {
-            Expr::Path(p) if p.qself.is_none() => {
-                p.path.segments.last().map(|s| s.ident.to_string())
-            }
-            _ => None,
-        };
+        let name = callee_name(c);
         let Some(name) = name else {
             return err(
                 c.func.span(),
                 "only calls of declared helpers (function names or paths) are supported",
             );
         };
+        if name == "Ok" || name == "Err" {
+            return self.result_ctor(c, &name, want);
+        }
         let Some(h) = self.ctx.helpers.iter().find(|h| h.name == name) else {
             if let Some(v) = self.hint(c, &name)? {
                 return Ok(v);
             }
             return Self::undeclared(c, &name);
         };
+        if h.err.is_some() {
+            return self.fallible_value(c, h, want);
+        }
+        self.emit_call(c, h)
+    }
+
+    /// Emits the call `c` of the helper or traced function `h` (a
+    /// fallible one's `catch_exception`, if any, must come next); its
+    /// value, the `T` of a `Result<T, E>`.
+    pub(super) fn emit_call(&mut self, c: &syn::ExprCall, h: &Helper) -> Res<Option<Val>> {
+        let (sp, name) = (c.span(), h.name.to_string());
         if h.args.len() != c.args.len() {
             return err(
                 sp,
@@ -194,6 +224,12 @@ impl<'a> Lowerer<'a> {
             Some((t, r)) => Val::scalar(t, Opnd::Reg(r)),
             None => Val::void_call(h, sp),
         }))
+    }
+
+    /// The helper or traced function `c` calls, if it is declared.
+    pub(super) fn callee(&self, c: &syn::ExprCall) -> Option<&'a Helper> {
+        let name = callee_name(c)?;
+        self.ctx.helpers.iter().find(|h| h.name == name)
     }
 
     /// The error for a call of `name`, which has no declared policy.

@@ -199,7 +199,7 @@ impl<'a> Lowerer<'a> {
     pub(super) fn mac(&mut self, m: &syn::Macro) -> Res<Option<Val>> {
         let name = m.path.segments.last().map(|s| s.ident.to_string());
         match name.as_deref() {
-            Some(crate::recursion::MARKER) => self.recursive_call(m),
+            Some(crate::recursion::MARKER) => self.recursive_call(m, false),
             // A statement right before a `continue` is lowered by `stmts`.
             Some("can_enter_jit") if !self.ctx.helper => err(m.span(), MISPLACED_ENTER),
             Some("jit_merge_point") => err(
@@ -289,6 +289,9 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn ret(&mut self, e: Option<&Expr>, sp: Span) -> Res<Option<Val>> {
+        if self.ctx.err.is_some() {
+            return self.result_return(e, sp);
+        }
         let v = match e {
             Some(e) => match self.expr(e, Some(self.ctx.ret))? {
                 Some(v) => v,
@@ -302,13 +305,7 @@ impl<'a> Lowerer<'a> {
                 "the returned value does not have the function's return type",
             );
         }
-        match v.op {
-            Some(o) => {
-                let a = o.arg();
-                self.code.push(quote!(b.ret(Some(#a));));
-            }
-            None => self.code.push(quote!(b.ret(None);)),
-        }
+        self.emit_ret(&v);
         Ok(None)
     }
 
@@ -379,6 +376,9 @@ impl<'a> Lowerer<'a> {
                 Some((_, e)) => ArmBody::Expr(e),
                 None => ArmBody::Unit,
             };
+            if is_result_pat(&l.pat) {
+                return self.result_if_let(l, &i.then_branch, else_body, want);
+            }
             return self.checked(
                 &l.expr,
                 &l.pat,
@@ -410,6 +410,9 @@ impl<'a> Lowerer<'a> {
         let some = |p: &Pat| matches!(p, Pat::TupleStruct(ts) if ts.path.is_ident("Some"));
         if m.arms.iter().any(|a| some(&a.pat)) {
             return self.checked_match(m, want);
+        }
+        if m.arms.iter().any(|a| is_result_pat(&a.pat)) {
+            return self.result_match(m, want);
         }
         let Some(s) = self.expr(&m.expr, None)? else {
             return Ok(None);

@@ -102,7 +102,7 @@ impl<'a> Lowerer<'a> {
             }
             Expr::Index(ix) => self.index_load(ix, sp).map(Some),
             Expr::MethodCall(m) => self.method(m, want),
-            Expr::Call(c) => self.call(c),
+            Expr::Call(c) => self.call(c, want),
             Expr::Block(b) if b.label.is_none() => self.block(&b.block, want),
             Expr::If(i) => self.if_expr(i, want),
             Expr::Match(m) => self.match_expr(m, want),
@@ -143,11 +143,7 @@ impl<'a> Lowerer<'a> {
                 "closures are not supported in a handler: move this code into a helper \
                  function and declare it in `helpers` with a policy",
             ),
-            Expr::Try(_) => err(
-                sp,
-                "`?` is not supported in a handler: handle the error with `match`, or move \
-                 this code into a helper function and declare it in `helpers` with a policy",
-            ),
+            Expr::Try(t) => self.try_expr(t),
             Expr::ForLoop(_) => err(
                 sp,
                 "`for` loops run iterators, which a handler cannot lower: use `while` with an \

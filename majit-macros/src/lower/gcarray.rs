@@ -84,9 +84,18 @@ impl<'a> Lowerer<'a> {
                 let len = self.array_len(&a, item, place);
                 Ok(Some(Val::scalar(Ty::int(USIZE), len)))
             }
+            ("is_empty", 0) => {
+                let place = checks::place(&quote!(#m).to_string(), m.span());
+                let len = self.array_len(&a, item, place);
+                let r = self.pure_t("IntEq", &[len, Opnd::Int(0)]);
+                Ok(Some(Val::scalar(Ty::BOOL, r)))
+            }
             (name, _) => err(
                 m.method.span(),
-                format!("`Array` has no method `{name}` in a handler: use `len()`, `is_null()` or `a[i]`"),
+                format!(
+                    "`Array` has no method `{name}` in a handler: use `len()`, `is_empty()`, \
+                     `is_null()` or `a[i]`"
+                ),
             ),
         }
     }

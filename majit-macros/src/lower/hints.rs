@@ -2,10 +2,11 @@
 //! any path ending in their name, when no helper has that name): plain
 //! functions in the Rust build, jitcode instructions here.
 //!
-//! - `promote(x)` (integer, bool or GC handle) is `x`, plus an
-//!   `int_promote`/`ref_promote`: the tracer records a `guard_value` and
-//!   `x`'s register is that constant afterwards, so what depends on it
-//!   folds (elidable calls on it included). A constant needs no promote.
+//! - `promote(x)` (integer, bool, `f64` or GC handle) is `x`, plus an
+//!   `int_promote`/`ref_promote`/`float_promote`: the tracer records a
+//!   `guard_value` (bit-exact for floats) and `x`'s register is that
+//!   constant afterwards, so what depends on it folds (elidable calls on it
+//!   included). A constant needs no promote.
 //! - `we_are_jitted()` is a `bool`: 1 in the tracer (a constant in the
 //!   trace), 0 in the blackhole and in the plain build.
 //!
@@ -24,12 +25,11 @@ impl Lowerer<'_> {
                     return Ok(Some(None));
                 };
                 v.used()?;
-                // Not an `f64`: the jitcode has no float promote.
-                if !matches!(v.ty, Ty::Scalar(s) if !s.is_float()) && !matches!(v.ty, Ty::Gc(_)) {
+                if !v.ty.is_single() {
                     return err(
                         a.span(),
-                        "`promote` takes an integer, a bool or a GC handle (the value becomes a \
-                         constant in the trace; floats cannot be promoted)",
+                        "`promote` takes an integer, a bool, an `f64` or a GC handle (the value \
+                         becomes a constant in the trace)",
                     );
                 }
                 if let Some(o @ Opnd::Reg(_)) = &v.op {

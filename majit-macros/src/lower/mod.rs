@@ -31,7 +31,9 @@ mod hints;
 mod objects;
 mod overflow;
 mod recursion;
+mod results;
 
+pub use calls::residual_descr;
 use calls::*;
 use checks::*;
 use control::*;
@@ -41,6 +43,7 @@ pub use objects::StructDef;
 use objects::*;
 use overflow::*;
 pub use recursion::lower_entry;
+use results::*;
 
 use crate::attr::{Helper, Policy};
 use crate::regs::{Bank, Regs, R};
@@ -223,7 +226,10 @@ pub struct Ctx<'a> {
     pub names: &'a crate::ty::Names,
     /// Locals and parameters outside the loop (for diagnostics).
     pub outer: &'a [String],
+    /// The result type (of a function returning `Result<T, E>`: `T`).
     pub ret: Ty,
+    /// Of a function returning `Result<T, E>`: `E` (see `results.rs`).
+    pub err: Option<Ty>,
     pub loop_label: Option<String>,
     /// The loop is the function's tail: `break v` returns `v`.
     pub break_ok: bool,
@@ -336,7 +342,15 @@ pub fn lower_helper(ctx: &Ctx, params: &[(String, Ty)], body: &syn::Block) -> Re
         l.scopes[0].push(Var::local(name.clone(), *ty, reg));
     }
     let span = body.brace_token.span.join();
-    if let Some(v) = l.block(body, Some(ctx.ret))? {
+    let want = if ctx.err.is_some() {
+        Ty::Fallible
+    } else {
+        ctx.ret
+    };
+    if let Some(v) = l.block(body, Some(want))? {
+        if ctx.err.is_some() {
+            return err(span, RESULT_END);
+        }
         if v.ty != ctx.ret {
             return err(span, "the helper's value does not have its return type");
         }

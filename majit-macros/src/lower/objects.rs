@@ -13,6 +13,9 @@ pub struct StructDef {
     pub name: String,
     pub fields: Vec<(String, Ty)>,
     pub headered: bool,
+    /// Per field: `#[quasi_immutable]` (its descr says so; its setter
+    /// invalidates the traces that folded it).
+    pub quasi_immutable: Vec<bool>,
 }
 
 impl StructDef {
@@ -48,6 +51,7 @@ impl StructDef {
         let (owner, (f, ty)) = (&self.name, &self.fields[i]);
         let name = format!("{owner}.{f}");
         let offset = 8 * (i as u32 + u32::from(self.headered));
+        let quasi = self.quasi_immutable[i];
         let (kind, signed) = match ty {
             t if t.is_ref() => (quote!(::majit::ir::Kind::Ref), false),
             Ty::Scalar(Scalar::F64) => (quote!(::majit::ir::Kind::Float), false),
@@ -59,7 +63,7 @@ impl StructDef {
         quote! {
             ::majit::ir::FieldDescr {
                 name: #name.into(), owner: #owner.into(), offset: #offset, size: 8,
-                signed: #signed, kind: #kind, immutable: false,
+                signed: #signed, kind: #kind, immutable: false, quasi_immutable: #quasi,
             }
         }
     }

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::recursion::{handle_rust, Marked, Rooted};
+use quote::ToTokens;
 
 /// The jitcode builder's id of the portal, in a recursive interpreter.
 fn portal_id() -> TokenStream {
@@ -19,10 +20,15 @@ fn entry_id() -> TokenStream {
 
 impl Lowerer<'_> {
     /// `__majit_call!(k, run(args))`: an `inline_call` of the entry
-    /// function.
-    pub(super) fn recursive_call(&mut self, m: &syn::Macro) -> Res<Option<Val>> {
+    /// function. An interpreter returning `Result` may call itself only
+    /// where its error is handled (`consumed`: `?`, `match`, `if let`).
+    pub(super) fn recursive_call(&mut self, m: &syn::Macro, consumed: bool) -> Res<Option<Val>> {
         let marked: Marked = m.parse_body()?;
         let c = &marked.call;
+        if self.ctx.err.is_some() && !consumed {
+            let name = c.func.to_token_stream().to_string();
+            return err(c.span(), super::results::result_use(&name));
+        }
         let Some(params) = self.ctx.recursive else {
             return err(
                 c.span(),

@@ -73,6 +73,7 @@ pub(crate) fn record(trace: &mut Trace, word: usize, descr: Descr) {
         signed: true,
         kind: Kind::Int,
         immutable: false,
+        quasi_immutable: false,
     }));
     let obj = trace.add_const(Const::Ref(word));
     let (one, zero) = (

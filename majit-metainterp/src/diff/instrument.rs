@@ -1,7 +1,8 @@
 //! Rewriting a trace so that its residual calls with effects go through
 //! the recording shim (`runtime/record.rs`): `call(f, a, b)` with a descr
 //! that is not elidable becomes `call(shim, site, f, a, b)`, where `site`
-//! describes the original signature. Both the backend and the shadow
+//! describes the original signature (calls of `quasi::written_shim` stay:
+//! both sides run them). Both the backend and the shadow
 //! compile the rewritten trace; op indexes do not change, so exits,
 //! resume data and bridges still refer to the same ops.
 
@@ -22,7 +23,10 @@ pub(super) fn instrument(trace: &Trace) -> Result<(Trace, Vec<Rc<Site>>), String
         let Some(d) = op.descr.as_ref().and_then(Descr::as_call) else {
             continue;
         };
-        if !is_call(op.opcode) || d.effect.effect == CallEffect::Elidable {
+        // Invalidation (`quasi.rs`) runs on both sides: each side's
+        // validity words are its own, and its guards must see its writes.
+        let invalidates = d.name == crate::quasi::WRITTEN_DESCR;
+        if !is_call(op.opcode) || d.effect.effect == CallEffect::Elidable || invalidates {
             continue;
         }
         if d.name == crate::portal::RUNNER {
@@ -45,6 +49,7 @@ pub(super) fn instrument(trace: &Trace) -> Result<(Trace, Vec<Rc<Site>>), String
             name: d.name.clone(),
             kinds: d.args.clone().into_boxed_slice(),
             float_result: d.result.kind() == Some(Kind::Float),
+            ref_result: d.result.kind() == Some(Kind::Ref),
         });
         let shim = if site.float_result {
             record::shim_float as *const () as usize

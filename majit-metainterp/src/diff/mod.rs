@@ -135,6 +135,18 @@ impl DiffState {
         }
     }
 
+    /// The backend freed `code` (its tree was invalidated and is no longer
+    /// reachable): the shadow frees its copy.
+    pub(crate) fn freed(&mut self, code: CodeId) {
+        if let Some(shadow) = self.ids.remove(&code) {
+            self.shadow.free(shadow);
+        }
+        self.root.remove(&code);
+        self.remaining.remove(&code);
+        self.checked.remove(&code);
+        self.unchecked.remove(&code);
+    }
+
     /// The backend compiled `trace` as `code` (a loop, or a bridge of
     /// `bridge_of`): the shadow compiles it too.
     pub(crate) fn compiled(&mut self, code: CodeId, bridge_of: Option<ExitId>, trace: &Trace) {

@@ -10,11 +10,12 @@
 //! The other way, the parent sends the residual calls native code made
 //! (`runtime/record.rs`), also as words: their count, then per call its
 //! site, function, argument count and arguments, result, raised exception
-//! (0 for none) and forced flag.
+//! (its tag and value words, `Raised::tag`: tag 0 for none) and forced
+//! flag.
 
 use crate::backend::{CodeId, ExitId};
 use crate::runtime::record::Entry;
-use crate::runtime::signal::Signals;
+use crate::runtime::signal::{Raised, Signals};
 use majit_ir::{Kind, Value};
 
 /// How the reference execution ended.
@@ -165,8 +166,8 @@ pub(crate) fn encode_calls(log: &[Entry]) -> Vec<u8> {
     for e in log {
         words.extend([e.site as u64, e.func as u64, e.args.len() as u64]);
         words.extend(&e.args);
-        let exception = e.signals.exception.unwrap_or(0) as u64;
-        words.extend([e.result, exception, u64::from(e.signals.forced)]);
+        let (tag, bits) = e.signals.exception.map_or((0, 0), |x| (x.tag(), x.bits()));
+        words.extend([e.result, tag, bits, u64::from(e.signals.forced)]);
     }
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
@@ -180,9 +181,9 @@ pub(crate) fn decode_calls(bytes: &[u8]) -> Option<Vec<Entry>> {
         let (site, func) = (r.word()? as usize, r.word()? as usize);
         let nargs = usize::try_from(r.word()?).ok()?;
         let args = (0..nargs).map(|_| r.word()).collect::<Option<Vec<u64>>>()?;
-        let (result, exception, forced) = (r.word()?, r.word()?, r.word()?);
+        let (result, tag, bits, forced) = (r.word()?, r.word()?, r.word()?, r.word()?);
         let signals = Signals {
-            exception: (exception != 0).then_some(exception as usize),
+            exception: Raised::from_words(tag, bits),
             forced: forced != 0,
         };
         log.push(Entry {
@@ -262,7 +263,7 @@ mod tests {
                 args: vec![],
                 result: 0,
                 signals: Signals {
-                    exception: Some(0x40),
+                    exception: Some(Raised::Value(Value::Ref(0x40))),
                     forced: true,
                 },
             },

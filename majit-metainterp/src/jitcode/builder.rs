@@ -5,8 +5,9 @@
 //! labels by name) and encodes them in [`JitCodeBuilder::finish`], once the
 //! register counts are known (constant operands are numbered after the
 //! registers of their bank). It inserts the `-live-` markers itself (before
-//! every instruction where a guard can be taken, after every inline call),
-//! then runs the liveness pass on the encoded code.
+//! every instruction where a guard can be taken, after every inline call
+//! and every call that can raise), then runs the liveness pass on the
+//! encoded code.
 //!
 //! Builder methods do not return errors one by one: the first misuse (a
 //! kind mismatch, a descr of the wrong sort, an unbound label) is kept and
@@ -135,6 +136,9 @@ pub struct JitCodeBuilder {
     switches: Vec<Vec<(i64, Label)>>,
     error: Option<BuildError>,
     count: usize,
+    /// The last instruction is a call that can raise (or an inline call):
+    /// a `catch_exception` may follow.
+    can_catch: bool,
 }
 
 impl JitCodeBuilder {
@@ -150,6 +154,7 @@ impl JitCodeBuilder {
             switches: Vec::new(),
             error: None,
             count: 0,
+            can_catch: false,
         }
     }
 
@@ -177,6 +182,7 @@ impl JitCodeBuilder {
     /// Binds `l` to the position of the next instruction.
     pub fn bind(&mut self, l: Label) {
         self.insns.push(Sym::Bind(l));
+        self.can_catch = false;
     }
 
     fn fail(&mut self, message: String) {
@@ -202,6 +208,7 @@ impl JitCodeBuilder {
     fn emit(&mut self, op: JOp, items: Vec<Item>) {
         self.insns.push(Sym::Insn(op, items));
         self.count += 1;
+        self.can_catch = false;
     }
 
     fn live(&mut self) {
@@ -336,6 +343,10 @@ impl JitCodeBuilder {
         self.check_kind("getfield object", obj.kind(), Kind::Ref);
         self.check_kind(&format!("result of getfield {descr}"), dst.kind, kind);
         let op = [JOp::GetfieldI, JOp::GetfieldR, JOp::GetfieldF][bank_index(kind)];
+        if descr.as_field().is_some_and(|f| f.quasi_immutable) {
+            // The tracer may record `guard_not_invalidated` here.
+            self.live();
+        }
         let d = self.intern_descr(descr);
         self.emit(op, vec![Item::Arg(obj), Item::Descr(d), Item::Dst(dst)]);
     }
@@ -447,7 +458,9 @@ impl JitCodeBuilder {
     /// usually a constant) with `args`. The policy comes from the call
     /// descr's effect: `Elidable` calls record `call_pure_*` and fold when
     /// every argument is constant; the others are residual `call_*`.
-    /// `dst` must match the descr's result kind (`None` for void).
+    /// `dst` must match the descr's result kind (`None` for void). When
+    /// the descr says `can_raise`, the helper may raise (`runtime::raise`)
+    /// and [`JitCodeBuilder::catch_exception`] may follow.
     pub fn call(&mut self, descr: Descr, func: Arg, args: &[Arg], dst: Option<Reg>) {
         let Some(cd) = descr.as_call().cloned() else {
             self.fail(format!("{} is a {} descr, not a call", descr, descr.sort()));
@@ -478,6 +491,11 @@ impl JitCodeBuilder {
         let mut items = vec![Item::Descr(d), Item::Arg(func), Item::List(args.to_vec())];
         items.extend(dst.map(Item::Dst));
         self.emit(op, items);
+        if cd.effect.can_raise {
+            // Where a failing `guard_no_exception` resumes.
+            self.live();
+            self.can_catch = true;
+        }
     }
 
     /// Calls the jitcode function `callee`, which the tracer traces
@@ -495,18 +513,63 @@ impl JitCodeBuilder {
         items.extend(dst.map(Item::Dst));
         self.emit(op, items);
         self.live();
+        self.can_catch = true;
+    }
+
+    /// The handler of the call just emitted (a `call` whose descr can
+    /// raise, or an `inline_call`): when it raised, control goes to
+    /// `handler` with the exception value in `dst` (an int or ref
+    /// register of the exception's kind; `None` ignores the value);
+    /// otherwise this does nothing. Without a catch, an exception ends the
+    /// frame and goes to the caller's catch. On the exception path the
+    /// call's own destination holds no meaningful value.
+    pub fn catch_exception(&mut self, handler: Label, dst: Option<Reg>) {
+        if !self.can_catch {
+            self.fail(
+                "catch_exception must directly follow a call that can raise or an inline call"
+                    .into(),
+            );
+            return;
+        }
+        let op = match dst.map(|r| r.kind) {
+            None => JOp::Catch,
+            Some(Kind::Int) => JOp::CatchI,
+            Some(Kind::Ref) => JOp::CatchR,
+            Some(Kind::Float) => {
+                self.fail("an exception is an int or a ref, not a float".into());
+                return;
+            }
+        };
+        let mut items = vec![Item::Label(handler)];
+        items.extend(dst.map(Item::Dst));
+        self.emit(op, items);
+    }
+
+    /// Ends the function by raising `v` (an int or a ref): the exception
+    /// goes to the catch after the caller's `inline_call`, or out of the
+    /// caller too when it has none (out of the portal: the program ends
+    /// with it).
+    pub fn raise(&mut self, v: Arg) {
+        let op = match v.kind() {
+            Kind::Int => JOp::RaiseI,
+            Kind::Ref => JOp::RaiseR,
+            Kind::Float => {
+                self.fail("an exception is an int or a ref, not a float".into());
+                return;
+            }
+        };
+        self.emit(op, vec![Item::Arg(v)]);
     }
 
     /// `promote(v)`: the tracer makes `v` a constant behind a
-    /// `guard_value` (the `int_guard_value` / `ref_guard_value` hint).
+    /// `guard_value` (RPython's `int_guard_value` / `ref_guard_value` /
+    /// `float_guard_value` hint; a float is compared bit for bit, so
+    /// `-0.0` and each NaN payload are constants of their own).
     pub fn promote(&mut self, v: Arg) {
         let op = match v.kind() {
             Kind::Int => JOp::PromoteI,
             Kind::Ref => JOp::PromoteR,
-            Kind::Float => {
-                self.fail("floats cannot be promoted".into());
-                return;
-            }
+            Kind::Float => JOp::PromoteF,
         };
         self.live();
         self.emit(op, vec![Item::Arg(v)]);

@@ -13,7 +13,7 @@
 //! [`ConcreteError`], never dereferenced.
 
 use super::JitCodeSet;
-use crate::runtime::{call_extern, signal, Access, Allocator, HelperPanic};
+use crate::runtime::{call_extern, signal, Access, Allocator, HelperPanic, Raised};
 use majit_ir::{eval, ArrayDescr, CallDescr, FieldDescr, Kind, OpCode, Value};
 use std::fmt;
 
@@ -91,7 +91,8 @@ pub fn getfield(obj: usize, d: &FieldDescr) -> Result<Value, ConcreteError> {
     Ok(Value::from_bits(d.kind, bits))
 }
 
-/// `obj.field = v`.
+/// `obj.field = v`; a quasi-immutable field's dependents are invalidated
+/// ([`crate::quasi::written`]).
 /// A ref stored into a GC object also runs `alloc`'s write barrier, as
 /// compiled code's `cond_call_gc_wb` would.
 pub fn setfield(
@@ -101,6 +102,9 @@ pub fn setfield(
     v: Value,
 ) -> Result<(), ConcreteError> {
     let obj = non_null(obj, &d.name)?;
+    if d.quasi_immutable {
+        crate::quasi::written(obj, d.offset);
+    }
     // SAFETY: as in `getfield`, the field's bytes are writable.
     unsafe { access(d.size, d.signed).store(obj + d.offset as usize, v.to_bits()) };
     if d.kind == Kind::Ref {
@@ -147,12 +151,16 @@ pub fn arraylen(arr: usize, d: &ArrayDescr) -> Result<i64, ConcreteError> {
     Ok(unsafe { access(8, true).load(arr + d.len_offset as usize) } as i64)
 }
 
-/// The error of a helper `name` that raised an exception (not a panic,
-/// see `runtime::catch_panic`): jitcode has no handler for it.
-pub fn uncaught(name: &str) -> ConcreteError {
-    ConcreteError::BadCall(format!(
-        "{name} raised an exception (`runtime::raise`), which jitcode cannot catch"
-    ))
+/// A catch of kind `want` (`None`: any) got the exception `e`.
+pub fn check_exception_kind(want: Option<Kind>, e: Value) -> Result<(), ConcreteError> {
+    match want {
+        Some(k) if k != e.kind() => Err(ConcreteError::BadJitCode(format!(
+            "a catch of {} exceptions got the {} exception {e:?}",
+            k.name(),
+            e.kind().name()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The class word of `obj`, a headered object (the `guard_class`
@@ -167,11 +175,16 @@ pub fn class_word(codes: &JitCodeSet, obj: usize) -> Result<i64, ConcreteError> 
 
 /// Calls the `extern "C"` function at `func` with `args` as `descr`
 /// describes it (the limits are refexec's: `MAX_INT_ARGS` int/ref and
-/// `MAX_FLOAT_ARGS` float arguments). A helper's panic is
-/// [`ConcreteError::Panic`]; an exception it raised (`runtime::raise`),
-/// which jitcode cannot catch, is [`ConcreteError::BadCall`]; forcing is
-/// dropped.
-pub fn call(func: usize, descr: &CallDescr, args: &[Value]) -> Result<Value, ConcreteError> {
+/// `MAX_FLOAT_ARGS` float arguments). Returns the result (0 for void)
+/// and the exception the helper raised (`runtime::raise`), if any. A
+/// helper's panic is [`ConcreteError::Panic`]; an exception raised by a
+/// helper whose descr does not say `can_raise` (no trace checks for it)
+/// is [`ConcreteError::BadCall`]; forcing is dropped.
+pub fn call(
+    func: usize,
+    descr: &CallDescr,
+    args: &[Value],
+) -> Result<(Value, Option<Value>), ConcreteError> {
     signal::take(); // drop stale signals raised outside any call
                     // SAFETY: `func` is a non-variadic `extern "C"` function whose
                     // parameters and result have the kinds the call descr declares (the
@@ -184,11 +197,15 @@ pub fn call(func: usize, descr: &CallDescr, args: &[Value]) -> Result<Value, Con
     if let Some(e) = crate::portal::take_nested() {
         return Err(ConcreteError::Nested(Box::new(e)));
     }
-    if signals.exception.is_some() {
-        return Err(uncaught(&descr.name));
+    let raised = signals.exception.and_then(Raised::value);
+    if raised.is_some() && !descr.effect.can_raise {
+        return Err(ConcreteError::BadCall(format!(
+            "{} raised an exception (`runtime::raise`) but its descr does not say can_raise",
+            descr.name
+        )));
     }
     match result {
-        Ok(v) => Ok(v.unwrap_or(Value::Int(0))),
+        Ok(v) => Ok((v.unwrap_or(Value::Int(0)), raised)),
         Err(e) => Err(ConcreteError::BadCall(format!("{}: {e}", descr.name))),
     }
 }

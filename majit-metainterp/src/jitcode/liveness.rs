@@ -10,7 +10,9 @@
 //! the registers some path from there reads before writing. Constants are
 //! not registers and never appear. An `ovf` instruction writes its
 //! destination on both paths (the wrapped result), so the formula is exact
-//! for it too.
+//! for it too; a `catch_exception` writes its destination only on the way
+//! to its label, so there `live_in = live_in(next) ∪ (live_in(label) −
+//! defs)`.
 
 use super::{Insn, JOp, JitCode, LiveSet, Operand, RegOp};
 use majit_ir::Kind;
@@ -89,6 +91,10 @@ pub fn compute(code: &mut JitCode) {
             }
             if let Some(d) = insns[i].dst {
                 set.remove(d);
+            }
+            if insns[i].is_catch() && i + 1 < insns.len() {
+                // The fall-through path (nothing raised) keeps `dst`.
+                set.union(&live_in[i + 1]);
             }
             for &u in &uses[i] {
                 set.insert(u);

@@ -24,14 +24,28 @@
 //! Invariants: a decoded instruction never reads past the code; label
 //! operands point at instruction starts; every point where a guard can be
 //! taken or a frame resumed is a `-live-` marker (before branches, switches,
-//! overflow checks, promotes and the merge point; after inline calls).
+//! overflow checks, promotes and the merge point; after inline calls and
+//! calls that can raise).
+//!
+//! Exceptions: a call that can raise (a `call_*` whose descr says
+//! `can_raise`, or an `inline_call_*`) may be followed, after its `-live-`
+//! marker, by `catch_exception L` (or `int_catch_exception L -> %i` /
+//! `ref_catch_exception L -> %r`, which also write the exception value).
+//! When the call raised, control goes to `L`; otherwise the catch does
+//! nothing. `int_raise` / `ref_raise` end the current frame with an
+//! exception. An exception with no catch after its call ends that frame
+//! too and is raised again at the caller's `inline_call`, up to the
+//! portal, which then ends with it. A call that raised still writes its
+//! destination (a helper's return value, an inline call's none): the
+//! handler must not read it.
 
 pub mod builder;
 pub mod disasm;
 pub mod eval;
 pub mod liveness;
 
-use majit_ir::{Descr, Kind, OpCode};
+use majit_ir::{CallDescr, Descr, Kind, OpCode};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use builder::{Arg, BuildError, JitCodeBuilder, Label, Reg};
@@ -104,8 +118,14 @@ jops! {
     InlineCallR     "inline_call_r"             "jA>r";
     InlineCallF     "inline_call_f"             "jA>f";
     InlineCallV     "inline_call_v"             "jA";
+    Catch           "catch_exception"           "L";
+    CatchI          "int_catch_exception"       "L>i";
+    CatchR          "ref_catch_exception"       "L>r";
+    RaiseI          "int_raise"                 "i";
+    RaiseR          "ref_raise"                 "r";
     PromoteI        "int_promote"               "i";
     PromoteR        "ref_promote"               "r";
+    PromoteF        "float_promote"             "f";
     WeAreJitted     "we_are_jitted"             ">i";
     ReturnI         "int_return"                "i";
     ReturnR         "ref_return"                "r";
@@ -243,12 +263,25 @@ impl Insn {
                 .collect(),
         }
     }
-    /// Whether control can continue to `next` (not a goto or return).
+    /// Whether control can continue to `next` (not a goto, return or
+    /// raise).
     pub fn falls_through(&self) -> bool {
         !matches!(
             self.op,
-            JOp::Goto | JOp::ReturnI | JOp::ReturnR | JOp::ReturnF | JOp::ReturnV
+            JOp::Goto
+                | JOp::ReturnI
+                | JOp::ReturnR
+                | JOp::ReturnF
+                | JOp::ReturnV
+                | JOp::RaiseI
+                | JOp::RaiseR
         )
+    }
+
+    /// Whether this is a `catch_exception` (of any kind): its destination
+    /// is written only when it catches, on the way to its label.
+    pub fn is_catch(&self) -> bool {
+        matches!(self.op, JOp::Catch | JOp::CatchI | JOp::CatchR)
     }
 }
 
@@ -413,6 +446,17 @@ impl JitCode {
         }
     }
 
+    /// The `catch_exception` that handles an exception raised by the call
+    /// whose next instruction is at `pc` (the `-live-` marker after it),
+    /// if the call has one.
+    pub fn catch_after(&self, pc: usize) -> Option<&Insn> {
+        let mut insn = self.insn(pc);
+        while insn.op == JOp::Live {
+            insn = self.insn(insn.next);
+        }
+        insn.is_catch().then_some(insn)
+    }
+
     /// The `pc` of the merge point, if this code has one.
     pub fn merge_point_pc(&self) -> Option<usize> {
         self.insn_starts()
@@ -421,12 +465,26 @@ impl JitCode {
     }
 }
 
+/// The callable version of a jitcode function: an `extern "C"` function
+/// that does what the jitcode does, and the call descr to call it with.
+/// A call of a function marked don't-inline after a too-long trace is
+/// traced as a residual call of it (`tracer/blame.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResidualForm {
+    /// The function's address.
+    pub func: usize,
+    /// A `Descr::Call` whose arguments are the jitcode function's
+    /// parameter kinds and whose result is the kind it returns.
+    pub descr: Descr,
+}
+
 /// The jitcode functions of one interpreter; inline calls name callees by
 /// [`FuncId`]. A function can be declared before it is defined, so
 /// mutually recursive functions can name each other.
 #[derive(Clone, Debug, Default)]
 pub struct JitCodeSet {
     codes: Vec<(String, Option<Arc<JitCode>>)>,
+    residuals: BTreeMap<FuncId, ResidualForm>,
 }
 
 impl JitCodeSet {
@@ -445,8 +503,12 @@ impl JitCodeSet {
         self.codes.push((name.to_string(), None));
         FuncId((self.codes.len() - 1) as u16)
     }
-    /// Gives the declared function `id` its code.
+    /// Gives the declared function `id` its code (which must fit the
+    /// residual form given to `id`, if any).
     pub fn define(&mut self, id: FuncId, code: JitCode) -> Result<(), String> {
+        if let Some(form) = self.residuals.get(&id) {
+            residual_fits(&code, &form.descr)?;
+        }
         match self.codes.get_mut(id.0 as usize) {
             Some((_, slot @ None)) => {
                 *slot = Some(Arc::new(code));
@@ -455,6 +517,62 @@ impl JitCodeSet {
             Some((name, Some(_))) => Err(format!("function {name} is already defined")),
             None => Err(format!("no function #{} was declared", id.0)),
         }
+    }
+    /// Gives function `id` a residual form: `func`, an `extern "C"`
+    /// function that does what the jitcode of `id` does, called with the
+    /// call descr `descr` (its arguments the function's parameter kinds,
+    /// its result the kind the function returns; checked here, or when
+    /// `id` is defined). Its effects are the function's: usually
+    /// `CallEffect::Random`, `can_raise` when `func` reports panics through
+    /// `runtime::catch_panic`, `may_force` when it may be given the
+    /// virtualizable frame. Only a function with a residual form can be
+    /// marked don't-inline when a trace through it is too long (see
+    /// `docs/metainterp.md`, "Too-long traces").
+    ///
+    /// ```
+    /// use majit_ir::{CallDescr, Descr, EffectInfo, Kind, OpCode, ResultKind};
+    /// use majit_metainterp::jitcode::{JitCodeBuilder, JitCodeSet};
+    /// extern "C" fn double(x: i64) -> i64 {
+    ///     x.wrapping_mul(2)
+    /// }
+    /// let mut b = JitCodeBuilder::new("double");
+    /// let x = b.param(Kind::Int);
+    /// b.op(OpCode::IntMul, &[x.into(), majit_metainterp::jitcode::Arg::Int(2)], x);
+    /// b.ret(Some(x.into()));
+    /// let mut codes = JitCodeSet::new();
+    /// let id = codes.add(b.finish().unwrap());
+    /// let descr = Descr::from(CallDescr {
+    ///     name: "double".into(),
+    ///     args: vec![Kind::Int],
+    ///     result: ResultKind::Int,
+    ///     effect: EffectInfo::default(),
+    /// });
+    /// codes.set_residual(id, double as *const () as usize, descr).unwrap();
+    /// assert!(codes.residual(id).is_some());
+    /// ```
+    pub fn set_residual(&mut self, id: FuncId, func: usize, descr: Descr) -> Result<(), String> {
+        let Some((name, code)) = self.codes.get(id.0 as usize) else {
+            return Err(format!("no function #{} was declared", id.0));
+        };
+        if descr.as_call().is_none() {
+            return Err(format!("the residual form of {name} needs a call descr"));
+        }
+        if let Some(code) = code {
+            residual_fits(code, &descr)?;
+        }
+        self.residuals.insert(id, ResidualForm { func, descr });
+        Ok(())
+    }
+    /// The residual form of function `id`, if it was given one.
+    pub fn residual(&self, id: FuncId) -> Option<&ResidualForm> {
+        self.residuals.get(&id)
+    }
+    /// The id of `code`, one of this set's functions (compared by address).
+    pub fn id_of(&self, code: &Arc<JitCode>) -> Option<FuncId> {
+        self.codes
+            .iter()
+            .position(|(_, c)| c.as_ref().is_some_and(|c| Arc::ptr_eq(c, code)))
+            .map(|i| FuncId(i as u16))
     }
     /// The class word of objects whose header holds `type_id`, as
     /// `guard_class` compares it: the vtable of a size descr of that type
@@ -498,6 +616,35 @@ impl JitCodeSet {
     pub fn is_empty(&self) -> bool {
         self.codes.is_empty()
     }
+}
+
+/// Whether the call descr `descr` can stand for `code`: the same parameter
+/// kinds, and every return of `code` of the descr's result kind.
+fn residual_fits(code: &JitCode, descr: &Descr) -> Result<(), String> {
+    let cd: &CallDescr = descr.as_call().expect("set_residual checked a call descr");
+    let params: Vec<Kind> = code.params.iter().map(|p| p.kind).collect();
+    if params != cd.args {
+        return Err(format!(
+            "the residual form {} of {} takes {:?}, the function {params:?}",
+            cd.name, code.name, cd.args
+        ));
+    }
+    for pc in code.insn_starts() {
+        let returns = match code.decode(pc).op {
+            JOp::ReturnI => Some(Kind::Int),
+            JOp::ReturnR => Some(Kind::Ref),
+            JOp::ReturnF => Some(Kind::Float),
+            JOp::ReturnV => None,
+            _ => continue,
+        };
+        if returns != cd.result.kind() {
+            return Err(format!(
+                "the residual form {} of {} returns {:?}, the function {returns:?} (pc {pc})",
+                cd.name, code.name, cd.result
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The bank a format letter (`i`, `r`, `f`) names.

@@ -23,6 +23,10 @@
 //! `EffectInfo`: random = all, declared = its write list, elidable =
 //! none); immutable fields survive calls. A `label` drops everything.
 //!
+//! `guard_not_invalidated(word)` is kept once per word between labels and
+//! calls with effects (see `crate::quasi`); a label keeps it in each part
+//! of a peeled loop, so a bridge jumping into the body still tests it.
+//!
 //! Invariant: a known value is what a load would return at that point of
 //! the optimized trace, counting the lazy sets as performed.
 
@@ -65,6 +69,10 @@ pub struct Heap {
     arrays: BTreeMap<String, ArrayCache>,
     /// An overflow-checked op held back until its guard.
     postponed: Option<OptOp>,
+    /// The validity words a `guard_not_invalidated` tested since the last
+    /// label or call with effects (only a call writes a quasi-immutable
+    /// field, so a repeat is redundant).
+    validated: Vec<OpRef>,
 }
 
 impl Pass for Heap {
@@ -100,6 +108,15 @@ impl Pass for Heap {
             Label => {
                 self.fields.clear();
                 self.arrays.clear();
+                self.validated.clear();
+                Outcome::Emit(op)
+            }
+            GuardNotInvalidated => {
+                let word = cx.resolve(op.op.arg(0));
+                if self.validated.contains(&word) {
+                    return Outcome::Drop;
+                }
+                self.validated.push(word);
                 Outcome::Emit(op)
             }
             GuardNotForced => {
@@ -425,6 +442,8 @@ impl Heap {
         if pure || (effect.effect == CallEffect::Elidable && !random) {
             return Outcome::Emit(op);
         }
+        // It may write a quasi-immutable field.
+        self.validated.clear();
         let touches = |name: &str| {
             random
                 || effect.reads.iter().any(|n| n == name)

@@ -69,6 +69,15 @@ impl Pass for IntBounds {
                     cx.narrow(r, b);
                 }
             }
+            // Here rather than in `feed`, so that the ops unroll imports
+            // into the peeled loop get their interval too (a short
+            // preamble's `arraylen_gc` is non-negative).
+            code if code.result().kind() == Some(majit_ir::Kind::Int) => {
+                let b = result_bound(cx, op);
+                if !b.is_full() {
+                    cx.narrow(op.res, b);
+                }
+            }
             _ => {}
         }
     }
@@ -198,7 +207,8 @@ fn compare(code: OpCode, a: IntBound, b: IntBound) -> Option<bool> {
     }
 }
 
-/// Folds decided comparisons, records the result's interval.
+/// Folds decided comparisons (the result's interval is recorded when the
+/// op is committed).
 fn opt_int_result(cx: &mut Cx, op: OptOp) -> Outcome {
     let code = op.op.opcode;
     if code.swapped_comparison().is_some() && op.op.args.len() == 2 {
@@ -206,10 +216,6 @@ fn opt_int_result(cx: &mut Cx, op: OptOp) -> Outcome {
         if let Some(v) = compare(code, a, b) {
             return Outcome::Same(cx.konst(Const::Int(v as i64)));
         }
-    }
-    let b = result_bound(cx, &op);
-    if !b.is_full() {
-        cx.narrow(op.res, b);
     }
     Outcome::Emit(op)
 }

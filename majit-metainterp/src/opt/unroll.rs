@@ -32,9 +32,13 @@
 //! peeled loop rebuilds it as a virtual; if the loop's end does not fit
 //! that shape, or the virtual escapes at the jump anyway, peeling is
 //! retried with that argument boxed. Facts the preamble proved about label
-//! arguments (bounds, non-nullness, class) are assumed at the start of the
-//! peeled loop and checked at its end; if one does not hold there (or the
-//! loop becomes invalid under them), peeling is retried without facts.
+//! arguments (bounds, non-nullness, class) and about the short preamble's
+//! values (non-nullness, class: a loaded object's class is tested once per
+//! loop, not per iteration) are assumed at the start of the peeled loop and
+//! checked at its end; if one does not hold there (or the loop becomes
+//! invalid under them), peeling is retried without facts. The short
+//! preamble's entry guards check the same facts, a value's right after the
+//! op computing it.
 //!
 //! Limits: only cached fields and pure results enter the short preamble
 //! (not array items); the short preamble is only returned when no virtual
@@ -214,9 +218,14 @@ fn peel(
         .iter()
         .map(|r| pre.cx.kind(*r).unwrap_or(Kind::Int))
         .collect();
+    // One fact per label slot: the leaves, then the short preamble's values.
     let facts: Vec<Fact> = match with_facts {
-        true => leaves.iter().map(|r| Fact::of(&pre.cx, *r)).collect(),
-        false => vec![Fact::default(); leaves.len()],
+        true => leaves
+            .iter()
+            .map(|r| Fact::of(&pre.cx, *r))
+            .chain(values.iter().map(|r| Fact::of_short(&pre.cx, *r)))
+            .collect(),
+        false => vec![Fact::default(); leaves.len() + values.len()],
     };
     let pre_out = pre.finish();
 
@@ -236,7 +245,7 @@ fn peel(
             )
         })
         .collect();
-    for (i, f) in facts.iter().enumerate() {
+    for (i, f) in facts[..n].iter().enumerate() {
         f.assume(&mut body.cx, OpRef::input(i));
     }
     for (k, s) in short.iter().enumerate() {
@@ -245,6 +254,7 @@ fn peel(
             op,
             res: OpRef::input(n + k),
         });
+        facts[n + k].assume(&mut body.cx, OpRef::input(n + k));
     }
     // A guard that always fails in the loop is legitimate (the loop then
     // runs once): it only means the loop cannot be peeled this way.
@@ -267,7 +277,7 @@ fn peel(
             return Ok(Peel::Retry(k));
         }
     }
-    if !facts.iter().zip(&next).all(|(f, r)| f.holds(&body.cx, *r)) {
+    if !Fact::all_hold(&facts[..n], &body.cx, &next) {
         return Ok(Peel::FactsBroken);
     }
     for s in &short {
@@ -285,6 +295,9 @@ fn peel(
             return Ok(Peel::GiveUp(why));
         }
         next.push(v);
+    }
+    if !Fact::all_hold(&facts[n..], &body.cx, &next[n..]) {
+        return Ok(Peel::FactsBroken);
     }
     if let Err(e) = body.feed_extra(Op::new(OpCode::Jump, &next).with_descr(peeled.clone())) {
         return invalid(e);
@@ -320,6 +333,17 @@ impl Fact {
             bound,
             nonnull: is_ref && cx.is_nonnull(r),
             class: cx.class_of(r),
+        }
+    }
+
+    /// The fact about a short preamble value `r`: non-nullness and class
+    /// only. Its interval there mixes what its op implies (which the
+    /// import into the peeled loop derives again) with what guards proved,
+    /// which would need entry guards of their own.
+    fn of_short(cx: &Cx, r: OpRef) -> Fact {
+        Fact {
+            bound: None,
+            ..Fact::of(cx, r)
         }
     }
 
@@ -360,6 +384,11 @@ impl Fact {
         self.bound.is_none_or(|b| cx.bound(r).within(b))
             && (!self.nonnull || cx.is_nonnull(r))
             && (self.class.is_none() || cx.class_of(r) == self.class)
+    }
+
+    /// Whether every fact holds of the value at its position.
+    fn all_hold(facts: &[Fact], cx: &Cx, values: &[OpRef]) -> bool {
+        facts.iter().zip(values).all(|(f, r)| f.holds(cx, *r))
     }
 }
 
@@ -470,20 +499,20 @@ fn max_fail_id(trace: &Trace) -> u32 {
 
 /// The short preamble as a trace: from the label's original arguments to
 /// a jump into the peeled loop. It starts with guards for the `facts` the
-/// peeled loop assumes about its label arguments, and guards each load's
-/// object non-null (the preamble proved it for its own values only). Its
-/// guards' fail args are its inputs: failing one means "enter at the
-/// loop's start label instead"; their ids are placeholders (`0..`) the
-/// user renumbers.
+/// peeled loop assumes about its label arguments, guards each load's
+/// object non-null (the preamble proved it for its own values only) and
+/// each short value's fact after the op computing it. Its guards' fail
+/// args are its inputs: failing one means "enter at the loop's start
+/// label instead"; their ids are placeholders (`0..`) the user renumbers.
 fn short_preamble(inputs: &[Kind], facts: &[Fact], short: &[ShortOp], peeled: &Descr) -> Trace {
     let mut t = Trace::new(inputs);
     let n = inputs.len();
     let mut slots: Vec<OpRef> = (0..n).map(OpRef::input).collect();
     let mut nonnull = HashSet::new();
-    for (i, f) in facts.iter().enumerate() {
+    for (i, f) in facts[..n].iter().enumerate() {
         f.guard(&mut t, OpRef::input(i), &mut nonnull);
     }
-    for s in short {
+    for (s, f) in short.iter().zip(&facts[n..]) {
         let args: Vec<OpRef> = s
             .args
             .iter()
@@ -497,7 +526,9 @@ fn short_preamble(inputs: &[Kind], facts: &[Fact], short: &[ShortOp], peeled: &D
         }
         let mut op = Op::new(s.opcode, &args);
         op.descr = s.descr.clone();
-        slots.push(t.push(op));
+        let r = t.push(op);
+        f.guard(&mut t, r, &mut nonnull);
+        slots.push(r);
     }
     t.push(Op::new(OpCode::Jump, &slots).with_descr(peeled.clone()));
     t

@@ -16,7 +16,7 @@
 use super::prepare::{Code, Extra, Step};
 use crate::backend::{CodeId, DeadFrame, ExecError, ExitId};
 use crate::runtime::call::{self, CallArgs};
-use crate::runtime::{signal, Access, Allocator, OutOfMemory};
+use crate::runtime::{signal, Access, Allocator, OutOfMemory, Raised};
 use majit_ir::{eval, Kind, OpCode, Value};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -65,10 +65,10 @@ pub(crate) struct Machine<'a> {
     pc: usize,
     overflow: bool,
     forced: bool,
-    /// The exception raised by the last raising call, until a failing
-    /// `guard_no_exception` hands it to a bridge (which drops it) or to the
-    /// caller (see [`Machine::run`]).
-    pub exception: Option<usize>,
+    /// The exception raised by the last raising call, until
+    /// `save_exception_*` takes it (across bridges) or an exit hands it to
+    /// the caller (see [`Machine::run`]).
+    exception: Option<Raised>,
     /// Scratch for the ref roots handed to the allocator.
     roots: Vec<usize>,
     /// Scratch for the values a `jump` passes.
@@ -135,11 +135,9 @@ impl<'a> Machine<'a> {
                             exit,
                             descr: step.descr.clone(),
                             values,
+                            exception: self.exception,
                         });
                     };
-                    if step.opcode == OpCode::GuardNoException {
-                        self.exception = None;
-                    }
                     self.start(bridge, &values)?;
                 }
             }
@@ -226,9 +224,11 @@ impl<'a> Machine<'a> {
             | SameAsF => self.exec_value_op(s),
             // -- guards --
             GuardTrue | GuardFalse | GuardValue | GuardNonnull | GuardIsnull | GuardNoException
-            | GuardNotInvalidated | GuardNoOverflow | GuardOverflow | GuardNotForced => {
+            | GuardException | GuardNoOverflow | GuardOverflow | GuardNotForced => {
                 Ok(self.guard_flow(self.guard_holds(s)))
             }
+            GuardNotInvalidated => self.exec_guard_not_invalidated(s),
+            SaveExceptionI | SaveExceptionR => self.exec_save_exception(s),
             GuardClass | GuardNonnullClass => self.exec_guard_class(s),
             // -- memory --
             GetfieldGcI | GetfieldGcR | GetfieldGcF | GetfieldRawI | GetfieldRawF => {
@@ -265,7 +265,8 @@ impl<'a> Machine<'a> {
             CallI | CallR | CallF | CallN | CallPureI | CallPureR | CallPureF | CallPureN
             | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => self.exec_call(s),
             // -- control --
-            Label | DebugMergePoint => Ok(Flow::Next),
+            // A dependency marker (`quasi.rs`): nothing to run.
+            Label | DebugMergePoint | QuasiimmutField => Ok(Flow::Next),
             Jump => match s.extra {
                 Extra::Jump { code, label } => Ok(Flow::Jump { code, label }),
                 _ => unreachable!("prepare binds every jump"),
@@ -349,10 +350,40 @@ impl<'a> Machine<'a> {
             // Bit equality: guard_value(f, 0.0) fails for -0.0, holds for the same NaN.
             OpCode::GuardValue => self.arg(s, 0) == self.arg(s, 1),
             OpCode::GuardNoException => self.exception.is_none(),
-            OpCode::GuardNotInvalidated => !self.code.invalidated.get(),
+            OpCode::GuardException => matches!(self.exception, Some(Raised::Value(_))),
             OpCode::GuardNoOverflow => !self.overflow,
             OpCode::GuardOverflow => self.overflow,
             _ => !self.forced, // guard_not_forced
+        }
+    }
+
+    /// `guard_not_invalidated(word)`: the validity word (`quasi.rs`) is 0.
+    fn exec_guard_not_invalidated(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let word = self.arg(s, 0) as usize;
+        if word == 0 {
+            return Err(ExecError::NullPointer { op_index: self.pc });
+        }
+        let access = crate::runtime::Access {
+            size: 8,
+            signed: false,
+        };
+        // SAFETY: the Backend contract: the argument is the address of a
+        // validity word, which lives as long as the code testing it.
+        let bits = unsafe { access.load(word) };
+        Ok(self.guard_flow(bits == 0))
+    }
+
+    /// `save_exception_i`/`_r`: takes the pending exception, which must be
+    /// a catchable one of the op's kind (`guard_exception` checked the
+    /// first).
+    fn exec_save_exception(&mut self, s: &Step) -> Result<Flow, ExecError> {
+        let want = s.opcode.result().kind();
+        match self.exception.take().and_then(Raised::value) {
+            Some(v) if Some(v.kind()) == want => self.set(s, v.to_bits()),
+            other => Err(ExecError::BadInputs(format!(
+                "{} at op {} with the pending exception {other:?}",
+                s.opcode, self.pc
+            ))),
         }
     }
 
@@ -495,7 +526,15 @@ impl<'a> Machine<'a> {
                 .iter()
                 .map(|&r| frame[r as usize] as usize),
         );
-        self.roots.extend(self.exception);
+        self.roots.extend(self.exception_ref());
+    }
+
+    /// The pending exception when it is a ref (a GC root).
+    fn exception_ref(&self) -> Option<usize> {
+        match self.exception {
+            Some(Raised::Value(Value::Ref(r))) => Some(r),
+            _ => None,
+        }
     }
 
     /// Writes back the refs a collection may have moved.
@@ -503,8 +542,9 @@ impl<'a> Machine<'a> {
         for (&slot, &r) in self.code.ref_slots.iter().zip(&self.roots) {
             self.frame[slot as usize] = r as u64;
         }
-        if self.exception.is_some() {
-            self.exception = self.roots.last().copied();
+        if self.exception_ref().is_some() {
+            let moved = self.roots.last().copied().unwrap_or(0);
+            self.exception = Some(Raised::Value(Value::Ref(moved)));
         }
     }
 

@@ -24,13 +24,18 @@
 //!   from [`RefExec::register_layout`]. Never on headerless objects.
 //!   `arraylen_gc` reads an 8-byte length word at the descr's `len_offset`.
 //! - `guard_value` compares bit patterns (also for floats).
-//! - Exceptions: a helper calls [`raise`](crate::runtime::raise); the executor holds the exception
-//!   until a `guard_no_exception` fails. If that guard has a bridge the
-//!   exception is dropped (the bridge's trace handled it); otherwise it is
-//!   left for [`RefExec::take_exception`].
+//! - Exceptions: a helper calls [`raise`](crate::runtime::raise) (or
+//!   `raise_int`); the executor holds the exception (a ref exception is a
+//!   GC root) until `save_exception_*` takes it. `guard_no_exception`
+//!   fails while one is pending, `guard_exception` unless a catchable one
+//!   (not a panic) is; `save_exception_i`/`_r` of an exception of the
+//!   other kind is [`ExecError::BadInputs`]. A bridge starts with the
+//!   exception still pending; an exit hands it out in
+//!   [`DeadFrame::exception`](crate::backend::DeadFrame).
 //! - `guard_not_forced` fails when the last call's helper called
-//!   [`force_frame`](crate::runtime::force_frame); `guard_not_invalidated` fails once
-//!   [`RefExec::invalidate`] was called on the running code.
+//!   [`force_frame`](crate::runtime::force_frame); `guard_not_invalidated(word)` fails
+//!   once the validity word at `word` is nonzero ([`crate::quasi`]);
+//!   `quasiimmut_field` does nothing.
 //! - Refs held in int slots (`cast_ptr_to_int`) are not GC roots.
 //! - Labels: a `jump` starts a fresh frame holding only the jump's values,
 //!   so ops after a `label` may use only its arguments, later values and
@@ -96,8 +101,6 @@ struct Tables {
     classes: RefCell<BTreeMap<u32, u64>>,
     allocator: RefCell<Box<dyn Allocator>>,
     step_limit: Cell<u64>,
-    /// The exception pending when the last run ended.
-    exception: Cell<Option<usize>>,
     /// The stores of the last run, when recording (see
     /// [`RefExec::record_stores`]).
     stores: RefCell<Option<Vec<Store>>>,
@@ -125,7 +128,6 @@ impl RefExec {
                 classes: RefCell::new(BTreeMap::new()),
                 allocator: RefCell::new(allocator),
                 step_limit: Cell::new(DEFAULT_STEP_LIMIT),
-                exception: Cell::new(None),
                 stores: RefCell::new(None),
             }),
         }
@@ -153,25 +155,6 @@ impl RefExec {
     /// The stores of the last `execute`, in order, when recording.
     pub fn stores(&self) -> Vec<Store> {
         self.t.stores.borrow().clone().unwrap_or_default()
-    }
-
-    /// Takes the exception left pending by the last `execute`: raised by a
-    /// helper and never consumed by a failing `guard_no_exception` with a
-    /// bridge.
-    pub fn take_exception(&mut self) -> Option<usize> {
-        self.t.exception.take()
-    }
-
-    /// Invalidates `code`: its `guard_not_invalidated` ops fail from now
-    /// on. Returns false when `code` is unknown or freed.
-    pub fn invalidate(&mut self, code: CodeId) -> bool {
-        match self.code(code) {
-            Some(c) => {
-                c.invalidated.set(true);
-                true
-            }
-            None => false,
-        }
     }
 
     /// Makes the class word of `layout`'s objects known to `guard_class`
@@ -211,7 +194,6 @@ impl RefExec {
     /// One run of `code` over the shared tables `t` (see
     /// [`Backend::execute_in`]).
     fn run(t: &Tables, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
-        t.exception.set(None);
         if let Some(stores) = &mut *t.stores.borrow_mut() {
             stores.clear();
         }
@@ -223,10 +205,7 @@ impl RefExec {
             step_limit: t.step_limit.get(),
             stores: &t.stores,
         };
-        let mut machine = Machine::new(world, code, inputs)?;
-        let result = machine.run();
-        t.exception.set(machine.exception);
-        result
+        Machine::new(world, code, inputs)?.run()
     }
 }
 
@@ -292,6 +271,10 @@ impl Backend for RefExec {
         // The run keeps the tables alive, not a borrow of the executor.
         let t = Rc::clone(&cell.borrow().t);
         RefExec::run(&t, code, inputs)
+    }
+
+    fn code_size(&self, code: CodeId) -> usize {
+        self.code(code).map_or(0, |c| c.size())
     }
 
     fn free(&mut self, code: CodeId) {

@@ -25,7 +25,6 @@ use majit_ir::{
     ArrayDescr, CallDescr, Descr, DescrUse, FieldDescr, Kind, Op, OpCode, OpRef, RefTarget,
     SizeDescr, Trace,
 };
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -94,8 +93,15 @@ pub(crate) struct Code {
     pub ref_slots: Vec<u32>,
     /// The target names of this trace's labels.
     pub label_names: Vec<String>,
-    /// Set by `RefExec::invalidate`: `guard_not_invalidated` fails.
-    pub invalidated: Cell<bool>,
+}
+
+impl Code {
+    /// The bytes this prepared trace holds (`Backend::code_size`).
+    pub fn size(&self) -> usize {
+        std::mem::size_of::<Code>()
+            + self.steps.len() * std::mem::size_of::<Step>()
+            + self.template.len() * 8
+    }
 }
 
 fn invalid(i: usize, op: &Op, msg: impl std::fmt::Display) -> CompileError {
@@ -163,7 +169,6 @@ pub(crate) fn prepare(
         steps,
         ref_slots: input_refs.chain(result_refs).map(|s| s as u32).collect(),
         label_names: own.keys().cloned().collect(),
-        invalidated: Cell::new(false),
     };
     Ok((code, own))
 }

@@ -16,7 +16,7 @@
 //! - `record.rs`: the shim through which differential mode records a
 //!   checked entry's residual calls natively and replays them to the
 //!   reference execution.
-//! - `signal.rs`: how helpers [`raise`] exceptions and [`force_frame`],
+//! - `signal.rs`: how helpers [`raise`] exceptions ([`Raised`]) and [`force_frame`],
 //!   how native code reads that back ([`take_signals`]), and how a
 //!   helper's panic becomes an error ([`catch_panic`]).
 
@@ -33,6 +33,6 @@ pub use call::{call_extern, CallError, MAX_FLOAT_ARGS, MAX_INT_ARGS};
 pub use gc::GcAllocator;
 pub use memory::Access;
 pub use signal::{
-    catch_panic, force_frame, panic_message, raise, report_panic, take_panic, take_signals,
-    HelperPanic,
+    catch_panic, force_frame, panic_message, raise, raise_int, report_panic, take_panic,
+    take_signals, HelperPanic, Raised, SignalWords,
 };

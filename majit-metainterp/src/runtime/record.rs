@@ -20,6 +20,11 @@
 //!   which the check reports as a divergence at that call;
 //! - otherwise (entries that are not checked) just calls the function.
 //!
+//! A replayed ref result or ref exception that is one of the call's ref
+//! arguments on the native side is that argument on the reference side
+//! (a helper returning or raising an object it was given: the two sides'
+//! fresh objects have different addresses).
+//!
 //! Limits: ref arguments are not compared (the sides' fresh objects have
 //! different addresses); memory a helper writes is not replayed, so a
 //! trace that reads back what a residual helper stored in the heap may be
@@ -27,8 +32,8 @@
 //! helper are neither recorded nor replayed.
 
 use super::call::{self, CallArgs, MAX_FLOAT_ARGS, MAX_INT_ARGS};
-use super::signal::{self, Signals};
-use majit_ir::Kind;
+use super::signal::{self, Raised, Signals};
+use majit_ir::{Kind, Value};
 use std::cell::RefCell;
 
 /// The int arguments a shim takes before the original ones: the site and
@@ -43,6 +48,8 @@ pub(crate) struct Site {
     /// Kinds of the original arguments (after the function address).
     pub kinds: Box<[Kind]>,
     pub float_result: bool,
+    /// The result is a ref.
+    pub ref_result: bool,
 }
 
 /// One recorded call.
@@ -231,8 +238,12 @@ fn begin(mode: &mut Mode, site: &Site, call: &Entry) -> Begin {
             }
             match log.get(k) {
                 Some(e) if same_call(site, e, call) => {
-                    signal::set(e.signals);
-                    Begin::Answered(e.result)
+                    signal::set(own_signals(site, e, call));
+                    let result = match site.ref_result {
+                        true => own_ref(site, e, call, e.result),
+                        false => e.result,
+                    };
+                    Begin::Answered(result)
                 }
                 logged => {
                     *departed = Some(departure(k, site, logged, call));
@@ -241,6 +252,27 @@ fn begin(mode: &mut Mode, site: &Site, call: &Entry) -> Begin {
             }
         }
     }
+}
+
+/// The ref `bits` of the `logged` call as the replaying side knows it: its
+/// own argument where `bits` was one of the native side's ref arguments.
+fn own_ref(site: &Site, logged: &Entry, call: &Entry, bits: u64) -> u64 {
+    site.kinds
+        .iter()
+        .zip(logged.args.iter().zip(&call.args))
+        .find(|&(&k, (&native, _))| k == Kind::Ref && native == bits && bits != 0)
+        .map_or(bits, |(_, (_, &own))| own)
+}
+
+/// The `logged` call's signals as the replaying side knows them: a ref
+/// exception through [`own_ref`].
+fn own_signals(site: &Site, logged: &Entry, call: &Entry) -> Signals {
+    let mut signals = logged.signals;
+    if let Some(Raised::Value(Value::Ref(p))) = signals.exception {
+        let own = own_ref(site, logged, call, p as u64) as usize;
+        signals.exception = Some(Raised::Value(Value::Ref(own)));
+    }
+    signals
 }
 
 /// Whether `call` is the `logged` one: same site and function, same int
@@ -307,7 +339,48 @@ mod tests {
             name: "triple".into(),
             kinds: Box::new([Kind::Int]),
             float_result: false,
+            ref_result: false,
         }
+    }
+
+    /// Raises its argument and returns it.
+    extern "C" fn give_back(p: usize) -> usize {
+        crate::runtime::raise(p);
+        p
+    }
+
+    #[test]
+    fn a_replayed_ref_that_was_an_argument_is_the_replaying_sides_argument() {
+        let site = Site {
+            name: "give_back".into(),
+            kinds: Box::new([Kind::Ref]),
+            float_result: false,
+            ref_result: true,
+        };
+        let call = |p: usize| {
+            let (s, f) = (&site as *const Site as i64, give_back as *const () as i64);
+            // SAFETY: `site` is live and describes `give_back`'s signature.
+            let r = unsafe {
+                shim_int(
+                    s, f, p as i64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0., 0., 0., 0., 0., 0.,
+                    0., 0.,
+                )
+            };
+            (r, signal::take().exception)
+        };
+        signal::take();
+        record();
+        assert_eq!(
+            call(0x1000),
+            (0x1000, Some(Raised::Value(Value::Ref(0x1000))))
+        );
+        replay(recorded());
+        // The same call on the other side, with its own object.
+        assert_eq!(
+            call(0x2000),
+            (0x2000, Some(Raised::Value(Value::Ref(0x2000))))
+        );
+        assert_eq!(replayed(), Ok(()));
     }
 
     #[test]

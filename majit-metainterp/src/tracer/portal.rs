@@ -45,11 +45,13 @@ impl Tracer<'_> {
             return true;
         }
         let recursive = self.frames.iter().any(|f| f.entry.as_ref() == Some(key));
-        !recursive && !(self.env.dont_inline)(key)
+        !recursive && !(self.env.dont_inline_callee)(key)
     }
 
     /// A residual call of the portal runner with the merge point's greens
-    /// and reds, for the callee whose portal frame is on top.
+    /// and reds, for the callee whose portal frame is on top: its result
+    /// goes to the frame that called the portal, or what it raised unwinds
+    /// from there.
     fn residual_portal_call(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
         let (func, d) = self
             .env
@@ -61,16 +63,18 @@ impl Tracer<'_> {
         let lists = insn.list(0).iter().chain(insn.list(1));
         let args: Vec<TBox> = lists.map(|&r| self.get(r)).collect();
         let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
-        let v = self.call_rooted(func, &cd, &vals)?;
+        let result = self.call_rooted(func, &cd, &vals)?;
         self.heap.call(&cd.effect);
         self.env.stats.borrow_mut().calls_residual += 1;
-        let opcode = OpCode::CallI
-            .call_with_result(cd.result)
-            .expect("call families cover every result kind");
-        let func = self.konst(Value::Int(func as i64));
-        let result = self.record_call(opcode, (d, &cd), func, &args, v)?;
-        self.return_to_caller(result)?;
-        Ok(Step::Next)
+        let done = self.pop_frame();
+        let call = Call {
+            pure: false,
+            func: self.konst(Value::Int(func as i64)),
+            args: &args,
+            result,
+        };
+        let next = self.top().pc;
+        self.record_call((d, &cd), call, done.ret_dst, next)
     }
 
     /// Calls `func` for real with every ref box rooted (the callee runs
@@ -80,7 +84,7 @@ impl Tracer<'_> {
         func: usize,
         cd: &CallDescr,
         args: &[Value],
-    ) -> Result<Value, ConcreteError> {
+    ) -> Result<(Value, Option<Value>), ConcreteError> {
         let mut roots: Vec<usize> = self
             .ref_boxes()
             .map(|b| b.v.as_ref().unwrap_or(0))
@@ -96,7 +100,7 @@ impl Tracer<'_> {
 
     /// Pops the top frame, whose result is `v`, into its caller.
     pub(super) fn return_to_caller(&mut self, v: Option<TBox>) -> Result<(), ConcreteError> {
-        let done = self.frames.pop().expect("the tracer has a frame");
+        let done = self.pop_frame();
         match (done.ret_dst, v) {
             (Some(dst), Some(b)) if dst.kind == b.v.kind() => self.set(dst, b),
             (None, _) => {}
@@ -105,11 +109,18 @@ impl Tracer<'_> {
         Ok(())
     }
 
+    /// Pops the top frame, which an inlined call pushed.
+    fn pop_frame(&mut self) -> TFrame {
+        self.sizes.leave(self.trace.ops.len());
+        self.frames.pop().expect("the tracer has a caller frame")
+    }
+
     /// The outermost frame returns `v` (see the module docs).
     pub(super) fn portal_return(&mut self, v: Option<TBox>) -> TraceEnd {
         self.frames.pop();
         if !self.ends_at_seen_merge_points() {
-            return self.abort(AbortReason::PortalReturned, v.map(|b| b.v));
+            let ended = Outcome::Returned(v.map(|b| b.v));
+            return self.abort(AbortReason::PortalReturned, Some(ended));
         }
         let mut args: Vec<OpRef> = v.iter().map(|b| b.r).collect();
         if let Some((frame, boxes)) = &self.vable {
@@ -128,6 +139,7 @@ impl Tracer<'_> {
             budget: self.budget.take(),
             greens: Vec::new(),
             reds: Vec::new(),
+            validity: self.env.validity.clone(),
         }))
     }
 

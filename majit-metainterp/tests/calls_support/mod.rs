@@ -227,6 +227,9 @@ fn visit<B: Backend>(
             None
         }
         JitAction::Finished(v) => Some(v.and_then(|v| v.as_int()).unwrap_or(0)),
+        JitAction::Raised(e) => {
+            return Err(JitError::BadState(format!("the call machine raised {e:?}")))
+        }
     })
 }
 

@@ -124,6 +124,7 @@ pub fn int_box_value() -> FieldDescr {
         signed: true,
         kind: Kind::Int,
         immutable: true,
+        quasi_immutable: false,
     }
 }
 
@@ -287,6 +288,7 @@ pub fn run_with_jit<B: Backend>(
                 st.acc = v.unwrap();
                 true
             }
+            Ok(JitAction::Raised(e)) => panic!("the register machine raised {e:?}"),
             Err(e) => {
                 error = Some(e);
                 true

@@ -5,7 +5,7 @@
 use crate::{compile, float, int, reference, run, symbol, trace, try_run};
 use majit_ir::Namespace;
 use majit_metainterp::refexec::RefExec;
-use majit_metainterp::runtime;
+use majit_metainterp::runtime::{self, Raised};
 use majit_metainterp::{Backend, CompileError, ExecError};
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -282,25 +282,48 @@ fn a_raising_helper_fails_guard_no_exception() {
     let code = compile(&mut exec, RAISING);
     let ok = exec.execute(code, &[int(0)]).unwrap();
     assert_eq!(ok.descr.as_ref().unwrap().name(), "done");
-    assert_eq!(exec.take_exception(), None);
+    assert_eq!(ok.exception, None);
     let raised = exec.execute(code, &[int(0x4440)]).unwrap();
     assert_eq!(raised.descr.as_ref().unwrap().name(), "g0");
     assert_eq!(raised.int(0), 0x4441, "the call's result is still written");
-    assert_eq!(exec.take_exception(), Some(0x4440));
-    assert_eq!(exec.take_exception(), None, "taken once");
+    assert_eq!(raised.exception, Some(Raised::Value(reference(0x4440))));
+    let again = exec.execute(code, &[int(0)]).unwrap();
+    assert_eq!(again.exception, None, "each run starts with none pending");
 }
 
 #[test]
-fn a_bridge_on_guard_no_exception_drops_the_exception() {
+fn a_bridge_on_guard_no_exception_takes_the_exception() {
     let mut exec = RefExec::new();
     let code = compile(&mut exec, RAISING);
-    let bridge = trace("[i0]\nguard_no_exception(descr=g2) []\nfinish(i0, descr=g1)");
+    let bridge = trace(
+        "[i0]
+        guard_exception(descr=g2) [i0]
+        p1 = save_exception_r()
+        guard_no_exception(descr=g3) [i0]
+        finish(i0, p1, descr=g1)",
+    );
     let guard = majit_metainterp::ExitId { code, op_index: 1 };
     exec.compile_bridge(guard, &bridge).unwrap();
     let frame = exec.execute(code, &[int(8)]).unwrap();
     assert_eq!(frame.descr.as_ref().unwrap().name(), "g1");
-    assert_eq!(frame.int(0), 9);
-    assert_eq!(exec.take_exception(), None);
+    assert_eq!((frame.int(0), frame.reference(1)), (9, 8));
+    assert_eq!(frame.exception, None, "taken");
+}
+
+#[test]
+fn save_exception_of_the_other_kind_is_an_error() {
+    let text = "descr C.raise = call(args=[int], result=int, effect=random, can_raise)
+        [i0]
+        i1 = call_i(@maybe_raise, i0, descr=C.raise)
+        guard_exception(descr=g0) [i1]
+        i2 = save_exception_i()
+        finish(i2, descr=done)";
+    let mut exec = RefExec::new();
+    let code = compile(&mut exec, text);
+    let e = exec.execute(code, &[int(5)]).unwrap_err();
+    assert!(e.to_string().contains("save_exception_i"), "{e}");
+    let missed = exec.execute(code, &[int(0)]).unwrap();
+    assert_eq!(missed.descr.as_ref().unwrap().name(), "g0", "none raised");
 }
 
 #[test]

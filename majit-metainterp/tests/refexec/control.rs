@@ -293,32 +293,27 @@ fn freeing_a_bridge_detaches_it_from_its_guard() {
 }
 
 #[test]
-fn guard_not_invalidated_fails_after_invalidate() {
+fn guard_not_invalidated_fails_once_its_word_is_set() {
+    let word = std::cell::Cell::new(0u64);
     let mut exec = RefExec::new();
-    let code = compile(
+    let text = format!(
+        "[i0]\nquasiimmut_field(ptr({:#x}), descr=Node.value)\nguard_not_invalidated(ptr({0:#x}), descr=g0) [i0]\nfinish(descr=done)",
+        word.as_ptr() as usize
+    );
+    let code = compile(&mut exec, &text);
+    let exit = |exec: &mut RefExec| {
+        let d = exec.execute(code, &[int(1)]).unwrap();
+        d.descr.as_ref().unwrap().name().to_string()
+    };
+    assert_eq!(exit(&mut exec), "done");
+    word.set(1);
+    assert_eq!(exit(&mut exec), "g0");
+    let null = compile(
         &mut exec,
-        "[i0]\nguard_not_invalidated(descr=g0) [i0]\nfinish(descr=done)",
+        "[i0]\nguard_not_invalidated(null, descr=g1) [i0]\nfinish(descr=done)",
     );
-    assert_eq!(
-        exec.execute(code, &[int(1)])
-            .unwrap()
-            .descr
-            .as_ref()
-            .unwrap()
-            .name(),
-        "done"
-    );
-    assert!(exec.invalidate(code));
-    assert_eq!(
-        exec.execute(code, &[int(1)])
-            .unwrap()
-            .descr
-            .as_ref()
-            .unwrap()
-            .name(),
-        "g0"
-    );
-    assert!(!exec.invalidate(CodeId(99)));
+    let e = exec.execute(null, &[int(1)]).unwrap_err();
+    assert_eq!(e, ExecError::NullPointer { op_index: 0 });
 }
 
 #[test]
