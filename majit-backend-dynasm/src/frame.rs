@@ -22,10 +22,13 @@
 //!
 //! A gcmap bit `i` names frame word `i` (see `gcmap.rs`).
 //!
-//! The frame is allocated by [`Frame::new`] on the Rust side, sized for the
-//! deepest trace compiled so far (a bridge may need more slots than its
-//! loop; since compilation never happens while code runs, sizing at entry
-//! covers every trace the run can reach). The entry trampoline passes its
+//! The frame is allocated by [`Frame::new`] on the Rust side (and reused,
+//! [`Frame::reset`]), sized for the deepest trace compiled so far plus
+//! `FRAME_HEADROOM`, at least `MIN_FRAME_SLOTS` (a bridge may need more
+//! slots than its loop; code compiled while frames run, by a nested run of
+//! the interpreter, is refused when it needs more than the smallest running
+//! frame has, so sizing at entry covers every trace the run can reach: see
+//! `native.rs`). The entry trampoline passes its
 //! address in the frame register; code addresses slots relative to it.
 
 use crate::arch::{Loc, RegFile};
@@ -85,6 +88,23 @@ impl Frame {
         words[DEPTH] = depth as u64;
         words[ROOTS] = words.as_ptr() as u64;
         Frame { words, nregs }
+    }
+
+    /// Prepares a frame that ran before to run again: its header as
+    /// [`Frame::new`] writes it. Its slots keep stale words, which nothing
+    /// reads: compiled code writes a slot before it reads it (the inputs are
+    /// written by the caller), and a collection reads only the slots the
+    /// gcmap of its call marks, which hold live values there.
+    pub fn reset(&mut self) {
+        let depth = self.words[DEPTH];
+        self.words[..HEADER].fill(0);
+        self.words[DEPTH] = depth;
+        self.words[ROOTS] = self.words.as_ptr() as u64;
+    }
+
+    /// The number of spill slots.
+    pub fn depth(&self) -> u32 {
+        self.words[DEPTH] as u32
     }
 
     /// The frame's `JitFrameRoots`, for registering it with majit-gc.

@@ -35,6 +35,45 @@ pub(crate) struct TraceCode {
     pub pool: Vec<PoolWord>,
 }
 
+/// A run of compiled code, prepared by `enter_frame`: it needs nothing
+/// of the backend while the code runs.
+struct Entry {
+    frame: Frame,
+    trampoline: usize,
+    code: usize,
+    heap: Option<*mut majit_gc::GcHeap>,
+}
+
+impl Entry {
+    /// Runs the code on the frame and returns the frame.
+    ///
+    /// # Safety
+    /// `trampoline` is the entry trampoline of an `A` backend and `code`
+    /// compiled code of it that stays mapped during the run; the frame has
+    /// at least the spill slots of every trace the run can reach; `heap`,
+    /// if any, is the live heap the code allocates on.
+    unsafe fn run<A: Arch>(mut self) -> Frame {
+        let ptr = self.frame.as_mut_ptr();
+        if let Some(heap) = self.heap {
+            // SAFETY: the heap is live (the caller's contract); the frame
+            // stays alive and in place until the matching pop.
+            unsafe { majit_gc::majit_gc_push_frame(heap, self.frame.roots_ptr()) };
+        }
+        let mut stale = SignalWords::default();
+        // SAFETY: `stale` is a valid `SignalWords`. Drops signals raised
+        // outside any call of this run, as refexec does before each call.
+        unsafe { majit_metainterp::runtime::take_signals(&mut stale) };
+        // SAFETY: the caller's contract.
+        let back = unsafe { A::enter(self.trampoline, ptr, self.code) };
+        if let Some(heap) = self.heap {
+            // SAFETY: pops the frame pushed above (runs nest, so it is on top).
+            unsafe { majit_gc::majit_gc_pop_frame(heap) };
+        }
+        debug_assert_eq!(back, ptr);
+        self.frame
+    }
+}
+
 /// A native backend for architecture `A`.
 ///
 /// ```
@@ -68,8 +107,29 @@ pub struct NativeBackend<A: Arch> {
     /// Field descriptors of every compiled trace, by name, for the GC
     /// rewrite (see `gclower.rs`).
     pub(crate) fields: BTreeMap<String, majit_ir::Descr>,
+    /// The spill slots of the jitframes running right now (runs nest when
+    /// a helper runs code of this backend, see `Backend::execute_in`): code
+    /// compiled meanwhile must fit the smallest (see [`FRAME_HEADROOM`]).
+    running: Vec<u32>,
+    /// Jitframes that ran, for the next runs (at most [`FRAME_POOL`]).
+    pool: Vec<Frame>,
     _arch: PhantomData<A>,
 }
+
+/// Spill slots a jitframe gets beyond the deepest trace compiled when it
+/// is entered (and at least [`MIN_FRAME_SLOTS`]): a trace compiled while
+/// the frame runs (by a nested run of the interpreter, a call of the
+/// interpreted program) may be entered from it, so code compiled while
+/// frames run may use at most the smallest running frame's slots (more is
+/// `CompileError::ImplLimit`).
+pub const FRAME_HEADROOM: u32 = 32;
+
+/// The fewest spill slots a jitframe has (2 KiB of slots).
+pub const MIN_FRAME_SLOTS: u32 = 256;
+
+/// How many jitframes the backend keeps for reuse (runs nest as deep as
+/// the interpreted program's calls; the pool keeps the common depths).
+pub const FRAME_POOL: usize = 1024;
 
 impl<A: Arch> NativeBackend<A> {
     /// A backend with the native scheduling and allocation strategies. The
@@ -95,6 +155,8 @@ impl<A: Arch> NativeBackend<A> {
             sched: Box::new(NativeSched),
             policy: Box::new(NativePolicy),
             fields: BTreeMap::new(),
+            running: Vec::new(),
+            pool: Vec::new(),
             _arch: PhantomData,
         })
     }
@@ -230,10 +292,18 @@ impl<A: Arch> NativeBackend<A> {
                 ),
             );
         }
-        self.max_slots = self
+        let slots = self
             .max_slots
             .max(compiled.allocation.slots)
             .max(trace.inputs.len() as u32);
+        if let Some(&room) = self.running.iter().min() {
+            if slots > room {
+                return Err(CompileError::ImplLimit(format!(
+                    "a running jitframe has {room} spill slots, compiled code would need {slots}"
+                )));
+            }
+        }
+        self.max_slots = slots;
         self.traces.insert(
             id,
             TraceCode {
@@ -279,6 +349,61 @@ impl<A: Arch> NativeBackend<A> {
         })
     }
 
+    /// Checks `inputs` against loop `code` and prepares its run: a frame
+    /// (from the pool if one is large enough) of [`FRAME_HEADROOM`] slots
+    /// more than the deepest trace compiled so far, the inputs in slots
+    /// `0..n`, registered as running.
+    fn enter_frame(&mut self, code: CodeId, inputs: &[Value]) -> Result<Entry, ExecError> {
+        let t = self.traces.get(&code).ok_or(ExecError::UnknownCode(code))?;
+        if t.attached_to.is_some() {
+            return Err(ExecError::BadInputs(format!(
+                "code {} is a bridge, not a loop",
+                code.0
+            )));
+        }
+        if inputs.len() != t.inputs.len()
+            || inputs.iter().zip(&t.inputs).any(|(v, &k)| v.kind() != k)
+        {
+            return Err(ExecError::BadInputs(format!(
+                "expected inputs of kinds {:?}, got {inputs:?}",
+                t.inputs
+            )));
+        }
+        let depth = (self.max_slots + FRAME_HEADROOM).max(MIN_FRAME_SLOTS);
+        let mut frame = match self.pool.pop() {
+            Some(mut f) if f.depth() >= depth => {
+                f.reset();
+                f
+            }
+            _ => Frame::new(A::regs(), depth),
+        };
+        for (i, &v) in inputs.iter().enumerate() {
+            frame.set_slot(i as u32, v);
+        }
+        self.running.push(frame.depth());
+        Ok(Entry {
+            frame,
+            trampoline: self.entry,
+            code: t.block.addr(),
+            heap: self
+                .env
+                .gc
+                .as_ref()
+                .map(|g| g.heap as *mut majit_gc::GcHeap),
+        })
+    }
+
+    /// After a run: no longer running; its exit (with the exception it
+    /// left); the frame goes back to the pool.
+    fn leave_frame(&mut self, frame: Frame) -> Result<DeadFrame, ExecError> {
+        self.running.pop();
+        let df = self.dead_frame(&frame);
+        if self.pool.len() < FRAME_POOL {
+            self.pool.push(frame);
+        }
+        df
+    }
+
     /// Removes trace `id` and its tokens and labels.
     pub(crate) fn remove(&mut self, id: CodeId) -> Option<TraceCode> {
         let t = self.traces.remove(&id)?;
@@ -305,52 +430,27 @@ impl<A: Arch> Backend for NativeBackend<A> {
     }
 
     fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
-        let t = self.traces.get(&code).ok_or(ExecError::UnknownCode(code))?;
-        if t.attached_to.is_some() {
-            return Err(ExecError::BadInputs(format!(
-                "code {} is a bridge, not a loop",
-                code.0
-            )));
-        }
-        if inputs.len() != t.inputs.len()
-            || inputs.iter().zip(&t.inputs).any(|(v, &k)| v.kind() != k)
-        {
-            return Err(ExecError::BadInputs(format!(
-                "expected inputs of kinds {:?}, got {inputs:?}",
-                t.inputs
-            )));
-        }
-        let mut frame = Frame::new(A::regs(), self.max_slots);
-        for (i, &v) in inputs.iter().enumerate() {
-            frame.set_slot(i as u32, v);
-        }
-        let ptr = frame.as_mut_ptr();
-        let heap = self
-            .env
-            .gc
-            .as_ref()
-            .map(|g| g.heap as *mut majit_gc::GcHeap);
-        if let Some(heap) = heap {
-            // SAFETY: the heap outlives the backend (`with_gc`'s contract);
-            // the frame stays alive and in place until the matching pop.
-            unsafe { majit_gc::majit_gc_push_frame(heap, frame.roots_ptr()) };
-        }
-        let mut stale = SignalWords::default();
-        // SAFETY: `stale` is a valid `SignalWords`. Drops signals raised
-        // outside any call of this run, as refexec does before each call.
-        unsafe { majit_metainterp::runtime::take_signals(&mut stale) };
-        // SAFETY: `entry` is this backend's trampoline, `t.block` holds
-        // compiled code of this backend, and the frame has `max_slots`
-        // slots, the most any compiled trace uses.
-        let back = unsafe { A::enter(self.entry, ptr, t.block.addr()) };
-        if let Some(heap) = heap {
-            // SAFETY: pops the frame pushed above.
-            unsafe { majit_gc::majit_gc_pop_frame(heap) };
-        }
-        debug_assert_eq!(back, ptr);
-        self.dead_frame(&frame)
+        let entry = self.enter_frame(code, inputs)?;
+        // SAFETY: `enter_frame` checked the code and sized the frame; the
+        // code stays mapped (we hold the backend).
+        let frame = unsafe { entry.run::<A>() };
+        self.leave_frame(frame)
     }
 
+    fn execute_in(
+        cell: &std::cell::RefCell<Self>,
+        code: CodeId,
+        inputs: &[Value],
+    ) -> Result<DeadFrame, ExecError> {
+        let entry = cell.borrow_mut().enter_frame(code, inputs)?;
+        // No borrow of the backend while the code runs: a helper it calls
+        // may compile and run code of this backend.
+        // SAFETY: `enter_frame` checked the code and sized the frame;
+        // code is never freed while it runs (the driver frees none, and
+        // `free` needs the backend mutably, which a run never hands out).
+        let frame = unsafe { entry.run::<A>() };
+        cell.borrow_mut().leave_frame(frame)
+    }
     fn free(&mut self, code: CodeId) {
         // On failure the code stays mapped and attached (`free_tree`): a
         // leak, never a jump into freed memory. `free` has no error channel;

@@ -68,7 +68,7 @@ fn oracle(mut s: [i64; 3]) -> i64 {
 /// and the driver.
 fn run<B: Backend>(backend: B, params: JitParams, mut s: [i64; 3]) -> (i64, JitDriver<B>) {
     let (codes, id) = portal();
-    let mut jit = JitDriver::new(codes, id, backend, params).unwrap();
+    let jit = JitDriver::new(codes, id, backend, params).unwrap();
     let result = loop {
         s = step(s);
         if s[2] == 0 {
@@ -113,11 +113,11 @@ fn each_backend(start: [i64; 3], check: impl Fn(&str, &Stats, &[String])) {
         let (r, jit) = run(HostBackend::new().unwrap(), params(diff), start);
         let what = format!("native diff={diff}");
         assert_eq!(r, expected, "{what}\n{}", jit.report());
-        check(&what, jit.stats(), &ends(jit.bridges()));
+        check(&what, &jit.stats(), &ends(&jit.bridges()));
     }
     let (r, jit) = run(RefExec::new(), params(false), start);
     assert_eq!(r, expected, "refexec\n{}", jit.report());
-    check("refexec", jit.stats(), &ends(jit.bridges()));
+    check("refexec", &jit.stats(), &ends(&jit.bridges()));
 }
 
 #[test]

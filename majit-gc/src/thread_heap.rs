@@ -430,6 +430,55 @@ impl RunHeap {
     }
 }
 
+/// GC handles that code holds across a call which may collect (the
+/// callers of a recursive `#[jit_interp]` interpreter): rooted on the
+/// heap's shadow stack by [`RunHeap::root`] until [`Roots::release`] reads
+/// them back, moved where the collector moved them. Dropped without a
+/// release (an early return), they are only unrooted.
+pub struct Roots<'a> {
+    heap: &'a RunHeap,
+    scope: Option<crate::roots::RootScope>,
+}
+
+impl RunHeap {
+    /// Roots `handles` (addresses; null and non-heap entries are left
+    /// alone) until the returned [`Roots`] is released or dropped. Roots
+    /// nest: release them in the reverse order of rooting.
+    pub fn root(&self, handles: &[usize]) -> Roots<'_> {
+        let mut gc = self.gc.borrow_mut();
+        let scope = gc.enter_scope();
+        for &h in handles {
+            gc.push_root(GcRef(h));
+        }
+        Roots {
+            heap: self,
+            scope: Some(scope),
+        }
+    }
+}
+
+impl Roots<'_> {
+    /// Writes the rooted handles, possibly moved, back to `handles` (the
+    /// slice they were rooted from) and unroots them.
+    pub fn release(mut self, handles: &mut [usize]) {
+        if let Some(scope) = self.scope.take() {
+            let mut gc = self.heap.gc.borrow_mut();
+            for (k, h) in handles.iter_mut().enumerate() {
+                *h = gc.root(scope.index(k)).0;
+            }
+            gc.leave_scope(scope);
+        }
+    }
+}
+
+impl Drop for Roots<'_> {
+    fn drop(&mut self) {
+        if let Some(scope) = self.scope.take() {
+            self.heap.gc.borrow_mut().leave_scope(scope);
+        }
+    }
+}
+
 /// The inline allocation of one struct type while its [`RunHeap`] lives:
 /// `free += size` unless that passes `top` (see [`crate::jit`]), then the
 /// header word of a headered type.

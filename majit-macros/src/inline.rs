@@ -152,6 +152,7 @@ pub fn inline_helpers(
             helper: true,
             consts: consts.as_ref(),
             self_struct: h.method.as_ref().map(|m| m.ty.to_string()),
+            recursive: None,
         };
         out.push((
             h.name.to_string(),

@@ -19,6 +19,9 @@
 //!   `JitDriver::can_enter_jit` (which may trace, run compiled loops and
 //!   deoptimize) and reloads them afterwards. An interpreter returning
 //!   `Result<T, E>` gets `Ok(Err(e))` when its jitcode raised `e`.
+//! - For an interpreter that calls itself (a call of the interpreted
+//!   program, `recursion.rs`): the hidden `NAME_jit_call`, `NAME_jit_from`
+//!   and the portal runner trampoline, and an entry jitcode function.
 //!
 //! See `docs/macros.md` for the supported subset and the design. Users
 //! depend on the facade crate `majit` alone and write `use
@@ -38,7 +41,8 @@
 //! implements `#[traced]` and the chain that hands traced functions'
 //! bodies to `#[jit_interp]`, `methods.rs` traced methods (`#[traced]` on
 //! an `impl`), `inline.rs` checks and lowers inline
-//! helpers and traced functions.
+//! helpers and traced functions, `recursion.rs` (with `lower/recursion.rs`)
+//! the interpreter calling itself.
 
 mod attr;
 mod emit;
@@ -48,6 +52,7 @@ mod fields;
 mod inline;
 mod lower;
 mod methods;
+mod recursion;
 mod regs;
 mod traced;
 mod ty;
@@ -449,6 +454,7 @@ fn expand(
         ));
     }
     let at = find_loop(&func)?;
+    let recursive = recursion::mark(&mut func, at)? > 0;
     let stmts = &func.block.stmts;
     let Stmt::Expr(Expr::Loop(dispatch), semi) = &stmts[at] else {
         unreachable!("find_loop returns a loop")
@@ -470,6 +476,10 @@ fn expand(
     let returns = returns(&func.sig.output, &names)?;
     let (ret, err) = (returns.ok.0, returns.err.as_ref().map(|e| e.0));
     let outer_names: Vec<String> = outer.iter().map(|o| o.name.clone()).collect();
+    let params = match recursive {
+        true => Some(recursion::params(&func, &state, &names)?),
+        false => None,
+    };
     let ctx = lower::Ctx {
         state: &state,
         helpers: &attr.helpers,
@@ -483,8 +493,23 @@ fn expand(
         helper: false,
         consts: None,
         self_struct: None,
+        recursive: params.as_deref(),
     };
     let lowered = lower::lower(&ctx, &dispatch.body.stmts)?;
+    let entry = match &params {
+        Some(p) => {
+            let setup = lower::Ctx {
+                loop_label: None,
+                break_ok: false,
+                helper: true,
+                recursive: None,
+                self_struct: None,
+                ..ctx
+            };
+            Some(lower::lower_entry(&setup, p, &stmts[..at])?)
+        }
+        None => None,
+    };
     let helpers = inline::inline_helpers(&attr, &stmts[..at], &traced_fns, &ctx)?;
     if lowered.int_regs > 256 || lowered.ref_regs > 256 || lowered.float_regs > 256 {
         return Err(syn::Error::new(
@@ -500,10 +525,28 @@ fn expand(
         safepoint: places.as_ref().map(|p| emit::safepoint(p, false)),
     }
     .visit_block_mut(&mut plain.block);
+    let gc = !structs.is_empty();
+    recursion::expand_calls(
+        &mut plain.block,
+        &lowered.roots,
+        recursion::CallIn::Plain,
+        gc,
+    );
     emit::fast_heap(&mut plain.block, &structs, false);
 
     let safepoint = places.as_ref().map(|p| emit::safepoint(p, true));
-    let jit = jit_entry(&func, at, &state, &outer, returns, safepoint, &structs);
+    let jit = match recursive {
+        true => recursion::jit_items(&recursion::JitItems {
+            func: &func,
+            at,
+            state: &state,
+            returns,
+            roots: &lowered.roots,
+            safepoint,
+            structs: &structs,
+        }),
+        false => jit_entry(&func, at, &state, &outer, returns, safepoint, &structs),
+    };
     let name = func.sig.ident.to_string();
     let floats = helpers
         .iter()
@@ -516,7 +559,7 @@ fn expand(
     let jitcode = emit::jitcode_fn(
         &func.vis,
         &func.sig.ident,
-        &lowered,
+        (&lowered, entry.as_ref()),
         &helpers,
         &structs,
         (shims, emit::residual_forms(&attr.helpers)),
@@ -576,6 +619,14 @@ fn gc_places(
     Ok(has_structs.then(|| emit::gc_places(state)))
 }
 
+/// The interpreter's return type (`()` when it has none).
+fn return_tokens(func: &syn::ItemFn) -> proc_macro2::TokenStream {
+    match &func.sig.output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, t) => quote!(#t),
+    }
+}
+
 /// What the interpreter returns: its type (an integer, a bool, an `f64`
 /// or `()`), or `Result<T, E>` of one with an error type `E` (see
 /// `lower/results.rs`).
@@ -627,12 +678,8 @@ fn jit_entry(
         .filter(|o| o.mutable)
         .map(|o| o.name.clone())
         .collect();
-    let r = match &func.sig.output {
-        syn::ReturnType::Default => quote!(()),
-        syn::ReturnType::Type(_, t) => quote!(#t),
-    };
     let fallible = returns.err.is_some();
-    let glue = emit::glue(state, &mutable, returns, &label);
+    let glue = emit::glue(state, &mutable, returns, &label, emit::EnterKind::BackEdge);
     emit::JitBody {
         glue,
         safepoint,
@@ -641,10 +688,24 @@ fn jit_entry(
     .visit_block_mut(&mut f.block);
     emit::fast_heap(&mut f.block, structs, true);
     f.sig.ident = format_ident!("{}_jit", func.sig.ident);
+    jit_signature(f, func, quote!(&mut))
+}
+
+/// The JIT entry `f` (named already) from the interpreter `func` with its
+/// body rewritten for the JIT: taking the driver first (by `by`, `&` or
+/// `&mut`), returning `Result<R, JitError>`, with the body run in
+/// `catch_unwind` (a panic while interpreting is the run's
+/// `JitError::Panic`).
+fn jit_signature(
+    mut f: syn::ItemFn,
+    func: &syn::ItemFn,
+    by: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    let r = return_tokens(func);
     f.sig.generics = syn::parse_quote!(<__B: ::majit::metainterp::Backend>);
     f.sig.inputs.insert(
         0,
-        syn::parse_quote!(__majit_driver: &mut ::majit::metainterp::driver::JitDriver<__B>),
+        syn::parse_quote!(__majit_driver: #by ::majit::metainterp::driver::JitDriver<__B>),
     );
     f.sig.output = syn::parse_quote!(
         -> ::core::result::Result<#r, ::majit::metainterp::driver::JitError>

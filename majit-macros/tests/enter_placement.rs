@@ -64,7 +64,7 @@ fn code_before_can_enter_jit_runs_in_both_modes() {
     let params = JitParams::default().with_threshold(2);
     let mut jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
     assert_eq!(count_jit(&mut jit, 99_999).unwrap(), 99_999);
-    assert_entered(jit.stats());
+    assert_entered(&jit.stats());
 }
 
 #[test]
@@ -75,5 +75,5 @@ fn labelled_continue_out_of_a_handler_loop_is_a_back_edge() {
     let params = JitParams::default().with_threshold(2);
     let mut jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
     assert_eq!(inner_jit(&mut jit, &code, 100_000).unwrap(), 300_000);
-    assert_entered(jit.stats());
+    assert_entered(&jit.stats());
 }

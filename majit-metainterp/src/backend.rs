@@ -156,6 +156,9 @@ pub enum ExecError {
     StepLimit,
     /// The code id is unknown or was freed.
     UnknownCode(CodeId),
+    /// A helper called by running code tried to run code of the same
+    /// backend, which cannot be re-entered (see [`Backend::execute_in`]).
+    Busy,
 }
 
 impl fmt::Display for ExecError {
@@ -168,6 +171,7 @@ impl fmt::Display for ExecError {
             ExecError::OutOfMemory { op_index } => write!(f, "out of memory at op {op_index}"),
             ExecError::StepLimit => write!(f, "step limit reached"),
             ExecError::UnknownCode(c) => write!(f, "unknown code id {}", c.0),
+            ExecError::Busy => f.write_str("the backend is running code and cannot be re-entered"),
         }
     }
 }
@@ -188,6 +192,28 @@ pub trait Backend {
 
     /// Runs the loop `code` from its start with `inputs` until an exit.
     fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError>;
+
+    /// Runs the loop `code` as [`Backend::execute`] does, for a driver that
+    /// may be re-entered while the code runs: a helper the code calls (the
+    /// interpreter running a call of the interpreted program) may compile
+    /// and run code of this backend through `cell` meanwhile. An
+    /// implementation holds no borrow of `cell` while compiled code runs,
+    /// and never frees or moves code that is running. The default holds a
+    /// borrow for the whole run, so a re-entrant use fails with
+    /// [`ExecError::Busy`] (or, for a compilation, the driver's
+    /// `CompileFailed` abort); `RefExec` and the native backends override
+    /// it.
+    fn execute_in(
+        cell: &std::cell::RefCell<Self>,
+        code: CodeId,
+        inputs: &[Value],
+    ) -> Result<DeadFrame, ExecError>
+    where
+        Self: Sized,
+    {
+        let mut backend = cell.try_borrow_mut().map_err(|_| ExecError::Busy)?;
+        backend.execute(code, inputs)
+    }
 
     /// Frees the code of `code` and of the bridges attached to it. Running
     /// it afterwards is an error. Freeing a bridge also detaches it: its

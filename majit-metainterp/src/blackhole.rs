@@ -11,6 +11,9 @@
 //! frame reaches the portal's `jit_merge_point`, the greens and reds are
 //! handed back to the plain interpreter ([`Outcome::MergePoint`]); if it
 //! returns instead, the interpreted program is done ([`Outcome::Returned`]).
+//! A portal frame that is not the outermost (a call of the interpreted
+//! program, `portal.rs`) reaching its merge point is handed to the portal
+//! runner, which runs the callee with the JIT and returns its result.
 //!
 //! Exceptions: a call that raised goes to the `catch_exception` after it
 //! ([`crate::jitcode::JitCode::catch_after`]); a frame without one ends
@@ -25,6 +28,7 @@
 
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{FuncId, Insn, JOp, JitCode, JitCodeSet, Operand, RegOp};
+use crate::portal::PortalCall;
 use crate::runtime::Allocator;
 use majit_ir::{Descr, Kind, Value};
 use std::sync::Arc;
@@ -137,6 +141,9 @@ pub struct Blackhole<'a> {
     codes: &'a JitCodeSet,
     alloc: &'a mut dyn Allocator,
     pub frames: Vec<BhFrame>,
+    /// The portal, for calls of the interpreted program (see
+    /// [`Blackhole::with_portal`]).
+    portal: Option<PortalCall>,
 }
 
 impl<'a> Blackhole<'a> {
@@ -150,7 +157,18 @@ impl<'a> Blackhole<'a> {
             codes,
             alloc,
             frames,
+            portal: None,
         }
+    }
+
+    /// Makes the blackhole run calls of the interpreted program with the
+    /// portal runner: when a portal frame that is not the outermost reaches
+    /// its merge point, the runner runs the callee from there (with the
+    /// JIT: compiled code or the interpreter) and the frame returns its
+    /// result. Without a runner, callee frames run here to their return.
+    pub fn with_portal(mut self, portal: PortalCall) -> Blackhole<'a> {
+        self.portal = Some(portal);
+        self
     }
 
     /// Runs until the outermost frame reaches a merge point or returns.
@@ -172,14 +190,48 @@ impl<'a> Blackhole<'a> {
                 "a blackhole without frames".into(),
             ));
         };
-        let insn = frame.code.decode(frame.pc);
+        // The instruction as decoded when the code was built.
+        let code = frame.code.clone();
+        let insn = code.insn(frame.pc);
         if insn.op == JOp::MergePoint && depth == 1 {
             let f = &self.frames[0];
             let greens = insn.list(0).iter().map(|&r| f.get(r)).collect();
             let reds = insn.list(1).iter().map(|&r| f.get(r)).collect();
             return Ok(Some(Outcome::MergePoint { greens, reds }));
         }
-        self.exec(&insn)
+        if insn.op == JOp::MergePoint {
+            if let Some(out) = self.call_portal(insn)? {
+                return Ok(out);
+            }
+        }
+        self.exec(insn)
+    }
+
+    /// At the merge point `insn` of a callee's portal frame: calls the
+    /// portal runner with the frame's greens and reds (every frame's refs
+    /// rooted: the callee may collect) and returns its result from the
+    /// frame, or raises what it raised. `None` when the top frame is no
+    /// portal frame or there is no runner; else what the step did.
+    fn call_portal(&mut self, insn: &Insn) -> Result<Option<Option<Outcome>>, ConcreteError> {
+        let f = self.frames.last().expect("a blackhole has a frame");
+        let runner = self.portal.as_ref().filter(|p| p.is_portal(&f.code));
+        let Some((func, descr)) = runner.and_then(|p| p.runner.clone()) else {
+            return Ok(None);
+        };
+        let lists = insn.list(0).iter().chain(insn.list(1));
+        let args: Vec<Value> = lists.map(|&r| f.get(r)).collect();
+        let mut roots = self.roots();
+        self.alloc.call_begin(&roots);
+        let cd = descr.as_call().expect("the runner has a call descr");
+        let v = eval::call(func, cd, &args);
+        self.alloc.call_end(&mut roots);
+        self.set_roots(roots);
+        let (v, raised) = v?;
+        if let Some(e) = raised {
+            self.frames.pop();
+            return self.raise(e).map(Some);
+        }
+        self.leave(cd.result.kind().map(|_| v)).map(Some)
     }
 
     /// Delivers exception `e` to the top frame, which stands right after
@@ -211,6 +263,22 @@ impl<'a> Blackhole<'a> {
         f.code.descrs[insn.descr(i)].clone()
     }
 
+    /// Every frame's refs, in order (the roots of a collection).
+    fn roots(&self) -> Vec<usize> {
+        let refs = self.frames.iter().flat_map(|f| f.refs.iter().copied());
+        refs.collect()
+    }
+
+    /// Writes back the refs of [`Blackhole::roots`] after a collection.
+    fn set_roots(&mut self, roots: Vec<usize>) {
+        let mut it = roots.into_iter();
+        for f in &mut self.frames {
+            for r in &mut f.refs {
+                *r = it.next().unwrap_or(*r);
+            }
+        }
+    }
+
     /// Allocates through the hook with every frame's refs as roots.
     fn allocate(
         &mut self,
@@ -219,18 +287,9 @@ impl<'a> Blackhole<'a> {
             &mut [usize],
         ) -> Result<usize, crate::runtime::OutOfMemory>,
     ) -> Result<usize, ConcreteError> {
-        let mut roots: Vec<usize> = self
-            .frames
-            .iter()
-            .flat_map(|f| f.refs.iter().copied())
-            .collect();
+        let mut roots = self.roots();
         let obj = make(self.alloc, &mut roots).map_err(|_| ConcreteError::OutOfMemory)?;
-        let mut it = roots.into_iter();
-        for f in &mut self.frames {
-            for r in &mut f.refs {
-                *r = it.next().unwrap_or(*r);
-            }
-        }
+        self.set_roots(roots);
         Ok(obj)
     }
 
@@ -379,16 +438,7 @@ impl<'a> Blackhole<'a> {
                     Operand::Reg(r) => f.get(*r),
                     _ => Value::Int(0),
                 });
-                let done = self.frames.pop().expect("a blackhole has a frame");
-                match self.frames.last_mut() {
-                    None => return Ok(Some(Outcome::Returned(v))),
-                    Some(caller) => match (done.ret_dst, v) {
-                        (Some(dst), Some(v)) if dst.kind == v.kind() => caller.set(dst, v),
-                        (None, _) => {}
-                        _ => return Err(bad_return(&done.code)),
-                    },
-                }
-                return Ok(None);
+                return self.leave(v);
             }
         }
         let top = self.top();
@@ -396,6 +446,23 @@ impl<'a> Blackhole<'a> {
             top.set(dst, v);
         }
         top.pc = next;
+        Ok(None)
+    }
+}
+
+impl Blackhole<'_> {
+    /// The top frame returns `v`: into its caller's result register, or
+    /// the run is over (`Some(v)`: the outermost frame returned).
+    fn leave(&mut self, v: Option<Value>) -> Result<Option<Outcome>, ConcreteError> {
+        let done = self.frames.pop().expect("a blackhole has a frame");
+        match self.frames.last_mut() {
+            None => return Ok(Some(Outcome::Returned(v))),
+            Some(caller) => match (done.ret_dst, v) {
+                (Some(dst), Some(v)) if dst.kind == v.kind() => caller.set(dst, v),
+                (None, _) => {}
+                _ => return Err(bad_return(&done.code)),
+            },
+        }
         Ok(None)
     }
 }

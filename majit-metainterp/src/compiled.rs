@@ -28,6 +28,9 @@ pub struct LoopInfo {
     /// When the optimizer peeled the loop: its short preamble, which a
     /// bridge ending at this loop inlines to jump into the peeled body.
     pub short_preamble: Option<Trace>,
+    /// Traced from a function's first merge point (an entry trace, which
+    /// may end at the portal's return), not from a back edge.
+    pub entry: bool,
 }
 
 /// One compiled bridge.
@@ -76,6 +79,10 @@ pub(crate) enum Exit {
     Guard(GuardInfo),
     /// A `finish` at a merge point with these greens; its values are reds.
     Finish(Vec<Value>),
+    /// A `finish` at the portal's return (an entry trace or a bridge ended
+    /// there): its values are the result (when `true`: the portal returns
+    /// one), then the virtualizable frame and its values.
+    Return(bool),
     /// A guard that resumes at the merge point with these greens: its
     /// original fail args are the reds (rebuilt through `resume` when
     /// optimized). Differential mode's budget guard (`diff/budget.rs`) and
@@ -91,8 +98,6 @@ pub struct Compiled {
     pub(crate) loops: Vec<LoopInfo>,
     pub(crate) bridges: Vec<BridgeInfo>,
     pub(crate) exits: BTreeMap<u32, Exit>,
-    /// The fail-descr id the tracer hands out next (above every id in use).
-    pub(crate) next_fail_id: u32,
 }
 
 impl Compiled {
@@ -110,7 +115,7 @@ impl Compiled {
     pub fn guard(&self, id: u32) -> Option<&GuardInfo> {
         match self.exits.get(&id)? {
             Exit::Guard(g) => Some(g),
-            Exit::Finish(_) | Exit::MergePoint(..) => None,
+            Exit::Finish(_) | Exit::Return(_) | Exit::MergePoint(..) => None,
         }
     }
 
@@ -118,7 +123,7 @@ impl Compiled {
     pub fn guards(&self) -> impl Iterator<Item = (u32, &GuardInfo)> {
         self.exits.iter().filter_map(|(&id, e)| match e {
             Exit::Guard(g) => Some((id, g)),
-            Exit::Finish(_) | Exit::MergePoint(..) => None,
+            Exit::Finish(_) | Exit::Return(_) | Exit::MergePoint(..) => None,
         })
     }
 
@@ -142,16 +147,18 @@ impl Compiled {
     /// Registers the exits of a compiled trace: its guards (`guards`, the
     /// recorded ones with their snapshots; with `resume` from the
     /// optimizer, each guard in it, with the snapshot of the guard it was
-    /// copied from, `GuardResume::original`), its `finish`, if any, as
-    /// `(fail id, greens)`, and the guards resuming at the merge point
-    /// with `greens` (`at_merge`: a budget guard, a bridge's entry guards)
-    /// and copies of them. Later fail-descr ids stay above every id used.
+    /// copied from, `GuardResume::original`), its `finish`, if any, with
+    /// its meaning (`Exit::Finish` or `Exit::Return`), and the guards
+    /// resuming at the merge point with `greens` (`at_merge`: a budget
+    /// guard, a bridge's entry guards) and copies of them. `next_fail_id`
+    /// stays above every id used.
     pub(crate) fn register_exits(
         &mut self,
         guards: Vec<(u32, Snapshot)>,
         resume: Option<ResumeMap>,
-        finish: Option<(u32, Vec<Value>)>,
+        finish: Option<(u32, Exit)>,
         (at_merge, greens): (Vec<u32>, Vec<Value>),
+        next_fail_id: &std::cell::Cell<u32>,
     ) {
         let snapshots: BTreeMap<u32, Snapshot> = guards.into_iter().collect();
         let guard = |snapshot: Snapshot, resume| {
@@ -183,12 +190,30 @@ impl Compiled {
             }
         }
         for (id, exit) in exits {
-            self.next_fail_id = self.next_fail_id.max(id + 1);
+            next_fail_id.set(next_fail_id.get().max(id + 1));
             self.exits.insert(id, exit);
         }
-        if let Some((id, greens)) = finish {
-            self.exits.insert(id, Exit::Finish(greens));
+        if let Some((id, exit)) = finish {
+            self.exits.insert(id, exit);
         }
+    }
+
+    /// Counts a failure of the bridge entry guard `id`; when it is hot and
+    /// `may_compile`, marks it bridged and returns the start label of the
+    /// loop its bridge goes to.
+    pub(crate) fn count_entry_failure(
+        &mut self,
+        id: u32,
+        threshold: u32,
+        may_compile: bool,
+    ) -> Option<Descr> {
+        let Some(Exit::MergePoint(_, _, Some(e))) = self.exits.get_mut(&id) else {
+            return None;
+        };
+        e.failures += 1;
+        let hot = e.failures > threshold && !e.bridged && may_compile;
+        e.bridged |= hot;
+        hot.then(|| e.target.clone())
     }
 
     /// Forgets the exits of compiled trace `code` (its code was freed).

@@ -25,6 +25,16 @@
 //! Invariants: nothing is executed twice (tracing runs the iteration, an
 //! abort hands the tracer's frames to the blackhole); every counter in
 //! [`Stats`] is bumped where its event happens.
+//!
+//! Re-entrancy: the driver's methods take `&self` and keep its mutable
+//! state in cells, each borrowed only for one step and never across
+//! running compiled code, a tracer or blackhole run, or a call: compiled
+//! code, the tracer and the blackhole call the interpreter again for calls
+//! of the interpreted program (`portal.rs`), which uses the same driver.
+//! A nested run may trace and compile while an outer trace is recorded (a
+//! call the tracer executes for real can run for long); while a
+//! differential-mode entry is checked (`checking`) nested runs neither
+//! trace nor compile.
 
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
 use crate::blackhole::{BhFrame, Blackhole, Outcome};
@@ -35,13 +45,14 @@ use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
 use crate::lifetime::Lifetime;
 use crate::params::JitParams;
-use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator, Raised};
+use crate::portal::PortalRunner;
+use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator, Raised, Shared};
 use crate::stats::{AbortReason, DontInline, Stats};
 use crate::tracer::{Blame, Finished, Inlinee, ResumeAt, Snapshot, TraceEnd, TraceEnv, Tracer};
 use crate::vable::VirtualizableInfo;
 use crate::warmstate::{GreenKey, Visit, WarmState};
 use majit_ir::{Descr, Kind, OpCode, TargetDescr, Value};
-use std::cell::Cell;
+use std::cell::{Cell, Ref, RefCell};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::rc::Rc;
@@ -133,6 +144,7 @@ impl From<ConcreteError> for JitError {
     fn from(e: ConcreteError) -> JitError {
         match e {
             ConcreteError::Panic(p) => p.into(),
+            ConcreteError::Nested(e) => *e,
             e => JitError::Concrete(e),
         }
     }
@@ -238,14 +250,19 @@ pub struct JitDriver<B: Backend> {
     pub(crate) mp_pc: usize,
     pub(crate) green_kinds: Vec<Kind>,
     pub(crate) red_kinds: Vec<Kind>,
-    pub(crate) backend: B,
+    pub(crate) backend: RefCell<B>,
     pub(crate) params: JitParams,
-    pub(crate) warm: WarmState,
-    pub(crate) alloc: Box<dyn Allocator>,
-    pub(crate) compiled: Compiled,
-    pub(crate) stats: Stats,
-    /// Differential mode's shadow executor (`params.diff > 0`).
-    pub(crate) diff: Option<DiffState>,
+    pub(crate) warm: RefCell<WarmState>,
+    pub(crate) alloc: RefCell<Box<dyn Allocator>>,
+    pub(crate) compiled: RefCell<Compiled>,
+    pub(crate) stats: RefCell<Stats>,
+    /// The fail-descr id the tracer hands out next (above every id in use).
+    pub(crate) next_fail_id: Cell<u32>,
+    /// Differential mode's shadow executor (`params.diff > 0`), borrowed
+    /// for the whole of a checked entry, and the iteration budget word of
+    /// its loops.
+    pub(crate) diff: Option<RefCell<DiffState>>,
+    pub(crate) budget: Option<diff::budget::Budget>,
     /// Where compiled code is announced to `perf` (`MAJIT_PERF_MAP`).
     pub(crate) perf_map: Option<crate::perfmap::PerfMap>,
     /// The heap `alloc` works on, for a driver built on one (`gcheap.rs`).
@@ -254,14 +271,62 @@ pub struct JitDriver<B: Backend> {
     log_file: Option<crate::log::LogFile>,
     /// The virtualizable frame, if the interpreter declared one.
     pub(crate) vable: Option<VirtualizableInfo>,
+    /// How calls of the interpreted program run (`portal.rs`).
+    pub(crate) runner: Cell<Option<PortalRunner<B>>>,
+    /// How many checked differential-mode entries are in progress: while
+    /// there is one, nested runs (calls of the interpreted program made by
+    /// its code) neither trace nor compile (the shadow executor, which
+    /// mirrors every compilation, is in use).
+    pub(crate) checking: Cell<u32>,
+    /// The keys of the loops being traced (nested traces run while an outer
+    /// tracer executes a call of the interpreted program; a key is traced
+    /// by one tracer at a time).
+    pub(crate) tracing: RefCell<Vec<GreenKey>>,
+    /// Runs of compiled code in progress (nested runs do not add their
+    /// time to `Stats::time_running`, which the outer run's time includes).
+    running: Cell<u32>,
     /// What too-long traces marked don't-inline (`tracer/blame.rs`).
-    pub(crate) dont_inline: BTreeSet<Inlinee>,
+    pub(crate) dont_inline: RefCell<BTreeSet<Inlinee>>,
     /// Which compiled trees are live, retired or freed (`lifetime.rs`).
-    pub(crate) lifetime: Lifetime,
+    pub(crate) lifetime: RefCell<Lifetime>,
     /// Bumped by the invalidation of any of this driver's validity words
     /// (`quasi.rs`), and the value `lifetime.rs` last acted on.
     pub(crate) invalidated: Rc<Cell<u64>>,
-    pub(crate) invalidated_seen: u64,
+    pub(crate) invalidated_seen: Cell<u64>,
+}
+
+/// A counter of work in progress, decremented when the guard is dropped
+/// (also by an unwinding panic).
+struct Bump<'a>(&'a Cell<u32>);
+
+impl<'a> Bump<'a> {
+    fn new(c: &'a Cell<u32>) -> Bump<'a> {
+        c.set(c.get() + 1);
+        Bump(c)
+    }
+}
+
+impl Drop for Bump<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() - 1);
+    }
+}
+
+/// A key being traced, in the driver's list until the guard is dropped
+/// (also by an unwinding panic).
+struct Tracing<'a>(&'a RefCell<Vec<GreenKey>>);
+
+impl<'a> Tracing<'a> {
+    fn new(keys: &'a RefCell<Vec<GreenKey>>, key: &GreenKey) -> Tracing<'a> {
+        keys.borrow_mut().push(key.clone());
+        Tracing(keys)
+    }
+}
+
+impl Drop for Tracing<'_> {
+    fn drop(&mut self) {
+        self.0.borrow_mut().pop();
+    }
 }
 
 impl<B: Backend> JitDriver<B> {
@@ -316,21 +381,27 @@ impl<B: Backend> JitDriver<B> {
             codes,
             portal: code,
             mp_pc,
-            backend,
-            warm: WarmState::new(),
-            alloc: Box::new(MallocAllocator::default()),
-            compiled: Compiled::default(),
-            stats: Stats::default(),
-            diff: (params.diff > 0).then(|| DiffState::new(params.diff)),
+            backend: RefCell::new(backend),
+            warm: RefCell::new(WarmState::new()),
+            alloc: RefCell::new(Box::new(MallocAllocator::default())),
+            compiled: RefCell::default(),
+            stats: RefCell::default(),
+            next_fail_id: Cell::new(0),
+            diff: (params.diff > 0).then(|| RefCell::new(DiffState::new(params.diff))),
+            budget: (params.diff > 0).then(diff::budget::Budget::new),
             gc: None,
             params,
             perf_map: crate::perfmap::PerfMap::from_env(),
             log_file,
             vable: None,
-            dont_inline: BTreeSet::new(),
-            lifetime: Lifetime::default(),
+            runner: Cell::new(None),
+            checking: Cell::new(0),
+            tracing: RefCell::new(Vec::new()),
+            running: Cell::new(0),
+            dont_inline: RefCell::new(BTreeSet::new()),
+            lifetime: RefCell::new(Lifetime::default()),
             invalidated: Rc::default(),
-            invalidated_seen: 0,
+            invalidated_seen: Cell::new(0),
         })
     }
 
@@ -371,7 +442,7 @@ impl<B: Backend> JitDriver<B> {
 
     /// Replaces the allocator the tracer and the blackhole allocate with.
     pub fn with_allocator(mut self, alloc: Box<dyn Allocator>) -> JitDriver<B> {
-        self.alloc = alloc;
+        self.alloc = RefCell::new(alloc);
         self
     }
 
@@ -380,7 +451,7 @@ impl<B: Backend> JitDriver<B> {
     /// [`crate::diff::DEFAULT_TIMEOUT`]). No effect when diff mode is off.
     pub fn set_diff_timeout(&mut self, timeout: std::time::Duration) {
         if let Some(d) = &mut self.diff {
-            d.timeout = timeout;
+            d.get_mut().timeout = timeout;
         }
     }
 
@@ -401,13 +472,18 @@ impl<B: Backend> JitDriver<B> {
     /// is inconclusive. No effect when diff mode is off.
     pub fn set_diff_gc_epoch(&mut self, epoch: Box<dyn Fn() -> u64>) {
         if let Some(d) = &mut self.diff {
-            d.gc_epoch = Some(epoch);
+            d.get_mut().gc_epoch = Some(epoch);
         }
     }
 
-    /// What happened so far.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
+    /// What happened so far (a copy).
+    pub fn stats(&self) -> Stats {
+        self.stats.borrow().clone()
+    }
+
+    /// Counts something in the stats.
+    pub(crate) fn count(&self, f: impl FnOnce(&mut Stats)) {
+        f(&mut self.stats.borrow_mut())
     }
 
     /// The parameters in use.
@@ -415,24 +491,25 @@ impl<B: Backend> JitDriver<B> {
         &self.params
     }
 
-    /// Everything compiled so far: loops, bridges, guards.
-    pub fn compiled(&self) -> &Compiled {
-        &self.compiled
+    /// Everything compiled so far: loops, bridges, guards (borrowed until
+    /// the guard is dropped: do not hold it while the driver runs).
+    pub fn compiled(&self) -> Ref<'_, Compiled> {
+        self.compiled.borrow()
     }
 
-    /// The compiled loops, in compilation order.
-    pub fn loops(&self) -> &[LoopInfo] {
-        self.compiled.loops()
+    /// The compiled loops, in compilation order (a copy).
+    pub fn loops(&self) -> Vec<LoopInfo> {
+        self.compiled.borrow().loops().to_vec()
     }
 
-    /// The compiled bridges, in compilation order.
-    pub fn bridges(&self) -> &[BridgeInfo] {
-        self.compiled.bridges()
+    /// The compiled bridges, in compilation order (a copy).
+    pub fn bridges(&self) -> Vec<BridgeInfo> {
+        self.compiled.borrow().bridges().to_vec()
     }
 
     /// The backend (e.g. to inspect or free code).
     pub fn backend(&mut self) -> &mut B {
-        &mut self.backend
+        self.backend.get_mut()
     }
 
     fn check_state(&self, greens: &[Value], reds: &[Value]) -> Result<(), JitError> {
@@ -451,25 +528,47 @@ impl<B: Backend> JitDriver<B> {
     /// Called by the interpreter at a back edge of the user program, with
     /// the state it will have at the merge point. May run compiled code or
     /// trace; on [`JitAction::Continue`] `greens` and `reds` hold the new
-    /// state.
+    /// state. Takes `&self`: a call of the interpreted program made by the
+    /// code it runs may use the driver again (see the module docs).
     pub fn can_enter_jit(
-        &mut self,
+        &self,
         greens: &mut [Value],
         reds: &mut [Value],
     ) -> Result<JitAction, JitError> {
+        self.visit(greens, reds, false)
+    }
+
+    /// A visit of the merge point with `greens` and `reds`: at a back edge
+    /// (`entry` false) or at a function's first merge point (`entry`
+    /// true, [`JitDriver::enter_portal`]), which differ only in the trace
+    /// started when the key is hot (an entry trace ends at the portal's
+    /// return).
+    pub(crate) fn visit(
+        &self,
+        greens: &mut [Value],
+        reds: &mut [Value],
+        entry: bool,
+    ) -> Result<JitAction, JitError> {
         self.check_state(greens, reds)?;
+        let _current = crate::portal::Current::enter(self);
         self.sync_code();
         let key = GreenKey::new(greens);
-        let next = match self.warm.visit(&key, self.params.threshold) {
+        let visit = self.warm.borrow_mut().visit(&key, self.params.threshold);
+        let next = match visit {
             Visit::Loop(li) => {
-                self.stats.loop_entries += 1;
+                self.count(|s| {
+                    s.loop_entries += 1;
+                    s.portal_entries += u64::from(entry);
+                });
                 self.run_loop(li, reds.to_vec())?
             }
-            Visit::Trace => match self.trace_loop(key, greens, reds)? {
-                Next::MergePoint(g, r) => self.continue_at(g, r)?,
-                done => done,
-            },
-            Visit::Interpret => return Ok(JitAction::Interpret),
+            Visit::Trace if self.may_compile() && !self.tracing.borrow().contains(&key) => {
+                match self.trace_loop(key, greens, reds, entry)? {
+                    Next::MergePoint(g, r) => self.continue_at(g, r)?,
+                    done => done,
+                }
+            }
+            Visit::Trace | Visit::Interpret => return Ok(JitAction::Interpret),
         };
         Ok(match next {
             Next::Finished(v) => JitAction::Finished(v),
@@ -482,9 +581,22 @@ impl<B: Backend> JitDriver<B> {
         })
     }
 
+    /// Whether this run may trace and compile: not while an entry is
+    /// checked further out (see `checking`).
+    pub(crate) fn may_compile(&self) -> bool {
+        self.checking.get() == 0
+    }
+
+    /// Runs `f` counted in `counter` (also when `f` unwinds: a panic caught
+    /// further out leaves the driver usable).
+    fn counted<R>(counter: &Cell<u32>, f: impl FnOnce() -> R) -> R {
+        let _in_progress = Bump::new(counter);
+        f()
+    }
+
     /// [`JitDriver::can_enter_jit`] on a [`JitState`]: on
     /// [`JitAction::Continue`] the state is restored from the JIT's.
-    pub fn back_edge<S: JitState>(&mut self, state: &mut S) -> Result<JitAction, JitError> {
+    pub fn back_edge<S: JitState>(&self, state: &mut S) -> Result<JitAction, JitError> {
         let (mut greens, mut reds) = (state.greens(), state.reds());
         let action = self.can_enter_jit(&mut greens, &mut reds)?;
         if action == JitAction::Continue {
@@ -498,13 +610,14 @@ impl<B: Backend> JitDriver<B> {
     /// loop, never by recursion, so any number of guard failures runs in
     /// constant stack.
     pub(crate) fn continue_at(
-        &mut self,
+        &self,
         greens: Vec<Value>,
         reds: Vec<Value>,
     ) -> Result<Next, JitError> {
-        match self.warm.loop_at(&GreenKey::new(&greens)) {
+        let li = self.warm.borrow().loop_at(&GreenKey::new(&greens));
+        match li {
             Some(li) => {
-                self.stats.loop_entries += 1;
+                self.count(|s| s.loop_entries += 1);
                 self.run_loop(li, reds)
             }
             None => Ok(Next::MergePoint(greens, reds)),
@@ -512,21 +625,26 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// Runs loop `li` from `reds` until the state leaves compiled code.
-    fn run_loop(&mut self, mut li: usize, mut reds: Vec<Value>) -> Result<Next, JitError> {
+    fn run_loop(&self, mut li: usize, mut reds: Vec<Value>) -> Result<Next, JitError> {
         loop {
             self.sync_code();
-            let entered = self.lifetime.is_live(li);
+            let entered = self.lifetime.borrow().is_live(li);
             let Some(inputs) = self.loop_inputs(li, &reds)?.filter(|_| entered) else {
-                let greens = self.compiled.loops[li].key.values().to_vec();
+                let greens = self.compiled.borrow().loops[li].key.values().to_vec();
                 return Ok(Next::MergePoint(greens, reds));
             };
-            let start = Instant::now();
+            // Only the outermost run of compiled code is timed.
+            let outermost = self.tracing.borrow().is_empty() && self.running.get() == 0;
+            let start = outermost.then(Instant::now);
+            let running = Bump::new(&self.running);
             let df = self.execute(li, &inputs);
-            self.stats.time_running += start.elapsed();
-            let df = df?;
-            match self.handle_exit(df)? {
+            drop(running);
+            if let Some(start) = start {
+                self.count(|s| s.time_running += start.elapsed());
+            }
+            match self.handle_exit(df?)? {
                 done @ (Next::Finished(_) | Next::Raised(_)) => return Ok(done),
-                Next::MergePoint(g, r) => match self.warm.loop_at(&GreenKey::new(&g)) {
+                Next::MergePoint(g, r) => match self.warm.borrow().loop_at(&GreenKey::new(&g)) {
                     Some(l) => {
                         li = l;
                         reds = r;
@@ -544,143 +662,195 @@ impl<B: Backend> JitDriver<B> {
         let Some(info) = &self.vable else {
             return Ok(Some(reds.to_vec()));
         };
-        let mut inputs = reds.to_vec();
-        inputs.extend(info.read(reds[info.red()].as_ref().unwrap_or(0))?);
-        let want = self.compiled.loops[li].recorded.inputs.len();
+        let want = self.compiled.borrow().loops[li].recorded.inputs.len();
+        let mut inputs = Vec::with_capacity(want);
+        inputs.extend_from_slice(reds);
+        info.read_into(reds[info.red()].as_ref().unwrap_or(0), &mut inputs)?;
         Ok((inputs.len() == want).then_some(inputs))
     }
 
     /// Exit values that are the reds followed by the virtualizable
     /// frame's values: writes the latter back, returns the reds.
-    fn reds_of_exit(&mut self, mut values: Vec<Value>) -> Result<Vec<Value>, JitError> {
+    fn reds_of_exit(&self, mut values: Vec<Value>) -> Result<Vec<Value>, JitError> {
         if let Some(info) = &self.vable {
             let vable = values.split_off(self.red_kinds.len());
             let frame = values[info.red()].as_ref().unwrap_or(0);
-            info.write_back(&mut *self.alloc, frame, &vable)?;
+            info.write_back(&mut Shared(&self.alloc), frame, &vable)?;
         }
         Ok(values)
     }
 
+    /// The values of a `finish` at the portal's return: the result (when
+    /// `value`), then the virtualizable frame and its values, which are
+    /// written back.
+    fn returned(&self, values: &[Value], value: bool) -> Result<Option<Value>, JitError> {
+        let (result, vable) = values.split_at(usize::from(value));
+        if let (Some(info), Some((frame, rest))) = (&self.vable, vable.split_first()) {
+            let frame = frame.as_ref().unwrap_or(0);
+            info.write_back(&mut Shared(&self.alloc), frame, rest)?;
+        }
+        Ok(result.first().copied())
+    }
+
     /// Writes the virtualizable frame listed in a guard's snapshot back,
     /// from the guard's original fail args `values`.
-    fn write_back_at_guard(&mut self, snap: &Snapshot, values: &[Value]) -> Result<(), JitError> {
+    fn write_back_at_guard(&self, snap: &Snapshot, values: &[Value]) -> Result<(), JitError> {
         let (Some(info), Some((frame, rest))) = (&self.vable, snap.vable.split_first()) else {
             return Ok(());
         };
         let vals: Vec<Value> = rest.iter().map(|sv| sv.resolve(values)).collect();
         let frame = frame.resolve(values).as_ref().unwrap_or(0);
-        info.write_back(&mut *self.alloc, frame, &vals)?;
+        info.write_back(&mut Shared(&self.alloc), frame, &vals)?;
         Ok(())
     }
 
     /// Runs loop `li` with `inputs`, checked against the reference
-    /// executor in differential mode. A helper's panic (which left
-    /// through a `guard_no_exception`) ends the run.
-    fn execute(&mut self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
-        self.lifetime.enter(li);
+    /// executor in differential mode. A helper's panic or a nested run's
+    /// failure (which left through a `guard_no_exception`) ends the run.
+    fn execute(&self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
+        self.lifetime.borrow_mut().enter(li);
         let df = self.execute_entered(li, inputs);
-        self.lifetime.leave(li);
+        self.lifetime.borrow_mut().leave(li);
         df
     }
 
-    fn execute_entered(&mut self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
-        let (backend, stats, compiled) = (&mut self.backend, &mut self.stats, &self.compiled);
-        let df = match &mut self.diff {
-            Some(d) => d
-                .execute(backend, stats, compiled, li, inputs)
-                .map_err(JitError::from),
-            None => backend
-                .execute(compiled.loops[li].code, inputs)
-                .map_err(JitError::from),
+    fn execute_entered(&self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
+        let code = self.compiled.borrow().loops[li].code;
+        let mut run = |inputs: &[Value]| B::execute_in(&self.backend, code, inputs);
+        let df = match (&self.diff, &self.budget) {
+            (Some(diff), Some(budget)) => {
+                let mut state = diff.try_borrow_mut().ok();
+                let due = state.as_mut().is_some_and(|d| d.due(code));
+                match state.filter(|_| due) {
+                    Some(mut d) => Self::counted(&self.checking, || {
+                        let tables = (&self.stats, &self.compiled);
+                        d.check(&mut run, tables, budget, li, inputs)
+                            .map_err(JitError::from)
+                    }),
+                    // Unchecked (also every nested run during a checked
+                    // entry): unbounded, leaving the budget word as it was
+                    // for the checked entry further out, if any.
+                    None => {
+                        let saved = budget.left();
+                        budget.arm(false);
+                        let df = run(inputs);
+                        budget.set_left(saved);
+                        df.map_err(JitError::from)
+                    }
+                }
+            }
+            _ => run(inputs).map_err(JitError::from),
         };
-        match take_panic() {
-            Some(p) => Err(p.into()),
+        if let Some(p) = take_panic() {
+            return Err(p.into());
+        }
+        match crate::portal::take_nested() {
+            Some(e) => Err(e),
             None => df,
         }
     }
 
     /// A dead frame came back: a guard failed or a `finish` was reached.
-    fn handle_exit(&mut self, df: DeadFrame) -> Result<Next, JitError> {
+    fn handle_exit(&self, df: DeadFrame) -> Result<Next, JitError> {
         let id = df
             .descr
             .as_ref()
             .and_then(|d| d.as_fail())
             .map(|f| f.id)
             .ok_or_else(|| ExecError::BadInputs("an exit without a fail descr".into()))?;
-        let exit = self
-            .compiled
-            .exits
-            .get_mut(&id)
-            .ok_or_else(|| ExecError::BadInputs(format!("unknown exit g{id}")))?;
-        match exit {
-            Exit::Finish(greens) => {
-                let greens = greens.clone();
-                Ok(Next::MergePoint(greens, self.reds_of_exit(df.values)?))
+        let exit = self.compiled.borrow().exits.get(&id).cloned();
+        match exit.ok_or_else(|| ExecError::BadInputs(format!("unknown exit g{id}")))? {
+            Exit::Finish(greens) => Ok(Next::MergePoint(greens, self.reds_of_exit(df.values)?)),
+            Exit::Return(value) => {
+                self.count(|s| s.portal_returns += 1);
+                Ok(Next::Finished(self.returned(&df.values, value)?))
             }
             Exit::MergePoint(greens, resume, entry) => {
-                self.stats.merge_point_exits += 1;
-                let greens = greens.clone();
-                let (values, _) =
-                    bridge::original_fail_args(&df.values, resume.as_ref(), &mut *self.alloc, None)
-                        .map_err(|e| JitError::Resume(e.to_string()))?;
-                let hot = entry.as_mut().and_then(|e| {
-                    e.failures += 1;
-                    let hot = e.failures > self.params.bridge_threshold && !e.bridged;
-                    e.bridged |= hot;
-                    hot.then(|| e.target.clone())
-                });
-                if let Some(target) = hot {
-                    let resume = resume.clone();
-                    let trace =
-                        bridge::to_loop_start(&df.values, resume.as_ref(), &values, &target);
-                    let fin = Finished {
-                        trace,
-                        guards: Vec::new(),
-                        finish: None,
-                        jumped_to: None,
-                        budget: None,
-                        greens: greens.clone(),
-                        reds: values.clone(),
-                        validity: crate::quasi::Validity::new(self.invalidated.clone()),
-                    };
-                    if let Err((reason, why)) = self.compile_bridge(fin, df.exit, None) {
-                        self.stats.abort_because(reason, why);
-                    }
-                }
-                Ok(Next::MergePoint(greens, self.reds_of_exit(values)?))
+                self.merge_point_exit(&df, id, greens, resume, entry.is_some())
             }
-            Exit::Guard(info) => {
-                self.stats.guard_failures += 1;
-                let info = info.clone();
-                // A helper's panic ended the run in `execute` already.
-                let exception = match info.snapshot.resume_at {
-                    ResumeAt::Insn => None,
-                    ResumeAt::AfterCall => df.exception.and_then(Raised::value),
-                    ResumeAt::Never => {
-                        return Err(JitError::Resume(format!(
-                            "g{id}, a bridge's guard_exception, failed without a panic"
-                        )))
-                    }
-                };
-                let resume = info.resume.as_ref();
-                let (values, exception) =
-                    bridge::original_fail_args(&df.values, resume, &mut *self.alloc, exception)
-                        .map_err(|e| JitError::Resume(e.to_string()))?;
-                self.write_back_at_guard(&info.snapshot, &values)?;
-                if self.count_failure(id, &info, &values) {
-                    return self.trace_bridge(&df, &info, &values, exception);
-                }
-                let frames = frames_from_snapshot(&info.snapshot, &values);
-                self.blackhole(frames, exception)
-            }
+            Exit::Guard(info) => self.guard_exit(&df, id, info),
         }
     }
 
-    /// Counts a failure of guard `id` (per value for a `guard_value`);
-    /// true when a bridge should be traced now (once per guard).
-    fn count_failure(&mut self, id: u32, info: &GuardInfo, values: &[Value]) -> bool {
+    /// A guard that resumes at the merge point with `greens` failed (a
+    /// budget guard, or a bridge's entry guard, which gets a bridge to the
+    /// loop start once hot: `counted`).
+    fn merge_point_exit(
+        &self,
+        df: &DeadFrame,
+        id: u32,
+        greens: Vec<Value>,
+        resume: Option<crate::resume::GuardResume>,
+        counted: bool,
+    ) -> Result<Next, JitError> {
+        self.count(|s| s.merge_point_exits += 1);
+        let alloc = &mut Shared(&self.alloc);
+        let (values, _) = bridge::original_fail_args(&df.values, resume.as_ref(), alloc, None)
+            .map_err(|e| JitError::Resume(e.to_string()))?;
         let threshold = self.params.bridge_threshold;
-        let Some(Exit::Guard(g)) = self.compiled.exits.get_mut(&id) else {
+        let hot = counted.then(|| {
+            let mut compiled = self.compiled.borrow_mut();
+            compiled.count_entry_failure(id, threshold, self.may_compile())
+        });
+        if let Some(target) = hot.flatten() {
+            let trace = bridge::to_loop_start(&df.values, resume.as_ref(), &values, &target);
+            let fin = Finished {
+                trace,
+                guards: Vec::new(),
+                finish: None,
+                returned: None,
+                jumped_to: None,
+                budget: None,
+                greens: greens.clone(),
+                reds: values.clone(),
+                validity: crate::quasi::Validity::new(self.invalidated.clone()),
+            };
+            if let Err((reason, why)) = self.compile_bridge(fin, df.exit, None) {
+                self.count(|s| s.abort_because(reason, why));
+            }
+        }
+        Ok(Next::MergePoint(greens, self.reds_of_exit(values)?))
+    }
+
+    /// A guard with a snapshot failed: the blackhole resumes its frames,
+    /// or a bridge is traced when it is hot.
+    fn guard_exit(&self, df: &DeadFrame, id: u32, info: GuardInfo) -> Result<Next, JitError> {
+        let callee = self.portal_frames(&info.snapshot) > 1;
+        self.count(|s| {
+            s.guard_failures += 1;
+            s.callee_guard_failures += u64::from(callee);
+        });
+        // A helper's panic (or a nested run's failure) ended the run in
+        // `execute` already.
+        let exception = match info.snapshot.resume_at {
+            ResumeAt::Insn => None,
+            ResumeAt::AfterCall => df.exception.and_then(Raised::value),
+            ResumeAt::Never => {
+                return Err(JitError::Resume(format!(
+                    "g{id}, a bridge's guard_exception, failed without a panic"
+                )))
+            }
+        };
+        let resume = info.resume.as_ref();
+        let alloc = &mut Shared(&self.alloc);
+        let (values, exception) = bridge::original_fail_args(&df.values, resume, alloc, exception)
+            .map_err(|e| JitError::Resume(e.to_string()))?;
+        self.write_back_at_guard(&info.snapshot, &values)?;
+        if self.count_failure(id, &info, &values) {
+            return self.trace_bridge(df, &info, &values, exception);
+        }
+        let frames = frames_from_snapshot(&info.snapshot, &values);
+        self.blackhole(frames, exception)
+    }
+
+    /// Counts a failure of guard `id` (per value for a `guard_value`);
+    /// true when a bridge should be traced now (once per guard, and not
+    /// while nested runs may not compile).
+    fn count_failure(&self, id: u32, info: &GuardInfo, values: &[Value]) -> bool {
+        let threshold = self.params.bridge_threshold;
+        let may_compile = self.may_compile();
+        let mut compiled = self.compiled.borrow_mut();
+        let Some(Exit::Guard(g)) = compiled.exits.get_mut(&id) else {
             return false;
         };
         g.failures += 1;
@@ -692,7 +862,7 @@ impl<B: Backend> JitDriver<B> {
             }
             None => g.failures,
         };
-        if count > threshold && !g.bridged {
+        if count > threshold && !g.bridged && may_compile {
             g.bridged = true;
             return true;
         }
@@ -703,12 +873,14 @@ impl<B: Backend> JitDriver<B> {
     /// delivering `exception` (which a failed `guard_no_exception` left
     /// pending) to the top frame.
     pub(crate) fn blackhole(
-        &mut self,
+        &self,
         frames: Vec<BhFrame>,
         exception: Option<Value>,
     ) -> Result<Next, JitError> {
-        self.stats.blackhole_runs += 1;
-        let mut bh = Blackhole::new(&self.codes, &mut *self.alloc, frames);
+        self.count(|s| s.blackhole_runs += 1);
+        let mut alloc = Shared(&self.alloc);
+        let mut bh =
+            Blackhole::new(&self.codes, &mut alloc, frames).with_portal(self.portal_call());
         if let Some(out) = exception.map(|e| bh.raise(e)).transpose()?.flatten() {
             return Ok(Next::of(out));
         }
@@ -718,12 +890,12 @@ impl<B: Backend> JitDriver<B> {
     /// An aborted trace: count it, then finish the iteration in the
     /// blackhole from the tracer's frames (none: the program `ended`).
     pub(crate) fn after_abort(
-        &mut self,
+        &self,
         reason: AbortReason,
         frames: Vec<BhFrame>,
         ended: Option<Outcome>,
     ) -> Result<Next, JitError> {
-        self.stats.abort(reason);
+        self.count(|s| s.abort(reason));
         match ended {
             Some(out) if frames.is_empty() => Ok(Next::of(out)),
             _ => self.blackhole(frames, None),
@@ -733,107 +905,136 @@ impl<B: Backend> JitDriver<B> {
     /// Writes compiled code `code` to the perf map, if there is one.
     pub(crate) fn announce(&self, code: CodeId, name: &str) {
         if let Some(map) = &self.perf_map {
-            map.record(&self.backend, code, name);
+            map.record(&*self.backend.borrow(), code, name);
         }
     }
 
-    /// The tracer environment over this driver's state.
+    /// The tracer environment over this driver's state (the tracer executes
+    /// calls of the interpreted program for real: nested runs may trace
+    /// meanwhile).
     pub(crate) fn run_tracer(
-        &mut self,
+        &self,
         make: impl FnOnce(TraceEnv<'_>) -> Result<Tracer<'_>, ConcreteError>,
     ) -> Result<TraceEnd, JitError> {
         let start = Instant::now();
-        self.stats.traces_started += 1;
+        self.count(|s| s.traces_started += 1);
         let validity = crate::quasi::Validity::new(self.invalidated.clone());
-        let (warm, loops) = (&self.warm, &self.compiled.loops);
+        let (warm, compiled) = (&self.warm, &self.compiled);
         let lookup = |k: &GreenKey| {
-            let l = &loops[warm.loop_at(k)?];
+            let li = warm.borrow().loop_at(k)?;
+            let c = compiled.borrow();
+            let l = &c.loops[li];
             Some((l.target.clone(), l.recorded.inputs.len()))
         };
+        let dont_inline = |k: &GreenKey| warm.borrow().get(k).is_some_and(|e| e.dont_inline);
+        // A copy: a nested run may mark functions while this trace runs.
+        let dont_inline_fns = self.dont_inline.borrow().clone();
+        let mut alloc = Shared(&self.alloc);
         let env = TraceEnv {
             codes: &self.codes,
-            alloc: &mut *self.alloc,
+            alloc: &mut alloc,
             trace_limit: self.params.trace_limit,
-            next_fail_id: &mut self.compiled.next_fail_id,
+            next_fail_id: &self.next_fail_id,
             loop_target: &lookup,
-            budget_word: self.diff.as_ref().map(DiffState::budget_word),
+            budget_word: self.budget.as_ref().map(diff::budget::Budget::addr),
             vable: self.vable.as_ref(),
-            dont_inline: &self.dont_inline,
+            portal: self.portal_call(),
+            dont_inline: &dont_inline_fns,
+            dont_inline_callee: &dont_inline,
+            stats: &self.stats,
             validity: &validity,
         };
         let end = make(env).and_then(Tracer::run);
         if !matches!(end, Ok(TraceEnd::Done(_))) {
             crate::quasi::forget(&validity);
         }
-        self.stats.time_tracing += start.elapsed();
+        self.count(|s| s.time_tracing += start.elapsed());
         Ok(end?)
     }
 
-    /// Traces one iteration from the merge point at `key`.
+    /// Traces one iteration from the merge point at `key` (`entry`: at a
+    /// function's first merge point, a trace that may end at the return).
     fn trace_loop(
-        &mut self,
+        &self,
         key: GreenKey,
         greens: &[Value],
         reds: &[Value],
+        entry: bool,
     ) -> Result<Next, JitError> {
-        self.warm.decay_all(self.params.decay);
+        self.warm.borrow_mut().decay_all(self.params.decay);
+        // Unique among the traces in progress too (nested traces compile
+        // first).
+        let n = self.compiled.borrow().loops.len() + self.tracing.borrow().len();
         let target: Descr = TargetDescr {
-            name: format!("Loop{}", self.compiled.loops.len()),
+            name: format!("Loop{n}"),
         }
         .into();
         let (portal, mp_pc) = (self.portal.clone(), self.mp_pc);
         let t = target.clone();
-        let end = self.run_tracer(|env| Tracer::for_loop(env, portal, mp_pc, greens, reds, t))?;
-        match end {
+        let tracing = Tracing::new(&self.tracing, &key);
+        let end =
+            self.run_tracer(|env| Tracer::for_loop(env, portal, mp_pc, greens, reds, (t, entry)));
+        drop(tracing);
+        let fin = match end? {
             TraceEnd::Aborted {
                 reason,
                 frames,
                 ended,
                 blamed,
+                callee,
             } => {
-                match blamed {
-                    Some(b) => {
+                match (blamed, callee) {
+                    (Some(b), _) => {
                         self.mark_dont_inline(b, format!("loop at greens {:?}", key.values()));
-                        self.warm.trace_soon(&key, self.params.threshold);
+                        let threshold = self.params.threshold;
+                        self.warm.borrow_mut().trace_soon(&key, threshold);
                     }
-                    None => self.warm.abort(&key, self.params.max_aborts),
+                    (None, Some(callee)) => {
+                        let mut warm = self.warm.borrow_mut();
+                        warm.abort(&key, self.params.max_aborts);
+                        warm.dont_inline(&callee);
+                    }
+                    (None, None) => self.warm.borrow_mut().abort(&key, self.params.max_aborts),
                 }
-                self.after_abort(reason, frames, ended)
+                return self.after_abort(reason, frames, ended);
             }
-            TraceEnd::Done(fin) => {
-                let Finished { greens, reds, .. } = &*fin;
-                let (greens, reds) = (greens.clone(), reds.clone());
-                match self.compile(*fin, None, Vec::new()) {
-                    Ok(c) => {
-                        let greens: Vec<String> =
-                            key.values().iter().map(|v| format!("{v:?}")).collect();
-                        let n = self.compiled.loops.len();
-                        let name = format!("majit loop {n} [{}]", greens.join(", "));
-                        self.announce(c.code, &name);
-                        self.compiled.loops.push(LoopInfo {
-                            key: key.clone(),
-                            code: c.code,
-                            target,
-                            trace: c.trace,
-                            recorded: c.recorded,
-                            ledger: c.ledger,
-                            short_preamble: c.short_preamble,
-                        });
-                        self.warm.set_loop(&key, n);
-                        self.stats.loops_compiled += 1;
-                    }
-                    Err((AbortReason::QuasiWritten, why)) => {
-                        self.stats.abort_because(AbortReason::QuasiWritten, why);
-                        self.warm.abort(&key, self.params.max_aborts);
-                    }
-                    Err((reason, why)) => {
-                        self.stats.abort_because(reason, why);
-                        self.warm.dont_trace(&key);
-                    }
-                }
-                Ok(Next::MergePoint(greens, reds))
+            TraceEnd::Done(fin) => fin,
+        };
+        let next = match &fin.returned {
+            Some(v) => Next::Finished(*v),
+            None => Next::MergePoint(fin.greens.clone(), fin.reds.clone()),
+        };
+        match self.compile(*fin, None, Vec::new()) {
+            Ok(c) => self.add_loop(key, target, c, entry),
+            Err((reason, why)) => {
+                self.count(|s| s.abort_because(reason, why));
+                self.warm.borrow_mut().dont_trace(&key);
             }
         }
+        Ok(next)
+    }
+
+    /// Registers the compiled loop (or entry trace) `c` at `key`.
+    fn add_loop(&self, key: GreenKey, target: Descr, c: CompiledTrace, entry: bool) {
+        let greens: Vec<String> = key.values().iter().map(|v| format!("{v:?}")).collect();
+        let n = self.compiled.borrow().loops.len();
+        let name = format!("majit loop {n} [{}]", greens.join(", "));
+        self.announce(c.code, &name);
+        self.compiled.borrow_mut().loops.push(LoopInfo {
+            key: key.clone(),
+            code: c.code,
+            target,
+            trace: c.trace,
+            recorded: c.recorded,
+            ledger: c.ledger,
+            short_preamble: c.short_preamble,
+            entry,
+        });
+        self.warm.borrow_mut().set_loop(&key, n);
+        self.count(|s| {
+            s.loops_compiled += 1;
+            s.entry_traces_compiled += u64::from(entry);
+        });
     }
 
     /// Traces and compiles a bridge from the guard `info` that produced
@@ -841,14 +1042,15 @@ impl<B: Backend> JitDriver<B> {
     /// `exception` the one it left pending); returns where the bridge
     /// trace left the interpreter.
     fn trace_bridge(
-        &mut self,
+        &self,
         df: &DeadFrame,
         info: &GuardInfo,
         values: &[Value],
         exception: Option<Value>,
     ) -> Result<Next, JitError> {
-        let next_id = &mut self.compiled.next_fail_id;
-        let start = bridge::bridge_start(&df.values, info, values, exception, next_id);
+        let mut next_id = self.next_fail_id.get();
+        let start = bridge::bridge_start(&df.values, info, values, exception, &mut next_id);
+        self.next_fail_id.set(next_id);
         let resume_at = info.snapshot.resume_at;
         let BridgeStart {
             trace,
@@ -865,6 +1067,7 @@ impl<B: Backend> JitDriver<B> {
                 frames,
                 ended,
                 blamed,
+                ..
             } => {
                 if let Some(b) = blamed {
                     self.blame_in_bridge(b, df);
@@ -873,7 +1076,10 @@ impl<B: Backend> JitDriver<B> {
             }
             TraceEnd::Done(fin) => fin,
         };
-        let (greens, reds) = (fin.greens.clone(), fin.reds.clone());
+        let next = match &fin.returned {
+            Some(v) => Next::Finished(*v),
+            None => Next::MergePoint(fin.greens.clone(), fin.reds.clone()),
+        };
         let plain = (*fin).clone();
         let compiled = match self.enter_peeled(&mut fin) {
             // E.g. when the bridge proves an entry guard always fails, it
@@ -884,32 +1090,34 @@ impl<B: Backend> JitDriver<B> {
             None => self.compile_bridge(plain, df.exit, None),
         };
         if let Err((reason, why)) = compiled {
-            self.stats.abort_because(reason, why);
+            self.count(|s| s.abort_because(reason, why));
         }
-        Ok(Next::MergePoint(greens, reds))
+        Ok(next)
     }
 
     /// Marks the callee that made a trace too long don't-inline; `trace`
     /// names the trace for the stats.
-    fn mark_dont_inline(&mut self, b: Blame, trace: String) {
-        self.dont_inline.insert(b.inlinee);
-        self.stats.dont_inline.push(DontInline {
-            name: b.name,
-            ops: b.ops as u64,
-            trace_ops: b.trace_ops as u64,
-            trace,
+    fn mark_dont_inline(&self, b: Blame, trace: String) {
+        self.dont_inline.borrow_mut().insert(b.inlinee);
+        self.count(|s| {
+            s.dont_inline.push(DontInline {
+                name: b.name,
+                ops: b.ops as u64,
+                trace_ops: b.trace_ops as u64,
+                trace,
+            })
         });
     }
 
     /// A bridge from the guard that produced `df` was too long and blamed
     /// `b`: marks it, and lets the guard's next failure trace again.
-    fn blame_in_bridge(&mut self, b: Blame, df: &DeadFrame) {
+    fn blame_in_bridge(&self, b: Blame, df: &DeadFrame) {
         // `handle_exit` found the guard by this fail descr.
         let Some(id) = df.descr.as_ref().and_then(|d| d.as_fail()).map(|f| f.id) else {
             return;
         };
         self.mark_dont_inline(b, format!("bridge from guard g{id}"));
-        if let Some(Exit::Guard(g)) = self.compiled.exits.get_mut(&id) {
+        if let Some(Exit::Guard(g)) = self.compiled.borrow_mut().exits.get_mut(&id) {
             g.bridged = false;
         }
     }
@@ -918,26 +1126,30 @@ impl<B: Backend> JitDriver<B> {
     /// when it jumps into a peeled loop: its entry guards' ids and the
     /// loop's start label.
     fn compile_bridge(
-        &mut self,
+        &self,
         fin: Finished,
         guard: ExitId,
         entry: Option<(Vec<u32>, Descr)>,
     ) -> Result<(), Rejected> {
         let ids = entry.as_ref().map(|e| e.0.clone()).unwrap_or_default();
         let c = self.compile(fin, Some(guard), ids)?;
-        self.stats.bridges_compiled += 1;
-        match entry {
-            Some((ids, target)) => {
-                self.stats.bridges_into_body += 1;
-                self.compiled.count_entry_failures(&ids, &target);
+        self.count(|s| {
+            s.bridges_compiled += 1;
+            match entry {
+                Some(_) => s.bridges_into_body += 1,
+                None => s.bridges_to_loop_start += 1,
             }
-            None => self.stats.bridges_to_loop_start += 1,
+        });
+        if let Some((ids, target)) = entry {
+            self.compiled
+                .borrow_mut()
+                .count_entry_failures(&ids, &target);
         }
-        let n = self.compiled.bridges.len();
+        let n = self.compiled.borrow().bridges.len();
         let (code, op) = (guard.code.0, guard.op_index);
         let name = format!("majit bridge {n} from code {code} op {op}");
         self.announce(c.code, &name);
-        self.compiled.bridges.push(BridgeInfo {
+        self.compiled.borrow_mut().bridges.push(BridgeInfo {
             guard,
             code: c.code,
             trace: c.trace,
@@ -951,16 +1163,18 @@ impl<B: Backend> JitDriver<B> {
     /// has a short preamble, makes it jump into the peeled body instead
     /// (`bridge::enter_peeled`); returns the entry guards' ids, `None`
     /// when the bridge keeps its end (a `finish`, or a loop not peeled).
-    fn enter_peeled(&mut self, fin: &mut Finished) -> Option<(Vec<u32>, Descr)> {
-        let li = self.warm.loop_at(fin.jumped_to.as_ref()?)?;
-        let target = &self.compiled.loops[li];
+    fn enter_peeled(&self, fin: &mut Finished) -> Option<(Vec<u32>, Descr)> {
+        let li = self.warm.borrow().loop_at(fin.jumped_to.as_ref()?)?;
+        let compiled = self.compiled.borrow();
+        let target = &compiled.loops[li];
         let short = target.short_preamble.as_ref()?;
         let jump = fin.trace.ops.last()?;
         if jump.opcode != OpCode::Jump || jump.descr.as_ref() != Some(&target.target) {
             return None;
         }
-        let next = &mut self.compiled.next_fail_id;
-        let ids = bridge::enter_peeled(&mut fin.trace, short, next);
+        let mut next = self.next_fail_id.get();
+        let ids = bridge::enter_peeled(&mut fin.trace, short, &mut next);
+        self.next_fail_id.set(next);
         Some((ids, target.target.clone()))
     }
 
@@ -969,7 +1183,7 @@ impl<B: Backend> JitDriver<B> {
     /// `bridge.rs`), `at_merge` (bridge entry guards) as exits to the
     /// merge point the trace ends at.
     fn compile(
-        &mut self,
+        &self,
         fin: Finished,
         bridge_of: Option<ExitId>,
         at_merge: Vec<u32>,
@@ -984,7 +1198,7 @@ impl<B: Backend> JitDriver<B> {
 
     /// [`Self::compile`] of a trace whose validity word is registered.
     fn compile_valid(
-        &mut self,
+        &self,
         fin: Finished,
         bridge_of: Option<ExitId>,
         at_merge: Vec<u32>,
@@ -996,35 +1210,41 @@ impl<B: Backend> JitDriver<B> {
         let recorded = fin.trace.clone();
         let start = Instant::now();
         let optimized = bridge::optimize(&self.params, fin.trace);
-        self.stats.time_optimizing += start.elapsed();
+        self.count(|s| s.time_optimizing += start.elapsed());
         let (trace, resume, ledger, short_preamble) = optimized?;
         // Differential mode compiles a copy whose residual calls are recorded.
-        let instrumented = self.diff.as_mut().map(|d| d.instrument(&trace));
+        let instrumented = self
+            .diff
+            .as_ref()
+            .map(|d| d.borrow_mut().instrument(&trace));
         let native = instrumented.as_ref().unwrap_or(&trace);
-        let start = Instant::now();
-        let compiled = match bridge_of {
-            None => self.backend.compile_loop(native),
-            Some(guard) => self.backend.compile_bridge(guard, native),
-        };
-        self.stats.time_backend += start.elapsed();
-        let code =
-            compiled.map_err(|e| (AbortReason::CompileFailed, format!("compile failed: {e}")))?;
+        let code = self.compile_native(native, bridge_of)?;
         self.admit(code, bridge_of, &trace, &fin.validity)?;
-        if let Some(diff) = &mut self.diff {
-            diff.compiled(code, bridge_of, native);
+        if let Some(diff) = &self.diff {
+            diff.borrow_mut().compiled(code, bridge_of, native);
         }
-        let s = &mut self.stats;
-        s.ops_recorded += recorded.ops.len() as u64;
-        s.ops_optimized += trace.ops.len() as u64;
-        s.allocations_kept += ledger.allocations().count() as u64;
-        let removed = bridge::allocations(&recorded).saturating_sub(bridge::allocations(&trace));
-        s.allocations_removed += removed;
+        self.count(|s| {
+            s.ops_recorded += recorded.ops.len() as u64;
+            s.ops_optimized += trace.ops.len() as u64;
+            s.allocations_kept += ledger.allocations().count() as u64;
+            let removed =
+                bridge::allocations(&recorded).saturating_sub(bridge::allocations(&trace));
+            s.allocations_removed += removed;
+        });
         let (budget, greens) = fin.budget.unzip();
         let greens = greens.unwrap_or_else(|| fin.greens.clone());
         let at_merge = (budget.into_iter().chain(at_merge).collect(), greens);
-        let finish = fin.finish.map(|id| (id, fin.greens));
-        self.compiled
-            .register_exits(fin.guards, resume, finish, at_merge);
+        let finish = fin.finish.map(|id| match fin.returned {
+            Some(v) => (id, Exit::Return(v.is_some())),
+            None => (id, Exit::Finish(fin.greens)),
+        });
+        self.compiled.borrow_mut().register_exits(
+            fin.guards,
+            resume,
+            finish,
+            at_merge,
+            &self.next_fail_id,
+        );
         Ok(CompiledTrace {
             code,
             trace,
@@ -1033,19 +1253,45 @@ impl<B: Backend> JitDriver<B> {
             short_preamble,
         })
     }
+
+    /// The backend's compilation of `trace` (a loop, or a bridge of
+    /// `bridge_of`).
+    fn compile_native(
+        &self,
+        trace: &majit_ir::Trace,
+        bridge_of: Option<ExitId>,
+    ) -> Result<CodeId, Rejected> {
+        let start = Instant::now();
+        let compiled = match self.backend.try_borrow_mut() {
+            Ok(mut b) => match bridge_of {
+                None => b.compile_loop(trace),
+                Some(guard) => b.compile_bridge(guard, trace),
+            },
+            Err(_) => Err(crate::backend::CompileError::ImplLimit(
+                "the backend is running code and cannot be re-entered".into(),
+            )),
+        };
+        self.count(|s| s.time_backend += start.elapsed());
+        compiled.map_err(|e| (AbortReason::CompileFailed, format!("compile failed: {e}")))
+    }
 }
 
 impl<B: Backend> JitDriver<B> {
     /// The `MAJIT_STATS` summary of this driver ([`crate::summary`]).
     pub fn summary(&self) -> String {
-        crate::summary::render(&self.stats, self.backend.name(), &self.compiled)
+        let backend = self.backend.borrow();
+        crate::summary::render(
+            &self.stats.borrow(),
+            backend.name(),
+            &self.compiled.borrow(),
+        )
     }
 
     /// The `MAJIT_LOG` report of this driver ([`crate::log`]): traces,
     /// resume data, machine code, then the functions marked don't-inline.
     pub fn log(&self) -> String {
-        crate::log::render(&self.backend, &self.compiled)
-            + &crate::log::dont_inline(&self.stats.dont_inline)
+        crate::log::render(&*self.backend.borrow(), &self.compiled.borrow())
+            + &crate::log::dont_inline(&self.stats.borrow().dont_inline)
     }
 
     /// Everything compiled so far as text: [`JitDriver::summary`], then

@@ -110,7 +110,7 @@ impl<B: Backend> JitDriver<B> {
     /// moved ones back. Does nothing for a driver without a heap (its
     /// allocator's objects are not traced, so collecting could free
     /// objects only they reference).
-    pub fn safepoint(&mut self, roots: &mut [usize]) -> Result<(), JitError> {
+    pub fn safepoint(&self, roots: &mut [usize]) -> Result<(), JitError> {
         let Some(gc) = &self.gc else {
             return Ok(());
         };

@@ -17,6 +17,8 @@
 //!   snapshots.
 //! - [`blackhole`]: runs jitcode on plain values after a guard failure or
 //!   an abort, up to the next merge point.
+//! - [`portal`]: calls of the interpreted program (the interpreter calling
+//!   itself): the portal runner, entry traces, the re-entrant driver.
 //! - [`bridge`]: bridges from hot guards, and the steps of the one
 //!   compile path (optimizer, backend, exit registration).
 //! - [`compiled`]: what a driver compiled (loops, bridges, guards), which
@@ -68,6 +70,7 @@ pub mod log;
 pub mod opt;
 pub mod params;
 pub mod perfmap;
+pub mod portal;
 pub mod quasi;
 pub mod refexec;
 pub mod resume;

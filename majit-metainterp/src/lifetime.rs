@@ -191,16 +191,16 @@ impl<B: Backend> JitDriver<B> {
     /// code is freed again and the trace rejected as `CodeFull`), then
     /// added to its tree with the label it jumps to.
     pub(crate) fn admit(
-        &mut self,
+        &self,
         code: CodeId,
         bridge_of: Option<ExitId>,
         trace: &Trace,
         validity: &Rc<Validity>,
     ) -> Result<(), Rejected> {
-        let bytes = self.backend.code_size(code);
-        let in_use = self.lifetime.in_use();
+        let bytes = self.backend.borrow().code_size(code);
+        let in_use = self.lifetime.borrow().in_use();
         if in_use.saturating_add(bytes) > self.params.max_code {
-            self.backend.free(code);
+            self.free_code(code);
             let what = if bridge_of.is_some() {
                 "bridge"
             } else {
@@ -219,15 +219,20 @@ impl<B: Backend> JitDriver<B> {
             validity: validity.clone(),
             noticed: false,
         };
+        let jump = self.jump_target(trace);
+        let mut lifetime = self.lifetime.borrow_mut();
         match bridge_of {
-            None => self.lifetime.add_loop(self.compiled.loops.len(), member),
-            Some(guard) => self.lifetime.add_bridge(guard.code, member),
+            None => lifetime.add_loop(self.compiled.borrow().loops.len(), member),
+            Some(guard) => lifetime.add_bridge(guard.code, member),
         }
-        if let Some(to) = self.jump_target(trace) {
-            self.lifetime.jump(code, to);
+        if let Some(to) = jump {
+            lifetime.jump(code, to);
         }
-        self.stats.code_in_use = self.lifetime.in_use() as u64;
-        self.stats.code_peak = self.stats.code_peak.max(self.stats.code_in_use);
+        let in_use = lifetime.in_use() as u64;
+        self.count(|s| {
+            s.code_in_use = in_use;
+            s.code_peak = s.code_peak.max(in_use);
+        });
         Ok(())
     }
 
@@ -237,32 +242,43 @@ impl<B: Backend> JitDriver<B> {
         let name = last.descr.as_ref()?.name();
         let loop_name = name.strip_suffix(".peeled").unwrap_or(name);
         self.compiled
+            .borrow()
             .loops
             .iter()
             .position(|l| l.target.name() == loop_name)
+    }
+
+    /// Frees `code` unless the backend is running code (a nested run: the
+    /// code is then leaked, which is safe; it is rare, see `admit`).
+    fn free_code(&self, code: CodeId) {
+        if let Ok(mut b) = self.backend.try_borrow_mut() {
+            b.free(code);
+        }
     }
 
     /// Acts on invalidations since the last call (counts them, retires
     /// invalidated loops: their keys are traced again when hot), then
     /// frees the retired trees nothing can run. Cheap when nothing
     /// happened: a comparison.
-    pub(crate) fn sync_code(&mut self) {
-        if self.invalidated.get() != self.invalidated_seen {
-            self.invalidated_seen = self.invalidated.get();
+    pub(crate) fn sync_code(&self) {
+        if self.invalidated.get() != self.invalidated_seen.get() {
+            self.invalidated_seen.set(self.invalidated.get());
             self.notice_invalidations();
         }
-        if self.lifetime.has_retired() {
+        if self.lifetime.borrow().has_retired() {
             self.free_unreachable();
         }
     }
 
-    fn notice_invalidations(&mut self) {
+    fn notice_invalidations(&self) {
         let mut retired = Vec::new();
-        for (i, tree) in self.lifetime.trees.iter_mut().enumerate() {
+        let mut noticed = 0;
+        let mut lifetime = self.lifetime.borrow_mut();
+        for (i, tree) in lifetime.trees.iter_mut().enumerate() {
             for m in tree.members.iter_mut().filter(|m| !m.noticed) {
                 if !m.validity.is_valid() {
                     m.noticed = true;
-                    self.stats.invalidations += 1;
+                    noticed += 1;
                 }
             }
             let loop_valid = tree.members.first().is_none_or(|m| m.validity.is_valid());
@@ -270,35 +286,45 @@ impl<B: Backend> JitDriver<B> {
                 retired.push(i);
             }
         }
+        self.count(|s| s.invalidations += noticed);
         for i in retired {
-            self.lifetime.retire(i);
-            let key = self.compiled.loops[i].key.clone();
-            self.warm.forget_loop(&key, i);
+            lifetime.retire(i);
+            let key = self.compiled.borrow().loops[i].key.clone();
+            self.warm.borrow_mut().forget_loop(&key, i);
         }
     }
 
-    fn free_unreachable(&mut self) {
-        for tree in self.lifetime.freeable() {
-            self.backend.free(self.compiled.loops[tree].code);
-            let freed = self.lifetime.free(tree);
+    fn free_unreachable(&self) {
+        // Code may be freed only while no run borrows the backend (a
+        // nested driver call: the next outer call frees it).
+        let Ok(mut backend) = self.backend.try_borrow_mut() else {
+            return;
+        };
+        let mut lifetime = self.lifetime.borrow_mut();
+        for tree in lifetime.freeable() {
+            backend.free(self.compiled.borrow().loops[tree].code);
+            let freed = lifetime.free(tree);
             for m in &freed.members {
                 crate::quasi::forget(&m.validity);
-                self.compiled.forget_exits(m.code);
-                if let Some(d) = &mut self.diff {
-                    d.freed(m.code);
+                self.compiled.borrow_mut().forget_exits(m.code);
+                if let Some(d) = &self.diff {
+                    d.borrow_mut().freed(m.code);
                 }
             }
-            self.stats.loops_freed += 1;
-            self.stats.bridges_freed += freed.members.len().saturating_sub(1) as u64;
-            self.stats.code_freed_bytes += freed.bytes as u64;
+            self.count(|s| {
+                s.loops_freed += 1;
+                s.bridges_freed += freed.members.len().saturating_sub(1) as u64;
+                s.code_freed_bytes += freed.bytes as u64;
+            });
         }
-        self.stats.code_in_use = self.lifetime.in_use() as u64;
+        let in_use = lifetime.in_use() as u64;
+        self.count(|s| s.code_in_use = in_use);
     }
 
     /// Where loop `li` is in its life: live (entered), retired
     /// (invalidated, its code kept while something can run it) or freed.
     pub fn loop_state(&self, li: usize) -> Option<TreeState> {
-        self.lifetime.trees.get(li).map(|t| t.state)
+        self.lifetime.borrow().trees.get(li).map(|t| t.state)
     }
 }
 

@@ -36,7 +36,8 @@ pub enum AbortReason {
     /// taken down a path that cannot repeat).
     InvalidLoop,
     /// The virtualizable frame red holds another frame at the merge point
-    /// (nobody: the VM switched frames, which traces do not follow yet).
+    /// (nobody: the VM switched frames without a call of the interpreter,
+    /// which traces do not follow).
     FrameChanged,
     /// Compiling would take the code in use past `JitParams::max_code`
     /// (`MAJIT_MAX_CODE`; the user acts: raise it, or accept the
@@ -118,6 +119,25 @@ pub struct Stats {
     pub merge_point_exits: u64,
     /// Blackhole runs (after guard failures and aborts).
     pub blackhole_runs: u64,
+    /// Calls of the interpreted program (`portal.rs`): of the loops
+    /// compiled, entry traces (traced from a function's first merge
+    /// point); entries into compiled code at a function's first merge
+    /// point (also counted in `loop_entries`); exits through a `finish` at
+    /// the portal's return.
+    pub entry_traces_compiled: u64,
+    pub portal_entries: u64,
+    pub portal_returns: u64,
+    /// Calls of the interpreted program the tracer met: inlined into the
+    /// trace (the callee's frames traced through), and made residual calls
+    /// of the portal runner (recursive or don't-inline callees).
+    pub calls_inlined: u64,
+    pub calls_residual: u64,
+    /// Nested runs of the interpreter through the portal runner (from
+    /// compiled code, the tracer or the blackhole).
+    pub portal_runs: u64,
+    /// Of `guard_failures`, those of guards inside an inlined callee
+    /// (resuming more than one portal frame).
+    pub callee_guard_failures: u64,
     /// Tracing aborts, by reason.
     pub aborts: BTreeMap<AbortReason, u64>,
     /// What went wrong, for aborts whose reason has a detail (a compile
@@ -204,6 +224,20 @@ impl fmt::Display for Stats {
         writeln!(f, "guard failures:   {}", self.guard_failures)?;
         writeln!(f, "merge-point exits: {}", self.merge_point_exits)?;
         writeln!(f, "blackhole runs:   {}", self.blackhole_runs)?;
+        if self.calls_inlined + self.calls_residual + self.portal_runs > 0 {
+            writeln!(
+                f,
+                "calls:            {} inlined, {} residual, {} nested runs, {} guard failures in callees",
+                self.calls_inlined, self.calls_residual, self.portal_runs, self.callee_guard_failures
+            )?;
+        }
+        if self.entry_traces_compiled + self.portal_entries > 0 {
+            writeln!(
+                f,
+                "entry traces:     {} compiled, {} entries, {} returns",
+                self.entry_traces_compiled, self.portal_entries, self.portal_returns
+            )?;
+        }
         writeln!(f, "ops recorded:     {}", self.ops_recorded)?;
         writeln!(f, "ops optimized:    {}", self.ops_optimized)?;
         writeln!(f, "allocations kept: {}", self.allocations_kept)?;

@@ -50,6 +50,20 @@ pub fn render(s: &Stats, backend: &str, compiled: &Compiled) -> String {
         "guard failures: {}, blackhole runs: {}",
         s.guard_failures, s.blackhole_runs
     );
+    if s.calls_inlined + s.calls_residual + s.portal_runs > 0 {
+        let _ = writeln!(
+            out,
+            "calls: {} inlined, {} residual, {} nested runs, {} guard failures in callees",
+            s.calls_inlined, s.calls_residual, s.portal_runs, s.callee_guard_failures
+        );
+    }
+    if s.entry_traces_compiled + s.portal_entries > 0 {
+        let _ = writeln!(
+            out,
+            "entry traces: {} compiled, {} entries, {} returns",
+            s.entry_traces_compiled, s.portal_entries, s.portal_returns
+        );
+    }
     out += &hottest_guards(compiled);
     let _ = writeln!(
         out,

@@ -28,10 +28,15 @@
 //! one; other merge points are traced through. A bridge jumps to the first
 //! compiled loop it meets, or ends in a `finish` that hands the state to
 //! the interpreter when it meets a merge point for the second time. Greens are made constants at the merge
-//! point (a `guard_value` for any that is not). Tracing aborts (too long,
-//! program ended, merge point in a callee) return the frames as they are,
-//! at an instruction boundary, so the blackhole finishes the iteration and
-//! nothing is executed twice.
+//! point (a `guard_value` for any that is not). A merge point of a portal
+//! frame that is not the outermost is a call of the interpreted program,
+//! which the tracer inlines or makes a residual call of the portal runner;
+//! the outermost frame's return ends an entry trace or a bridge
+//! (`tracer/portal.rs`). Tracing aborts (too long, the portal returned in
+//! a loop traced from a back edge, a merge point in a callee that is no
+//! portal frame) return the frames as they are, at an instruction
+//! boundary, so the blackhole finishes the iteration and nothing is
+//! executed twice.
 //!
 //! With a virtualizable frame (`vable.rs`) the loop's inputs are the reds
 //! followed by the frame's virtualizable values; accesses to the frame's
@@ -48,6 +53,7 @@ mod blame;
 mod exceptions;
 mod facts;
 mod heap_cache;
+mod portal;
 mod quasi;
 
 pub use blame::{Blame, Inlinee};
@@ -55,17 +61,19 @@ pub use blame::{Blame, Inlinee};
 use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame, Outcome};
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
+use crate::portal::PortalCall;
 use crate::runtime::Allocator;
-use crate::stats::AbortReason;
+use crate::stats::{AbortReason, Stats};
 use crate::vable::VirtualizableInfo;
 use crate::warmstate::{FastMap, FastSet, GreenKey};
 use facts::{Facts, Fold};
 use heap_cache::HeapCache;
 use majit_ir::{
-    ArrayDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode, OpRef, Trace,
-    Value,
+    ArrayDescr, CallDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode,
+    OpRef, Trace, Value,
 };
 use quasi::QuasiState;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -184,6 +192,11 @@ struct TFrame {
     ret_dst: Option<RegOp>,
     /// The last `-live-` marker passed: where a guard here resumes.
     live_pc: usize,
+    /// For a portal frame: the greens of the first merge point it met in
+    /// this trace (for the outermost frame of a loop trace, the trace's
+    /// start), which decide whether calls of the interpreted program are
+    /// recursive (`tracer/portal.rs`).
+    entry: Option<GreenKey>,
 }
 
 fn bank(kind: Kind) -> usize {
@@ -216,8 +229,14 @@ fn getarrayitem_opcode(kind: Kind) -> OpCode {
 #[derive(Clone, Debug)]
 pub enum TraceKind {
     /// A loop starting at the merge point with these greens; its label
-    /// gets `target`.
-    Loop { start: GreenKey, target: Descr },
+    /// gets `target`. An `entry` trace starts at a function's first merge
+    /// point: it ends with a `finish` at the portal's return, or at a merge
+    /// point met for the second time, as a bridge does.
+    Loop {
+        start: GreenKey,
+        target: Descr,
+        entry: bool,
+    },
     /// A bridge from a guard.
     Bridge,
 }
@@ -231,12 +250,15 @@ pub enum TraceEnd {
     /// Tracing gave up. `frames` (outermost first) continue in the
     /// blackhole; when they are empty the program ended as `ended` says
     /// (returned or raised). A too-long trace may blame an inlined
-    /// function (`blamed`).
+    /// function (`blamed`) or, `callee`, the outermost inlined call of the
+    /// interpreted program (the greens at which it started: the driver
+    /// stops inlining it).
     Aborted {
         reason: AbortReason,
         frames: Vec<BhFrame>,
         ended: Option<Outcome>,
         blamed: Option<Blame>,
+        callee: Option<Box<GreenKey>>,
     },
 }
 
@@ -248,6 +270,9 @@ pub struct Finished {
     pub guards: Vec<(u32, Snapshot)>,
     /// When the trace ends in `finish`: its fail-descr id.
     pub finish: Option<u32>,
+    /// When that `finish` is the portal's return: the result (`greens` and
+    /// `reds` are then empty).
+    pub returned: Option<Option<Value>>,
     /// When the trace ends in a jump to another loop: that loop's greens.
     pub jumped_to: Option<GreenKey>,
     /// Differential mode's budget guard after the label (`diff/budget.rs`):
@@ -266,7 +291,7 @@ pub struct TraceEnv<'a> {
     pub alloc: &'a mut dyn Allocator,
     pub trace_limit: usize,
     /// The next free fail-descr id (advanced by each guard and finish).
-    pub next_fail_id: &'a mut u32,
+    pub next_fail_id: &'a Cell<u32>,
     /// The label of the compiled loop at a green key and its number of
     /// inputs, if there is such a loop.
     pub loop_target: &'a dyn Fn(&GreenKey) -> Option<(Descr, usize)>,
@@ -277,6 +302,13 @@ pub struct TraceEnv<'a> {
     /// Differential mode: the address of the iteration budget word a loop
     /// trace counts down after its label (`diff/budget.rs`).
     pub budget_word: Option<usize>,
+    /// The portal, for calls of the interpreted program (`portal.rs`).
+    pub portal: PortalCall,
+    /// Whether the call of the interpreted program starting at a green
+    /// key is not to be inlined.
+    pub dont_inline_callee: &'a dyn Fn(&GreenKey) -> bool,
+    /// Where the calls of the interpreted program met are counted.
+    pub stats: &'a RefCell<Stats>,
     /// The validity word of the trace being recorded: its folded reads of
     /// quasi-immutable fields depend on it ([`crate::quasi`]).
     pub validity: &'a std::rc::Rc<crate::quasi::Validity>,
@@ -338,18 +370,20 @@ impl<'a> Tracer<'a> {
             regs,
             ret_dst: None,
             live_pc: pc,
+            entry: None,
         }
     }
 
     /// A tracer for a loop starting at the portal's merge point `mp_pc`
-    /// with `greens` (constants) and `reds` (the trace's inputs).
+    /// with `greens` (constants) and `reds` (the trace's inputs); `entry`:
+    /// an entry trace (see [`TraceKind::Loop`]).
     pub fn for_loop(
         env: TraceEnv<'a>,
         portal: Arc<JitCode>,
         mp_pc: usize,
         greens: &[Value],
         reds: &[Value],
-        target: Descr,
+        (target, entry): (Descr, bool),
     ) -> Result<Tracer<'a>, ConcreteError> {
         let mut inputs = reds.to_vec();
         if let Some(info) = env.vable {
@@ -362,6 +396,7 @@ impl<'a> Tracer<'a> {
             kind: TraceKind::Loop {
                 start: GreenKey::new(greens),
                 target,
+                entry,
             },
             trace: Trace::new(&kinds),
             frames: Vec::new(),
@@ -379,6 +414,7 @@ impl<'a> Tracer<'a> {
             pending: None,
         };
         let mut frame = t.blank_frame(portal, mp_pc);
+        frame.entry = Some(GreenKey::new(greens));
         let insn = frame.code.decode(mp_pc);
         for (&reg, &v) in insn.list(0).iter().zip(greens) {
             let r = t.trace.add_const(const_of(v));
@@ -511,6 +547,7 @@ impl<'a> Tracer<'a> {
             frames,
             ended,
             blamed: None,
+            callee: None,
         }
     }
 
@@ -591,8 +628,8 @@ impl<'a> Tracer<'a> {
     }
 
     fn fail_descr(&mut self) -> (u32, Descr) {
-        let id = *self.env.next_fail_id;
-        *self.env.next_fail_id += 1;
+        let id = self.env.next_fail_id.get();
+        self.env.next_fail_id.set(id + 1);
         (
             id,
             FailDescr {
@@ -1212,25 +1249,17 @@ impl<'a> Tracer<'a> {
         Ok(())
     }
 
-    /// A return: into the caller's result register, or the portal ended.
+    /// A return: into the caller's result register, or the portal returned
+    /// (`tracer/portal.rs`).
     fn leave(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
         let v = match insn.operands.first() {
             Some(Operand::Reg(r)) => Some(self.get(*r)),
             _ => None,
         };
-        let done = self.frames.pop().expect("the tracer has a frame");
-        if self.frames.is_empty() {
-            let ended = Outcome::Returned(v.map(|b| b.v));
-            return Ok(Step::End(
-                self.abort(AbortReason::PortalReturned, Some(ended)),
-            ));
+        if self.frames.len() == 1 {
+            return Ok(Step::End(self.portal_return(v)));
         }
-        self.sizes.leave(self.trace.ops.len());
-        match (done.ret_dst, v) {
-            (Some(dst), Some(b)) if dst.kind == b.v.kind() => self.set(dst, b),
-            (None, _) => {}
-            _ => return Err(bad_return(&done.code)),
-        }
+        self.return_to_caller(v)?;
         Ok(Step::Next)
     }
 
@@ -1268,7 +1297,27 @@ impl<'a> Tracer<'a> {
             self.top().pc = next;
             return Ok(Step::Next);
         }
-        let family = if elidable {
+        let call = Call {
+            pure: elidable,
+            func,
+            args: &args,
+            result: (v, raised),
+        };
+        self.record_call((d, &cd), call, dst, next)
+    }
+
+    /// Records `call` (descr `d`, call descr `cd`), whose result goes to
+    /// `dst` of the top frame, which continues at `next`: with the
+    /// virtualizable frame written back and reloaded around a call that
+    /// may force it, and the guard on what a call that can raise did.
+    fn record_call(
+        &mut self,
+        (d, cd): (Descr, &CallDescr),
+        call: Call,
+        dst: Option<RegOp>,
+        next: usize,
+    ) -> Result<Step, ConcreteError> {
+        let family = if call.pure {
             OpCode::CallPureI
         } else {
             OpCode::CallI
@@ -1276,17 +1325,18 @@ impl<'a> Tracer<'a> {
         let opcode = family
             .call_with_result(cd.result)
             .expect("call families cover every result kind");
-        let mut refs = vec![func.r];
-        refs.extend(args.iter().map(|b| b.r));
+        let mut refs = vec![call.func.r];
+        refs.extend(call.args.iter().map(|b| b.r));
         self.flush_stores(None);
         let force = cd.effect.may_force && self.vable.is_some();
         if force {
             self.vable_store();
         }
         let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
-        if !elidable {
+        if !call.pure {
             self.quasi_after_call();
         }
+        let (v, raised) = call.result;
         if let Some(dst) = dst {
             self.set(dst, TBox { r, v });
         }
@@ -1300,16 +1350,26 @@ impl<'a> Tracer<'a> {
         Ok(Step::Next)
     }
 
-    /// The merge point: start, close or continue the trace.
-    fn merge_point(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
-        if self.frames.len() > 1 {
-            return Ok(Step::End(self.abort(AbortReason::MergePointInCallee, None)));
-        }
+    /// The merge point's greens, made constants.
+    fn promoted_greens(&mut self, insn: &Insn) -> Vec<Value> {
         let mut greens = Vec::new();
         for &g in insn.list(0) {
             let b = self.get(g);
             greens.push(self.promote(b).v);
         }
+        greens
+    }
+
+    /// The merge point: start, close or continue the trace.
+    fn merge_point(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
+        if self.frames.len() > 1 {
+            let top = self.frames.last().expect("the tracer has a frame");
+            if self.env.portal.is_portal(&top.code) {
+                return self.callee_merge_point(insn);
+            }
+            return Ok(Step::End(self.abort(AbortReason::MergePointInCallee, None)));
+        }
+        let greens = self.promoted_greens(insn);
         let reds: Vec<TBox> = insn.list(1).iter().map(|&r| self.get(r)).collect();
         let key = GreenKey::new(&greens);
         if !self.started {
@@ -1335,7 +1395,7 @@ impl<'a> Tracer<'a> {
             red_refs.extend(boxes.iter().map(|b| b.r));
         }
         let own = match &self.kind {
-            TraceKind::Loop { start, target } if *start == key => Some(target.clone()),
+            TraceKind::Loop { start, target, .. } if *start == key => Some(target.clone()),
             _ => None,
         };
         // A loop traced with another virtualizable array length takes a
@@ -1352,7 +1412,7 @@ impl<'a> Tracer<'a> {
             self.flush_stores(None);
             self.trace
                 .push(Op::new(OpCode::Jump, &red_refs).with_descr(target));
-        } else if matches!(self.kind, TraceKind::Bridge) && self.passed.contains(&key) {
+        } else if self.ends_at_seen_merge_points() && self.passed.contains(&key) {
             let (id, descr) = self.fail_descr();
             self.flush_stores(None);
             self.trace
@@ -1369,12 +1429,23 @@ impl<'a> Tracer<'a> {
             trace: std::mem::take(&mut self.trace),
             guards: std::mem::take(&mut self.guards),
             finish,
+            returned: None,
             jumped_to,
             budget: self.budget.take(),
             greens,
             reds: reds.iter().map(|b| b.v).collect(),
             validity: self.env.validity.clone(),
         }))))
+    }
+
+    /// Whether a merge point met a second time ends the trace with a
+    /// `finish` (bridges and entry traces; a loop trace goes on to its own
+    /// start).
+    fn ends_at_seen_merge_points(&self) -> bool {
+        matches!(
+            self.kind,
+            TraceKind::Bridge | TraceKind::Loop { entry: true, .. }
+        )
     }
 }
 
@@ -1386,4 +1457,13 @@ pub struct BridgeFrame {
     pub pc: usize,
     pub ret_dst: Option<RegOp>,
     pub regs: Vec<(RegOp, TBox)>,
+}
+
+/// A call the tracer ran, to record: `call_pure_*` when `pure`; its
+/// result and the exception it raised.
+struct Call<'a> {
+    pure: bool,
+    func: TBox,
+    args: &'a [TBox],
+    result: (Value, Option<Value>),
 }

@@ -158,6 +158,16 @@ impl VirtualizableInfo {
     /// array) the array ref and its items.
     pub(crate) fn read(&self, frame: usize) -> Result<Vec<Value>, ConcreteError> {
         let mut out = Vec::new();
+        self.read_into(frame, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`VirtualizableInfo::read`], appending to `out`.
+    pub(crate) fn read_into(
+        &self,
+        frame: usize,
+        out: &mut Vec<Value>,
+    ) -> Result<(), ConcreteError> {
         for f in &self.fields {
             out.push(eval::getfield(frame, f)?);
         }
@@ -165,11 +175,13 @@ impl VirtualizableInfo {
             let arr = eval::getfield(frame, f)?;
             let p = arr.as_ref().unwrap_or(0);
             out.push(arr);
-            for i in 0..eval::arraylen(p, a)? {
+            let n = eval::arraylen(p, a)?;
+            out.reserve(usize::try_from(n).unwrap_or(0));
+            for i in 0..n {
                 out.push(eval::getarrayitem(p, i, a)?);
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Writes virtualizable values (as [`VirtualizableInfo::read`] returns

@@ -66,9 +66,10 @@ pub enum Visit {
     Interpret,
 }
 
-/// The greens of one merge point, as an exact map key.
+/// The greens of one merge point, as an exact map key (inline up to four
+/// greens: building one for a visit allocates nothing).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct GreenKey(Vec<(Kind, u64)>);
+pub struct GreenKey(smallvec::SmallVec<[(Kind, u64); 4]>);
 
 impl GreenKey {
     /// The key of `greens`.
@@ -95,6 +96,9 @@ pub struct WarmEntry {
     pub aborts: u32,
     /// Never trace from this key again.
     pub dont_trace: bool,
+    /// A call of the interpreted program whose callee starts at this key
+    /// is not inlined into traces (its inlining made a trace too long).
+    pub dont_inline: bool,
 }
 
 /// The warm state of one driver.
@@ -178,6 +182,11 @@ impl WarmState {
         if e.aborts >= max_aborts {
             e.dont_trace = true;
         }
+    }
+
+    /// Marks the callee starting at `key` as not to be inlined.
+    pub fn dont_inline(&mut self, key: &GreenKey) {
+        self.entries.entry(key.clone()).or_default().dont_inline = true;
     }
 
     /// Makes the next back edge at `key` trace (an abort that blamed an

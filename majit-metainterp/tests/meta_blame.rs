@@ -159,7 +159,7 @@ fn with_jit(shape: Shape, codes: JitCodeSet, portal: FuncId, n0: i64) -> (i64, J
         .with_threshold(3)
         .with_trace_limit(60)
         .with_bridge_threshold(2);
-    let mut jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
+    let jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
     let (mut acc, mut n) = (1i64, n0);
     let result = loop {
         acc = step(shape, acc, n);

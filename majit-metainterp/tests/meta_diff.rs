@@ -352,7 +352,7 @@ fn fill(len: usize, fault: impl Fn(usize) -> Fault) -> (Result<i64, JitError>, V
         bridges: Vec::new(),
     };
     let params = JitParams::default().with_threshold(2).with_diff(3);
-    let mut jit = JitDriver::new(codes, portal, backend, params).unwrap();
+    let jit = JitDriver::new(codes, portal, backend, params).unwrap();
     let mut n = len as i64 - 1;
     let result = loop {
         // SAFETY: item `n < len` of the block, which lives until the end

@@ -149,12 +149,9 @@ fn hot_failing_guards_get_bridges_that_are_entered() {
         if boxed && !opts.is_empty() {
             // The loop's first guard sees the fresh box only virtually:
             // its fail args hold no ref, so the bridge re-creates it.
-            let first_guard = jit.loops()[0]
-                .trace
-                .ops
-                .iter()
-                .find(|op| op.opcode.is_guard());
-            let trace = &jit.loops()[0].trace;
+            let loops = jit.loops();
+            let trace = &loops[0].trace;
+            let first_guard = trace.ops.iter().find(|op| op.opcode.is_guard());
             let fail_args = first_guard.unwrap().fail_args.clone().unwrap();
             let kinds: Vec<_> = fail_args.iter().map(|&a| trace.kind_of(a)).collect();
             assert!(!kinds.contains(&Some(majit_ir::Kind::Ref)), "{kinds:?}");
@@ -199,7 +196,7 @@ fn promoted_values_become_constants_behind_guard_value() {
         let expected = run_oracle(&prog, false);
         let p = params(2, opts).with_bridge_threshold(u32::MAX);
         let (set, portal) = interp_jitcode(false);
-        let mut jit = JitDriver::new(set, portal, RefExec::new(), p).unwrap();
+        let jit = JitDriver::new(set, portal, RefExec::new(), p).unwrap();
         take_output();
         let r = run_plain(&prog, false, &mut |st| {
             let mut g = [Value::Int(st.pc), Value::Int(prog.addr())];
@@ -224,7 +221,7 @@ fn promoted_values_become_constants_behind_guard_value() {
 #[test]
 fn bad_state_is_an_error_not_a_panic() {
     let (set, portal) = interp_jitcode(false);
-    let mut jit = JitDriver::new(set, portal, RefExec::new(), params(1, "")).unwrap();
+    let jit = JitDriver::new(set, portal, RefExec::new(), params(1, "")).unwrap();
     let mut g = [Value::Int(0)];
     let mut r = [Value::Int(0), Value::Int(0)];
     assert!(jit.can_enter_jit(&mut g, &mut r).is_err());
@@ -567,7 +564,7 @@ fn raising_portal(
 fn raising_without_can_raise_is_an_error() {
     let (codes, portal) = raising_portal(false);
     let params = JitParams::default().with_threshold(1);
-    let mut jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
+    let jit = JitDriver::new(codes, portal, RefExec::new(), params).unwrap();
     // Traced at once: the traced iteration calls `raise_at_7(7)`.
     let (mut greens, mut reds) = ([Value::Int(0)], [Value::Int(0), Value::Int(7)]);
     let e = jit.can_enter_jit(&mut greens, &mut reds).unwrap_err();
@@ -587,7 +584,7 @@ fn an_uncaught_exception_ends_the_program_with_it() {
     // n = 30 it runs in the compiled loop.
     for (start, compiled) in [(10, false), (30, true)] {
         let params = JitParams::default().with_threshold(3);
-        let mut jit = JitDriver::new(codes.clone(), portal, RefExec::new(), params).unwrap();
+        let jit = JitDriver::new(codes.clone(), portal, RefExec::new(), params).unwrap();
         let (mut acc, mut n) = (0i64, start);
         let raised = loop {
             acc += raise_at_7(n);

@@ -77,7 +77,7 @@ impl JitState for Machine<'_> {
 
 fn run(prog: &Program, boxed: bool, params: JitParams) -> (i64, Vec<i64>) {
     let (set, portal) = interp_jitcode(boxed);
-    let mut jit = JitDriver::new(set, portal, RefExec::new(), params).unwrap();
+    let jit = JitDriver::new(set, portal, RefExec::new(), params).unwrap();
     take_output();
     let r = run_plain(prog, boxed, &mut |st| {
         let mut m = Machine {

@@ -96,7 +96,7 @@ fn run_on(
         .with_threshold(1)
         .with_opts("")
         .unwrap();
-    let mut jit = match gc {
+    let jit = match gc {
         Some(gc) => JitDriver::<RefExec>::new_gc(set, portal, gc, params),
         None => JitDriver::new(set, portal, RefExec::new(), params),
     }

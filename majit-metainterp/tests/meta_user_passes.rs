@@ -56,7 +56,7 @@ fn plain(mut n: i64) -> i64 {
 fn run(n: i64, passes: UserPasses) -> (i64, JitDriver<RefExec>) {
     let (codes, id) = portal();
     let params = JitParams::default().with_threshold(3).with_passes(passes);
-    let mut jit = JitDriver::new(codes, id, RefExec::new(), params).unwrap();
+    let jit = JitDriver::new(codes, id, RefExec::new(), params).unwrap();
     let (mut acc, mut n) = (0i64, n);
     let result = loop {
         (acc, n) = step(acc, n);

@@ -74,7 +74,7 @@ fn cyclic_virtuals_and_a_pending_field_rebuild_under_stress() {
         .expect("run");
     // SAFETY: `rd` describes the guard that produced `frame`; its refs are
     // live objects of the heap (nothing allocated since the exit).
-    let values = unsafe { rebuild(&frame.values, rd, exec.allocator()) }.expect("rebuild");
+    let values = unsafe { rebuild(&frame.values, rd, &mut *exec.allocator()) }.expect("rebuild");
     let refs: Vec<usize> = values.iter().filter_map(|v| v.as_ref()).collect();
     let [p0, p3] = collect(&gc, &refs)[..] else {
         panic!("two refs")

@@ -424,7 +424,8 @@ fn agrees<B: GcBackend>() {
                 assert!(s.guard_failures > 50, "{what}\n{s}");
                 if bridges {
                     // Bridges from guard_no_exception take the exception first.
-                    let taking = driver.bridges().iter().filter(|b| {
+                    let bridges = driver.bridges();
+                    let taking = bridges.iter().filter(|b| {
                         b.recorded.ops.first().map(|o| o.opcode) == Some(OpCode::GuardException)
                     });
                     assert!(taking.count() >= 2, "{what}\n{s}\n{}", driver.log());

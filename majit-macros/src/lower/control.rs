@@ -121,12 +121,16 @@ impl<'a> Lowerer<'a> {
         if let Some(r) = self.let_result(local)? {
             return Ok(r);
         }
-        let (ident, declared) = match &local.pat {
-            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (&p.ident, None),
+        let (ident, declared, mutable) = match &local.pat {
+            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                (&p.ident, None, p.mutability.is_some())
+            }
             Pat::Type(pt) => match &*pt.pat {
-                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
-                    (&p.ident, Some(self.parse_ty(&pt.ty)?))
-                }
+                Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (
+                    &p.ident,
+                    Some(self.parse_ty(&pt.ty)?),
+                    p.mutability.is_some(),
+                ),
                 other => return err(other.span(), "only `let name` bindings are supported"),
             },
             other => return err(other.span(), "only `let name` bindings are supported"),
@@ -170,7 +174,10 @@ impl<'a> Lowerer<'a> {
         }
         let reg = self.regs.var(bank(ty));
         self.copy(&v.opnd(init.expr.span())?, reg);
-        let var = Var::local(ident.to_string(), ty, reg);
+        let var = Var {
+            mutable,
+            ..Var::local(ident.to_string(), ty, reg)
+        };
         self.scopes.last_mut().expect("a scope").push(var);
         Ok(Some(()))
     }
@@ -202,6 +209,7 @@ impl<'a> Lowerer<'a> {
     pub(super) fn mac(&mut self, m: &syn::Macro) -> Res<Option<Val>> {
         let name = m.path.segments.last().map(|s| s.ident.to_string());
         match name.as_deref() {
+            Some(crate::recursion::MARKER) => self.recursive_call(m, false),
             // A statement right before a `continue` is lowered by `stmts`.
             Some("can_enter_jit") if !self.ctx.helper => err(m.span(), MISPLACED_ENTER),
             Some("jit_merge_point") => err(
@@ -460,14 +468,7 @@ impl<'a> Lowerer<'a> {
         for ((arm, l), bind) in m.arms.iter().zip(arm_labels).zip(binds) {
             self.bind(l);
             let scope = bind
-                .map(|name| Var {
-                    name,
-                    ty: s.ty,
-                    reg: sreg,
-                    len: None,
-                    items: vec![],
-                    frozen: false,
-                })
+                .map(|name| Var::local(name, s.ty, sreg))
                 .into_iter()
                 .collect();
             self.scopes.push(scope);

@@ -142,14 +142,7 @@ impl<'a> Lowerer<'a> {
         let fail = self.failure(Failure::Bounds, place, &i, &len);
         let ok = self.pure_t("UintLt", &[i.clone(), len]);
         self.goto_if_not(&ok, fail);
-        let var = Var {
-            name: String::new(),
-            ty: av.ty,
-            reg,
-            len: None,
-            items: Vec::new(),
-            frozen: false,
-        };
+        let var = Var::local(String::new(), av.ty, reg);
         Ok((var, i))
     }
 

@@ -30,6 +30,7 @@ mod gcarray;
 mod hints;
 mod objects;
 mod overflow;
+mod recursion;
 mod result_values;
 mod results;
 
@@ -42,6 +43,7 @@ pub use gcarray::gc_array_descr_value;
 pub use objects::StructDef;
 use objects::*;
 use overflow::*;
+pub use recursion::lower_entry;
 use result_values::*;
 use results::*;
 
@@ -178,6 +180,10 @@ struct Var {
     /// A green `&[T]` (handlers cannot reassign slices): its reads are
     /// elidable loads that fold in a trace.
     frozen: bool,
+    /// Declared `mut` (greens and reds count as such: they are reloaded).
+    mutable: bool,
+    /// A green or red (not a handler's local).
+    state: bool,
 }
 
 impl Var {
@@ -190,6 +196,8 @@ impl Var {
             len: None,
             items: vec![],
             frozen: false,
+            mutable: false,
+            state: false,
         }
     }
 }
@@ -244,6 +252,9 @@ pub struct Ctx<'a> {
     pub consts: Option<&'a crate::traced::ConstTable>,
     /// A traced method's struct, which `Self` names.
     pub self_struct: Option<String>,
+    /// A recursive interpreter's parameters, by name and type (its calls
+    /// of itself are lowered, see `recursion.rs`); `None` in helpers.
+    pub recursive: Option<&'a [(String, Ty)]>,
 }
 
 /// The lowered portal.
@@ -260,6 +271,9 @@ pub struct Lowered {
     pub fail_shims: Vec<TokenStream>,
     /// The float shims its code calls (see `floats.rs`), by name.
     pub float_shims: BTreeSet<String>,
+    /// Per call of the interpreter (by its index), the GC handles the
+    /// caller holds across it (`recursion.rs`).
+    pub roots: Vec<Vec<crate::recursion::Rooted>>,
 }
 
 /// Where a `break`/`continue` goes.
@@ -285,26 +299,35 @@ struct Lowerer<'a> {
     float_shims: BTreeSet<String>,
     greens: Vec<R>,
     reds: Vec<R>,
+    roots: Vec<Vec<crate::recursion::Rooted>>,
+}
+
+impl<'a> Lowerer<'a> {
+    /// A lowerer of one function, with labels 0 (the head) and 1 (the
+    /// unreachable block) reserved.
+    fn new(ctx: &'a Ctx<'a>) -> Lowerer<'a> {
+        Lowerer {
+            ctx,
+            inner: Vec::new(),
+            code: Vec::new(),
+            regs: Regs::default(),
+            labels: 2,
+            scopes: vec![Vec::new()],
+            head: 0,
+            unreachable: 1,
+            fail_blocks: Vec::new(),
+            fail_shims: Vec::new(),
+            float_shims: BTreeSet::new(),
+            greens: Vec::new(),
+            reds: Vec::new(),
+            roots: Vec::new(),
+        }
+    }
 }
 
 /// Lowers the loop `body` (whose first statement is `jit_merge_point!`).
 pub fn lower(ctx: &Ctx, body: &[Stmt]) -> Res<Lowered> {
-    let mut l = Lowerer {
-        ctx,
-        inner: Vec::new(),
-        code: Vec::new(),
-        regs: Regs::default(),
-        labels: 0,
-        scopes: vec![Vec::new()],
-        head: 0,
-        unreachable: 1,
-        fail_blocks: Vec::new(),
-        fail_shims: Vec::new(),
-        float_shims: BTreeSet::new(),
-        greens: Vec::new(),
-        reds: Vec::new(),
-    };
-    l.labels = 2;
+    let mut l = Lowerer::new(ctx);
     l.state_vars()?;
     let (g, r) = (l.greens.clone(), l.reds.clone());
     let (g, r) = (g.iter().map(|x| x.tokens()), r.iter().map(|x| x.tokens()));
@@ -315,26 +338,18 @@ pub fn lower(ctx: &Ctx, body: &[Stmt]) -> Res<Lowered> {
     if l.stmts(&body[1..], None, false)?.is_some() {
         l.code.push(quote!(b.goto(#head);));
     }
-    Ok(l.finish(Vec::new()))
+    // A recursive interpreter's entry function calls the portal with the
+    // greens and reds (the registers `state_vars` took first, in order).
+    let params = match ctx.recursive {
+        Some(_) => [l.greens.clone(), l.reds.clone()].concat(),
+        None => Vec::new(),
+    };
+    Ok(l.finish(params))
 }
 
 /// Lowers the body of an inline helper with these parameters.
 pub fn lower_helper(ctx: &Ctx, params: &[(String, Ty)], body: &syn::Block) -> Res<Lowered> {
-    let mut l = Lowerer {
-        ctx,
-        inner: Vec::new(),
-        code: Vec::new(),
-        regs: Regs::default(),
-        labels: 2,
-        scopes: vec![Vec::new()],
-        head: 0,
-        unreachable: 1,
-        fail_blocks: Vec::new(),
-        fail_shims: Vec::new(),
-        float_shims: BTreeSet::new(),
-        greens: Vec::new(),
-        reds: Vec::new(),
-    };
+    let mut l = Lowerer::new(ctx);
     let mut regs = Vec::new();
     for (name, ty) in params {
         // A slice parameter is two: its data pointer and its length.
@@ -344,12 +359,8 @@ pub fn lower_helper(ctx: &Ctx, params: &[(String, Ty)], body: &syn::Block) -> Re
         regs.push(reg);
         regs.extend(len);
         l.scopes[0].push(Var {
-            name: name.clone(),
-            ty: *ty,
-            reg,
             len,
-            items: vec![],
-            frozen: false,
+            ..Var::local(name.clone(), *ty, reg)
         });
     }
     let span = body.brace_token.span.join();
@@ -407,6 +418,7 @@ impl Lowerer<'_> {
             labels: self.labels,
             fail_shims: self.fail_shims,
             float_shims: self.float_shims,
+            roots: self.roots,
         }
     }
 
@@ -522,12 +534,12 @@ impl<'a> Lowerer<'a> {
             let name = sv.name.to_string();
             let frozen = sv.green && matches!(sv.ty, Ty::Slice { mutable: false, .. });
             self.scopes[0].push(Var {
-                name,
-                ty: sv.ty,
-                reg,
                 len,
                 items,
                 frozen,
+                mutable: true,
+                state: true,
+                ..Var::local(name, sv.ty, reg)
             });
         }
         Ok(())

@@ -216,6 +216,10 @@ impl<'a> Lowerer<'a> {
 
     /// `f(..)?`: the call without a catch.
     pub(super) fn try_expr(&mut self, t: &syn::ExprTry) -> Res<Option<Val>> {
+        if let Some(m) = recursive_marker(&t.expr) {
+            // The interpreter's own error type: it goes to the caller.
+            return self.recursive_call(m, true);
+        }
         if self.result_var(&t.expr).is_some() {
             return self.try_result_var(&t.expr, t.span());
         }
@@ -288,6 +292,16 @@ impl<'a> Lowerer<'a> {
         handler: u32,
         bind_err: bool,
     ) -> Res<Option<(Val, Option<Val>)>> {
+        if let Some(m) = recursive_marker(scrut) {
+            let e_ty = self.ctx.err;
+            return match self.recursive_call(m, true)? {
+                Some(v) => Ok(Some((
+                    v,
+                    self.catch_into(handler, bind_err.then_some(e_ty).flatten()),
+                ))),
+                None => Ok(None),
+            };
+        }
         if self.result_var(scrut).is_some() {
             return self.branch_on_result(scrut, handler).map(Some);
         }
@@ -302,9 +316,18 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         };
         let e_ty = h.err.expect("a fallible helper");
-        let e = bind_err.then(|| self.regs.temp(bank(e_ty)));
+        Ok(Some((
+            v,
+            self.catch_into(handler, bind_err.then_some(e_ty)),
+        )))
+    }
+
+    /// The `catch_exception` right after a fallible call: to `handler`,
+    /// the error (of type `e_ty`, if bound) into a fresh register.
+    fn catch_into(&mut self, handler: u32, e_ty: Option<Ty>) -> Option<Val> {
+        let e = e_ty.map(|t| (t, self.regs.temp(bank(t))));
         let dst = match e {
-            Some(r) => {
+            Some((_, r)) => {
                 let r = r.tokens();
                 quote!(Some(#r))
             }
@@ -312,7 +335,7 @@ impl<'a> Lowerer<'a> {
         };
         let l = self.label_t(handler);
         self.code.push(quote!(b.catch_exception(#l, #dst);));
-        Ok(Some((v, e.map(|r| Val::scalar(e_ty, Opnd::Reg(r))))))
+        e.map(|(t, r)| Val::scalar(t, Opnd::Reg(r)))
     }
 
     /// One arm of a `match`/`if let` on a `Result`, with its binding.
@@ -419,5 +442,14 @@ impl<'a> Lowerer<'a> {
             }
         }
         Ok(self.finish_join(j))
+    }
+}
+
+/// The interpreter's call of itself in `e` (`__majit_call!(..)`), if it
+/// is one.
+fn recursive_marker(e: &Expr) -> Option<&syn::Macro> {
+    match strip(e) {
+        Expr::Macro(m) if m.mac.path.is_ident(crate::recursion::MARKER) => Some(&m.mac),
+        _ => None,
     }
 }

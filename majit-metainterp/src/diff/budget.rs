@@ -49,6 +49,16 @@ impl Budget {
     pub(crate) fn arm(&self, checked: bool) {
         self.word.set(if checked { ENTRY_BUDGET } else { i64::MAX });
     }
+
+    /// The iterations left.
+    pub(crate) fn left(&self) -> i64 {
+        self.word.get()
+    }
+
+    /// Sets the iterations left.
+    pub(crate) fn set_left(&self, left: i64) {
+        self.word.set(left);
+    }
 }
 
 /// Appends the countdown of the word at `word` and its guard (fail descr

@@ -29,6 +29,14 @@ pub(super) fn instrument(trace: &Trace) -> Result<(Trace, Vec<Rc<Site>>), String
         if !is_call(op.opcode) || d.effect.effect == CallEffect::Elidable || invalidates {
             continue;
         }
+        if d.name == crate::portal::RUNNER {
+            // Its effect is a nested run of the interpreter, which writes
+            // the heap the trace reads back: not replayable.
+            return Err(format!(
+                "op {i}: a call of the interpreted program (a nested run of the interpreter) \
+                 cannot be replayed"
+            ));
+        }
         let mut kinds = vec![Kind::Int; SHIM_ARGS];
         kinds.extend_from_slice(&d.args);
         if !call::fits(&kinds) {

@@ -53,6 +53,7 @@ use crate::runtime::record::{self, Site};
 use crate::runtime::{Allocated, MallocAllocator};
 use crate::stats::Stats;
 use majit_ir::{Trace, Value};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use wire::RefOutcome;
@@ -92,8 +93,6 @@ pub(crate) struct DiffState {
     sites: Vec<std::rc::Rc<Site>>,
     /// Why the trace [`DiffState::instrument`] last saw cannot be checked.
     unrecordable: Option<String>,
-    /// The iteration budget of checked entries (`budget.rs`).
-    budget: budget::Budget,
 }
 
 impl DiffState {
@@ -117,13 +116,7 @@ impl DiffState {
             gc_epoch: None,
             sites: Vec::new(),
             unrecordable: None,
-            budget: budget::Budget::new(),
         }
-    }
-
-    /// The address of the budget word loop traces count down.
-    pub(crate) fn budget_word(&self) -> usize {
-        self.budget.addr()
     }
 
     /// The copy of `trace` that both sides compile: its residual calls
@@ -194,7 +187,7 @@ impl DiffState {
     }
 
     /// Whether this entry of loop `code` is checked (counts it if so).
-    fn due(&mut self, code: CodeId) -> bool {
+    pub(crate) fn due(&mut self, code: CodeId) -> bool {
         match self.remaining.get_mut(&code) {
             Some(n) if *n > 0 => {
                 *n -= 1;
@@ -237,7 +230,7 @@ impl DiffState {
                         fail_id: fail_id(&df),
                         fresh: df.values.iter().map(is_fresh).collect(),
                         values: df.values,
-                        written: memory::written(shadow.stores(), fresh),
+                        written: memory::written(&shadow.stores(), fresh),
                     }
                 }
                 (Err(e), Ok(())) => RefOutcome::Failed(e.to_string()),
@@ -252,8 +245,8 @@ impl DiffState {
     }
 
     /// Counts and (once per reason) prints an inconclusive check.
-    fn inconclusive(&mut self, stats: &mut Stats, why: String) {
-        stats.diff_inconclusive += 1;
+    fn inconclusive(&mut self, stats: &RefCell<Stats>, why: String) {
+        stats.borrow_mut().diff_inconclusive += 1;
         if self.reported.insert(why.clone()) {
             eprintln!("majit diff: inconclusive: {why}");
         }
@@ -281,32 +274,33 @@ impl From<ExecError> for Failure {
 }
 
 impl DiffState {
-    /// Runs loop `li` of `compiled` with `inputs` on `backend`, checked
-    /// against the reference executor when this entry is due (counted in
-    /// `stats`); a divergence is an error.
-    pub(crate) fn execute<B: Backend>(
+    /// Runs loop `li` of `compiled` with `inputs` through `run` (the
+    /// backend), checked against the reference executor: an entry
+    /// [`DiffState::due`] said is checked (counted in `stats`), with the
+    /// iteration `budget` armed; a divergence is an error. `stats` and
+    /// `compiled` are borrowed only before and after the native run,
+    /// during which a nested run of the interpreter may use them (it runs
+    /// unchecked: the caller holds this state).
+    pub(crate) fn check(
         &mut self,
-        backend: &mut B,
-        stats: &mut Stats,
-        compiled: &Compiled,
+        run: &mut dyn FnMut(&[Value]) -> Result<DeadFrame, ExecError>,
+        (stats, compiled): (&RefCell<Stats>, &RefCell<Compiled>),
+        budget: &budget::Budget,
         li: usize,
         inputs: &[Value],
     ) -> Result<DeadFrame, Failure> {
-        let code = compiled.loops[li].code;
-        self.budget.arm(false);
-        if !self.due(code) {
-            return Ok(backend.execute(code, inputs)?);
-        }
-        stats.diff_checks += 1;
+        let code = compiled.borrow().loops[li].code;
+        stats.borrow_mut().diff_checks += 1;
         if let Some(why) = self.unchecked.get(&code).cloned() {
             self.inconclusive(stats, why);
-            return Ok(backend.execute(code, inputs)?);
+            budget.arm(false);
+            return Ok(run(inputs)?);
         }
-        self.budget.arm(true);
+        budget.arm(true);
         let child = self.spawn(code, inputs);
         let epoch = self.epoch();
         record::record();
-        let native = backend.execute(code, inputs);
+        let native = run(inputs);
         let calls = record::recorded();
         let native = native?;
         let moved = self.epoch() != epoch;
@@ -321,10 +315,11 @@ impl DiffState {
             Ok(RefOutcome::Inconclusive(why)) => why,
             Ok(reference) => {
                 let entry = report::Entry { li, inputs, moved };
-                return match report::compare(self, compiled, &entry, &native, reference) {
+                let compiled = compiled.borrow();
+                return match report::compare(self, &compiled, &entry, &native, reference) {
                     Some(d) => Err(Failure::Diverged(Box::new(d))),
                     None => {
-                        stats.diff_renamed += u64::from(moved);
+                        stats.borrow_mut().diff_renamed += u64::from(moved);
                         Ok(native)
                     }
                 };

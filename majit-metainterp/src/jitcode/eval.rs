@@ -18,8 +18,9 @@ use majit_ir::{eval, ArrayDescr, CallDescr, FieldDescr, Kind, OpCode, Value};
 use std::fmt;
 
 /// A concrete operation that cannot be performed: the interpreter's
-/// jitcode did something invalid (its author acts).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// jitcode did something invalid (its author acts), a helper panicked, or
+/// a call of the interpreted program failed.
+#[derive(Clone, Debug, PartialEq)]
 pub enum ConcreteError {
     /// A load or store through null.
     NullPointer(String),
@@ -32,6 +33,9 @@ pub enum ConcreteError {
     BadJitCode(String),
     /// A called helper panicked (see [`crate::runtime::catch_panic`]).
     Panic(HelperPanic),
+    /// A call of the interpreted program (the portal runner, see
+    /// [`crate::portal`]) failed with this error.
+    Nested(Box<crate::driver::JitError>),
 }
 
 impl fmt::Display for ConcreteError {
@@ -42,6 +46,7 @@ impl fmt::Display for ConcreteError {
             ConcreteError::OutOfMemory => write!(f, "out of memory"),
             ConcreteError::BadJitCode(what) => write!(f, "bad jitcode: {what}"),
             ConcreteError::Panic(p) => write!(f, "{p}"),
+            ConcreteError::Nested(e) => write!(f, "{e}"),
         }
     }
 }
@@ -188,6 +193,9 @@ pub fn call(
     let signals = signal::take();
     if let Some(p) = signal::take_panic() {
         return Err(ConcreteError::Panic(p));
+    }
+    if let Some(e) = crate::portal::take_nested() {
+        return Err(ConcreteError::Nested(Box::new(e)));
     }
     let raised = signals.exception.and_then(Raised::value);
     if raised.is_some() && !descr.effect.can_raise {

@@ -18,19 +18,22 @@ use crate::backend::{CodeId, DeadFrame, ExecError, ExitId};
 use crate::runtime::call::{self, CallArgs};
 use crate::runtime::{signal, Access, Allocator, OutOfMemory, Raised};
 use majit_ir::{eval, Kind, OpCode, Value};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-/// The executor state a run needs (borrowed from `RefExec`).
+/// The executor state a run needs (`RefExec`'s tables). Each table is
+/// borrowed only for the moment of one access, never across a call: a
+/// helper the run calls may compile and run code of the same executor.
 pub(crate) struct World<'a> {
-    pub codes: &'a [Option<Rc<Code>>],
-    pub bridges: &'a HashMap<ExitId, CodeId>,
+    pub codes: &'a RefCell<Vec<Option<Rc<Code>>>>,
+    pub bridges: &'a RefCell<HashMap<ExitId, CodeId>>,
     /// Type id -> class word, for the layouts that have a vtable.
-    pub classes: &'a BTreeMap<u32, u64>,
-    pub allocator: &'a mut dyn Allocator,
+    pub classes: &'a RefCell<BTreeMap<u32, u64>>,
+    pub allocator: &'a RefCell<Box<dyn Allocator>>,
     pub step_limit: u64,
     /// Where stores are recorded, when the caller asked for it.
-    pub stores: Option<&'a mut Vec<Store>>,
+    pub stores: &'a RefCell<Option<Vec<Store>>>,
 }
 
 /// One store a run made: `size` bytes at `addr`, by the op at `by`.
@@ -126,7 +129,8 @@ impl<'a> Machine<'a> {
                         .iter()
                         .map(|&(s, k)| Value::from_bits(k, self.frame[s as usize]));
                     let values: Vec<Value> = values.collect();
-                    let Some(&bridge) = self.world.bridges.get(&exit) else {
+                    let bridge = self.world.bridges.borrow().get(&exit).copied();
+                    let Some(bridge) = bridge else {
                         return Ok(DeadFrame {
                             exit,
                             descr: step.descr.clone(),
@@ -245,13 +249,16 @@ impl<'a> Machine<'a> {
             | CallMallocNurseryVarsize => self.exec_alloc(s),
             NurseryPtrIncrement => self.set(s, self.arg(s, 0).wrapping_add(self.arg(s, 1))),
             CondCallGcWb => {
-                self.world.allocator.write_barrier(self.arg(s, 0) as usize);
+                let obj = self.arg(s, 0) as usize;
+                self.world.allocator.borrow_mut().write_barrier(obj);
                 Ok(Flow::Next)
             }
             CondCallGcWbArray => {
+                let (obj, index) = (self.arg(s, 0) as usize, self.arg(s, 1) as i64);
                 self.world
                     .allocator
-                    .write_barrier_array(self.arg(s, 0) as usize, self.arg(s, 1) as i64);
+                    .borrow_mut()
+                    .write_barrier_array(obj, index);
                 Ok(Flow::Next)
             }
             // -- calls --
@@ -401,6 +408,7 @@ impl<'a> Machine<'a> {
         let class = self
             .world
             .classes
+            .borrow()
             .get(&type_id)
             .copied()
             .unwrap_or(u64::from(type_id));
@@ -447,7 +455,7 @@ impl<'a> Machine<'a> {
         // that is valid for the access (null was rejected above).
         unsafe { access.store(addr, value) };
         self.barrier_after_store(s);
-        if let Some(stores) = &mut self.world.stores {
+        if let Some(stores) = &mut *self.world.stores.borrow_mut() {
             stores.push(Store {
                 addr,
                 size: access.size,
@@ -473,10 +481,13 @@ impl<'a> Machine<'a> {
             kind == Some(majit_ir::Kind::Ref)
         };
         match s.opcode {
-            OpCode::SetfieldGc if stores_ref(true) => self.world.allocator.write_barrier(obj),
+            OpCode::SetfieldGc if stores_ref(true) => {
+                self.world.allocator.borrow_mut().write_barrier(obj)
+            }
             OpCode::SetarrayitemGc if stores_ref(false) => {
                 let index = self.arg(s, 1) as i64;
-                self.world.allocator.write_barrier_array(obj, index)
+                let mut a = self.world.allocator.borrow_mut();
+                a.write_barrier_array(obj, index)
             }
             _ => {}
         }
@@ -547,7 +558,7 @@ impl<'a> Machine<'a> {
         };
         self.gather_roots();
         let mut roots = std::mem::take(&mut self.roots);
-        let a = &mut *self.world.allocator;
+        let mut a = self.world.allocator.borrow_mut();
         let r: Result<usize, OutOfMemory> = match (&s.extra, s.opcode) {
             (Extra::Object(layout), OpCode::CallMallocNurseryHeaderless) => {
                 a.malloc_nursery_headerless(size_arg, layout, &mut roots)
@@ -559,6 +570,7 @@ impl<'a> Machine<'a> {
             (Extra::Array(array), _) => a.new_array(array, size_arg, &mut roots),
             _ => a.malloc_nursery(size_arg, &mut roots), // call_malloc_nursery
         };
+        drop(a);
         self.roots = roots;
         self.scatter_roots();
         let obj = r.map_err(|OutOfMemory| oom)?;
@@ -583,7 +595,7 @@ impl<'a> Machine<'a> {
         let args = CallArgs::new(kinds, s.args[1..].iter().map(|&a| self.frame[a as usize]));
         if can_collect {
             self.gather_roots();
-            self.world.allocator.call_begin(&self.roots);
+            self.world.allocator.borrow_mut().call_begin(&self.roots);
         }
         signal::take(); // drop stale signals raised outside any call
                         // SAFETY: the Backend contract: `func` is an `extern "C"` function
@@ -593,7 +605,7 @@ impl<'a> Machine<'a> {
         let signals = signal::take();
         if can_collect {
             let mut roots = std::mem::take(&mut self.roots);
-            self.world.allocator.call_end(&mut roots);
+            self.world.allocator.borrow_mut().call_end(&mut roots);
             self.roots = roots;
             self.scatter_roots();
         }
@@ -607,8 +619,9 @@ impl<'a> Machine<'a> {
 }
 
 /// The live code `id`.
-fn lookup(codes: &[Option<Rc<Code>>], id: CodeId) -> Result<Rc<Code>, ExecError> {
+fn lookup(codes: &RefCell<Vec<Option<Rc<Code>>>>, id: CodeId) -> Result<Rc<Code>, ExecError> {
     codes
+        .borrow()
         .get(id.0 as usize)
         .and_then(Clone::clone)
         .ok_or(ExecError::UnknownCode(id))

@@ -57,6 +57,7 @@ pub use exec::Store;
 use exec::{Machine, World};
 use majit_ir::{Descr, SizeDescr, Trace, Value};
 use prepare::{prepare, Code, Labels};
+use std::cell::{Cell, RefCell, RefMut};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
@@ -81,19 +82,28 @@ pub const DEFAULT_STEP_LIMIT: u64 = 100_000_000;
 /// assert_eq!(frame.int(0), 42);
 /// ```
 pub struct RefExec {
+    /// Shared with the runs in progress, which borrow each table only
+    /// for a moment (never across a call), so a helper may compile and
+    /// run code of this executor while another run waits in the call
+    /// ([`Backend::execute_in`]).
+    t: Rc<Tables>,
+}
+
+/// The executor's state.
+struct Tables {
     /// Compiled traces by `CodeId`; `None` once freed.
-    codes: Vec<Option<Rc<Code>>>,
+    codes: RefCell<Vec<Option<Rc<Code>>>>,
     /// Every live label by target name.
-    labels: Labels,
+    labels: RefCell<Labels>,
     /// Guard exit -> the bridge attached to it.
-    bridges: HashMap<ExitId, CodeId>,
+    bridges: RefCell<HashMap<ExitId, CodeId>>,
     /// Type id -> vtable of every layout with a vtable seen so far.
-    classes: BTreeMap<u32, u64>,
-    allocator: Box<dyn Allocator>,
-    step_limit: u64,
+    classes: RefCell<BTreeMap<u32, u64>>,
+    allocator: RefCell<Box<dyn Allocator>>,
+    step_limit: Cell<u64>,
     /// The stores of the last run, when recording (see
     /// [`RefExec::record_stores`]).
-    stores: Option<Vec<Store>>,
+    stores: RefCell<Option<Vec<Store>>>,
 }
 
 impl Default for RefExec {
@@ -111,68 +121,99 @@ impl RefExec {
     /// An executor that allocates through `allocator`.
     pub fn with_allocator(allocator: Box<dyn Allocator>) -> RefExec {
         RefExec {
-            codes: Vec::new(),
-            labels: Labels::new(),
-            bridges: HashMap::new(),
-            classes: BTreeMap::new(),
-            allocator,
-            step_limit: DEFAULT_STEP_LIMIT,
-            stores: None,
+            t: Rc::new(Tables {
+                codes: RefCell::new(Vec::new()),
+                labels: RefCell::new(Labels::new()),
+                bridges: RefCell::new(HashMap::new()),
+                classes: RefCell::new(BTreeMap::new()),
+                allocator: RefCell::new(allocator),
+                step_limit: Cell::new(DEFAULT_STEP_LIMIT),
+                stores: RefCell::new(None),
+            }),
         }
     }
 
     /// Sets how many ops one `execute` may run before it fails with
     /// [`ExecError::StepLimit`].
     pub fn set_step_limit(&mut self, limit: u64) {
-        self.step_limit = limit;
+        self.t.step_limit.set(limit);
     }
 
-    /// The allocator, e.g. to allocate test objects the same way traces do.
-    pub fn allocator(&mut self) -> &mut dyn Allocator {
-        &mut *self.allocator
+    /// The allocator, e.g. to allocate test objects the same way traces do
+    /// (borrowed until the guard is dropped: not while code runs).
+    pub fn allocator(&self) -> RefMut<'_, dyn Allocator> {
+        RefMut::map(self.t.allocator.borrow_mut(), |a| &mut **a)
     }
 
     /// Starts (`true`) or stops recording the stores (`setfield_*`,
     /// `setarrayitem_*`, `raw_store`) each `execute` makes, for
     /// [`RefExec::stores`].
     pub fn record_stores(&mut self, on: bool) {
-        self.stores = on.then(Vec::new);
+        *self.t.stores.borrow_mut() = on.then(Vec::new);
     }
 
     /// The stores of the last `execute`, in order, when recording.
-    pub fn stores(&self) -> &[Store] {
-        self.stores.as_deref().unwrap_or(&[])
+    pub fn stores(&self) -> Vec<Store> {
+        self.t.stores.borrow().clone().unwrap_or_default()
     }
 
     /// Makes the class word of `layout`'s objects known to `guard_class`
     /// (needed for objects with a vtable that no compiled trace allocates).
     pub fn register_layout(&mut self, layout: &SizeDescr) {
-        if let Some(vtable) = layout.vtable {
-            self.classes.insert(layout.type_id, vtable);
-        }
+        self.t.register_layout(layout);
     }
 
-    fn code(&self, id: CodeId) -> Option<&Rc<Code>> {
-        self.codes.get(id.0 as usize).and_then(Option::as_ref)
+    fn code(&self, id: CodeId) -> Option<Rc<Code>> {
+        self.t
+            .codes
+            .borrow()
+            .get(id.0 as usize)
+            .and_then(Clone::clone)
     }
 
     /// Verifies and prepares `trace` as the next code id, and registers
     /// its labels and layouts.
     fn compile(&mut self, trace: &Trace) -> Result<CodeId, CompileError> {
+        let t = &self.t;
         let id = CodeId(
-            u32::try_from(self.codes.len())
+            u32::try_from(t.codes.borrow().len())
                 .map_err(|_| CompileError::ImplLimit("too many traces".into()))?,
         );
         majit_ir::verify(trace).map_err(|e| CompileError::Invalid(e.to_string()))?;
-        let (code, own) = prepare(id, trace, &self.labels)?;
+        let (code, own) = prepare(id, trace, &t.labels.borrow())?;
         for descr in trace.descrs() {
             if let Descr::Size(layout) = descr {
-                self.register_layout(&layout);
+                t.register_layout(&layout);
             }
         }
-        self.labels.extend(own);
-        self.codes.push(Some(Rc::new(code)));
+        t.labels.borrow_mut().extend(own);
+        t.codes.borrow_mut().push(Some(Rc::new(code)));
         Ok(id)
+    }
+
+    /// One run of `code` over the shared tables `t` (see
+    /// [`Backend::execute_in`]).
+    fn run(t: &Tables, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
+        if let Some(stores) = &mut *t.stores.borrow_mut() {
+            stores.clear();
+        }
+        let world = World {
+            codes: &t.codes,
+            bridges: &t.bridges,
+            classes: &t.classes,
+            allocator: &t.allocator,
+            step_limit: t.step_limit.get(),
+            stores: &t.stores,
+        };
+        Machine::new(world, code, inputs)?.run()
+    }
+}
+
+impl Tables {
+    fn register_layout(&self, layout: &SizeDescr) {
+        if let Some(vtable) = layout.vtable {
+            self.classes.borrow_mut().insert(layout.type_id, vtable);
+        }
     }
 }
 
@@ -207,30 +248,29 @@ impl Backend for RefExec {
                 bridge.inputs
             )));
         }
-        if self.bridges.contains_key(&guard) {
+        if self.t.bridges.borrow().contains_key(&guard) {
             return Err(CompileError::Invalid(format!(
                 "guard at op {} already has a bridge",
                 guard.op_index
             )));
         }
         let id = self.compile(bridge)?;
-        self.bridges.insert(guard, id);
+        self.t.bridges.borrow_mut().insert(guard, id);
         Ok(id)
     }
 
     fn execute(&mut self, code: CodeId, inputs: &[Value]) -> Result<DeadFrame, ExecError> {
-        if let Some(stores) = &mut self.stores {
-            stores.clear();
-        }
-        let world = World {
-            codes: &self.codes,
-            bridges: &self.bridges,
-            classes: &self.classes,
-            allocator: &mut *self.allocator,
-            step_limit: self.step_limit,
-            stores: self.stores.as_mut(),
-        };
-        Machine::new(world, code, inputs)?.run()
+        RefExec::run(&self.t, code, inputs)
+    }
+
+    fn execute_in(
+        cell: &RefCell<RefExec>,
+        code: CodeId,
+        inputs: &[Value],
+    ) -> Result<DeadFrame, ExecError> {
+        // The run keeps the tables alive, not a borrow of the executor.
+        let t = Rc::clone(&cell.borrow().t);
+        RefExec::run(&t, code, inputs)
     }
 
     fn code_size(&self, code: CodeId) -> usize {
@@ -239,20 +279,27 @@ impl Backend for RefExec {
 
     fn free(&mut self, code: CodeId) {
         let mut pending = vec![code];
+        let t = &self.t;
         while let Some(id) = pending.pop() {
-            if let Some(c) = self.codes.get_mut(id.0 as usize).and_then(Option::take) {
+            let freed = t
+                .codes
+                .borrow_mut()
+                .get_mut(id.0 as usize)
+                .and_then(Option::take);
+            if let Some(c) = freed {
                 for name in &c.label_names {
-                    self.labels.remove(name);
+                    t.labels.borrow_mut().remove(name);
                 }
             }
-            let attached: Vec<(ExitId, CodeId)> = self
+            let attached: Vec<(ExitId, CodeId)> = t
                 .bridges
+                .borrow()
                 .iter()
                 .filter(|(exit, &bridge)| exit.code == id || bridge == id)
                 .map(|(&exit, &bridge)| (exit, bridge))
                 .collect();
             for (exit, bridge) in attached {
-                self.bridges.remove(&exit);
+                t.bridges.borrow_mut().remove(&exit);
                 if exit.code == id {
                     pending.push(bridge);
                 }

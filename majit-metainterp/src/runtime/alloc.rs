@@ -98,6 +98,64 @@ pub trait Allocator {
     fn call_end(&mut self, _roots: &mut [usize]) {}
 }
 
+/// An allocator shared by a driver's tracer, blackhole and resume, which
+/// may run nested (a call of the interpreted program runs the interpreter
+/// again while the outer one waits in the call): each method borrows the
+/// shared allocator for its own duration only, so no borrow is held
+/// across a call.
+pub(crate) struct Shared<'a>(pub &'a RefCell<Box<dyn Allocator>>);
+
+impl Allocator for Shared<'_> {
+    fn new_object(
+        &mut self,
+        layout: &SizeDescr,
+        roots: &mut [usize],
+    ) -> Result<usize, OutOfMemory> {
+        self.0.borrow_mut().new_object(layout, roots)
+    }
+    fn new_array(
+        &mut self,
+        array: &ArrayDescr,
+        length: usize,
+        roots: &mut [usize],
+    ) -> Result<usize, OutOfMemory> {
+        self.0.borrow_mut().new_array(array, length, roots)
+    }
+    fn malloc_nursery(&mut self, size: usize, roots: &mut [usize]) -> Result<usize, OutOfMemory> {
+        self.0.borrow_mut().malloc_nursery(size, roots)
+    }
+    fn malloc_nursery_headerless(
+        &mut self,
+        size: usize,
+        layout: &SizeDescr,
+        roots: &mut [usize],
+    ) -> Result<usize, OutOfMemory> {
+        let mut a = self.0.borrow_mut();
+        a.malloc_nursery_headerless(size, layout, roots)
+    }
+    fn malloc_nursery_varsize(
+        &mut self,
+        array: &ArrayDescr,
+        length: usize,
+        roots: &mut [usize],
+    ) -> Result<usize, OutOfMemory> {
+        let mut a = self.0.borrow_mut();
+        a.malloc_nursery_varsize(array, length, roots)
+    }
+    fn write_barrier(&mut self, obj: usize) {
+        self.0.borrow_mut().write_barrier(obj)
+    }
+    fn write_barrier_array(&mut self, obj: usize, index: i64) {
+        self.0.borrow_mut().write_barrier_array(obj, index)
+    }
+    fn call_begin(&mut self, roots: &[usize]) {
+        self.0.borrow_mut().call_begin(roots)
+    }
+    fn call_end(&mut self, roots: &mut [usize]) {
+        self.0.borrow_mut().call_end(roots)
+    }
+}
+
 /// The objects a recording [`MallocAllocator`] returned: address -> size
 /// in bytes.
 pub type Allocated = Rc<RefCell<BTreeMap<usize, usize>>>;

@@ -27,6 +27,7 @@ pub(crate) mod memory;
 pub(crate) mod record;
 pub(crate) mod signal;
 
+pub(crate) use alloc::Shared;
 pub use alloc::{Allocated, Allocator, MallocAllocator, OutOfMemory};
 pub use call::{call_extern, CallError, MAX_FLOAT_ARGS, MAX_INT_ARGS};
 pub use gc::GcAllocator;

@@ -190,19 +190,21 @@ unsafe fn shim(ints: &[i64; MAX_INT_ARGS], floats: &[f64; MAX_FLOAT_ARGS]) -> u6
     // SAFETY: the caller's contract: `func` has the site's signature, which
     // the trace's call descr checked against the canonical call's limits.
     let result = unsafe { call::call(func, &call_args, site.float_result) };
-    if logging {
-        let entry = Entry {
-            result,
-            signals: signal::peek(),
-            ..call
-        };
-        MODE.with(|m| {
-            if let Mode::Record { log, depth } = &mut *m.borrow_mut() {
-                *depth -= 1;
+    let entry = Entry {
+        result,
+        signals: signal::peek(),
+        ..call
+    };
+    MODE.with(|m| {
+        if let Mode::Record { log, depth } = &mut *m.borrow_mut() {
+            // Every call counted in `begin` leaves; only outermost ones
+            // are logged (a nested run's calls happen inside them).
+            *depth -= 1;
+            if logging {
                 log.push(entry);
             }
-        });
-    }
+        }
+    });
     result
 }
 

@@ -171,6 +171,13 @@ pub fn report_panic(place: &str, message: String) {
             message,
         })
     });
+    raise_failure();
+}
+
+/// Raises the sentinel exception of a failure kept elsewhere (a panic
+/// here, a nested run's error in `portal.rs`): the caller's
+/// `guard_no_exception` fails and the run ends with that failure.
+pub(crate) fn raise_failure() {
     set_exception(Raised::Panic);
 }
 

@@ -105,10 +105,14 @@ impl Tracer<'_> {
     pub(super) fn too_long(&self) -> TraceEnd {
         let at = self.trace.ops.len();
         let codes = self.env.codes;
-        let blamed = self
-            .sizes
-            .totals(at)
+        // An inlined call of the interpreted program is blamed first: the
+        // driver stops inlining it (`tracer/portal.rs`).
+        let callee = self.inlined_callee().map(Box::new);
+        let blamed = callee
+            .is_none()
+            .then(|| self.sizes.totals(at))
             .into_iter()
+            .flatten()
             .filter(|&(f, n)| n > 0 && codes.residual(f).is_some() && !self.marked(f))
             .max_by_key(|&(f, n)| (n, std::cmp::Reverse(f)))
             .map(|(f, ops)| Blame {
@@ -128,6 +132,7 @@ impl Tracer<'_> {
                 frames,
                 ended,
                 blamed,
+                callee,
             },
             done => done,
         }

@@ -385,7 +385,7 @@ pub fn check_equivalent(original: &Trace, opt: &Optimized, runs: u64) -> usize {
             Some(rd) => {
                 guard_exits += 1;
                 // SAFETY: `rd` describes the guard that produced `fb`.
-                unsafe { rebuild(&fb.values, rd, wb.exec.allocator()) }
+                unsafe { rebuild(&fb.values, rd, &mut *wb.exec.allocator()) }
                     .unwrap_or_else(|e| panic!("rebuild: {e}\n{}", context()))
             }
             None => fb.values.clone(),

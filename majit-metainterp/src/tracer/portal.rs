@@ -1,0 +1,150 @@
+//! Calls of the interpreted program in the tracer (`crate::portal`): a
+//! portal frame that is not the outermost reaching a merge point, and the
+//! outermost frame returning.
+//!
+//! At a callee's first merge point the tracer decides: it *inlines* the
+//! callee (its frames stay on the tracer's stack and its later merge points
+//! are traced through) unless the callee's greens are already the entry
+//! greens of a portal frame on the stack (a recursive call; the outermost
+//! frame's entry is the trace's start), the callee is marked don't-inline
+//! (inlining it made a trace too long), or there is no portal runner. Then
+//! it records a residual call of the runner with the greens and reds
+//! (executed for real, the boxes rooted: the callee may collect), drops
+//! the callee's portal frame and returns the call's result into the frame
+//! that called the portal (the interpreter's entry function). A merge
+//! point of a callee frame a bridge started in decides the same way.
+//!
+//! The outermost frame returning ends an entry trace or a bridge with a
+//! `finish` of the result (and the virtualizable frame's values): the
+//! portal returned. A loop traced from a back edge aborts there instead
+//! (`PortalReturned`: the loop was no loop).
+
+use super::*;
+
+impl Tracer<'_> {
+    /// The merge point `insn` of a callee's portal frame (see the module
+    /// docs).
+    pub(super) fn callee_merge_point(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
+        let greens = self.promoted_greens(insn);
+        let key = GreenKey::new(&greens);
+        let top = self.frames.len() - 1;
+        if self.frames[top].entry.is_none() {
+            if !self.inlines(&key) {
+                return self.residual_portal_call(insn);
+            }
+            self.frames[top].entry = Some(key);
+            self.env.stats.borrow_mut().calls_inlined += 1;
+        }
+        self.frames[top].pc = insn.next;
+        Ok(Step::Next)
+    }
+
+    /// Whether the callee starting at `key` is inlined.
+    fn inlines(&self, key: &GreenKey) -> bool {
+        if self.env.portal.runner.is_none() {
+            return true;
+        }
+        let recursive = self.frames.iter().any(|f| f.entry.as_ref() == Some(key));
+        !recursive && !(self.env.dont_inline_callee)(key)
+    }
+
+    /// A residual call of the portal runner with the merge point's greens
+    /// and reds, for the callee whose portal frame is on top: its result
+    /// goes to the frame that called the portal, or what it raised unwinds
+    /// from there.
+    fn residual_portal_call(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
+        let (func, d) = self
+            .env
+            .portal
+            .runner
+            .clone()
+            .expect("a callee is inlined when there is no runner");
+        let cd = d.as_call().expect("the runner has a call descr").clone();
+        let lists = insn.list(0).iter().chain(insn.list(1));
+        let args: Vec<TBox> = lists.map(|&r| self.get(r)).collect();
+        let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
+        let result = self.call_rooted(func, &cd, &vals)?;
+        self.heap.call(&cd.effect);
+        self.env.stats.borrow_mut().calls_residual += 1;
+        let done = self.pop_frame();
+        let call = Call {
+            pure: false,
+            func: self.konst(Value::Int(func as i64)),
+            args: &args,
+            result,
+        };
+        let next = self.top().pc;
+        self.record_call((d, &cd), call, done.ret_dst, next)
+    }
+
+    /// Calls `func` for real with every ref box rooted (the callee runs
+    /// the interpreter, whose safepoints may collect).
+    fn call_rooted(
+        &mut self,
+        func: usize,
+        cd: &CallDescr,
+        args: &[Value],
+    ) -> Result<(Value, Option<Value>), ConcreteError> {
+        let mut roots: Vec<usize> = self
+            .ref_boxes()
+            .map(|b| b.v.as_ref().unwrap_or(0))
+            .collect();
+        self.env.alloc.call_begin(&roots);
+        let v = eval::call(func, cd, args);
+        self.env.alloc.call_end(&mut roots);
+        for (b, p) in self.ref_boxes().zip(roots) {
+            b.v = Value::Ref(p);
+        }
+        v
+    }
+
+    /// Pops the top frame, whose result is `v`, into its caller.
+    pub(super) fn return_to_caller(&mut self, v: Option<TBox>) -> Result<(), ConcreteError> {
+        let done = self.pop_frame();
+        match (done.ret_dst, v) {
+            (Some(dst), Some(b)) if dst.kind == b.v.kind() => self.set(dst, b),
+            (None, _) => {}
+            _ => return Err(bad_return(&done.code)),
+        }
+        Ok(())
+    }
+
+    /// Pops the top frame, which an inlined call pushed.
+    fn pop_frame(&mut self) -> TFrame {
+        self.sizes.leave(self.trace.ops.len());
+        self.frames.pop().expect("the tracer has a caller frame")
+    }
+
+    /// The outermost frame returns `v` (see the module docs).
+    pub(super) fn portal_return(&mut self, v: Option<TBox>) -> TraceEnd {
+        self.frames.pop();
+        if !self.ends_at_seen_merge_points() {
+            let ended = Outcome::Returned(v.map(|b| b.v));
+            return self.abort(AbortReason::PortalReturned, Some(ended));
+        }
+        let mut args: Vec<OpRef> = v.iter().map(|b| b.r).collect();
+        if let Some((frame, boxes)) = &self.vable {
+            args.extend(std::iter::once(frame).chain(boxes).map(|b| b.r));
+        }
+        let (id, descr) = self.fail_descr();
+        self.flush_stores(None);
+        self.trace
+            .push(Op::new(OpCode::Finish, &args).with_descr(descr));
+        TraceEnd::Done(Box::new(Finished {
+            trace: std::mem::take(&mut self.trace),
+            guards: std::mem::take(&mut self.guards),
+            finish: Some(id),
+            returned: Some(v.map(|b| b.v)),
+            jumped_to: None,
+            budget: self.budget.take(),
+            greens: Vec::new(),
+            reds: Vec::new(),
+            validity: self.env.validity.clone(),
+        }))
+    }
+
+    /// The entry greens of the outermost inlined callee, if any.
+    pub(super) fn inlined_callee(&self) -> Option<GreenKey> {
+        self.frames.iter().skip(1).find_map(|f| f.entry.clone())
+    }
+}
