@@ -376,6 +376,13 @@ opcodes! {
     CallMayForceR                   "call_may_force_r"                  "i*"    Ref     Call     Plain  1   CALL_FORCE;
     CallMayForceF                   "call_may_force_f"                  "i*"    Float   Call     Plain  1   CALL_FORCE;
     CallMayForceN                   "call_may_force_n"                  "i*"    Void    Call     Plain  1   CALL_FORCE;
+    // arg 1 is the callee's token (its entry greens): a call of the
+    // interpreted program that enters the callee's compiled entry trace
+    // through the runner (RPython's call_assembler; docs/backend.md)
+    CallAssemblerI                  "call_assembler_i"                  "ii*"   Int     Call     Plain  1   CALL_FORCE;
+    CallAssemblerR                  "call_assembler_r"                  "ii*"   Ref     Call     Plain  1   CALL_FORCE;
+    CallAssemblerF                  "call_assembler_f"                  "ii*"   Float   Call     Plain  1   CALL_FORCE;
+    CallAssemblerN                  "call_assembler_n"                  "ii*"   Void    Call     Plain  1   CALL_FORCE;
     // -- control --
     Label                           "label"                             "*"     Void    Target   Plain  1   CARRY;
     Jump                            "jump"                              "*"     Void    Target   Plain  1   FINAL | CARRY;
@@ -552,7 +559,18 @@ impl OpCode {
         })
     }
 
-    /// For `call_*`, `call_pure_*` and `call_may_force_*`: the same family
+    /// `call_assembler_*`: a call of the portal runner with the callee's
+    /// token, entering its compiled code.
+    pub fn is_call_assembler(self) -> bool {
+        use OpCode::*;
+        matches!(
+            self,
+            CallAssemblerI | CallAssemblerR | CallAssemblerF | CallAssemblerN
+        )
+    }
+
+    /// For `call_*`, `call_pure_*`, `call_may_force_*` and `call_assembler_*`:
+    /// the same family
     /// with the result kind `result`.
     pub fn call_with_result(self, result: ResultKind) -> Option<OpCode> {
         use OpCode::*;
@@ -564,6 +582,12 @@ impl OpCode {
             CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => {
                 [CallMayForceI, CallMayForceR, CallMayForceF, CallMayForceN]
             }
+            CallAssemblerI | CallAssemblerR | CallAssemblerF | CallAssemblerN => [
+                CallAssemblerI,
+                CallAssemblerR,
+                CallAssemblerF,
+                CallAssemblerN,
+            ],
             _ => return None,
         };
         Some(match result {
@@ -604,7 +628,9 @@ mod tests {
                 assert!(op.needs_descr(), "{op}: 'v' needs a descr");
             }
             if op.is_call() {
-                assert!(op.is_variadic() && body == "i", "{op}");
+                // call_assembler_*: the function, then the token
+                let fixed = if op.is_call_assembler() { "ii" } else { "i" };
+                assert!(op.is_variadic() && body == fixed, "{op}");
             }
         }
     }

@@ -20,7 +20,7 @@
 //! Invariant: `verify` never panics, whatever the trace holds, so it can
 //! check traces built by fuzzers and user code.
 
-use crate::descr::Descr;
+use crate::descr::{CallDescr, Descr};
 use crate::error::{VerifyError, VerifyErrorKind as E, VerifyErrors};
 use crate::op::{Op, OpRef, RefTarget};
 use crate::opcode::{DescrUse, Kind, OpCode};
@@ -272,6 +272,9 @@ impl Verifier<'_> {
         for (a, (&want, &r)) in c.args.iter().zip(op.args.iter().skip(1)).enumerate() {
             self.expect_kind(i, a + 1, r, Some(want));
         }
+        if op.opcode.is_call_assembler() {
+            self.check_call_assembler(i, op, c);
+        }
         if c.result != op.opcode.result() {
             let msg = format!(
                 "`{}` returns {}, call descr `{}` returns {}",
@@ -281,6 +284,23 @@ impl Verifier<'_> {
                 result_name(c.result.kind())
             );
             self.error(i, E::ResultKind, msg);
+        }
+    }
+
+    /// A `call_assembler_*` enters compiled code that reads and writes the
+    /// virtualizable frame, so its descr is `may_force`; its token (arg 1)
+    /// names the callee, so it is a constant.
+    fn check_call_assembler(&mut self, i: usize, op: &Op, c: &CallDescr) {
+        if !c.effect.may_force {
+            let msg = format!(
+                "`{}` needs a may_force call descr, not `{}`",
+                op.opcode, c.name
+            );
+            self.error(i, E::Descr, msg);
+        }
+        if !op.args.get(1).is_some_and(|t| t.is_const()) {
+            let msg = format!("`{}` takes a constant token as arg 1", op.opcode);
+            self.error(i, E::ArgKind, msg);
         }
     }
 

@@ -208,7 +208,11 @@ call_n(4096, i18, descr=Call.i_v)
 guard_exception() [i0]
 p21 = save_exception_r()
 i22 = call_i(4096, i0, p1, f2, i0, null, 1.0, 2, 3, f2, descr=Call.many)
-finish(i12, p14, f15, i22, i18, p21)
+i23 = call_assembler_i(4096, 7, descr=Call.force_i)
+call_assembler_n(4096, 7, descr=Call.i_force_v)
+p25 = call_assembler_r(4096, 7, descr=Call.i_r)
+f26 = call_assembler_f(4096, 7, f15, descr=Call.if_f)
+finish(i12, p14, f15, i22, i18, p21, i23, p25, f26)
 ",
     ),
     (

@@ -89,7 +89,7 @@ fn generation_is_deterministic() {
 }
 
 /// Ops the generator does not emit, and why.
-const NOT_GENERATED: [(OpCode, &str); 6] = [
+const NOT_GENERATED: [(OpCode, &str); 10] = [
     (
         OpCode::SaveExceptionR,
         "the test namespace's raising helpers raise ints",
@@ -113,6 +113,22 @@ const NOT_GENERATED: [(OpCode, &str); 6] = [
     (
         OpCode::CallMayForceN,
         "the only may-force descr returns int",
+    ),
+    (
+        OpCode::CallAssemblerI,
+        "calls a driver's portal runner with a token of that driver",
+    ),
+    (
+        OpCode::CallAssemblerR,
+        "calls a driver's portal runner with a token of that driver",
+    ),
+    (
+        OpCode::CallAssemblerF,
+        "calls a driver's portal runner with a token of that driver",
+    ),
+    (
+        OpCode::CallAssemblerN,
+        "calls a driver's portal runner with a token of that driver",
     ),
 ];
 

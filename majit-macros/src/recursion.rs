@@ -658,12 +658,14 @@ fn adapter(j: &JitItems, from: &syn::Ident) -> TokenStream {
     }
 }
 
-/// The `extern "C"` portal runner trampoline: greens and reds in, the
-/// portal's result out, through `portal::call`.
+/// The `extern "C"` portal runner trampoline: the call target's token
+/// (`call_assembler_*`), greens and reds in, the portal's result out,
+/// through `portal::call`.
 fn trampoline(name: &syn::Ident, state: &[StateVar], ret: Ty) -> TokenStream {
     let tramp = format_ident!("__majit_portal_{}", name);
     let v = quote!(::majit::ir::Value);
-    let (mut params, mut g, mut r) = (Vec::new(), Vec::new(), Vec::new());
+    let mut params = vec![quote!(__majit_token: i64)];
+    let (mut g, mut r) = (Vec::new(), Vec::new());
     for s in state {
         let kinds = value_kinds(s.ty);
         for k in kinds {
@@ -681,7 +683,7 @@ fn trampoline(name: &syn::Ident, state: &[StateVar], ret: Ty) -> TokenStream {
             }
         }
     }
-    let call = quote!(::majit::metainterp::portal::call(&[#(#g),*], &[#(#r),*]));
+    let call = quote!(::majit::metainterp::portal::call(__majit_token, &[#(#g),*], &[#(#r),*]));
     let (out, body) = match ret {
         Ty::Scalar(Scalar::F64) => (
             quote!(-> f64),
@@ -750,7 +752,8 @@ pub fn params(
 
 /// Checks that a recursive interpreter's state fits the portal runner:
 /// no `&mut` slices (a callee would alias them), and at most as many
-/// values as a call passes (16 integer or reference, 8 `f64`).
+/// values as a call passes after the runner's token (15 integer or
+/// reference, 8 `f64`).
 pub fn check_state(func: &syn::ItemFn, state: &[StateVar]) -> syn::Result<()> {
     for s in state {
         if let Ty::Slice { mutable: true, .. } = s.ty {
@@ -766,12 +769,12 @@ pub fn check_state(func: &syn::ItemFn, state: &[StateVar]) -> syn::Result<()> {
     }
     let kinds: Vec<char> = state.iter().flat_map(|s| value_kinds(s.ty)).collect();
     let floats = kinds.iter().filter(|&&k| k == 'f').count();
-    if floats > 8 || kinds.len() - floats > 16 {
+    if floats > 8 || kinds.len() - floats > 15 {
         return Err(syn::Error::new(
             func.sig.ident.span(),
             format!(
                 "a recursive interpreter passes its greens and reds to a call of the \
-                 interpreted program: at most 16 integer or reference and 8 `f64` values, \
+                 interpreted program: at most 15 integer or reference and 8 `f64` values, \
                  these are {} and {floats}",
                 kinds.len() - floats
             ),

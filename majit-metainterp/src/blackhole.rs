@@ -219,7 +219,9 @@ impl<'a> Blackhole<'a> {
             return Ok(None);
         };
         let lists = insn.list(0).iter().chain(insn.list(1));
-        let args: Vec<Value> = lists.map(|&r| f.get(r)).collect();
+        // Token 0: the runner runs the interpreter from this merge point.
+        let token = std::iter::once(Value::Int(0));
+        let args: Vec<Value> = token.chain(lists.map(|&r| f.get(r))).collect();
         let mut roots = self.roots();
         self.alloc.call_begin(&roots);
         let cd = descr.as_call().expect("the runner has a call descr");

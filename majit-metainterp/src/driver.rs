@@ -273,6 +273,8 @@ pub struct JitDriver<B: Backend> {
     pub(crate) vable: Option<VirtualizableInfo>,
     /// How calls of the interpreted program run (`portal.rs`).
     pub(crate) runner: Cell<Option<PortalRunner<B>>>,
+    /// The call targets of `call_assembler_*` (`callasm.rs`).
+    pub(crate) targets: RefCell<crate::callasm::Targets>,
     /// How many checked differential-mode entries are in progress: while
     /// there is one, nested runs (calls of the interpreted program made by
     /// its code) neither trace nor compile (the shadow executor, which
@@ -395,6 +397,7 @@ impl<B: Backend> JitDriver<B> {
             log_file,
             vable: None,
             runner: Cell::new(None),
+            targets: RefCell::default(),
             checking: Cell::new(0),
             tracing: RefCell::new(Vec::new()),
             running: Cell::new(0),
@@ -658,7 +661,11 @@ impl<B: Backend> JitDriver<B> {
     /// The inputs of loop `li` at the state `reds`: the reds, then the
     /// virtualizable frame's values if there is one; `None` when the
     /// frame's array length is not the one the loop was traced with.
-    fn loop_inputs(&self, li: usize, reds: &[Value]) -> Result<Option<Vec<Value>>, JitError> {
+    pub(crate) fn loop_inputs(
+        &self,
+        li: usize,
+        reds: &[Value],
+    ) -> Result<Option<Vec<Value>>, JitError> {
         let Some(info) = &self.vable else {
             return Ok(Some(reds.to_vec()));
         };
@@ -707,7 +714,7 @@ impl<B: Backend> JitDriver<B> {
     /// Runs loop `li` with `inputs`, checked against the reference
     /// executor in differential mode. A helper's panic or a nested run's
     /// failure (which left through a `guard_no_exception`) ends the run.
-    fn execute(&self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
+    pub(crate) fn execute(&self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
         self.lifetime.borrow_mut().enter(li);
         let df = self.execute_entered(li, inputs);
         self.lifetime.borrow_mut().leave(li);
@@ -751,7 +758,7 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// A dead frame came back: a guard failed or a `finish` was reached.
-    fn handle_exit(&self, df: DeadFrame) -> Result<Next, JitError> {
+    pub(crate) fn handle_exit(&self, df: DeadFrame) -> Result<Next, JitError> {
         let id = df
             .descr
             .as_ref()
@@ -941,6 +948,7 @@ impl<B: Backend> JitDriver<B> {
             portal: self.portal_call(),
             dont_inline: &dont_inline_fns,
             dont_inline_callee: &dont_inline,
+            call_target: &|k| self.call_target(k),
             stats: &self.stats,
             validity: &validity,
         };
@@ -1031,6 +1039,7 @@ impl<B: Backend> JitDriver<B> {
             entry,
         });
         self.warm.borrow_mut().set_loop(&key, n);
+        self.targets.borrow_mut().set_loop(&key, n);
         self.count(|s| {
             s.loops_compiled += 1;
             s.entry_traces_compiled += u64::from(entry);

@@ -60,6 +60,7 @@
 pub mod backend;
 pub mod blackhole;
 pub mod bridge;
+pub mod callasm;
 pub mod compiled;
 pub mod diff;
 pub mod driver;

@@ -54,9 +54,10 @@ pub type RunFrom<B> = fn(&JitDriver<B>, &[Value], &[Value]) -> Result<Option<Val
 /// that traces and compiled code call, and the interpreter function it
 /// runs (`#[jit_interp]` registers both, see [`JitDriver::set_portal_runner`]).
 pub struct PortalRunner<B: Backend> {
-    /// The address of an `extern "C"` function whose parameters are the
-    /// greens' and reds' values (64-bit ints or addresses, `f64` for
-    /// floats) and whose result is the portal's, with [`call`] as body.
+    /// The address of an `extern "C"` function whose parameters are a
+    /// token (`i64`, see [`call`]) and the greens' and reds' values (64-bit
+    /// ints or addresses, `f64` for floats) and whose result is the
+    /// portal's, with [`call`] as body.
     pub trampoline: usize,
     /// The portal's result kind.
     pub result: ResultKind,
@@ -93,8 +94,8 @@ impl PortalCall {
 /// traces making them unchecked (`diff/instrument.rs`).
 pub const RUNNER: &str = "majit.portal";
 
-/// The call descr of the runner trampoline: greens and reds in, the
-/// portal's result out; it may do anything, including collecting and
+/// The call descr of the runner trampoline: the token, greens and reds
+/// in, the portal's result out; it may do anything, including collecting and
 /// reading or writing the virtualizable frame (`may_force`: the trace
 /// writes the frame back before the call and reloads it after), and it
 /// raises when the nested run fails.
@@ -114,7 +115,7 @@ pub(crate) fn runner_descr(args: Vec<Kind>, result: ResultKind) -> Descr {
 }
 
 /// [`run_erased`] for some backend.
-type ErasedRun = unsafe fn(*const (), &[Value], &[Value]) -> Result<Option<Value>, JitError>;
+type ErasedRun = unsafe fn(*const (), i64, &[Value], &[Value]) -> Result<Option<Value>, JitError>;
 
 /// A type-erased `&JitDriver<B>` and the function running its portal.
 #[derive(Copy, Clone)]
@@ -162,29 +163,34 @@ impl Drop for Current {
     }
 }
 
-/// Runs the portal of the driver `driver` points to.
+/// Runs the portal of the driver `driver` points to: the callee's
+/// compiled code directly when `token` names some (`callasm.rs`).
 ///
 /// # Safety
 /// `driver` comes from a `&JitDriver<B>` that is alive (the invariant of
 /// [`Current`]).
 unsafe fn run_erased<B: Backend>(
     driver: *const (),
+    token: i64,
     greens: &[Value],
     reds: &[Value],
 ) -> Result<Option<Value>, JitError> {
     // SAFETY: by the caller's contract; the driver is only ever used
     // through shared references (its state is in cells).
     let driver = unsafe { &*(driver as *const JitDriver<B>) };
-    driver.run_portal(greens, reds)
+    driver.call_assembler(token, greens, reds)
 }
 
 /// The body of a portal runner trampoline: runs the interpreter from the
 /// merge point with `greens` and `reds` on the current driver and returns
-/// the portal's result. A failure (the nested run's error, a panic, no
+/// the portal's result. `token` is the callee's call target when
+/// compiled code makes the call (`call_assembler_*`, see `callasm.rs`):
+/// its compiled entry trace then runs directly; 0 (the tracer, the
+/// blackhole) or a token without live code runs the interpreter. A failure (the nested run's error, a panic, no
 /// driver running) is reported as a raised exception, so the caller's
 /// `guard_no_exception` (or the tracer's, the blackhole's call) fails and
 /// the outer run ends with the error; the result is then `None`.
-pub fn call(greens: &[Value], reds: &[Value]) -> Option<Value> {
+pub fn call(token: i64, greens: &[Value], reds: &[Value]) -> Option<Value> {
     let Some(current) = CURRENT.with(Cell::get) else {
         report(JitError::BadState(
             "a portal runner was called while no JIT driver runs".into(),
@@ -194,7 +200,7 @@ pub fn call(greens: &[Value], reds: &[Value]) -> Option<Value> {
     let run = || {
         // SAFETY: `CURRENT` is set, so its driver is alive (the invariant
         // of `Current`).
-        match unsafe { (current.run)(current.driver, greens, reds) } {
+        match unsafe { (current.run)(current.driver, token, greens, reds) } {
             Ok(v) => v,
             Err(e) => {
                 report(e);
@@ -265,7 +271,8 @@ impl<B: Backend> JitDriver<B> {
     /// What the tracer and the blackhole know of the portal.
     pub(crate) fn portal_call(&self) -> PortalCall {
         let runner = self.runner.get().map(|r| {
-            let kinds = self.green_kinds.iter().chain(&self.red_kinds).copied();
+            let state = self.green_kinds.iter().chain(&self.red_kinds);
+            let kinds = std::iter::once(&Kind::Int).chain(state).copied();
             (r.trampoline, runner_descr(kinds.collect(), r.result))
         });
         PortalCall {

@@ -135,6 +135,11 @@ pub struct Stats {
     /// Nested runs of the interpreter through the portal runner (from
     /// compiled code, the tracer or the blackhole).
     pub portal_runs: u64,
+    /// Of `portal_runs`, those that entered the callee's compiled entry
+    /// trace directly (`call_assembler_*`, `callasm.rs`), and of those the
+    /// slow paths: the callee left other than through its return.
+    pub call_assembler: u64,
+    pub call_assembler_slow: u64,
     /// Of `guard_failures`, those of guards inside an inlined callee
     /// (resuming more than one portal frame).
     pub callee_guard_failures: u64,
@@ -227,8 +232,9 @@ impl fmt::Display for Stats {
         if self.calls_inlined + self.calls_residual + self.portal_runs > 0 {
             writeln!(
                 f,
-                "calls:            {} inlined, {} residual, {} nested runs, {} guard failures in callees",
-                self.calls_inlined, self.calls_residual, self.portal_runs, self.callee_guard_failures
+                "calls:            {} inlined, {} residual, {} nested runs ({} call_assembler, {} slow), {} guard failures in callees",
+                self.calls_inlined, self.calls_residual, self.portal_runs, self.call_assembler,
+                self.call_assembler_slow, self.callee_guard_failures
             )?;
         }
         if self.entry_traces_compiled + self.portal_entries > 0 {

@@ -307,6 +307,9 @@ pub struct TraceEnv<'a> {
     /// Whether the call of the interpreted program starting at a green
     /// key is not to be inlined.
     pub dont_inline_callee: &'a dyn Fn(&GreenKey) -> bool,
+    /// The token naming the call target at a green key
+    /// (`call_assembler_*`, `crate::callasm`).
+    pub call_target: &'a dyn Fn(&GreenKey) -> i64,
     /// Where the calls of the interpreted program met are counted.
     pub stats: &'a RefCell<Stats>,
     /// The validity word of the trace being recorded: its folded reads of
@@ -1298,7 +1301,10 @@ impl<'a> Tracer<'a> {
             return Ok(Step::Next);
         }
         let call = Call {
-            pure: elidable,
+            family: match elidable {
+                true => OpCode::CallPureI,
+                false => OpCode::CallI,
+            },
             func,
             args: &args,
             result: (v, raised),
@@ -1317,12 +1323,8 @@ impl<'a> Tracer<'a> {
         dst: Option<RegOp>,
         next: usize,
     ) -> Result<Step, ConcreteError> {
-        let family = if call.pure {
-            OpCode::CallPureI
-        } else {
-            OpCode::CallI
-        };
-        let opcode = family
+        let pure = call.family == OpCode::CallPureI;
+        let opcode = (call.family)
             .call_with_result(cd.result)
             .expect("call families cover every result kind");
         let mut refs = vec![call.func.r];
@@ -1333,7 +1335,7 @@ impl<'a> Tracer<'a> {
             self.vable_store();
         }
         let r = self.trace.push(Op::new(opcode, &refs).with_descr(d));
-        if !call.pure {
+        if !pure {
             self.quasi_after_call();
         }
         let (v, raised) = call.result;
@@ -1462,7 +1464,8 @@ pub struct BridgeFrame {
 /// A call the tracer ran, to record: `call_pure_*` when `pure`; its
 /// result and the exception it raised.
 struct Call<'a> {
-    pure: bool,
+    /// `CallI`, `CallPureI` or `CallAssemblerI` (any of the family).
+    family: OpCode,
     func: TBox,
     args: &'a [TBox],
     result: (Value, Option<Value>),

@@ -61,8 +61,13 @@ fn recursion_is_a_residual_call_into_an_entry_trace() {
     assert!(s.portal_runs > 1000, "{s}");
     assert!(s.portal_entries > 1000, "{s}");
     assert!(s.portal_returns > 1000, "{s}");
-    // The base case fails a guard of the entry trace, then gets a bridge
-    // that returns.
+    // The residual calls are `call_assembler`s: most nested runs enter the
+    // entry trace directly, not through the interpreter.
+    assert!(s.call_assembler > 1000, "{s}");
+    assert!(s.call_assembler * 10 > s.portal_runs * 9, "{s}");
+    // The base case fails a guard of the entry trace (a slow path until
+    // the guard gets a bridge that returns).
+    assert!(s.call_assembler_slow >= 1, "{s}");
     assert!(s.bridges_compiled >= 1, "{s}");
 }
 

@@ -268,6 +268,9 @@ pub fn family(opcode: OpCode) -> Family {
         NurseryPtrIncrement => F::PtrAdd,
         CallI | CallR | CallF | CallN | CallPureI | CallPureR | CallPureF | CallPureN
         | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => F::Call,
+        // A call of the runner trampoline with the callee's token, which
+        // enters the callee's compiled code (`majit_metainterp::callasm`).
+        CallAssemblerI | CallAssemblerR | CallAssemblerF | CallAssemblerN => F::Call,
         CallMallocNursery | CallMallocNurseryHeaderless => F::MallocNursery,
         CallMallocNurseryVarsize => F::MallocVarsize,
         CondCallGcWb | CondCallGcWbArray => F::WriteBarrier,

@@ -127,6 +127,10 @@ pub fn test_namespace() -> Namespace {
     ns.add_descr(call("Call.r_r", &[R], ResultKind::Ref, random(false, true)));
     let force = (CallEffect::Random, true, true, true);
     ns.add_descr(call("Call.force_i", &[I], ResultKind::Int, force));
+    // For the other call_assembler_* families (token first); not generated.
+    ns.add_descr(call("Call.i_r", &[I], ResultKind::Ref, force));
+    ns.add_descr(call("Call.i_force_v", &[I], ResultKind::Void, force));
+    ns.add_descr(call("Call.if_f", &[I, F], ResultKind::Float, force));
     for name in ["Loop", "Loop2"] {
         ns.add_descr(TargetDescr { name: name.into() }.into());
     }

@@ -89,5 +89,9 @@ fn is_call(opcode: OpCode) -> bool {
             | CallMayForceR
             | CallMayForceF
             | CallMayForceN
+            | CallAssemblerI
+            | CallAssemblerR
+            | CallAssemblerF
+            | CallAssemblerN
     )
 }

@@ -263,7 +263,8 @@ impl<'a> Machine<'a> {
             }
             // -- calls --
             CallI | CallR | CallF | CallN | CallPureI | CallPureR | CallPureF | CallPureN
-            | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => self.exec_call(s),
+            | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN | CallAssemblerI
+            | CallAssemblerR | CallAssemblerF | CallAssemblerN => self.exec_call(s),
             // -- control --
             // A dependency marker (`quasi.rs`): nothing to run.
             Label | DebugMergePoint | QuasiimmutField => Ok(Flow::Next),

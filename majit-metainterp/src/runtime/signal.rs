@@ -202,6 +202,12 @@ pub fn raise_int(exception: i64) {
     set_exception(Raised::Value(Value::Int(exception)));
 }
 
+/// Raises `exception`, an int or a ref (see [`raise`]): the exception a
+/// callee run by `call_assembler` left uncaught.
+pub(crate) fn raise_value(exception: Value) {
+    set_exception(Raised::Value(exception));
+}
+
 fn set_exception(exception: Raised) {
     PENDING.with(|p| {
         p.set(Signals {

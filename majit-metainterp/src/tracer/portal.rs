@@ -30,7 +30,7 @@ impl Tracer<'_> {
         let top = self.frames.len() - 1;
         if self.frames[top].entry.is_none() {
             if !self.inlines(&key) {
-                return self.residual_portal_call(insn);
+                return self.residual_portal_call(insn, &key);
             }
             self.frames[top].entry = Some(key);
             self.env.stats.borrow_mut().calls_inlined += 1;
@@ -52,7 +52,9 @@ impl Tracer<'_> {
     /// and reds, for the callee whose portal frame is on top: its result
     /// goes to the frame that called the portal, or what it raised unwinds
     /// from there.
-    fn residual_portal_call(&mut self, insn: &Insn) -> Result<Step, ConcreteError> {
+    /// It is a `call_assembler_*` with the token of `key`, so compiled code
+    /// enters the callee's compiled code directly (`crate::callasm`).
+    fn residual_portal_call(&mut self, insn: &Insn, key: &GreenKey) -> Result<Step, ConcreteError> {
         let (func, d) = self
             .env
             .portal
@@ -60,15 +62,19 @@ impl Tracer<'_> {
             .clone()
             .expect("a callee is inlined when there is no runner");
         let cd = d.as_call().expect("the runner has a call descr").clone();
+        let token = (self.env.call_target)(key);
+        let token = self.konst(Value::Int(token));
         let lists = insn.list(0).iter().chain(insn.list(1));
-        let args: Vec<TBox> = lists.map(|&r| self.get(r)).collect();
+        let args: Vec<TBox> = std::iter::once(token)
+            .chain(lists.map(|&r| self.get(r)))
+            .collect();
         let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
         let result = self.call_rooted(func, &cd, &vals)?;
         self.heap.call(&cd.effect);
         self.env.stats.borrow_mut().calls_residual += 1;
         let done = self.pop_frame();
         let call = Call {
-            pure: false,
+            family: OpCode::CallAssemblerI,
             func: self.konst(Value::Int(func as i64)),
             args: &args,
             result,

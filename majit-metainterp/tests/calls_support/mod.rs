@@ -254,10 +254,12 @@ fn run_from<B: Backend>(
 }
 
 /// The portal runner trampoline.
-pub extern "C" fn trampoline(pc: i64, prog: i64, a: i64, n: i64, t: i64) -> i64 {
+pub extern "C" fn trampoline(token: i64, pc: i64, prog: i64, a: i64, n: i64, t: i64) -> i64 {
     let g = [Value::Int(pc), Value::Int(prog)];
     let r = [Value::Int(a), Value::Int(n), Value::Int(t)];
-    portal::call(&g, &r).and_then(|v| v.as_int()).unwrap_or(0)
+    portal::call(token, &g, &r)
+        .and_then(|v| v.as_int())
+        .unwrap_or(0)
 }
 
 /// The runner of this machine on a driver of backend `B`.

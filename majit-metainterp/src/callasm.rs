@@ -1,0 +1,150 @@
+//! `call_assembler`: a call of the interpreted program made by compiled
+//! code enters the callee's compiled entry trace directly (RPython's
+//! `call_assembler`), without re-entering the interpreter and the driver's
+//! `enter_portal`.
+//!
+//! The tracer records a residual call of the interpreted program as
+//! `call_assembler_*(trampoline, token, greens.., reds..)`: the portal
+//! runner trampoline with a *token* naming the callee's entry greens
+//! ([`JitDriver::call_target`]). The backends lower it as a call of the
+//! trampoline (a runtime helper), whose body ([`crate::portal::call`])
+//! comes here with the token:
+//!
+//! - fast path: the token's loop (the one compiled at the callee's entry
+//!   greens, filled in when it is compiled, so a recursive call of the
+//!   function being traced names the trace being compiled) is live and
+//!   fits the callee's frame: it runs on a pooled jitframe
+//!   (`Backend::execute_in`) with the reds and the virtualizable frame's
+//!   values as inputs; when it leaves through its return `finish` the frame
+//!   is written back (`JitDriver::returned`, as at any entry trace's
+//!   return) and the result is returned;
+//! - slow path: it left through a guard or at a merge point; the driver
+//!   finishes the callee as after any exit (blackhole, bridges, other
+//!   loops) and, when that ends at a merge point without code, runs the
+//!   interpreter from there through the portal runner;
+//! - no token (the tracer's and the blackhole's calls pass 0), no loop, a
+//!   retired or freed one (invalidated code), or a frame of another shape:
+//!   the runner runs the interpreter as before (`JitDriver::run_portal`).
+//!
+//! The callee's uncaught exception is raised in the caller (its
+//! `guard_no_exception` fails), a failure of the nested run ends the outer
+//! run with the same error, as with the runner.
+
+use crate::backend::Backend;
+use crate::driver::{JitDriver, JitError, Next};
+use crate::runtime::signal;
+use crate::warmstate::GreenKey;
+use majit_ir::Value;
+use std::collections::HashMap;
+
+/// The call targets met by the tracer: token `t` (from 1) names the
+/// entry greens `targets[t - 1]` and caches the loop compiled there.
+#[derive(Default)]
+pub(crate) struct Targets {
+    tokens: HashMap<GreenKey, i64>,
+    targets: Vec<(GreenKey, Option<usize>)>,
+}
+
+impl Targets {
+    /// The token of `key`, made on first use with the loop compiled there
+    /// so far, if any.
+    fn token(&mut self, key: &GreenKey, compiled: Option<usize>) -> i64 {
+        if let Some(&t) = self.tokens.get(key) {
+            return t;
+        }
+        self.targets.push((key.clone(), compiled));
+        let t = self.targets.len() as i64;
+        self.tokens.insert(key.clone(), t);
+        t
+    }
+
+    /// Loop `li` was compiled at `key`: calls of that target enter it.
+    pub(crate) fn set_loop(&mut self, key: &GreenKey, li: usize) {
+        if let Some(&t) = self.tokens.get(key) {
+            self.targets[t as usize - 1].1 = Some(li);
+        }
+    }
+
+    /// The loop token `token` names, if it has one.
+    fn loop_of(&self, token: i64) -> Option<usize> {
+        let i = usize::try_from(token).ok()?.checked_sub(1)?;
+        self.targets.get(i).and_then(|t| t.1)
+    }
+}
+
+impl<B: Backend> JitDriver<B> {
+    /// The token of the call target at `key` (for the tracer's
+    /// `call_assembler_*`).
+    pub(crate) fn call_target(&self, key: &GreenKey) -> i64 {
+        let compiled = self.warm.borrow().loop_at(key);
+        self.targets.borrow_mut().token(key, compiled)
+    }
+
+    /// A call of the interpreted program through the runner with the
+    /// callee's `token` (0: none): see the module docs.
+    pub(crate) fn call_assembler(
+        &self,
+        token: i64,
+        greens: &[Value],
+        reds: &[Value],
+    ) -> Result<Option<Value>, JitError> {
+        match self.target_inputs(token, reds)? {
+            Some((li, inputs)) => self.run_target(li, &inputs),
+            None => self.run_portal(greens, reds),
+        }
+    }
+
+    /// The live loop `token` names and its inputs at `reds`, if the fast
+    /// path can enter it.
+    fn target_inputs(
+        &self,
+        token: i64,
+        reds: &[Value],
+    ) -> Result<Option<(usize, Vec<Value>)>, JitError> {
+        if token == 0 {
+            return Ok(None);
+        }
+        self.sync_code();
+        let li = self.targets.borrow().loop_of(token);
+        let Some(li) = li.filter(|&li| self.lifetime.borrow().is_live(li)) else {
+            return Ok(None);
+        };
+        Ok(self.loop_inputs(li, reds)?.map(|inputs| (li, inputs)))
+    }
+
+    /// Runs loop `li` from `inputs` to the callee's return (the fast path)
+    /// or finishes the callee after another exit (the slow path).
+    fn run_target(&self, li: usize, inputs: &[Value]) -> Result<Option<Value>, JitError> {
+        self.count(|s| {
+            s.portal_runs += 1;
+            s.call_assembler += 1;
+            s.loop_entries += 1;
+            s.portal_entries += 1;
+        });
+        let df = self.execute(li, inputs)?;
+        let next = match self.handle_exit(df)? {
+            Next::MergePoint(g, r) => {
+                self.count(|s| s.call_assembler_slow += 1);
+                self.continue_at(g, r)?
+            }
+            done => done,
+        };
+        match next {
+            Next::Finished(v) => Ok(v),
+            Next::Raised(e) => {
+                signal::raise_value(e);
+                Ok(None)
+            }
+            Next::MergePoint(g, r) => self.run_from(&g, &r),
+        }
+    }
+
+    /// Runs the interpreter from a merge point to the callee's return
+    /// (the runner's `run`, not counted as another nested run).
+    fn run_from(&self, greens: &[Value], reds: &[Value]) -> Result<Option<Value>, JitError> {
+        let runner = self.runner.get().ok_or_else(|| {
+            JitError::BadState("a call of the interpreted program without a portal runner".into())
+        })?;
+        (runner.run)(self, greens, reds)
+    }
+}
