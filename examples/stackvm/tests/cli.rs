@@ -111,11 +111,13 @@ fn stat(stderr: &str, what: &str) -> Vec<u64> {
 
 #[test]
 fn the_stats_show_calls_inlined_and_entry_traces() {
-    let run = |name, arg| {
+    // The stats (stderr) of `name`, which ends with status `code`.
+    let ends = |name, arg, code| {
         let o = stackvm(&["--stats", &program(name), arg], &[]);
-        assert!(o.status.success(), "{name}");
+        assert_eq!(o.status.code(), Some(code), "{name}");
         String::from_utf8_lossy(&o.stderr).to_string()
     };
+    let run = |name, arg| ends(name, arg, 0);
     // A loop calling a small function: the call is inlined into the loop.
     let calls = run("calls", "100000");
     let inlined = stat(&calls, "calls: ");
@@ -123,10 +125,21 @@ fn the_stats_show_calls_inlined_and_entry_traces() {
     let loops = stat(&calls, "loops: ");
     assert!(loops[0] >= 1 && loops[1] >= 1, "{calls}");
     // Recursion: residual calls into an entry trace, thousands of nested
-    // runs entering it and returning through its `finish`.
+    // runs entering it and returning through its `finish`: calls:
+    // inlined, residual, nested runs (call_assembler, slow), ...; nearly
+    // all nested runs enter the entry trace directly (call_assembler).
     let fib = run("fib", "18");
     let c = stat(&fib, "calls: ");
     assert!(c[1] >= 1 && c[2] > 1000, "{fib}");
+    assert!(c[3] > 1000 && c[3] * 10 > c[2] * 9, "{fib}");
+    // fib's base case leaves the entry trace through a guard until it has
+    // a bridge: the slow path finishes the callee.
+    assert!(c[4] >= 1, "{fib}");
+    // An exception raised deep in recursion: the callees entered by
+    // call_assembler leave with the status, the slow path through guards.
+    let errors = ends("errors", "3", 1);
+    let c = stat(&errors, "calls: ");
+    assert!(c[3] > 100 && c[4] >= 1, "{errors}");
     let e = stat(&fib, "entry traces: ");
     assert!(e[0] >= 1 && e[1] > 1000 && e[2] > 1000, "{fib}");
 }
