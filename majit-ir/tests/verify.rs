@@ -179,6 +179,28 @@ fn arity_fixed_variadic_and_call() {
 }
 
 #[test]
+fn call_assembler_needs_a_may_force_descr_and_a_constant_token() {
+    assert_one(
+        "[i0]\ni1 = call_assembler_i(4096, 3, i0, descr=Call.ii_i)\nfinish(i1)",
+        0,
+        E::Descr,
+        "`call_assembler_i` needs a may_force call descr, not `Call.ii_i`",
+    );
+    assert_one(
+        "[i0]\ni1 = call_assembler_i(4096, i0, descr=Call.force_i)\nfinish(i1)",
+        0,
+        E::ArgKind,
+        "`call_assembler_i` takes a constant token as arg 1",
+    );
+    let ok = parse_with(
+        "[i0]\ni1 = call_assembler_i(4096, 3, descr=Call.force_i)\nfinish(i1)",
+        &ns(),
+    )
+    .unwrap();
+    assert!(verify(&ok).is_ok());
+}
+
+#[test]
 fn descriptor_presence_and_sort() {
     assert_one(
         "[p0]\ni1 = getfield_gc_i(p0)\nfinish(i1)",
