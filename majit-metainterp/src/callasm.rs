@@ -148,3 +148,33 @@ impl<B: Backend> JitDriver<B> {
         (runner.run)(self, greens, reds)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_names_its_key_and_learns_the_loop_compiled_there() {
+        let mut t = Targets::default();
+        let (fib, ack) = (
+            GreenKey::new(&[Value::Int(1)]),
+            GreenKey::new(&[Value::Int(9)]),
+        );
+        // Made while tracing fib, before fib's entry trace is compiled.
+        let f = t.token(&fib, None);
+        assert_eq!(t.token(&fib, None), f, "one token per key");
+        assert_eq!(t.loop_of(f), None);
+        t.set_loop(&fib, 4);
+        assert_eq!(t.loop_of(f), Some(4));
+        // A key with a loop already compiled; a recompiled loop replaces it.
+        let a = t.token(&ack, Some(2));
+        assert_ne!(a, f);
+        assert_eq!(t.loop_of(a), Some(2));
+        t.set_loop(&ack, 7);
+        assert_eq!(t.loop_of(a), Some(7));
+        // No token (the tracer's and the blackhole's calls) or a foreign one.
+        for bad in [0, -1, 3, i64::MAX] {
+            assert_eq!(t.loop_of(bad), None, "{bad}");
+        }
+    }
+}
