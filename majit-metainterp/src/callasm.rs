@@ -30,7 +30,8 @@
 //! `guard_no_exception` fails), a failure of the nested run ends the outer
 //! run with the same error, as with the runner.
 
-use crate::backend::Backend;
+use crate::backend::{Backend, DeadFrame};
+use crate::compiled::Exit;
 use crate::driver::{JitDriver, JitError, Next};
 use crate::runtime::signal;
 use crate::warmstate::GreenKey;
@@ -122,11 +123,11 @@ impl<B: Backend> JitDriver<B> {
             s.portal_entries += 1;
         });
         let df = self.execute(li, inputs)?;
+        if !self.is_return(&df) {
+            self.count(|s| s.call_assembler_slow += 1);
+        }
         let next = match self.handle_exit(df)? {
-            Next::MergePoint(g, r) => {
-                self.count(|s| s.call_assembler_slow += 1);
-                self.continue_at(g, r)?
-            }
+            Next::MergePoint(g, r) => self.continue_at(g, r)?,
             done => done,
         };
         match next {
@@ -137,6 +138,17 @@ impl<B: Backend> JitDriver<B> {
             }
             Next::MergePoint(g, r) => self.run_from(&g, &r),
         }
+    }
+
+    /// Whether `df` left through a `finish` at the portal's return (the
+    /// fast path), not a guard or a merge point.
+    fn is_return(&self, df: &DeadFrame) -> bool {
+        let id = df.descr.as_ref().and_then(|d| d.as_fail()).map(|f| f.id);
+        let compiled = self.compiled.borrow();
+        matches!(
+            id.and_then(|id| compiled.exits.get(&id)),
+            Some(Exit::Return(_))
+        )
     }
 
     /// Runs the interpreter from a merge point to the callee's return
