@@ -123,9 +123,11 @@ impl<B: Backend> JitDriver<B> {
             s.portal_entries += 1;
         });
         let df = self.execute(li, inputs)?;
-        if !self.is_return(&df) {
-            self.count(|s| s.call_assembler_slow += 1);
+        if let Some(value) = self.return_exit(&df) {
+            self.count(|s| s.portal_returns += 1);
+            return self.returned(&df.values, value);
         }
+        self.count(|s| s.call_assembler_slow += 1);
         let next = match self.handle_exit(df)? {
             Next::MergePoint(g, r) => self.continue_at(g, r)?,
             done => done,
@@ -140,15 +142,15 @@ impl<B: Backend> JitDriver<B> {
         }
     }
 
-    /// Whether `df` left through a `finish` at the portal's return (the
-    /// fast path), not a guard or a merge point.
-    fn is_return(&self, df: &DeadFrame) -> bool {
-        let id = df.descr.as_ref().and_then(|d| d.as_fail()).map(|f| f.id);
-        let compiled = self.compiled.borrow();
-        matches!(
-            id.and_then(|id| compiled.exits.get(&id)),
-            Some(Exit::Return(_))
-        )
+    /// When `df` left through a `finish` at the portal's return (the fast
+    /// path), not a guard or a merge point: whether the portal returns a
+    /// value (see `Exit::Return`).
+    fn return_exit(&self, df: &DeadFrame) -> Option<bool> {
+        let id = df.descr.as_ref().and_then(|d| d.as_fail())?.id;
+        match self.compiled.borrow().exits.get(&id) {
+            Some(&Exit::Return(value)) => Some(value),
+            _ => None,
+        }
     }
 
     /// Runs the interpreter from a merge point to the callee's return

@@ -690,7 +690,11 @@ impl<B: Backend> JitDriver<B> {
     /// The values of a `finish` at the portal's return: the result (when
     /// `value`), then the virtualizable frame and its values, which are
     /// written back.
-    fn returned(&self, values: &[Value], value: bool) -> Result<Option<Value>, JitError> {
+    pub(crate) fn returned(
+        &self,
+        values: &[Value],
+        value: bool,
+    ) -> Result<Option<Value>, JitError> {
         let (result, vable) = values.split_at(usize::from(value));
         if let (Some(info), Some((frame, rest))) = (&self.vable, vable.split_first()) {
             let frame = frame.as_ref().unwrap_or(0);
