@@ -279,6 +279,12 @@ impl Ty {
                         elem,
                         mutable: r.mutability.is_some(),
                     }),
+                    t if t.is_ref() => Err(syn::Error::new(
+                        s.span(),
+                        "slices of GC handles are not supported: a Rust slice lies outside the \
+                         GC heap, where the collector cannot see or move the handles it holds; \
+                         keep them in a GC array (`Array<Obj>`, `Array<S>`)",
+                    )),
                     _ => Err(unsupported()),
                 },
                 _ => Err(unsupported()),

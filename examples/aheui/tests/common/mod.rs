@@ -30,8 +30,14 @@ pub fn aheui_command() -> Command {
 }
 
 /// Runs the interpreter with `args`, feeding `stdin`, with extra `env`
-/// variables; kills it after `limit`.
+/// variables; kills it after `limit` (ten times that under an emulator,
+/// `MAJIT_TEST_RUNNER`, where e.g. reading 64 MiB of `/dev/zero` in a
+/// debug build took over 30 s on a loaded machine).
 pub fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)], limit: Duration) -> Run {
+    let limit = match std::env::var_os("MAJIT_TEST_RUNNER") {
+        Some(_) => limit * 10,
+        None => limit,
+    };
     let mut cmd = aheui_command();
     cmd.args(args)
         .stdin(Stdio::piped())
