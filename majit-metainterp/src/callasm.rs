@@ -6,7 +6,7 @@
 //! The tracer records a residual call of the interpreted program as
 //! `call_assembler_*(trampoline, token, greens.., reds..)`: the portal
 //! runner trampoline with a *token* naming the callee's entry greens
-//! ([`JitDriver::call_target`]). The backends lower it as a call of the
+//! (`JitDriver::call_target`). The backends lower it as a call of the
 //! trampoline (a runtime helper), whose body ([`crate::portal::call`])
 //! comes here with the token:
 //!
