@@ -200,7 +200,8 @@ impl<B: Backend> JitDriver<B> {
         let bytes = self.backend.borrow().code_size(code);
         let in_use = self.lifetime.borrow().in_use();
         if in_use.saturating_add(bytes) > self.params.max_code {
-            self.free_code(code);
+            // Nothing borrows the backend here: it just compiled `code`.
+            self.backend.borrow_mut().free(code);
             let what = if bridge_of.is_some() {
                 "bridge"
             } else {
@@ -248,14 +249,6 @@ impl<B: Backend> JitDriver<B> {
             .position(|l| l.target.name() == loop_name)
     }
 
-    /// Frees `code` unless the backend is running code (a nested run: the
-    /// code is then leaked, which is safe; it is rare, see `admit`).
-    fn free_code(&self, code: CodeId) {
-        if let Ok(mut b) = self.backend.try_borrow_mut() {
-            b.free(code);
-        }
-    }
-
     /// Acts on invalidations since the last call (counts them, retires
     /// invalidated loops: their keys are traced again when hot), then
     /// frees the retired trees nothing can run. Cheap when nothing
@@ -295,8 +288,9 @@ impl<B: Backend> JitDriver<B> {
     }
 
     fn free_unreachable(&self) {
-        // Code may be freed only while no run borrows the backend (a
-        // nested driver call: the next outer call frees it).
+        // Runs borrow the backend only to set up and read their frames
+        // (`Backend::execute_in`), never across a driver call; should one
+        // ever do, the next call frees the code instead.
         let Ok(mut backend) = self.backend.try_borrow_mut() else {
             return;
         };
