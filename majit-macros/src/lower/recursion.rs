@@ -27,7 +27,13 @@ impl Lowerer<'_> {
         let c = &marked.call;
         if self.ctx.err.is_some() && !consumed {
             let name = c.func.to_token_stream().to_string();
-            return err(c.span(), super::results::result_use(&name));
+            return err(
+                c.span(),
+                format!(
+                    "`{name}` returns a `Result`: its call of itself is lowered as `{name}(..)?` \
+                     or `match {name}(..) {{ Ok(v) => .., Err(e) => .. }}`"
+                ),
+            );
         }
         let Some(params) = self.ctx.recursive else {
             return err(
