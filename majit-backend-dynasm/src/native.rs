@@ -17,7 +17,9 @@ use crate::sched::{NativeSched, SchedStrategy};
 use majit_ir::{Kind, Trace, Value};
 use majit_metainterp::runtime::{Raised, SignalWords};
 use majit_metainterp::strategy::Strategies;
-use majit_metainterp::{Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId, MachineCode};
+use majit_metainterp::{
+    Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId, Exited, MachineCode,
+};
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
@@ -349,6 +351,19 @@ impl<A: Arch> NativeBackend<A> {
         })
     }
 
+    /// When `frame` left through a `finish` whose fail id `returns`
+    /// accepts: its first value, if any (`Backend::call_in`).
+    fn returned(&self, frame: &Frame, returns: &dyn Fn(u32) -> bool) -> Option<Option<Value>> {
+        let &(code, k) = self.tokens.get(&(frame.word(frame::EXIT) as usize))?;
+        let exit = &self.traces.get(&code)?.exits[k];
+        let id = exit.descr.as_ref().and_then(|d| d.as_fail())?.id;
+        (!exit.out_of_memory && returns(id)).then(|| {
+            exit.values
+                .first()
+                .map(|&(loc, kind)| frame.read(loc, kind))
+        })
+    }
+
     /// Checks `inputs` against loop `code` and prepares its run: a frame
     /// (from the pool if one is large enough) of [`FRAME_HEADROOM`] slots
     /// more than the deepest trace compiled so far, the inputs in slots
@@ -396,12 +411,17 @@ impl<A: Arch> NativeBackend<A> {
     /// After a run: no longer running; its exit (with the exception it
     /// left); the frame goes back to the pool.
     fn leave_frame(&mut self, frame: Frame) -> Result<DeadFrame, ExecError> {
-        self.running.pop();
         let df = self.dead_frame(&frame);
+        self.release(frame);
+        df
+    }
+
+    /// `frame` no longer runs; it goes back to the pool.
+    fn release(&mut self, frame: Frame) {
+        self.running.pop();
         if self.pool.len() < FRAME_POOL {
             self.pool.push(frame);
         }
-        df
     }
 
     /// Removes trace `id` and its tokens and labels.
@@ -451,6 +471,24 @@ impl<A: Arch> Backend for NativeBackend<A> {
         let frame = unsafe { entry.run::<A>() };
         cell.borrow_mut().leave_frame(frame)
     }
+    fn call_in(
+        cell: &std::cell::RefCell<Self>,
+        code: CodeId,
+        inputs: &[Value],
+        returns: &dyn Fn(u32) -> bool,
+    ) -> Result<Exited, ExecError> {
+        let entry = cell.borrow_mut().enter_frame(code, inputs)?;
+        // SAFETY: as in `execute_in`.
+        let frame = unsafe { entry.run::<A>() };
+        let mut b = cell.borrow_mut();
+        let exited = match b.returned(&frame, returns) {
+            Some(value) => Ok(Exited::Returned(value)),
+            None => b.dead_frame(&frame).map(Exited::Left),
+        };
+        b.release(frame);
+        exited
+    }
+
     fn free(&mut self, code: CodeId) {
         // On failure the code stays mapped and attached (`free_tree`): a
         // leak, never a jump into freed memory. `free` has no error channel;

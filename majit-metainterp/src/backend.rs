@@ -74,6 +74,16 @@ pub struct DeadFrame {
     pub exception: Option<Raised>,
 }
 
+/// How a run through [`Backend::call_in`] ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Exited {
+    /// It left through a `finish` the caller named a return: that
+    /// finish's first value, if any.
+    Returned(Option<Value>),
+    /// Any other exit.
+    Left(DeadFrame),
+}
+
 impl DeadFrame {
     /// Value number `i` as an int. Panics when it is not one: a caller
     /// reading a dead frame against its own resume data knows the kinds.
@@ -213,6 +223,27 @@ pub trait Backend {
     {
         let mut backend = cell.try_borrow_mut().map_err(|_| ExecError::Busy)?;
         backend.execute(code, inputs)
+    }
+
+    /// [`Backend::execute_in`] for a call of the interpreted program
+    /// (`call_assembler`'s fast path): a run leaving through a `finish`
+    /// whose fail descr id `returns` accepts gives just that finish's first
+    /// value, so the backend need not build a dead frame. The default
+    /// builds one and looks at it.
+    fn call_in(
+        cell: &std::cell::RefCell<Self>,
+        code: CodeId,
+        inputs: &[Value],
+        returns: &dyn Fn(u32) -> bool,
+    ) -> Result<Exited, ExecError>
+    where
+        Self: Sized,
+    {
+        let df = Self::execute_in(cell, code, inputs)?;
+        match df.descr.as_ref().and_then(|d| d.as_fail()) {
+            Some(f) if returns(f.id) => Ok(Exited::Returned(df.values.first().copied())),
+            _ => Ok(Exited::Left(df)),
+        }
     }
 
     /// Frees the code of `code` and of the bridges attached to it. Running

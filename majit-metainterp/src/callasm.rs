@@ -13,11 +13,11 @@
 //! - fast path: the token's loop (the one compiled at the callee's entry
 //!   greens, filled in when it is compiled, so a recursive call of the
 //!   function being traced names the trace being compiled) is live and
-//!   fits the callee's frame: it runs on a pooled jitframe
-//!   (`Backend::execute_in`) with the reds and the virtualizable frame's
-//!   values as inputs; when it leaves through its return `finish` the frame
-//!   is written back (`JitDriver::returned`, as at any entry trace's
-//!   return) and the result is returned;
+//!   fits the callee's frame (its array length): it runs on a pooled
+//!   jitframe (`Backend::call_in`) with the reds as inputs (an entry trace
+//!   reads the frame itself); when it leaves through its return `finish`
+//!   (the trace wrote the frame back before it) the result is returned
+//!   without building a dead frame;
 //! - slow path: it left through a guard or at a merge point; the driver
 //!   finishes the callee as after any exit (blackhole, bridges, other
 //!   loops) and, when that ends at a merge point without code, runs the
@@ -30,9 +30,8 @@
 //! `guard_no_exception` fails), a failure of the nested run ends the outer
 //! run with the same error, as with the runner.
 
-use crate::backend::{Backend, DeadFrame};
-use crate::compiled::Exit;
-use crate::driver::{JitDriver, JitError, Next};
+use crate::backend::{Backend, Exited};
+use crate::driver::{Inputs, JitDriver, JitError, Next};
 use crate::runtime::signal;
 use crate::warmstate::GreenKey;
 use majit_ir::Value;
@@ -101,7 +100,7 @@ impl<B: Backend> JitDriver<B> {
         &self,
         token: i64,
         reds: &[Value],
-    ) -> Result<Option<(usize, Vec<Value>)>, JitError> {
+    ) -> Result<Option<(usize, Inputs)>, JitError> {
         if token == 0 {
             return Ok(None);
         }
@@ -122,11 +121,14 @@ impl<B: Backend> JitDriver<B> {
             s.loop_entries += 1;
             s.portal_entries += 1;
         });
-        let df = self.execute(li, inputs)?;
-        if let Some(value) = self.return_exit(&df) {
-            self.count(|s| s.portal_returns += 1);
-            return self.returned(&df.values, value);
-        }
+        let returns = |id| self.compiled.borrow().is_return(id);
+        let df = match self.execute_call(li, inputs, Some(&returns))? {
+            Exited::Returned(value) => {
+                self.count(|s| s.portal_returns += 1);
+                return Ok(value);
+            }
+            Exited::Left(df) => df,
+        };
         self.count(|s| s.call_assembler_slow += 1);
         let next = match self.handle_exit(df)? {
             Next::MergePoint(g, r) => self.continue_at(g, r)?,
@@ -139,17 +141,6 @@ impl<B: Backend> JitDriver<B> {
                 Ok(None)
             }
             Next::MergePoint(g, r) => self.run_from(&g, &r),
-        }
-    }
-
-    /// When `df` left through a `finish` at the portal's return (the fast
-    /// path), not a guard or a merge point: whether the portal returns a
-    /// value (see `Exit::Return`).
-    fn return_exit(&self, df: &DeadFrame) -> Option<bool> {
-        let id = df.descr.as_ref().and_then(|d| d.as_fail())?.id;
-        match self.compiled.borrow().exits.get(&id) {
-            Some(&Exit::Return(value)) => Some(value),
-            _ => None,
         }
     }
 

@@ -29,8 +29,13 @@ pub struct LoopInfo {
     /// bridge ending at this loop inlines to jump into the peeled body.
     pub short_preamble: Option<Trace>,
     /// Traced from a function's first merge point (an entry trace, which
-    /// may end at the portal's return), not from a back edge.
+    /// may end at the portal's return), not from a back edge. With a
+    /// virtualizable frame an entry trace's inputs are the reds alone: it
+    /// reads the frame's values itself, before its label.
     pub entry: bool,
+    /// The number of values a `jump` to the label carries: the reds, then
+    /// the virtualizable frame's values.
+    pub label_args: usize,
 }
 
 /// One compiled bridge.
@@ -98,9 +103,17 @@ pub struct Compiled {
     pub(crate) loops: Vec<LoopInfo>,
     pub(crate) bridges: Vec<BridgeInfo>,
     pub(crate) exits: BTreeMap<u32, Exit>,
+    /// Whether fail id `i` is an `Exit::Return` (checked on every return
+    /// of `call_assembler`'s fast path; fail ids are dense).
+    returns: Vec<bool>,
 }
 
 impl Compiled {
+    /// Whether fail id `id` is a `finish` at the portal's return.
+    pub(crate) fn is_return(&self, id: u32) -> bool {
+        self.returns.get(id as usize).copied().unwrap_or(false)
+    }
+
     /// The compiled loops, in compilation order.
     pub fn loops(&self) -> &[LoopInfo] {
         &self.loops
@@ -194,6 +207,13 @@ impl Compiled {
             self.exits.insert(id, exit);
         }
         if let Some((id, exit)) = finish {
+            if matches!(exit, Exit::Return(_)) {
+                let i = id as usize;
+                if self.returns.len() <= i {
+                    self.returns.resize(i + 1, false);
+                }
+                self.returns[i] = true;
+            }
             self.exits.insert(id, exit);
         }
     }

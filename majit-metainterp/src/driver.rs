@@ -36,7 +36,7 @@
 //! differential-mode entry is checked (`checking`) nested runs neither
 //! trace nor compile.
 
-use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId};
+use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId, Exited};
 use crate::blackhole::{BhFrame, Blackhole, Outcome};
 use crate::bridge::{self, BridgeStart, CompiledTrace, Rejected};
 use crate::compiled::{BridgeInfo, Compiled, Exit, GuardInfo, LoopInfo};
@@ -330,6 +330,10 @@ impl Drop for Tracing<'_> {
         self.0.borrow_mut().pop();
     }
 }
+
+/// A loop's inputs (the reds alone for an entry trace: no allocation on
+/// the path of a call).
+pub(crate) type Inputs = smallvec::SmallVec<[Value; 8]>;
 
 impl<B: Backend> JitDriver<B> {
     /// A driver for the portal `portal` of `codes`, compiling with
@@ -659,21 +663,32 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// The inputs of loop `li` at the state `reds`: the reds, then the
-    /// virtualizable frame's values if there is one; `None` when the
-    /// frame's array length is not the one the loop was traced with.
+    /// virtualizable frame's values if there is one (an entry trace reads
+    /// them itself); `None` when the frame's array length is not the one
+    /// the loop was traced with.
     pub(crate) fn loop_inputs(
         &self,
         li: usize,
         reds: &[Value],
-    ) -> Result<Option<Vec<Value>>, JitError> {
+    ) -> Result<Option<Inputs>, JitError> {
         let Some(info) = &self.vable else {
-            return Ok(Some(reds.to_vec()));
+            return Ok(Some(Inputs::from_slice(reds)));
         };
-        let want = self.compiled.borrow().loops[li].recorded.inputs.len();
+        let (want, entry) = {
+            let l = &self.compiled.borrow().loops[li];
+            (l.label_args, l.entry)
+        };
+        let frame = reds[info.red()].as_ref().unwrap_or(0);
+        if entry {
+            let items = want.checked_sub(reds.len() + info.items_start());
+            let fits =
+                items.is_none_or(|n| matches!(info.array_len(frame), Ok(l) if l == n as i64));
+            return Ok(fits.then(|| Inputs::from_slice(reds)));
+        }
         let mut inputs = Vec::with_capacity(want);
         inputs.extend_from_slice(reds);
-        info.read_into(reds[info.red()].as_ref().unwrap_or(0), &mut inputs)?;
-        Ok((inputs.len() == want).then_some(inputs))
+        info.read_into(frame, &mut inputs)?;
+        Ok((inputs.len() == want).then(|| Inputs::from_vec(inputs)))
     }
 
     /// Exit values that are the reds followed by the virtualizable
@@ -687,20 +702,10 @@ impl<B: Backend> JitDriver<B> {
         Ok(values)
     }
 
-    /// The values of a `finish` at the portal's return: the result (when
-    /// `value`), then the virtualizable frame and its values, which are
-    /// written back.
-    pub(crate) fn returned(
-        &self,
-        values: &[Value],
-        value: bool,
-    ) -> Result<Option<Value>, JitError> {
-        let (result, vable) = values.split_at(usize::from(value));
-        if let (Some(info), Some((frame, rest))) = (&self.vable, vable.split_first()) {
-            let frame = frame.as_ref().unwrap_or(0);
-            info.write_back(&mut Shared(&self.alloc), frame, rest)?;
-        }
-        Ok(result.first().copied())
+    /// The values of a `finish` at the portal's return: the result, when
+    /// `value` (the trace wrote the virtualizable frame back before it).
+    pub(crate) fn returned(values: &[Value], value: bool) -> Option<Value> {
+        values.first().copied().filter(|_| value)
     }
 
     /// Writes the virtualizable frame listed in a guard's snapshot back,
@@ -719,13 +724,35 @@ impl<B: Backend> JitDriver<B> {
     /// executor in differential mode. A helper's panic or a nested run's
     /// failure (which left through a `guard_no_exception`) ends the run.
     pub(crate) fn execute(&self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
-        self.lifetime.borrow_mut().enter(li);
-        let df = self.execute_entered(li, inputs);
-        self.lifetime.borrow_mut().leave(li);
-        df
+        match self.execute_call(li, inputs, None)? {
+            Exited::Left(df) => Ok(df),
+            Exited::Returned(_) => Err(JitError::BadState(
+                "a run without return exits returned".into(),
+            )),
+        }
     }
 
-    fn execute_entered(&self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
+    /// [`Self::execute`]; with `returns`, a run leaving through a `finish`
+    /// whose fail id it accepts gives just the finish's value
+    /// (`Backend::call_in`, `call_assembler`'s fast path).
+    pub(crate) fn execute_call(
+        &self,
+        li: usize,
+        inputs: &[Value],
+        returns: Option<&dyn Fn(u32) -> bool>,
+    ) -> Result<Exited, JitError> {
+        self.lifetime.borrow_mut().enter(li);
+        let exited = self.execute_entered(li, inputs, returns);
+        self.lifetime.borrow_mut().leave(li);
+        exited
+    }
+
+    fn execute_entered(
+        &self,
+        li: usize,
+        inputs: &[Value],
+        returns: Option<&dyn Fn(u32) -> bool>,
+    ) -> Result<Exited, JitError> {
         let code = self.compiled.borrow().loops[li].code;
         let mut run = |inputs: &[Value]| B::execute_in(&self.backend, code, inputs);
         let df = match (&self.diff, &self.budget) {
@@ -749,8 +776,13 @@ impl<B: Backend> JitDriver<B> {
                         df.map_err(JitError::from)
                     }
                 }
+                .map(Exited::Left)
             }
-            _ => run(inputs).map_err(JitError::from),
+            _ => match returns {
+                Some(returns) => B::call_in(&self.backend, code, inputs, returns),
+                None => run(inputs).map(Exited::Left),
+            }
+            .map_err(JitError::from),
         };
         if let Some(p) = take_panic() {
             return Err(p.into());
@@ -774,7 +806,7 @@ impl<B: Backend> JitDriver<B> {
             Exit::Finish(greens) => Ok(Next::MergePoint(greens, self.reds_of_exit(df.values)?)),
             Exit::Return(value) => {
                 self.count(|s| s.portal_returns += 1);
-                Ok(Next::Finished(self.returned(&df.values, value)?))
+                Ok(Next::Finished(Self::returned(&df.values, value)))
             }
             Exit::MergePoint(greens, resume, entry) => {
                 self.merge_point_exit(&df, id, greens, resume, entry.is_some())
@@ -935,7 +967,7 @@ impl<B: Backend> JitDriver<B> {
             let li = warm.borrow().loop_at(k)?;
             let c = compiled.borrow();
             let l = &c.loops[li];
-            Some((l.target.clone(), l.recorded.inputs.len()))
+            Some((l.target.clone(), l.label_args))
         };
         let dont_inline = |k: &GreenKey| warm.borrow().get(k).is_some_and(|e| e.dont_inline);
         // A copy: a nested run may mark functions while this trace runs.
@@ -1032,6 +1064,8 @@ impl<B: Backend> JitDriver<B> {
         let n = self.compiled.borrow().loops.len();
         let name = format!("majit loop {n} [{}]", greens.join(", "));
         self.announce(c.code, &name);
+        let label = c.recorded.ops.iter().find(|o| o.opcode == OpCode::Label);
+        let label_args = label.map_or(c.recorded.inputs.len(), |l| l.args.len());
         self.compiled.borrow_mut().loops.push(LoopInfo {
             key: key.clone(),
             code: c.code,
@@ -1041,6 +1075,7 @@ impl<B: Backend> JitDriver<B> {
             ledger: c.ledger,
             short_preamble: c.short_preamble,
             entry,
+            label_args,
         });
         self.warm.borrow_mut().set_loop(&key, n);
         self.targets.borrow_mut().set_loop(&key, n);

@@ -88,5 +88,6 @@ pub mod warmstate;
 pub use majit_gc;
 
 pub use backend::{
-    Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId, Insn, MachineCode, PoolEntry,
+    Backend, CodeId, CompileError, DeadFrame, ExecError, ExitId, Exited, Insn, MachineCode,
+    PoolEntry,
 };

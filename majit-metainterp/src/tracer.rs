@@ -39,10 +39,11 @@
 //! executed twice.
 //!
 //! With a virtualizable frame (`vable.rs`) the loop's inputs are the reds
-//! followed by the frame's virtualizable values; accesses to the frame's
+//! followed by the frame's virtualizable values (an entry trace takes the
+//! reds alone and loads the values before its label); accesses to the frame's
 //! listed fields and its array's items are box moves, every snapshot lists
-//! the frame and those boxes, the closing `jump` or `finish` carries them,
-//! and a call that may force the frame is surrounded by their stores and
+//! the frame and those boxes, the closing `jump` or `finish` carries them
+//! (a return stores them into the frame instead), and a call that may force the frame is surrounded by their stores and
 //! reloads.
 //!
 //! A trace that outgrows `trace_limit` blames the inlined function that
@@ -389,7 +390,7 @@ impl<'a> Tracer<'a> {
         (target, entry): (Descr, bool),
     ) -> Result<Tracer<'a>, ConcreteError> {
         let mut inputs = reds.to_vec();
-        if let Some(info) = env.vable {
+        if let (Some(info), false) = (env.vable, entry) {
             let frame = reds[info.red()].as_ref().unwrap_or(0);
             inputs.extend(info.read(frame)?);
         }
@@ -431,15 +432,22 @@ impl<'a> Tracer<'a> {
         }
         t.frames.push(frame);
         if let Some(info) = t.env.vable {
-            let boxes = (reds.len()..inputs.len())
-                .map(|i| TBox {
-                    r: OpRef::input(i),
-                    v: inputs[i],
-                })
-                .collect();
             let frame = TBox {
                 r: OpRef::input(info.red()),
                 v: reds[info.red()],
+            };
+            // An entry trace reads the frame itself, so a call enters it
+            // with the reds alone (`call_assembler`); its label, after the
+            // reads, takes the reds and the values as a loop's does.
+            let boxes = if entry {
+                t.vable_load(frame)?
+            } else {
+                (reds.len()..inputs.len())
+                    .map(|i| TBox {
+                        r: OpRef::input(i),
+                        v: inputs[i],
+                    })
+                    .collect()
             };
             t.vable = Some((frame, boxes));
         }
@@ -1222,15 +1230,24 @@ impl<'a> Tracer<'a> {
     /// After a call that may have looked at the frame: records loads of
     /// every virtualizable value (the callee may have changed them).
     fn vable_reload(&mut self) -> Result<(), ConcreteError> {
-        let (Some(info), Some((frame, old))) = (self.env.vable, self.vable.clone()) else {
+        let Some((frame, old)) = self.vable.clone() else {
             return Ok(());
         };
-        let values = info.read(frame.v.as_ref().unwrap_or(0))?;
-        if values.len() != old.len() {
+        let boxes = self.vable_load(frame)?;
+        if boxes.len() != old.len() {
             return Err(ConcreteError::BadJitCode(
                 "a call changed the length of the virtualizable frame's array".into(),
             ));
         }
+        *self.vable_boxes() = boxes;
+        Ok(())
+    }
+
+    /// Records loads of the virtualizable values of `frame`: its fields,
+    /// then its array and the array's items.
+    fn vable_load(&mut self, frame: TBox) -> Result<Vec<TBox>, ConcreteError> {
+        let info = self.env.vable.expect("a virtualizable frame");
+        let values = info.read(frame.v.as_ref().unwrap_or(0))?;
         let mut boxes = Vec::with_capacity(values.len());
         for (f, &v) in info.fields().iter().zip(&values) {
             let op =
@@ -1248,8 +1265,7 @@ impl<'a> Tracer<'a> {
                 boxes.push(self.record(op, v));
             }
         }
-        *self.vable_boxes() = boxes;
-        Ok(())
+        Ok(boxes)
     }
 
     /// A return: into the caller's result register, or the portal returned
@@ -1377,12 +1393,15 @@ impl<'a> Tracer<'a> {
         if !self.started {
             self.started = true;
             if let TraceKind::Loop { target, .. } = &self.kind {
-                let inputs: Vec<OpRef> = (0..self.trace.inputs.len()).map(OpRef::input).collect();
-                let label = Op::new(OpCode::Label, &inputs).with_descr(target.clone());
+                let mut args: Vec<OpRef> = reds.iter().map(|b| b.r).collect();
+                if let Some((_, boxes)) = &self.vable {
+                    args.extend(boxes.iter().map(|b| b.r));
+                }
+                let label = Op::new(OpCode::Label, &args).with_descr(target.clone());
                 self.trace.push(label);
                 if let Some(word) = self.env.budget_word {
                     let (id, descr) = self.fail_descr();
-                    crate::diff::budget::record(&mut self.trace, word, descr);
+                    crate::diff::budget::record(&mut self.trace, word, descr, &args);
                     self.budget = Some((id, greens));
                 }
             }

@@ -9,7 +9,9 @@
 //!   array's items and passes them to the loop after the reds: a loop's
 //!   inputs are `reds ++ fields ++ [array] ++ items` (the *virtualizable
 //!   values*). A loop is entered only when the array's length equals the
-//!   length it was traced with; that check replaces every bounds guard.
+//!   length it was traced with; that check replaces every bounds guard. An
+//!   entry trace takes the reds alone and loads the values itself, before
+//!   its label, so a call of the interpreted program enters it cheaply.
 //! - **Inside the trace.** `getfield`/`setfield` of a listed field of the
 //!   frame, `getarrayitem`/`setarrayitem` of its array and `arraylen` of
 //!   the array record nothing: they read or replace a box. An item index
@@ -20,7 +22,9 @@
 //!   virtualizable values ([`crate::tracer::Snapshot::vable`]); when a
 //!   guard fails the driver writes them back into the frame before the
 //!   blackhole or a bridge runs. A `finish` and the budget exit of
-//!   differential mode carry them after the reds and are written back too.
+//!   differential mode carry them after the reds and are written back too;
+//!   a `finish` at the portal's return is preceded by the stores that write
+//!   them back, and carries the result alone.
 //!   A bridge starts from the guard's boxes and jumps with them.
 //! - **Residual calls that may look at the frame** (`EffectInfo::may_force`)
 //!   get a written-back frame: the trace stores every box into the frame
@@ -152,6 +156,15 @@ impl VirtualizableInfo {
     /// The position of array item 0 among the virtualizable values.
     pub(crate) fn items_start(&self) -> usize {
         self.fields.len() + 1
+    }
+
+    /// The length of `frame`'s array (0 without an array).
+    pub(crate) fn array_len(&self, frame: usize) -> Result<i64, ConcreteError> {
+        let Some((f, a)) = &self.array else {
+            return Ok(0);
+        };
+        let arr = eval::getfield(frame, f)?;
+        eval::arraylen(arr.as_ref().unwrap_or(0), a)
     }
 
     /// The virtualizable values of `frame`: its fields, then (with an

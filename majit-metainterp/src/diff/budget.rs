@@ -62,9 +62,9 @@ impl Budget {
 }
 
 /// Appends the countdown of the word at `word` and its guard (fail descr
-/// `descr`, fail args the trace's inputs) to `trace`, whose last op is the
-/// loop's label.
-pub(crate) fn record(trace: &mut Trace, word: usize, descr: Descr) {
+/// `descr`, fail args the label's) to `trace`, whose last op is the loop's
+/// label.
+pub(crate) fn record(trace: &mut Trace, word: usize, descr: Descr, label_args: &[OpRef]) {
     let field = Descr::Field(Arc::new(FieldDescr {
         name: "DiffBudget.left".into(),
         owner: "DiffBudget".into(),
@@ -84,10 +84,9 @@ pub(crate) fn record(trace: &mut Trace, word: usize, descr: Descr) {
     let left = trace.push(Op::new(OpCode::IntSub, &[left, one]));
     trace.push(Op::new(OpCode::SetfieldGc, &[obj, left]).with_descr(field));
     let more = trace.push(Op::new(OpCode::IntGt, &[left, zero]));
-    let inputs: Vec<OpRef> = (0..trace.inputs.len()).map(OpRef::input).collect();
     trace.push(
         Op::new(OpCode::GuardTrue, &[more])
             .with_descr(descr)
-            .with_fail_args(&inputs),
+            .with_fail_args(label_args),
     );
 }

@@ -14,9 +14,9 @@
 //! that called the portal (the interpreter's entry function). A merge
 //! point of a callee frame a bridge started in decides the same way.
 //!
-//! The outermost frame returning ends an entry trace or a bridge with a
-//! `finish` of the result (and the virtualizable frame's values): the
-//! portal returned. A loop traced from a back edge aborts there instead
+//! The outermost frame returning ends an entry trace or a bridge with the
+//! stores that write the virtualizable frame back, then a `finish` of the
+//! result: the portal returned. A loop traced from a back edge aborts there instead
 //! (`PortalReturned`: the loop was no loop).
 
 use super::*;
@@ -128,10 +128,10 @@ impl Tracer<'_> {
             let ended = Outcome::Returned(v.map(|b| b.v));
             return self.abort(AbortReason::PortalReturned, Some(ended));
         }
-        let mut args: Vec<OpRef> = v.iter().map(|b| b.r).collect();
-        if let Some((frame, boxes)) = &self.vable {
-            args.extend(std::iter::once(frame).chain(boxes).map(|b| b.r));
-        }
+        // The trace writes the frame back itself, so a return needs no
+        // work outside compiled code (`call_assembler`'s fast path).
+        self.vable_store();
+        let args: Vec<OpRef> = v.iter().map(|b| b.r).collect();
         let (id, descr) = self.fail_descr();
         self.flush_stores(None);
         self.trace
