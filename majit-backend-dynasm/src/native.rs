@@ -129,9 +129,11 @@ pub const FRAME_HEADROOM: u32 = 32;
 /// The fewest spill slots a jitframe has (2 KiB of slots).
 pub const MIN_FRAME_SLOTS: u32 = 256;
 
-/// How many jitframes the backend keeps for reuse (runs nest as deep as
-/// the interpreted program's calls; the pool keeps the common depths).
-pub const FRAME_POOL: usize = 1024;
+/// How many jitframes the backend keeps for reuse: runs nest as deep as
+/// the interpreted program's calls, and a frame made afresh costs a
+/// zeroed allocation of several KiB, so the pool keeps the depths that
+/// recursive programs reach (about 10 MiB of frames at most).
+pub const FRAME_POOL: usize = 4096;
 
 impl<A: Arch> NativeBackend<A> {
     /// A backend with the native scheduling and allocation strategies. The

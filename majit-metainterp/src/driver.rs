@@ -281,9 +281,12 @@ pub struct JitDriver<B: Backend> {
     /// mirrors every compilation, is in use).
     pub(crate) checking: Cell<u32>,
     /// The keys of the loops being traced (nested traces run while an outer
-    /// tracer executes a call of the interpreted program; a key is traced
-    /// by one tracer at a time).
+    /// tracer executes a call of the interpreted program, of the same key
+    /// too: the first to finish is compiled, see `CompiledMeanwhile`).
     pub(crate) tracing: RefCell<Vec<GreenKey>>,
+    /// Loop traces started, which numbers their labels (unique while
+    /// nested traces start, finish and abort in any order).
+    loop_traces: Cell<usize>,
     /// Runs of compiled code in progress (nested runs do not add their
     /// time to `Stats::time_running`, which the outer run's time includes).
     running: Cell<u32>,
@@ -330,6 +333,10 @@ impl Drop for Tracing<'_> {
         self.0.borrow_mut().pop();
     }
 }
+
+/// How many traces of one key may be in progress at once (nested in the
+/// calls of the interpreted program their tracers run for real).
+const MAX_NESTED_TRACES: usize = 16;
 
 /// A loop's inputs (the reds alone for an entry trace: no allocation on
 /// the path of a call).
@@ -404,6 +411,7 @@ impl<B: Backend> JitDriver<B> {
             targets: RefCell::default(),
             checking: Cell::new(0),
             tracing: RefCell::new(Vec::new()),
+            loop_traces: Cell::new(0),
             running: Cell::new(0),
             dont_inline: RefCell::new(BTreeSet::new()),
             lifetime: RefCell::new(Lifetime::default()),
@@ -569,7 +577,7 @@ impl<B: Backend> JitDriver<B> {
                 });
                 self.run_loop(li, reds.to_vec())?
             }
-            Visit::Trace if self.may_compile() && !self.tracing.borrow().contains(&key) => {
+            Visit::Trace if self.may_compile() && self.may_trace(&key) => {
                 match self.trace_loop(key, greens, reds, entry)? {
                     Next::MergePoint(g, r) => self.continue_at(g, r)?,
                     done => done,
@@ -586,6 +594,15 @@ impl<B: Backend> JitDriver<B> {
                 JitAction::Continue
             }
         })
+    }
+
+    /// Whether a nested run may trace `key` too: a few traces of one key
+    /// nest (a recursive call the tracer runs for real may be most of the
+    /// program; the first trace to finish is compiled), not one per level
+    /// of a deep recursion, which would exhaust the native stack.
+    fn may_trace(&self, key: &GreenKey) -> bool {
+        let tracing = self.tracing.borrow();
+        tracing.iter().filter(|k| *k == key).count() < MAX_NESTED_TRACES
     }
 
     /// Whether this run may trace and compile: not while an entry is
@@ -1006,9 +1023,8 @@ impl<B: Backend> JitDriver<B> {
         entry: bool,
     ) -> Result<Next, JitError> {
         self.warm.borrow_mut().decay_all(self.params.decay);
-        // Unique among the traces in progress too (nested traces compile
-        // first).
-        let n = self.compiled.borrow().loops.len() + self.tracing.borrow().len();
+        let n = self.loop_traces.get();
+        self.loop_traces.set(n + 1);
         let target: Descr = TargetDescr {
             name: format!("Loop{n}"),
         }
@@ -1048,6 +1064,15 @@ impl<B: Backend> JitDriver<B> {
             Some(v) => Next::Finished(*v),
             None => Next::MergePoint(fin.greens.clone(), fin.reds.clone()),
         };
+        // A recursive call the tracer ran for real may have traced and
+        // compiled this key (a recursive function whose first calls are
+        // long): its code serves, this trace is dropped.
+        if self.warm.borrow().loop_at(&key).is_some() {
+            crate::quasi::forget(&fin.validity);
+            let why = format!("greens {:?}", key.values());
+            self.count(|s| s.abort_because(AbortReason::CompiledMeanwhile, why));
+            return Ok(next);
+        }
         match self.compile(*fin, None, Vec::new()) {
             Ok(c) => self.add_loop(key, target, c, entry),
             Err((reason, why)) => {

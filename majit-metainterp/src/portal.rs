@@ -31,8 +31,9 @@
 //! driver's state is behind `RefCell`s and `Cell`s that every step borrows
 //! only for its own duration (never across running compiled code, a
 //! blackhole or tracer run, or a call), so the nested run gets its own
-//! `&JitDriver` and nothing aliases a `&mut`. A nested run may trace other
-//! keys while an outer trace is recorded, not the key being traced. A
+//! `&JitDriver` and nothing aliases a `&mut`. A nested run may trace while
+//! an outer trace is recorded, the same key too (the outer trace is then
+//! dropped: `AbortReason::CompiledMeanwhile`). A
 //! failure of the nested run ([`JitError`]) crosses the
 //! trampoline as a raised exception and ends the outer run with the same
 //! error.

@@ -46,6 +46,10 @@ pub enum AbortReason {
     /// A quasi-immutable field the trace folded was written before the
     /// trace was compiled (nobody: the key is traced again when hot).
     QuasiWritten,
+    /// A nested run (a call of the interpreted program the tracer made)
+    /// compiled the key while it was traced further out (nobody: the
+    /// nested run's code is used, the outer trace is dropped).
+    CompiledMeanwhile,
 }
 
 impl AbortReason {
@@ -62,6 +66,7 @@ impl AbortReason {
             AbortReason::QuasiWritten => {
                 "a quasi-immutable field it read was written while tracing"
             }
+            AbortReason::CompiledMeanwhile => "a nested run compiled the key while it was traced",
         }
     }
 }

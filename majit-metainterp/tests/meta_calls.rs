@@ -54,10 +54,12 @@ fn every_program_gives_the_plain_result() {
 fn recursion_is_a_residual_call_into_an_entry_trace() {
     let s = run("fib", params(3, majit_metainterp::opt::DEFAULT_OPTS));
     // fib's entry is traced; its recursive calls are residual calls of the
-    // portal runner, which enter the entry trace again.
+    // portal runner, which enter the entry trace again. (A trace starting
+    // at a merge point inside fib, which a nested run may trace while the
+    // entry is traced further out, inlines the call it meets: that call is
+    // not recursive within the trace.)
     assert!(s.entry_traces_compiled >= 1, "{s}");
     assert!(s.calls_residual >= 2, "{s}");
-    assert_eq!(s.calls_inlined, 0, "{s}");
     assert!(s.portal_runs > 1000, "{s}");
     assert!(s.portal_entries > 1000, "{s}");
     assert!(s.portal_returns > 1000, "{s}");

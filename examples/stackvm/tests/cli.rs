@@ -142,6 +142,17 @@ fn the_stats_show_calls_inlined_and_entry_traces() {
     assert!(c[3] > 100 && c[4] >= 1, "{errors}");
     let e = stat(&fib, "entry traces: ");
     assert!(e[0] >= 1 && e[1] > 1000 && e[2] > 1000, "{fib}");
+    // Ackermann's first call is nearly the whole program: the tracer of
+    // ack's entry runs it for real, and that nested run traces and
+    // compiles ack's entry itself, which then serves nearly every call
+    // (the outer trace is dropped).
+    let ack = run("ackermann", "300");
+    assert!(
+        ack.contains("a nested run compiled the key while it was traced"),
+        "{ack}"
+    );
+    let c = stat(&ack, "calls: ");
+    assert!(c[3] * 10 > c[2] * 9, "{ack}");
 }
 
 #[test]
