@@ -517,11 +517,9 @@ fn agrees<B: GcBackend>(prog: &[[i64; 2]]) -> JitDriver<B> {
 }
 
 /// Unoptimized traces (their loads and stores of the temporary array run,
-/// and allocate in compiled code under stress) and differential mode (the
-/// budget exit writes the frame back) agree with the plain run too. Diff
-/// mode runs without `OBSERVE` in compiled code: it does not replay what a
-/// residual helper writes to memory (docs/metainterp.md).
-fn agrees_unoptimized_and_in_diff_mode<B: GcBackend>() {
+/// and allocate in compiled code under stress) agree with the plain run
+/// too.
+fn agrees_unoptimized<B: GcBackend>() {
     for stress in [false, true] {
         for observe_in_loop in [false, true] {
             let prog = program(300, observe_in_loop);
@@ -530,6 +528,14 @@ fn agrees_unoptimized_and_in_diff_mode<B: GcBackend>() {
             assert_eq!(got, plain(&prog), "unoptimized stress={stress}");
             assert!(driver.stats().loop_entries >= 1, "{:?}", driver.stats());
         }
+    }
+}
+
+/// Differential mode (the budget exit writes the frame back) agrees with
+/// the plain run. It runs without `OBSERVE` in compiled code: it does not
+/// replay what a residual helper writes to memory (docs/metainterp.md).
+fn agrees_in_diff_mode<B: GcBackend>() {
+    for stress in [false, true] {
         // Longer than the budget of a checked entry (`ENTRY_BUDGET`).
         let prog = program(3000, false);
         let (got, driver) = jit::<B>(&prog, stress, params(false).with_diff(1000));
@@ -539,13 +545,23 @@ fn agrees_unoptimized_and_in_diff_mode<B: GcBackend>() {
 }
 
 #[test]
-fn unoptimized_and_diff_mode_refexec() {
-    agrees_unoptimized_and_in_diff_mode::<RefExec>();
+fn unoptimized_refexec() {
+    agrees_unoptimized::<RefExec>();
 }
 
 #[test]
-fn unoptimized_and_diff_mode_native() {
-    agrees_unoptimized_and_in_diff_mode::<HostBackend>();
+fn unoptimized_native() {
+    agrees_unoptimized::<HostBackend>();
+}
+
+#[test]
+fn diff_mode_refexec() {
+    agrees_in_diff_mode::<RefExec>();
+}
+
+#[test]
+fn diff_mode_native() {
+    agrees_in_diff_mode::<HostBackend>();
 }
 
 /// The optimized loop's text.
