@@ -12,8 +12,10 @@
 //! | 4 `EXCEPTION`   | the pending exception's tag (`Raised::tag`; 0: none)   |
 //! | 5 `EXC_VALUE`   | the pending exception's value word                      |
 //! | 6 `FORCED`      | 1 when the last call's helper forced the frame          |
-//! | 7 ..            | one save slot per register of the `RegFile` (by index) |
-//! | 7 + R ..        | spill slots; loop inputs are placed in slots 0..n       |
+//! | 7 `RETURNED`    | 0, or the tag of a portal return's result (`Returned`) |
+//! | 8 `RESULT`      | a portal return's result                               |
+//! | 9 ..            | one save slot per register of the `RegFile` (by index) |
+//! | 9 + R ..        | spill slots; loop inputs are placed in slots 0..n       |
 //!
 //! Words 4–6 are a `runtime::SignalWords`, which `take_signals` fills
 //! after every call that may raise. A pending ref exception is no GC root:
@@ -48,8 +50,26 @@ pub const EXCEPTION: usize = 4;
 pub const EXC_VALUE: usize = 5;
 /// Word index of the forced flag of the last call.
 pub const FORCED: usize = 6;
+/// Word index of the returned tag: a `finish` whose descr `returns`
+/// writes it (see [`returned_tag`]); nothing else does.
+pub const RETURNED: usize = 7;
+/// Word index of a portal return's result.
+pub const RESULT: usize = 8;
 /// Number of header words.
-pub const HEADER: usize = 7;
+pub const HEADER: usize = 9;
+
+/// The `RETURNED` word of a portal return with a result of `kind` (or
+/// none): never 0, so a caller tells a return from any other exit by one
+/// load and compare, and reads the result from `RESULT` without looking
+/// the exit up.
+pub fn returned_tag(kind: Option<Kind>) -> u64 {
+    match kind {
+        None => 1,
+        Some(Kind::Int) => 2,
+        Some(Kind::Ref) => 3,
+        Some(Kind::Float) => 4,
+    }
+}
 
 // Words ROOTS and GCMAP must be exactly majit-gc's frame descriptor, and
 // words EXCEPTION.. the helpers' signal words.
@@ -100,6 +120,18 @@ impl Frame {
         self.words[..HEADER].fill(0);
         self.words[DEPTH] = depth;
         self.words[ROOTS] = self.words.as_ptr() as u64;
+    }
+
+    /// When the run left through a portal return: its result, if any.
+    pub fn returned(&self) -> Option<Option<Value>> {
+        let kind = match self.words[RETURNED] {
+            0 => return None,
+            1 => return Some(None),
+            2 => Kind::Int,
+            3 => Kind::Ref,
+            _ => Kind::Float,
+        };
+        Some(Some(Value::from_bits(kind, self.words[RESULT])))
     }
 
     /// The number of spill slots.

@@ -54,17 +54,23 @@ impl Entry {
     /// compiled code of it that stays mapped during the run; the frame has
     /// at least the spill slots of every trace the run can reach; `heap`,
     /// if any, is the live heap the code allocates on.
-    unsafe fn run<A: Arch>(mut self) -> Frame {
+    ///
+    /// With `take_stale`, signals raised outside any call of this run are
+    /// dropped first, as refexec does before each call; a call from
+    /// compiled code (`call_in`) needs no such step: its caller took the
+    /// signals of its own last call, and nothing raises between.
+    unsafe fn run<A: Arch>(mut self, take_stale: bool) -> Frame {
         let ptr = self.frame.as_mut_ptr();
         if let Some(heap) = self.heap {
             // SAFETY: the heap is live (the caller's contract); the frame
             // stays alive and in place until the matching pop.
             unsafe { majit_gc::majit_gc_push_frame(heap, self.frame.roots_ptr()) };
         }
-        let mut stale = SignalWords::default();
-        // SAFETY: `stale` is a valid `SignalWords`. Drops signals raised
-        // outside any call of this run, as refexec does before each call.
-        unsafe { majit_metainterp::runtime::take_signals(&mut stale) };
+        if take_stale {
+            let mut stale = SignalWords::default();
+            // SAFETY: `stale` is a valid `SignalWords`.
+            unsafe { majit_metainterp::runtime::take_signals(&mut stale) };
+        }
         // SAFETY: the caller's contract.
         let back = unsafe { A::enter(self.trampoline, ptr, self.code) };
         if let Some(heap) = self.heap {
@@ -353,19 +359,6 @@ impl<A: Arch> NativeBackend<A> {
         })
     }
 
-    /// When `frame` left through a `finish` whose fail id `returns`
-    /// accepts: its first value, if any (`Backend::call_in`).
-    fn returned(&self, frame: &Frame, returns: &dyn Fn(u32) -> bool) -> Option<Option<Value>> {
-        let &(code, k) = self.tokens.get(&(frame.word(frame::EXIT) as usize))?;
-        let exit = &self.traces.get(&code)?.exits[k];
-        let id = exit.descr.as_ref().and_then(|d| d.as_fail())?.id;
-        (!exit.out_of_memory && returns(id)).then(|| {
-            exit.values
-                .first()
-                .map(|&(loc, kind)| frame.read(loc, kind))
-        })
-    }
-
     /// Checks `inputs` against loop `code` and prepares its run: a frame
     /// (from the pool if one is large enough) of [`FRAME_HEADROOM`] slots
     /// more than the deepest trace compiled so far, the inputs in slots
@@ -455,7 +448,7 @@ impl<A: Arch> Backend for NativeBackend<A> {
         let entry = self.enter_frame(code, inputs)?;
         // SAFETY: `enter_frame` checked the code and sized the frame; the
         // code stays mapped (we hold the backend).
-        let frame = unsafe { entry.run::<A>() };
+        let frame = unsafe { entry.run::<A>(true) };
         self.leave_frame(frame)
     }
 
@@ -470,20 +463,19 @@ impl<A: Arch> Backend for NativeBackend<A> {
         // SAFETY: `enter_frame` checked the code and sized the frame;
         // code is never freed while it runs (the driver frees none, and
         // `free` needs the backend mutably, which a run never hands out).
-        let frame = unsafe { entry.run::<A>() };
+        let frame = unsafe { entry.run::<A>(true) };
         cell.borrow_mut().leave_frame(frame)
     }
     fn call_in(
         cell: &std::cell::RefCell<Self>,
         code: CodeId,
         inputs: &[Value],
-        returns: &dyn Fn(u32) -> bool,
     ) -> Result<Exited, ExecError> {
         let entry = cell.borrow_mut().enter_frame(code, inputs)?;
         // SAFETY: as in `execute_in`.
-        let frame = unsafe { entry.run::<A>() };
+        let frame = unsafe { entry.run::<A>(false) };
         let mut b = cell.borrow_mut();
-        let exited = match b.returned(&frame, returns) {
+        let exited = match frame.returned() {
             Some(value) => Ok(Exited::Returned(value)),
             None => b.dead_frame(&frame).map(Exited::Left),
         };

@@ -239,6 +239,7 @@ fn the_same_trace_compiles_to_the_same_bytes_on_two_backends() {
     let fail = majit_ir::FailDescr {
         name: "g0".into(),
         id: 0,
+        returns: false,
     };
     let mut g = Op::new(OpCode::GuardTrue, &[n]).with_descr(fail.into());
     g.fail_args = Some(vec![sum, n]);

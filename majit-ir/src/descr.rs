@@ -116,10 +116,14 @@ pub struct CallDescr {
 
 /// Identity of a guard or `finish` exit; the metainterp keys its resume
 /// data by `id`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FailDescr {
     pub name: String,
     pub id: u32,
+    /// A `finish` where the portal returns (its one argument, if any, is
+    /// the result): native code leaves it with the result in a fixed
+    /// frame word, so a caller needs no exit lookup (`call_assembler`).
+    pub returns: bool,
 }
 
 /// Identity of a `label` that `jump`s target.

@@ -75,6 +75,7 @@ fn all_sorts_trace() -> Trace {
     let g: Descr = FailDescr {
         name: "g7".into(),
         id: 7,
+        returns: false,
     }
     .into();
     t.push(

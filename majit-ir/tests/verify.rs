@@ -246,10 +246,12 @@ fn descriptor_names_unique_and_printable() {
     let a = FailDescr {
         name: "g".into(),
         id: 1,
+        returns: false,
     };
     let b = FailDescr {
         name: "g".into(),
         id: 2,
+        returns: false,
     };
     t.push(
         Op::new(OpCode::GuardTrue, &[t.input(0)])

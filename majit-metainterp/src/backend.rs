@@ -227,21 +227,20 @@ pub trait Backend {
 
     /// [`Backend::execute_in`] for a call of the interpreted program
     /// (`call_assembler`'s fast path): a run leaving through a `finish`
-    /// whose fail descr id `returns` accepts gives just that finish's first
-    /// value, so the backend need not build a dead frame. The default
-    /// builds one and looks at it.
+    /// whose fail descr `returns` (a portal return) gives just that
+    /// finish's value, so the backend need not build a dead frame. The
+    /// default builds one and looks at it.
     fn call_in(
         cell: &std::cell::RefCell<Self>,
         code: CodeId,
         inputs: &[Value],
-        returns: &dyn Fn(u32) -> bool,
     ) -> Result<Exited, ExecError>
     where
         Self: Sized,
     {
         let df = Self::execute_in(cell, code, inputs)?;
         match df.descr.as_ref().and_then(|d| d.as_fail()) {
-            Some(f) if returns(f.id) => Ok(Exited::Returned(df.values.first().copied())),
+            Some(f) if f.returns => Ok(Exited::Returned(df.values.first().copied())),
             _ => Ok(Exited::Left(df)),
         }
     }

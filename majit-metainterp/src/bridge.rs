@@ -167,6 +167,7 @@ pub(crate) fn bridge_start(
         let descr = FailDescr {
             name: format!("g{id}"),
             id,
+            returns: false,
         };
         let guard = Op::new(OpCode::GuardException, &[])
             .with_descr(descr.into())
@@ -243,7 +244,14 @@ pub(crate) fn enter_peeled(trace: &mut Trace, short: &Trace, next_fail_id: &mut 
             let id = *next_fail_id;
             *next_fail_id += 1;
             let name = format!("g{id}");
-            op.descr = Some(FailDescr { name, id }.into());
+            op.descr = Some(
+                FailDescr {
+                    name,
+                    id,
+                    returns: false,
+                }
+                .into(),
+            );
             op.fail_args = Some(jump.args.to_vec());
             guards.push(id);
         }

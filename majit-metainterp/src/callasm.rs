@@ -31,7 +31,7 @@
 //! run with the same error, as with the runner.
 
 use crate::backend::{Backend, Exited};
-use crate::driver::{Inputs, JitDriver, JitError, Next};
+use crate::driver::{JitDriver, JitError, Next};
 use crate::runtime::signal;
 use crate::warmstate::GreenKey;
 use majit_ir::Value;
@@ -88,28 +88,30 @@ impl<B: Backend> JitDriver<B> {
         greens: &[Value],
         reds: &[Value],
     ) -> Result<Option<Value>, JitError> {
-        match self.target_inputs(token, reds)? {
-            Some((li, inputs)) => self.run_target(li, &inputs),
+        let Some(li) = self.live_target(token) else {
+            return self.run_portal(greens, reds);
+        };
+        // An entry trace (the usual target) takes the reds alone.
+        if self.compiled.borrow().loops[li].entry {
+            return match self.entry_fits(li, reds)? {
+                true => self.run_target(li, reds),
+                false => self.run_portal(greens, reds),
+            };
+        }
+        match self.loop_inputs(li, reds)? {
+            Some(inputs) => self.run_target(li, &inputs),
             None => self.run_portal(greens, reds),
         }
     }
 
-    /// The live loop `token` names and its inputs at `reds`, if the fast
-    /// path can enter it.
-    fn target_inputs(
-        &self,
-        token: i64,
-        reds: &[Value],
-    ) -> Result<Option<(usize, Inputs)>, JitError> {
+    /// The live loop `token` names, if any.
+    fn live_target(&self, token: i64) -> Option<usize> {
         if token == 0 {
-            return Ok(None);
+            return None;
         }
         self.sync_code();
-        let li = self.targets.borrow().loop_of(token);
-        let Some(li) = li.filter(|&li| self.lifetime.borrow().is_live(li)) else {
-            return Ok(None);
-        };
-        Ok(self.loop_inputs(li, reds)?.map(|inputs| (li, inputs)))
+        let li = self.targets.borrow().loop_of(token)?;
+        self.lifetime.borrow().is_live(li).then_some(li)
     }
 
     /// Runs loop `li` from `inputs` to the callee's return (the fast path)
@@ -121,8 +123,7 @@ impl<B: Backend> JitDriver<B> {
             s.loop_entries += 1;
             s.portal_entries += 1;
         });
-        let returns = |id| self.compiled.borrow().is_return(id);
-        let df = match self.execute_call(li, inputs, Some(&returns))? {
+        let df = match self.execute_call(li, inputs, true)? {
             Exited::Returned(value) => {
                 self.count(|s| s.portal_returns += 1);
                 return Ok(value);

@@ -103,17 +103,9 @@ pub struct Compiled {
     pub(crate) loops: Vec<LoopInfo>,
     pub(crate) bridges: Vec<BridgeInfo>,
     pub(crate) exits: BTreeMap<u32, Exit>,
-    /// Whether fail id `i` is an `Exit::Return` (checked on every return
-    /// of `call_assembler`'s fast path; fail ids are dense).
-    returns: Vec<bool>,
 }
 
 impl Compiled {
-    /// Whether fail id `id` is a `finish` at the portal's return.
-    pub(crate) fn is_return(&self, id: u32) -> bool {
-        self.returns.get(id as usize).copied().unwrap_or(false)
-    }
-
     /// The compiled loops, in compilation order.
     pub fn loops(&self) -> &[LoopInfo] {
         &self.loops
@@ -207,13 +199,6 @@ impl Compiled {
             self.exits.insert(id, exit);
         }
         if let Some((id, exit)) = finish {
-            if matches!(exit, Exit::Return(_)) {
-                let i = id as usize;
-                if self.returns.len() <= i {
-                    self.returns.resize(i + 1, false);
-                }
-                self.returns[i] = true;
-            }
             self.exits.insert(id, exit);
         }
     }

@@ -695,19 +695,27 @@ impl<B: Backend> JitDriver<B> {
             let l = &self.compiled.borrow().loops[li];
             (l.label_args, l.entry)
         };
-        let frame = reds[info.red()].as_ref().unwrap_or(0);
         if entry {
-            // The trace loads the items it was traced with, unchecked.
-            let fits = info.array().is_none() || {
-                let items = want - reds.len() - info.items_start();
-                matches!(info.array_len(frame), Ok(n) if n == items as i64)
-            };
-            return Ok(fits.then(|| Inputs::from_slice(reds)));
+            return Ok(self.entry_fits(li, reds)?.then(|| Inputs::from_slice(reds)));
         }
+        let frame = reds[info.red()].as_ref().unwrap_or(0);
         let mut inputs = Vec::with_capacity(want);
         inputs.extend_from_slice(reds);
         info.read_into(frame, &mut inputs)?;
         Ok((inputs.len() == want).then(|| Inputs::from_vec(inputs)))
+    }
+
+    /// Whether entry trace `li` may run at `reds`: it loads the frame's
+    /// array items it was traced with, unchecked, so the array must have
+    /// that length.
+    pub(crate) fn entry_fits(&self, li: usize, reds: &[Value]) -> Result<bool, JitError> {
+        let Some(info) = self.vable.as_ref().filter(|i| i.array().is_some()) else {
+            return Ok(true);
+        };
+        let want = self.compiled.borrow().loops[li].label_args;
+        let items = want - reds.len() - info.items_start();
+        let frame = reds[info.red()].as_ref().unwrap_or(0);
+        Ok(matches!(info.array_len(frame), Ok(n) if n == items as i64))
     }
 
     /// Exit values that are the reds followed by the virtualizable
@@ -743,7 +751,7 @@ impl<B: Backend> JitDriver<B> {
     /// executor in differential mode. A helper's panic or a nested run's
     /// failure (which left through a `guard_no_exception`) ends the run.
     pub(crate) fn execute(&self, li: usize, inputs: &[Value]) -> Result<DeadFrame, JitError> {
-        match self.execute_call(li, inputs, None)? {
+        match self.execute_call(li, inputs, false)? {
             Exited::Left(df) => Ok(df),
             Exited::Returned(_) => Err(JitError::BadState(
                 "a run without return exits returned".into(),
@@ -751,27 +759,22 @@ impl<B: Backend> JitDriver<B> {
         }
     }
 
-    /// [`Self::execute`]; with `returns`, a run leaving through a `finish`
-    /// whose fail id it accepts gives just the finish's value
-    /// (`Backend::call_in`, `call_assembler`'s fast path).
+    /// [`Self::execute`]; with `call`, a run leaving through a portal
+    /// return gives just its value (`Backend::call_in`, `call_assembler`'s
+    /// fast path).
     pub(crate) fn execute_call(
         &self,
         li: usize,
         inputs: &[Value],
-        returns: Option<&dyn Fn(u32) -> bool>,
+        call: bool,
     ) -> Result<Exited, JitError> {
         self.lifetime.borrow_mut().enter(li);
-        let exited = self.execute_entered(li, inputs, returns);
+        let exited = self.execute_entered(li, inputs, call);
         self.lifetime.borrow_mut().leave(li);
         exited
     }
 
-    fn execute_entered(
-        &self,
-        li: usize,
-        inputs: &[Value],
-        returns: Option<&dyn Fn(u32) -> bool>,
-    ) -> Result<Exited, JitError> {
+    fn execute_entered(&self, li: usize, inputs: &[Value], call: bool) -> Result<Exited, JitError> {
         let code = self.compiled.borrow().loops[li].code;
         let mut run = |inputs: &[Value]| B::execute_in(&self.backend, code, inputs);
         let df = match (&self.diff, &self.budget) {
@@ -797,9 +800,9 @@ impl<B: Backend> JitDriver<B> {
                 }
                 .map(Exited::Left)
             }
-            _ => match returns {
-                Some(returns) => B::call_in(&self.backend, code, inputs, returns),
-                None => run(inputs).map(Exited::Left),
+            _ => match call {
+                true => B::call_in(&self.backend, code, inputs),
+                false => run(inputs).map(Exited::Left),
             }
             .map_err(JitError::from),
         };

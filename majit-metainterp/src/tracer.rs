@@ -638,7 +638,8 @@ impl<'a> Tracer<'a> {
         )
     }
 
-    fn fail_descr(&mut self) -> (u32, Descr) {
+    /// A fresh fail descr; `returns` for the `finish` of a portal return.
+    fn fail_descr(&mut self, returns: bool) -> (u32, Descr) {
         let id = self.env.next_fail_id.get();
         self.env.next_fail_id.set(id + 1);
         (
@@ -646,6 +647,7 @@ impl<'a> Tracer<'a> {
             FailDescr {
                 name: format!("g{id}"),
                 id,
+                returns,
             }
             .into(),
         )
@@ -661,7 +663,7 @@ impl<'a> Tracer<'a> {
                 .position(|&a| a == args[0])
                 .map(|i| i as u32);
         }
-        let (id, descr) = self.fail_descr();
+        let (id, descr) = self.fail_descr(false);
         let op = Op::new(opcode, args)
             .with_descr(descr)
             .with_fail_args(&fail_args);
@@ -1400,7 +1402,7 @@ impl<'a> Tracer<'a> {
                 let label = Op::new(OpCode::Label, &args).with_descr(target.clone());
                 self.trace.push(label);
                 if let Some(word) = self.env.budget_word {
-                    let (id, descr) = self.fail_descr();
+                    let (id, descr) = self.fail_descr(false);
                     crate::diff::budget::record(&mut self.trace, word, descr, &args);
                     self.budget = Some((id, greens));
                 }
@@ -1434,7 +1436,7 @@ impl<'a> Tracer<'a> {
             self.trace
                 .push(Op::new(OpCode::Jump, &red_refs).with_descr(target));
         } else if self.ends_at_seen_merge_points() && self.passed.contains(&key) {
-            let (id, descr) = self.fail_descr();
+            let (id, descr) = self.fail_descr(false);
             self.flush_stores(None);
             self.trace
                 .push(Op::new(OpCode::Finish, &red_refs).with_descr(descr));

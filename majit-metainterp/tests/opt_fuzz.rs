@@ -35,6 +35,7 @@ fn with_fail_descrs(mut t: Trace) -> Trace {
             op.descr = Some(Descr::from(FailDescr {
                 name: format!("f{next}"),
                 id: next,
+                returns: false,
             }));
             next += 1;
         }

@@ -97,6 +97,21 @@ pub(super) fn slot_disp(n: u32) -> i64 {
 impl A64Emitter {
     // -- immediates and frame access --
 
+    /// Frame word at `off` := the value at `from`.
+    fn store_frame(&mut self, off: i64, from: Loc) {
+        match from {
+            Loc::Reg(r) => self.frame_str(r, off),
+            Loc::Const(c) if const_bits(c) == 0 && fits_scaled(off, 8) => {
+                a64!(self.ops; str xzr, [frame, off as u32])
+            }
+            other => {
+                // Through d30, so a large offset can still use x16.
+                self.load_float(D30, other);
+                self.frame_str(D30, off);
+            }
+        }
+    }
+
     /// Integer register `dst` := `v`: one `movz` or `movn`, then a `movk`
     /// per remaining halfword that differs from the first's fill.
     pub(super) fn mov_imm(&mut self, dst: u8, v: i64) {
@@ -362,18 +377,11 @@ impl Encoder for A64Emitter {
 
     /// Spill slot `n` := the value at `from` (uses `x16` and `d30`).
     fn store_slot(&mut self, n: u32, from: Loc, _kind: Kind) {
-        let off = slot_disp(n);
-        match from {
-            Loc::Reg(r) => self.frame_str(r, off),
-            Loc::Const(c) if const_bits(c) == 0 && fits_scaled(off, 8) => {
-                a64!(self.ops; str xzr, [frame, off as u32])
-            }
-            other => {
-                // Through d30, so a large offset can still use x16.
-                self.load_float(D30, other);
-                self.frame_str(D30, off);
-            }
-        }
+        self.store_frame(slot_disp(n), from);
+    }
+
+    fn store_frame_word(&mut self, word: usize, from: Loc) {
+        self.store_frame((word * 8) as i64, from);
     }
 
     /// Float register `dst` := the value at `from` (may use `x16`).

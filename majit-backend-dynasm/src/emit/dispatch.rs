@@ -632,6 +632,19 @@ where
 
     fn emit_finish(&mut self, exit: ExitRecord) -> Result<(), CompileError> {
         self.flags = None;
+        let returns = exit
+            .descr
+            .as_ref()
+            .and_then(|d| d.as_fail())
+            .is_some_and(|f| f.returns);
+        if returns {
+            let value = exit.values.first().copied();
+            if let Some((loc, _)) = value {
+                self.store_frame_word(frame::RESULT, loc);
+            }
+            let tag = frame::returned_tag(value.map(|v| v.1)) as i64;
+            self.store_frame_word(frame::RETURNED, Loc::Const(Const::Int(tag)));
+        }
         let here = self.ops.new_dynamic_label();
         self.ops.dynamic_label(here);
         self.store_exit_token(here);

@@ -74,6 +74,8 @@ pub trait Encoder: MemoryEncoder + CallEncoder + GcEncoder + GuardEncoder {
     fn load_float(&mut self, dst: Reg, from: Loc);
     /// Spill slot `n` := the value at `from` (flags unchanged).
     fn store_slot(&mut self, n: u32, from: Loc, kind: Kind);
+    /// Frame header word `word` := the value at `from` (flags unchanged).
+    fn store_frame_word(&mut self, word: usize, from: Loc);
     /// The register a parallel move breaks cycles of `bank` through.
     fn cycle_temp(bank: Bank) -> Reg;
 

@@ -80,6 +80,21 @@ pub(super) fn slot_disp(n: u32) -> i32 {
 }
 
 impl X64Emitter {
+    /// Frame word at `disp` := the value at `from`.
+    fn store_frame(&mut self, disp: i32, from: Loc) {
+        match from {
+            Loc::Reg(r) if is_xmm(r) => x64!(self.ops; movsd QWORD [rbp + disp], Rx(hw(r))),
+            Loc::Reg(r) => x64!(self.ops; mov QWORD [rbp + disp], Rq(hw(r))),
+            Loc::Const(c) if fits_i32(const_bits(c)) => {
+                x64!(self.ops; mov QWORD [rbp + disp], DWORD const_bits(c) as i32)
+            }
+            _ => {
+                self.load_int(R10, from);
+                x64!(self.ops; mov QWORD [rbp + disp], mtmp);
+            }
+        }
+    }
+
     /// The tail of `div_mod` with a register divisor: the results for a
     /// zero divisor (`a / 0 = 0`, `a % 0 = a`, with `a` in `rax`) and,
     /// signed, for -1 (`-a` and 0), at the labels its checks jump to.
@@ -288,18 +303,11 @@ impl Encoder for X64Emitter {
     }
 
     fn store_slot(&mut self, n: u32, from: Loc, _kind: Kind) {
-        let disp = slot_disp(n);
-        match from {
-            Loc::Reg(r) if is_xmm(r) => x64!(self.ops; movsd QWORD [rbp + disp], Rx(hw(r))),
-            Loc::Reg(r) => x64!(self.ops; mov QWORD [rbp + disp], Rq(hw(r))),
-            Loc::Const(c) if fits_i32(const_bits(c)) => {
-                x64!(self.ops; mov QWORD [rbp + disp], DWORD const_bits(c) as i32)
-            }
-            _ => {
-                self.load_int(R10, from);
-                x64!(self.ops; mov QWORD [rbp + disp], mtmp);
-            }
-        }
+        self.store_frame(slot_disp(n), from);
+    }
+
+    fn store_frame_word(&mut self, word: usize, from: Loc) {
+        self.store_frame((word * 8) as i32, from);
     }
 
     fn cycle_temp(bank: Bank) -> Reg {

@@ -238,6 +238,7 @@ pub(super) fn fail_descr(id: u32) -> Descr {
     FailDescr {
         name: format!("g{id}"),
         id,
+        returns: false,
     }
     .into()
 }

@@ -74,6 +74,7 @@ pub(crate) fn parse_decl(cur: &mut Cursor, name: &str) -> Result<Descr, ParseErr
         "fail" => Descr::from(FailDescr {
             name,
             id: it.num("id")?,
+            returns: it.flag("returns"),
         }),
         "target" => Descr::from(TargetDescr { name }),
         _ => {

@@ -203,7 +203,7 @@ pub fn descr_decl(d: &Descr) -> String {
                 e.writes.join(", ")
             )
         }
-        Descr::Fail(f) => format!("fail(id={})", f.id),
+        Descr::Fail(f) => format!("fail(id={}{})", f.id, flag(f.returns, "returns")),
         Descr::Target(_) => "target()".to_string(),
     };
     format!("descr {} = {body}", d.name())

@@ -272,6 +272,7 @@ impl Pipeline {
             let copy = majit_ir::FailDescr {
                 name: format!("{}.peeled", d.name),
                 id: d.id + self.fail_id_offset,
+                returns: d.returns,
             };
             self.originals.insert(copy.id, d.id);
             guard.descr = Some(Descr::from(copy));

@@ -540,6 +540,7 @@ fn entry_guard(t: &mut Trace, guard: Op) {
     let descr = Descr::from(majit_ir::FailDescr {
         name: format!("entry{id}"),
         id,
+        returns: false,
     });
     let inputs: Vec<OpRef> = (0..t.inputs.len()).map(OpRef::input).collect();
     t.push(guard.with_descr(descr).with_fail_args(&inputs));

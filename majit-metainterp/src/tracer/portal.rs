@@ -132,7 +132,7 @@ impl Tracer<'_> {
         // work outside compiled code (`call_assembler`'s fast path).
         self.vable_store();
         let args: Vec<OpRef> = v.iter().map(|b| b.r).collect();
-        let (id, descr) = self.fail_descr();
+        let (id, descr) = self.fail_descr(true);
         self.flush_stores(None);
         self.trace
             .push(Op::new(OpCode::Finish, &args).with_descr(descr));

@@ -46,6 +46,7 @@ pub fn parse(text: &str) -> Trace {
             let d = FailDescr {
                 name: format!("f{next}"),
                 id: next,
+                returns: false,
             };
             op.descr = Some(Descr::from(d));
             next += 1;
