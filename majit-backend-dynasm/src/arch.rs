@@ -204,6 +204,23 @@ pub struct EmitEnv {
     pub classes: Vec<(u64, u32)>,
     /// The GC's JIT contract, when allocation ops are supported.
     pub gc: Option<majit_gc::JitGcInfo>,
+    /// What a `call_assembler_*` needs to enter its callee directly.
+    pub direct: DirectEnv,
+}
+
+/// Backend-wide facts for direct calls (`call_assembler_*` entering the
+/// callee's code without leaving machine code; see `framepool.rs`).
+#[derive(Clone, Debug, Default)]
+pub struct DirectEnv {
+    /// The call targets the driver registered, by token (a `CallCell`'s
+    /// address): a call naming another token goes through its runner.
+    pub targets: std::collections::BTreeMap<i64, majit_metainterp::callasm::CallShape>,
+    /// The address of the jitframe pool's `PoolWords`.
+    pub pool: usize,
+    /// The entry trampoline (frame, code) -> frame.
+    pub entry: usize,
+    /// `majit_metainterp::portal::leave_direct`.
+    pub leave: usize,
 }
 
 /// What the driver hands the emitter for one op.

@@ -4,20 +4,22 @@
 //!
 //! | word            | contents                                               |
 //! |-----------------|--------------------------------------------------------|
-//! | 0 `EXIT`        | exit token written by the exit stub (its own address)   |
-//! | 1 `ROOTS`       | the frame's own address: words 1–2 are majit-gc's      |
-//! |                 | `JitFrameRoots { base, gcmap }`                         |
+//! | 0 `EXIT`        | exit token written by the exit stub (its own address); |
+//! |                 | while the frame is free, the next free frame           |
+//! | 1 `ROOTS`       | the frame's own address: words 1–3 are majit-gc's      |
+//! |                 | `JitFrameRoots { base, gcmap, prev }`                   |
 //! | 2 `GCMAP`       | the gcmap of the current collection point, or 0         |
-//! | 3 `DEPTH`       | number of spill slots this frame holds                  |
-//! | 4 `EXCEPTION`   | the pending exception's tag (`Raised::tag`; 0: none)   |
-//! | 5 `EXC_VALUE`   | the pending exception's value word                      |
-//! | 6 `FORCED`      | 1 when the last call's helper forced the frame          |
-//! | 7 `RETURNED`    | 0, or the tag of a portal return's result (`Returned`) |
-//! | 8 `RESULT`      | a portal return's result                               |
-//! | 9 ..            | one save slot per register of the `RegFile` (by index) |
-//! | 9 + R ..        | spill slots; loop inputs are placed in slots 0..n       |
+//! | 3 `PREV`        | the frame registered before this one (majit-gc's list) |
+//! | 4 `DEPTH`       | number of spill slots this frame holds                  |
+//! | 5 `EXCEPTION`   | the pending exception's tag (`Raised::tag`; 0: none)   |
+//! | 6 `EXC_VALUE`   | the pending exception's value word                      |
+//! | 7 `FORCED`      | 1 when the last call's helper forced the frame          |
+//! | 8 `RETURNED`    | 0, or the tag of a portal return's result              |
+//! | 9 `RESULT`      | a portal return's result                               |
+//! | 10 ..           | one save slot per register of the `RegFile` (by index) |
+//! | 10 + R ..       | spill slots; loop inputs are placed in slots 0..n       |
 //!
-//! Words 4–6 are a `runtime::SignalWords`, which `take_signals` fills
+//! Words 5–7 are a `runtime::SignalWords`, which `take_signals` fills
 //! after every call that may raise. A pending ref exception is no GC root:
 //! the trace takes it (`save_exception_r`, right after its
 //! `guard_exception`) before anything can allocate, or exits with it.
@@ -42,21 +44,25 @@ pub const EXIT: usize = 0;
 pub const ROOTS: usize = 1;
 /// Word index of the gcmap pointer.
 pub const GCMAP: usize = 2;
+/// Word index of the previously registered frame.
+pub const PREV: usize = 3;
 /// Word index of the frame depth.
-pub const DEPTH: usize = 3;
+pub const DEPTH: usize = 4;
 /// Word index of the pending exception's tag (0: none), set after calls.
-pub const EXCEPTION: usize = 4;
+pub const EXCEPTION: usize = 5;
 /// Word index of the pending exception's value.
-pub const EXC_VALUE: usize = 5;
+pub const EXC_VALUE: usize = 6;
 /// Word index of the forced flag of the last call.
-pub const FORCED: usize = 6;
+pub const FORCED: usize = 7;
 /// Word index of the returned tag: a `finish` whose descr `returns`
 /// writes it (see [`returned_tag`]); nothing else does.
-pub const RETURNED: usize = 7;
+pub const RETURNED: usize = 8;
 /// Word index of a portal return's result.
-pub const RESULT: usize = 8;
+pub const RESULT: usize = 9;
 /// Number of header words.
-pub const HEADER: usize = 9;
+pub const HEADER: usize = 10;
+/// Word index of the next free frame, while a frame is free.
+pub const NEXT_FREE: usize = EXIT;
 
 /// The `RETURNED` word of a portal return with a result of `kind` (or
 /// none): never 0, so a caller tells a return from any other exit by one
@@ -71,12 +77,13 @@ pub fn returned_tag(kind: Option<Kind>) -> u64 {
     }
 }
 
-// Words ROOTS and GCMAP must be exactly majit-gc's frame descriptor, and
+// Words ROOTS..=PREV must be exactly majit-gc's frame descriptor, and
 // words EXCEPTION.. the helpers' signal words.
 const _: () = {
     use majit_metainterp::runtime::SignalWords;
     assert!(std::mem::offset_of!(majit_gc::JitFrameRoots, base) == 0);
-    assert!(std::mem::offset_of!(majit_gc::JitFrameRoots, gcmap) == 8);
+    assert!(std::mem::offset_of!(majit_gc::JitFrameRoots, gcmap) == (GCMAP - ROOTS) * 8);
+    assert!(std::mem::offset_of!(majit_gc::JitFrameRoots, prev) == (PREV - ROOTS) * 8);
     assert!(std::mem::offset_of!(SignalWords, value) == (EXC_VALUE - EXCEPTION) * 8);
     assert!(std::mem::offset_of!(SignalWords, forced) == (FORCED - EXCEPTION) * 8);
 };
@@ -96,7 +103,7 @@ pub fn spill_offset(regs: &RegFile, n: u32) -> i32 {
 /// A jitframe owned by Rust while compiled code runs on it.
 #[derive(Debug)]
 pub struct Frame {
-    words: Vec<u64>,
+    words: Box<[u64]>,
     nregs: usize,
 }
 
@@ -104,9 +111,26 @@ impl Frame {
     /// A zeroed frame with `depth` spill slots for a register file.
     pub fn new(regs: &RegFile, depth: u32) -> Frame {
         let nregs = regs.regs.len();
-        let mut words = vec![0u64; HEADER + nregs + depth as usize];
+        let mut words = vec![0u64; HEADER + nregs + depth as usize].into_boxed_slice();
         words[DEPTH] = depth as u64;
         words[ROOTS] = words.as_ptr() as u64;
+        Frame { words, nregs }
+    }
+
+    /// The frame as a bare pointer (for a free list; see [`Frame::from_raw`]).
+    pub fn into_raw(self) -> *mut u64 {
+        Box::into_raw(self.words).cast()
+    }
+
+    /// Takes back a frame [`Frame::into_raw`] gave.
+    ///
+    /// # Safety
+    /// `p` came from `into_raw` of a frame for `regs`, its `DEPTH` word is
+    /// intact, and nothing else owns it any more.
+    pub unsafe fn from_raw(regs: &RegFile, p: *mut u64) -> Frame {
+        let nregs = regs.regs.len();
+        let len = HEADER + nregs + *p.add(DEPTH) as usize;
+        let words = Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, len));
         Frame { words, nregs }
     }
 

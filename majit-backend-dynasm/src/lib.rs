@@ -12,7 +12,7 @@
 //! [`native`] (the `Backend` implementation).
 //!
 //! Arch-neutral (this directory): [`codemem`] (W^X code blocks), [`frame`]
-//! (jitframe layout), [`gclower`] (the GC rewrite before compiling), [`gcmap`] (reference maps), [`guard`] (exit records and the exit protocol),
+//! (jitframe layout), [`framepool`] (the free list of jitframes), [`gclower`] (the GC rewrite before compiling), [`gcmap`] (reference maps), [`guard`] (exit records and the exit protocol),
 //! [`bridge`] (attaching and freeing), [`sched`] (list scheduling with a
 //! strategy), [`regalloc`] (linear scan, policy, parallel moves, checker),
 //! [`emit`] (the emission core: emitter state, arch-neutral decisions, the
@@ -32,6 +32,7 @@ pub mod disasm;
 pub mod driver;
 pub mod emit;
 pub mod frame;
+pub mod framepool;
 pub mod gclower;
 pub mod gcmap;
 pub mod guard;

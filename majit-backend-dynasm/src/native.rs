@@ -7,10 +7,11 @@
 //! the inputs in slots `0..n`, enters the code and turns the exit token the
 //! frame holds afterwards into a [`DeadFrame`].
 
-use crate::arch::{Arch, EmitEnv, Loc, PoolWord};
+use crate::arch::{Arch, DirectEnv, EmitEnv, Loc, PoolWord};
 use crate::codemem::CodeBlock;
 use crate::driver::{self, CompileOptions, Compiled, ExternalLabel};
 use crate::frame::{self, Frame};
+use crate::framepool::FramePool;
 use crate::guard::ExitRecord;
 use crate::regalloc::{self, AllocPolicy, NativePolicy};
 use crate::sched::{NativeSched, SchedStrategy};
@@ -119,8 +120,9 @@ pub struct NativeBackend<A: Arch> {
     /// a helper runs code of this backend, see `Backend::execute_in`): code
     /// compiled meanwhile must fit the smallest (see [`FRAME_HEADROOM`]).
     running: Vec<u32>,
-    /// Jitframes that ran, for the next runs (at most [`FRAME_POOL`]).
-    pool: Vec<Frame>,
+    /// Jitframes that ran, for the next runs (compiled code takes them
+    /// too: `call_assembler`).
+    pub(crate) frames: FramePool,
     _arch: PhantomData<A>,
 }
 
@@ -149,6 +151,7 @@ impl<A: Arch> NativeBackend<A> {
         let (code, entry, exit) = A::runtime()?;
         let runtime = CodeBlock::new(&code, &[])?;
         let base = runtime.addr();
+        let frames = FramePool::new(A::regs(), MIN_FRAME_SLOTS, FRAME_POOL);
         Ok(NativeBackend {
             _runtime: runtime,
             entry: base + entry,
@@ -160,13 +163,19 @@ impl<A: Arch> NativeBackend<A> {
             check: cfg!(debug_assertions) || std::env::var_os("MAJIT_CHECK_REGALLOC").is_some(),
             env: EmitEnv {
                 exit_routine: base + exit,
+                direct: DirectEnv {
+                    pool: frames.addr(),
+                    entry: base + entry,
+                    leave: majit_metainterp::portal::leave_direct as *const () as usize,
+                    ..DirectEnv::default()
+                },
                 ..EmitEnv::default()
             },
             sched: Box::new(NativeSched),
             policy: Box::new(NativePolicy),
             fields: BTreeMap::new(),
             running: Vec::new(),
-            pool: Vec::new(),
+            frames,
             _arch: PhantomData,
         })
     }
@@ -306,14 +315,24 @@ impl<A: Arch> NativeBackend<A> {
             .max_slots
             .max(compiled.allocation.slots)
             .max(trace.inputs.len() as u32);
-        if let Some(&room) = self.running.iter().min() {
-            if slots > room {
-                return Err(CompileError::ImplLimit(format!(
-                    "a running jitframe has {room} spill slots, compiled code would need {slots}"
-                )));
-            }
+        // Frames compiled code took run code of at most `frames.depth()`
+        // slots, which only grows while none runs.
+        let in_flight = self.frames.words().in_flight > 0;
+        let room = self.running.iter().copied().min();
+        let room = match in_flight {
+            true => Some(room.map_or(self.frames.depth(), |r| r.min(self.frames.depth()))),
+            false => room,
+        };
+        if let Some(room) = room.filter(|&r| slots > r) {
+            return Err(CompileError::ImplLimit(format!(
+                "a running jitframe has {room} spill slots, compiled code would need {slots}"
+            )));
         }
         self.max_slots = slots;
+        if !in_flight && slots > self.frames.depth() {
+            self.frames
+                .grow((slots + FRAME_HEADROOM).max(MIN_FRAME_SLOTS));
+        }
         self.traces.insert(
             id,
             TraceCode {
@@ -379,14 +398,7 @@ impl<A: Arch> NativeBackend<A> {
                 t.inputs
             )));
         }
-        let depth = (self.max_slots + FRAME_HEADROOM).max(MIN_FRAME_SLOTS);
-        let mut frame = match self.pool.pop() {
-            Some(mut f) if f.depth() >= depth => {
-                f.reset();
-                f
-            }
-            _ => Frame::new(A::regs(), depth),
-        };
+        let mut frame = self.frames.take();
         for (i, &v) in inputs.iter().enumerate() {
             frame.set_slot(i as u32, v);
         }
@@ -414,8 +426,9 @@ impl<A: Arch> NativeBackend<A> {
     /// `frame` no longer runs; it goes back to the pool.
     fn release(&mut self, frame: Frame) {
         self.running.pop();
-        if self.pool.len() < FRAME_POOL {
-            self.pool.push(frame);
+        self.frames.give(frame);
+        if self.running.is_empty() && self.frames.words().in_flight == 0 {
+            self.frames.trim();
         }
     }
 
@@ -481,6 +494,30 @@ impl<A: Arch> Backend for NativeBackend<A> {
         };
         b.release(frame);
         exited
+    }
+
+    fn call_target(&mut self, cell: usize, shape: &majit_metainterp::callasm::CallShape) {
+        self.env.direct.targets.insert(cell as i64, shape.clone());
+    }
+
+    fn entry_address(&self, code: CodeId) -> Option<usize> {
+        let t = self.traces.get(&code)?;
+        t.attached_to.is_none().then(|| t.block.addr())
+    }
+
+    fn direct_calls(&self) -> (u64, bool) {
+        let w = self.frames.words();
+        (w.entries, w.in_flight > 0)
+    }
+
+    fn leave_call(cell: &std::cell::RefCell<Self>, frame: usize) -> Result<DeadFrame, ExecError> {
+        let mut b = cell.borrow_mut();
+        // SAFETY: compiled code passes the frame it took from this
+        // backend's pool and ran the callee on; it no longer uses it.
+        let frame = unsafe { Frame::from_raw(A::regs(), frame as *mut u64) };
+        let df = b.dead_frame(&frame);
+        b.frames.give(frame);
+        df
     }
 
     fn free(&mut self, code: CodeId) {

@@ -66,14 +66,9 @@ impl GcHeap {
         if let Some(e) = &self.poisoned {
             return Err(e.clone());
         }
-        if !frame.is_null() {
-            self.roots.frames.push(frame);
-        }
-        let result = f(self);
-        if !frame.is_null() {
-            self.roots.frames.pop();
-        }
-        result
+        // SAFETY: the frame comes from compiled code or a test and stays
+        // valid during the collection (the callers' contract).
+        unsafe { crate::roots::Roots::with_frame(self, frame, f) }
     }
 
     fn minor(&mut self) -> Result<()> {

@@ -401,12 +401,12 @@ impl Gc {
     /// `frame` stays valid (and its gcmap, when not null, well-formed with
     /// every marked slot inside the frame) until it is popped.
     pub unsafe fn push_jit_frame(&mut self, frame: *mut JitFrameRoots) {
-        self.heap_mut().roots.frames.push(frame);
+        self.heap_mut().roots.push_frame(frame);
     }
 
     /// Unregisters the most recently pushed JIT frame.
     pub fn pop_jit_frame(&mut self) {
-        self.heap_mut().roots.frames.pop();
+        self.heap_mut().roots.pop_frame();
     }
 
     // -- collections --

@@ -78,6 +78,11 @@ pub struct JitGcInfo {
     pub push_frame_fn: usize,
     /// `extern "C" fn(heap)`
     pub pop_frame_fn: usize,
+    /// The address of the word naming the innermost registered frame (a
+    /// `*mut JitFrameRoots`, null for none): compiled code registers a
+    /// frame itself with `frame.prev = *frames; *frames = frame` and
+    /// unregisters it with `*frames = frame.prev`.
+    pub frames_addr: usize,
     /// Header size; the header word holds the type id in its low 32 bits.
     pub header_size: u32,
     /// Header test, for objects known to be headered:
@@ -150,6 +155,7 @@ impl Gc {
             collect_fn: majit_gc_collect as *const () as usize,
             push_frame_fn: majit_gc_push_frame as *const () as usize,
             pop_frame_fn: majit_gc_pop_frame as *const () as usize,
+            frames_addr: std::ptr::addr_of!(heap.roots.frames) as usize,
             header_size: HEADER_SIZE,
             wb_flag_byte_offset: 4,
             wb_flag_mask: (FLAG_TRACK_YOUNG_PTRS >> 32) as u8,
@@ -268,7 +274,7 @@ pub unsafe extern "C" fn majit_gc_collect(heap: *mut GcHeap, frame: *mut JitFram
 /// # Safety
 /// As for `Gc::push_jit_frame`.
 pub unsafe extern "C" fn majit_gc_push_frame(heap: *mut GcHeap, frame: *mut JitFrameRoots) {
-    (*heap).roots.frames.push(frame);
+    (*heap).roots.push_frame(frame);
 }
 
 /// Unregisters the most recently pushed JIT frame.
@@ -276,7 +282,7 @@ pub unsafe extern "C" fn majit_gc_push_frame(heap: *mut GcHeap, frame: *mut JitF
 /// # Safety
 /// `heap` as for [`majit_gc_malloc_nursery`].
 pub unsafe extern "C" fn majit_gc_pop_frame(heap: *mut GcHeap) {
-    (*heap).roots.frames.pop();
+    (*heap).roots.pop_frame();
 }
 
 /// Runs `f` with `frame` registered as a root frame; maps errors to 0.
@@ -285,12 +291,7 @@ fn with_frame(
     frame: *mut JitFrameRoots,
     f: impl FnOnce(&mut GcHeap) -> crate::Result<usize>,
 ) -> usize {
-    if !frame.is_null() {
-        heap.roots.frames.push(frame);
-    }
-    let result = f(heap);
-    if !frame.is_null() {
-        heap.roots.frames.pop();
-    }
+    // SAFETY: compiled code passes its own frame, valid during the call.
+    let result = unsafe { crate::roots::Roots::with_frame(heap, frame, f) };
     result.unwrap_or_else(|e| fail(heap, e))
 }

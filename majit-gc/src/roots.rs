@@ -54,7 +54,9 @@ impl RootScope {
     }
 }
 
-/// Where a JIT frame keeps references. `#[repr(C)]`: JIT code writes it.
+/// Where a JIT frame keeps references. `#[repr(C)]`: JIT code writes it,
+/// and registers a frame itself by linking it in front of
+/// [`JitFrameRoots::prev`] (see [`Roots::frames`]).
 #[repr(C)]
 #[derive(Debug)]
 pub struct JitFrameRoots {
@@ -62,13 +64,27 @@ pub struct JitFrameRoots {
     pub base: *mut usize,
     /// The gcmap of the current collection point, or null for "no refs".
     pub gcmap: *const u64,
+    /// The frame registered before this one (null: none), while this one
+    /// is registered.
+    pub prev: *mut JitFrameRoots,
 }
 
 /// The root set besides the remembered set.
-#[derive(Default)]
 pub(crate) struct Roots {
     pub shadow: Vec<GcRef>,
-    pub frames: Vec<*mut JitFrameRoots>,
+    /// The innermost registered JIT frame (null: none); the others follow
+    /// through `prev`. An intrusive list, so compiled code can push and
+    /// pop a frame with a few stores (`call_assembler`).
+    pub frames: *mut JitFrameRoots,
+}
+
+impl Default for Roots {
+    fn default() -> Roots {
+        Roots {
+            shadow: Vec::new(),
+            frames: std::ptr::null_mut(),
+        }
+    }
 }
 
 impl Roots {
@@ -77,11 +93,53 @@ impl Roots {
         for r in self.shadow.iter_mut() {
             visit(&mut r.0);
         }
-        for &frame in &self.frames {
+        let mut frame = self.frames;
+        while !frame.is_null() {
             // SAFETY: a pushed frame descriptor stays valid until popped
             // (the contract of `push_jit_frame`).
-            unsafe { visit_frame(frame, &mut visit) };
+            unsafe {
+                visit_frame(frame, &mut visit);
+                frame = (*frame).prev;
+            }
         }
+    }
+
+    /// Registers `frame` as the innermost JIT frame.
+    ///
+    /// # Safety
+    /// `frame` is valid and not registered; it stays valid until popped.
+    pub unsafe fn push_frame(&mut self, frame: *mut JitFrameRoots) {
+        (*frame).prev = self.frames;
+        self.frames = frame;
+    }
+
+    /// Unregisters the innermost JIT frame (none: nothing happens).
+    pub fn pop_frame(&mut self) {
+        if !self.frames.is_null() {
+            // SAFETY: a registered frame is valid (`push_frame`).
+            self.frames = unsafe { (*self.frames).prev };
+        }
+    }
+
+    /// Runs `f` with `frame` registered (unless null, or already the
+    /// innermost frame: a collection point of the frame that runs).
+    ///
+    /// # Safety
+    /// As for [`Roots::push_frame`], for the duration of `f`.
+    pub unsafe fn with_frame<T>(
+        heap: &mut crate::heap::GcHeap,
+        frame: *mut JitFrameRoots,
+        f: impl FnOnce(&mut crate::heap::GcHeap) -> T,
+    ) -> T {
+        let push = !frame.is_null() && heap.roots.frames != frame;
+        if push {
+            heap.roots.push_frame(frame);
+        }
+        let result = f(heap);
+        if push {
+            heap.roots.pop_frame();
+        }
+        result
     }
 }
 

@@ -102,6 +102,7 @@ fn slow_paths_update_gcmap_slots_and_nothing_else() {
     let mut frame = JitFrameRoots {
         base: slots.as_mut_ptr(),
         gcmap: map.as_ptr(),
+        prev: std::ptr::null_mut(),
     };
     for (i, &s) in marked.iter().enumerate() {
         // SAFETY: heap is live, frame valid for the call.
@@ -155,6 +156,7 @@ fn inline_bump_until_full_then_slow_path() {
     let mut frame = JitFrameRoots {
         base: slots.as_mut_ptr(),
         gcmap: map.as_ptr(),
+        prev: std::ptr::null_mut(),
     };
     let mut slow_calls = 0;
     for i in 0..2000u64 {
@@ -217,6 +219,7 @@ fn inline_barrier_tests_and_barrier_entry_point() {
     let mut frame = JitFrameRoots {
         base: slots.as_mut_ptr(),
         gcmap: map.as_ptr(),
+        prev: std::ptr::null_mut(),
     };
     // Young objects: no barrier needed.
     assert!(!header_flag(slots[0]) && !card_flag(slots[1]));

@@ -50,6 +50,7 @@ fn execute(gc: &mut Gc, trace: &Trace, inputs: &[u64], jit: bool) -> Vec<u64> {
     let mut frame = JitFrameRoots {
         base: slots.as_mut_ptr(),
         gcmap: gcmap.as_ptr(),
+        prev: std::ptr::null_mut(),
     };
     let fp: *mut JitFrameRoots = &mut frame;
     // SAFETY: `frame` outlives every use below and is popped at the end.

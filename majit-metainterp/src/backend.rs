@@ -245,6 +245,41 @@ pub trait Backend {
         }
     }
 
+    /// Compiled code of this backend may enter the call target whose
+    /// `call_assembler_*` token is `cell`, the address of a
+    /// [`CallCell`](crate::callasm::CallCell) that lives as long as the
+    /// backend, directly: when the cell names code, it runs the callee
+    /// there on a jitframe of its own, and leaves through the driver
+    /// ([`crate::callasm::leave`]) when the callee exits other than by a
+    /// portal return. Default: ignored (every call goes through the
+    /// runner).
+    fn call_target(&mut self, _cell: usize, _shape: &crate::callasm::CallShape) {}
+
+    /// The address compiled code enters loop `code` at directly (see
+    /// [`Backend::call_target`]), if it can. Default: none.
+    fn entry_address(&self, _code: CodeId) -> Option<usize> {
+        None
+    }
+
+    /// Calls compiled code entered directly: how many so far, and whether
+    /// one runs right now (code must not be freed then).
+    fn direct_calls(&self) -> (u64, bool) {
+        (0, false)
+    }
+
+    /// A direct call (see [`Backend::call_target`]) left the callee's code
+    /// on the jitframe at `frame` other than by a portal return: its exit.
+    /// The frame goes back to the backend.
+    fn leave_call(cell: &std::cell::RefCell<Self>, frame: usize) -> Result<DeadFrame, ExecError>
+    where
+        Self: Sized,
+    {
+        let _ = (cell, frame);
+        Err(ExecError::BadInputs(
+            "this backend makes no direct calls".into(),
+        ))
+    }
+
     /// Frees the code of `code` and of the bridges attached to it. Running
     /// it afterwards is an error. Freeing a bridge also detaches it: its
     /// guard exits again.

@@ -37,38 +37,86 @@ use crate::warmstate::GreenKey;
 use majit_ir::Value;
 use std::collections::HashMap;
 
-/// The call targets met by the tracer: token `t` (from 1) names the
-/// entry greens `targets[t - 1]` and caches the loop compiled there.
+/// What compiled code reads to enter a call target directly: its token
+/// (the `call_assembler_*` argument) is the cell's address, and a backend
+/// told about the cell ([`Backend::call_target`]) may branch on it.
+#[repr(C)]
+#[derive(Debug, Default)]
+pub struct CallCell {
+    /// Where the target's entry trace is entered
+    /// ([`Backend::entry_address`]); 0 while there is none (not compiled,
+    /// not an entry trace, retired): the call goes through the runner.
+    pub code: usize,
+    /// The length the callee frame's array must have (the entry trace
+    /// loads that many items, unchecked); unused without an array.
+    pub items: i64,
+}
+
+/// How a `call_assembler_*`'s arguments look, for a backend that enters
+/// call targets directly: the last `reds` arguments are the entry trace's
+/// inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallShape {
+    pub reds: usize,
+    /// With a virtualizable frame that has an array: which red is the
+    /// frame, the byte offset of its array field, and the byte offset of
+    /// the array's length, to check the length against [`CallCell::items`].
+    pub array: Option<(usize, i64, i64)>,
+}
+
+/// One call target: the loop compiled at its entry greens, its cell.
+struct Target {
+    compiled: Option<usize>,
+    cell: Box<CallCell>,
+}
+
+/// The call targets met by the tracer, by token (a cell's address).
 #[derive(Default)]
 pub(crate) struct Targets {
     tokens: HashMap<GreenKey, i64>,
-    targets: Vec<(GreenKey, Option<usize>)>,
+    by_token: HashMap<i64, usize>,
+    targets: Vec<Target>,
 }
 
 impl Targets {
-    /// The token of `key`, made on first use with the loop compiled there
-    /// so far, if any.
-    fn token(&mut self, key: &GreenKey, compiled: Option<usize>) -> i64 {
+    /// The token of `key` and whether it is new, made on first use with
+    /// the loop compiled there so far, if any.
+    fn token(&mut self, key: &GreenKey, compiled: Option<usize>) -> (i64, bool) {
         if let Some(&t) = self.tokens.get(key) {
-            return t;
+            return (t, false);
         }
-        self.targets.push((key.clone(), compiled));
-        let t = self.targets.len() as i64;
+        let cell = Box::<CallCell>::default();
+        let t = &*cell as *const CallCell as i64;
+        self.by_token.insert(t, self.targets.len());
+        self.targets.push(Target { compiled, cell });
         self.tokens.insert(key.clone(), t);
-        t
+        (t, true)
     }
 
-    /// Loop `li` was compiled at `key`: calls of that target enter it.
-    pub(crate) fn set_loop(&mut self, key: &GreenKey, li: usize) {
-        if let Some(&t) = self.tokens.get(key) {
-            self.targets[t as usize - 1].1 = Some(li);
+    /// Loop `li` was compiled at `key`: calls of that target enter it,
+    /// compiled code at `entry` when it has an address there (an entry
+    /// trace for a frame array of `items`).
+    pub(crate) fn set_loop(&mut self, key: &GreenKey, li: usize, entry: Option<(usize, i64)>) {
+        if let Some(t) = self.tokens.get(key).map(|t| self.by_token[t]) {
+            let t = &mut self.targets[t];
+            t.compiled = Some(li);
+            let (code, items) = entry.unwrap_or((0, 0));
+            t.cell.code = code;
+            t.cell.items = items;
         }
     }
 
-    /// The loop token `token` names, if it has one.
+    /// Loop `li` is never entered again: compiled code stops entering it.
+    pub(crate) fn retire(&mut self, li: usize) {
+        for t in self.targets.iter_mut().filter(|t| t.compiled == Some(li)) {
+            t.cell.code = 0;
+        }
+    }
+
+    /// The loop `token` names, if it has one.
     fn loop_of(&self, token: i64) -> Option<usize> {
-        let i = usize::try_from(token).ok()?.checked_sub(1)?;
-        self.targets.get(i).and_then(|t| t.1)
+        let &i = self.by_token.get(&token)?;
+        self.targets[i].compiled
     }
 }
 
@@ -77,7 +125,47 @@ impl<B: Backend> JitDriver<B> {
     /// `call_assembler_*`).
     pub(crate) fn call_target(&self, key: &GreenKey) -> i64 {
         let compiled = self.warm.borrow().loop_at(key);
-        self.targets.borrow_mut().token(key, compiled)
+        let (token, new) = self.targets.borrow_mut().token(key, compiled);
+        if new {
+            self.backend
+                .borrow_mut()
+                .call_target(token as usize, &self.call_shape());
+            if let Some(li) = compiled {
+                let entry = self.direct_entry(li);
+                self.targets.borrow_mut().set_loop(key, li, entry);
+            }
+        }
+        token
+    }
+
+    /// What a `call_assembler_*` of this driver passes (see [`CallShape`]).
+    fn call_shape(&self) -> CallShape {
+        let array = self.vable.as_ref().and_then(|info| {
+            let (f, a) = info.array()?;
+            Some((info.red(), f.offset as i64, a.len_offset as i64))
+        });
+        CallShape {
+            reds: self.red_kinds.len(),
+            array,
+        }
+    }
+
+    /// Where compiled code enters loop `li` directly, with the frame array
+    /// length it needs: entry traces only (they take the reds alone).
+    pub(crate) fn direct_entry(&self, li: usize) -> Option<(usize, i64)> {
+        let (code, entry, label_args) = {
+            let l = &self.compiled.borrow().loops[li];
+            (l.code, l.entry, l.label_args)
+        };
+        if !entry || !self.lifetime.borrow().is_live(li) {
+            return None;
+        }
+        let address = self.backend.borrow().entry_address(code)?;
+        let items = match &self.vable {
+            Some(info) => label_args as i64 - (self.red_kinds.len() + info.items_start()) as i64,
+            None => 0,
+        };
+        Some((address, items))
     }
 
     /// A call of the interpreted program through the runner with the
@@ -130,6 +218,26 @@ impl<B: Backend> JitDriver<B> {
             }
             Exited::Left(df) => df,
         };
+        self.finish_left(df)
+    }
+
+    /// A direct call left its callee's code at `frame` other than by a
+    /// portal return (see [`crate::portal::leave_direct`]).
+    pub(crate) fn leave_direct(&self, frame: usize) -> Result<Option<Value>, JitError> {
+        self.direct_left.set(self.direct_left.get() + 1);
+        let df = B::leave_call(&self.backend, frame);
+        if let Some(p) = crate::runtime::signal::take_panic() {
+            return Err(p.into());
+        }
+        if let Some(e) = crate::portal::take_nested() {
+            return Err(e);
+        }
+        self.finish_left(df?)
+    }
+
+    /// The slow path: the callee left its code through `df`; the driver
+    /// finishes it as after any exit.
+    fn finish_left(&self, df: crate::backend::DeadFrame) -> Result<Option<Value>, JitError> {
         self.count(|s| s.call_assembler_slow += 1);
         let next = match self.handle_exit(df)? {
             Next::MergePoint(g, r) => self.continue_at(g, r)?,
@@ -160,24 +268,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_token_names_its_key_and_learns_the_loop_compiled_there() {
+    fn a_token_is_its_cell_and_learns_the_loop_compiled_there() {
         let mut t = Targets::default();
         let (fib, ack) = (
             GreenKey::new(&[Value::Int(1)]),
             GreenKey::new(&[Value::Int(9)]),
         );
         // Made while tracing fib, before fib's entry trace is compiled.
-        let f = t.token(&fib, None);
-        assert_eq!(t.token(&fib, None), f, "one token per key");
+        let (f, new) = t.token(&fib, None);
+        assert!(new);
+        assert_eq!(t.token(&fib, None), (f, false), "one token per key");
         assert_eq!(t.loop_of(f), None);
-        t.set_loop(&fib, 4);
+        // SAFETY: a token is the address of a cell `t` owns.
+        let cell = |tok: i64| unsafe { &*(tok as *const CallCell) };
+        assert_eq!(cell(f).code, 0);
+        t.set_loop(&fib, 4, Some((0x1000, 3)));
         assert_eq!(t.loop_of(f), Some(4));
+        assert_eq!((cell(f).code, cell(f).items), (0x1000, 3));
         // A key with a loop already compiled; a recompiled loop replaces it.
-        let a = t.token(&ack, Some(2));
+        let (a, _) = t.token(&ack, Some(2));
         assert_ne!(a, f);
         assert_eq!(t.loop_of(a), Some(2));
-        t.set_loop(&ack, 7);
-        assert_eq!(t.loop_of(a), Some(7));
+        t.set_loop(&ack, 7, None);
+        assert_eq!((t.loop_of(a), cell(a).code), (Some(7), 0));
+        // Retiring a loop stops direct entries of the targets naming it.
+        t.retire(4);
+        assert_eq!(cell(f).code, 0);
         // No token (the tracer's and the blackhole's calls) or a foreign one.
         for bad in [0, -1, 3, i64::MAX] {
             assert_eq!(t.loop_of(bad), None, "{bad}");

@@ -275,6 +275,9 @@ pub struct JitDriver<B: Backend> {
     pub(crate) runner: Cell<Option<PortalRunner<B>>>,
     /// The call targets of `call_assembler_*` (`callasm.rs`).
     pub(crate) targets: RefCell<crate::callasm::Targets>,
+    /// Direct calls (`Backend::call_target`) that left their callee's code
+    /// other than by a return.
+    pub(crate) direct_left: Cell<u64>,
     /// How many checked differential-mode entries are in progress: while
     /// there is one, nested runs (calls of the interpreted program made by
     /// its code) neither trace nor compile (the shadow executor, which
@@ -409,6 +412,7 @@ impl<B: Backend> JitDriver<B> {
             vable: None,
             runner: Cell::new(None),
             targets: RefCell::default(),
+            direct_left: Cell::new(0),
             checking: Cell::new(0),
             tracing: RefCell::new(Vec::new()),
             loop_traces: Cell::new(0),
@@ -493,7 +497,20 @@ impl<B: Backend> JitDriver<B> {
 
     /// What happened so far (a copy).
     pub fn stats(&self) -> Stats {
-        self.stats.borrow().clone()
+        let mut s = self.stats.borrow().clone();
+        // Calls compiled code entered directly count as call_assembler
+        // entries of entry traces; those that did not leave by a return
+        // were counted as slow ones.
+        if let Ok(backend) = self.backend.try_borrow() {
+            let (direct, _) = backend.direct_calls();
+            s.portal_runs += direct;
+            s.call_assembler += direct;
+            s.call_assembler_direct = direct;
+            s.loop_entries += direct;
+            s.portal_entries += direct;
+            s.portal_returns += direct.saturating_sub(self.direct_left.get());
+        }
+        s
     }
 
     /// Counts something in the stats.
@@ -1108,7 +1125,8 @@ impl<B: Backend> JitDriver<B> {
             label_args,
         });
         self.warm.borrow_mut().set_loop(&key, n);
-        self.targets.borrow_mut().set_loop(&key, n);
+        let direct = self.direct_entry(n);
+        self.targets.borrow_mut().set_loop(&key, n, direct);
         self.count(|s| {
             s.loops_compiled += 1;
             s.entry_traces_compiled += u64::from(entry);
@@ -1358,11 +1376,7 @@ impl<B: Backend> JitDriver<B> {
     /// The `MAJIT_STATS` summary of this driver ([`crate::summary`]).
     pub fn summary(&self) -> String {
         let backend = self.backend.borrow();
-        crate::summary::render(
-            &self.stats.borrow(),
-            backend.name(),
-            &self.compiled.borrow(),
-        )
+        crate::summary::render(&self.stats(), backend.name(), &self.compiled.borrow())
     }
 
     /// The `MAJIT_LOG` report of this driver ([`crate::log`]): traces,

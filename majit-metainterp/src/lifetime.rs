@@ -282,6 +282,7 @@ impl<B: Backend> JitDriver<B> {
         self.count(|s| s.invalidations += noticed);
         for i in retired {
             lifetime.retire(i);
+            self.targets.borrow_mut().retire(i);
             let key = self.compiled.borrow().loops[i].key.clone();
             self.warm.borrow_mut().forget_loop(&key, i);
         }
@@ -294,6 +295,10 @@ impl<B: Backend> JitDriver<B> {
         let Ok(mut backend) = self.backend.try_borrow_mut() else {
             return;
         };
+        // A callee that compiled code entered directly may run any code.
+        if backend.direct_calls().1 {
+            return;
+        }
         let mut lifetime = self.lifetime.borrow_mut();
         for tree in lifetime.freeable() {
             backend.free(self.compiled.borrow().loops[tree].code);

@@ -118,11 +118,16 @@ pub(crate) fn runner_descr(args: Vec<Kind>, result: ResultKind) -> Descr {
 /// [`run_erased`] for some backend.
 type ErasedRun = unsafe fn(*const (), i64, &[Value], &[Value]) -> Result<Option<Value>, JitError>;
 
-/// A type-erased `&JitDriver<B>` and the function running its portal.
+/// [`leave_erased`] for some backend.
+type ErasedLeave = unsafe fn(*const (), usize) -> Result<Option<Value>, JitError>;
+
+/// A type-erased `&JitDriver<B>`, the function running its portal and the
+/// one finishing a direct call that left its callee's code (`callasm.rs`).
 #[derive(Copy, Clone)]
 struct Erased {
     driver: *const (),
     run: ErasedRun,
+    leave: ErasedLeave,
 }
 
 thread_local! {
@@ -151,6 +156,7 @@ impl Current {
         let erased = Erased {
             driver: driver as *const JitDriver<B> as *const (),
             run: run_erased::<B>,
+            leave: leave_erased::<B>,
         };
         Current {
             prev: CURRENT.with(|c| c.replace(Some(erased))),
@@ -180,6 +186,45 @@ unsafe fn run_erased<B: Backend>(
     // through shared references (its state is in cells).
     let driver = unsafe { &*(driver as *const JitDriver<B>) };
     driver.call_assembler(token, greens, reds)
+}
+
+/// Finishes a direct call that left at `frame` on the driver `driver`
+/// points to (`callasm.rs`).
+///
+/// # Safety
+/// As for [`run_erased`].
+unsafe fn leave_erased<B: Backend>(
+    driver: *const (),
+    frame: usize,
+) -> Result<Option<Value>, JitError> {
+    // SAFETY: by the caller's contract, as in `run_erased`.
+    let driver = unsafe { &*(driver as *const JitDriver<B>) };
+    driver.leave_direct(frame)
+}
+
+/// What compiled code calls when a callee it entered directly
+/// (`Backend::call_target`) left the callee's code at the jitframe
+/// `frame` other than by a portal return: the current driver finishes the
+/// callee as after any exit. Returns the callee's result as bits (0 for
+/// none); a failure is reported as [`call`] reports one.
+pub extern "C" fn leave_direct(frame: usize) -> u64 {
+    let Some(current) = CURRENT.with(Cell::get) else {
+        report(JitError::BadState(
+            "a direct call left its callee while no JIT driver runs".into(),
+        ));
+        return 0;
+    };
+    let leave = || {
+        // SAFETY: `CURRENT` is set, so its driver is alive.
+        match unsafe { (current.leave)(current.driver, frame) } {
+            Ok(v) => v.map_or(0, Value::to_bits),
+            Err(e) => {
+                report(e);
+                0
+            }
+        }
+    };
+    catch_panic("a direct call's exit", leave)
 }
 
 /// The body of a portal runner trampoline: runs the interpreter from the

@@ -145,6 +145,9 @@ pub struct Stats {
     /// slow paths: the callee left other than through its return.
     pub call_assembler: u64,
     pub call_assembler_slow: u64,
+    /// Of `call_assembler`, those compiled code made without leaving
+    /// machine code (`Backend::call_target`).
+    pub call_assembler_direct: u64,
     /// Of `guard_failures`, those of guards inside an inlined callee
     /// (resuming more than one portal frame).
     pub callee_guard_failures: u64,
@@ -237,9 +240,9 @@ impl fmt::Display for Stats {
         if self.calls_inlined + self.calls_residual + self.portal_runs > 0 {
             writeln!(
                 f,
-                "calls:            {} inlined, {} residual, {} nested runs ({} call_assembler, {} slow), {} guard failures in callees",
+                "calls:            {} inlined, {} residual, {} nested runs ({} call_assembler, {} direct, {} slow), {} guard failures in callees",
                 self.calls_inlined, self.calls_residual, self.portal_runs, self.call_assembler,
-                self.call_assembler_slow, self.callee_guard_failures
+                self.call_assembler_direct, self.call_assembler_slow, self.callee_guard_failures
             )?;
         }
         if self.entry_traces_compiled + self.portal_entries > 0 {

@@ -53,9 +53,9 @@ pub fn render(s: &Stats, backend: &str, compiled: &Compiled) -> String {
     if s.calls_inlined + s.calls_residual + s.portal_runs > 0 {
         let _ = writeln!(
             out,
-            "calls: {} inlined, {} residual, {} nested runs ({} call_assembler, {} slow), {} guard failures in callees",
-            s.calls_inlined, s.calls_residual, s.portal_runs, s.call_assembler, s.call_assembler_slow,
-            s.callee_guard_failures
+            "calls: {} inlined, {} residual, {} nested runs ({} call_assembler, {} direct, {} slow), {} guard failures in callees",
+            s.calls_inlined, s.calls_residual, s.portal_runs, s.call_assembler,
+            s.call_assembler_direct, s.call_assembler_slow, s.callee_guard_failures
         );
     }
     if s.entry_traces_compiled + s.portal_entries > 0 {

@@ -29,7 +29,7 @@ const ROWS: &[Row<A64Emitter>] = &[
     ("near frame word", |e| e.frame_ldr(5, 544), "a5 13 41 f9", "ldr x5, [x29, #0x220]"),
     ("far frame word", |e| e.frame_ldr(6, 40544), "06 cc 93 d2 a6 6b 66 f8", "mov x6, #0x9e60; ldr x6, [x29, x6]"),
     ("far float store", |e| e.frame_str(D1, 40544), "10 cc 93 d2 a1 6b 30 fc", "mov x16, #0x9e60; str d1, [x29, x16]"),
-    ("spill zero", |e| e.store_slot(0, int(0), Kind::Int), "bf 27 01 f9", "str xzr, [x29, #0x248]"),
+    ("spill zero", |e| e.store_slot(0, int(0), Kind::Int), "bf 2b 01 f9", "str xzr, [x29, #0x250]"),
     ("compare with an immediate", |e| e.int_cmp(Loc::Reg(0), int(7)), "1f 1c 00 f1", "cmp x0, #0x7"),
     ("compare with a negative immediate", |e| e.int_cmp(Loc::Reg(0), int(-7)), "1f 1c 00 b1", "cmn x0, #0x7"),
     ("cset", |e| e.cset(Cond::Lt, 1), "e1 a7 9f 9a", "cset x1, lt"),
@@ -45,8 +45,8 @@ const ROWS: &[Row<A64Emitter>] = &[
     ("float negate", |e| e.unary(UnaryOp::FloatNeg, D0, Loc::Reg(D1)), "20 40 61 1e", "fneg d0, d1"),
     ("float multiply", |e| e.float_op(FloatOp::Mul, D0, Loc::Reg(D0), Loc::Reg(D1)), "00 08 61 1e", "fmul d0, d0, d1"),
     ("float less than", |e| { e.compare(CmpOp::FLt, 1, Loc::Reg(D0), Loc::Reg(D1)); }, "00 20 61 1e e1 57 9f 9a", "fcmp d0, d1; cset x1, mi"),
-    ("save a register", |e| e.save_reg(X16 - 1), "af 63 00 f9", "str x15, [x29, #0xc0]"),
-    ("take the exception", |e| e.take_exception(3), "a3 17 40 f9 bf 13 00 f9", "ldr x3, [x29, #0x28]; str xzr, [x29, #0x20]"),
+    ("save a register", |e| e.save_reg(X16 - 1), "af 67 00 f9", "str x15, [x29, #0xc8]"),
+    ("take the exception", |e| e.take_exception(3), "a3 1b 40 f9 bf 17 00 f9", "ldr x3, [x29, #0x30]; str xzr, [x29, #0x28]"),
     ("guard on a validity word", |e| { let l = e.ops.new_dynamic_label(); e.guard_word_at(X17, l); e.ops.dynamic_label(l); }, "30 02 40 f9 30 00 00 b5", "ldr x16, [x17]; cbnz x16, $+0x4  ; pool[0]"),
 ];
 

@@ -177,6 +177,8 @@ pub enum Family {
     Store(Access),
     PtrAdd,
     Call,
+    /// `call_assembler_*`: a call, or a direct entry of the callee's code.
+    CallAssembler,
     MallocNursery,
     MallocVarsize,
     WriteBarrier,
@@ -270,7 +272,7 @@ pub fn family(opcode: OpCode) -> Family {
         | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN => F::Call,
         // A call of the runner trampoline with the callee's token, which
         // enters the callee's compiled code (`majit_metainterp::callasm`).
-        CallAssemblerI | CallAssemblerR | CallAssemblerF | CallAssemblerN => F::Call,
+        CallAssemblerI | CallAssemblerR | CallAssemblerF | CallAssemblerN => F::CallAssembler,
         CallMallocNursery | CallMallocNurseryHeaderless => F::MallocNursery,
         CallMallocNurseryVarsize => F::MallocVarsize,
         CondCallGcWb | CondCallGcWbArray => F::WriteBarrier,
@@ -346,6 +348,27 @@ where
         self.card_test(cx, &gc, done)?;
         let args = [(Self::REGS.int_args[1], Loc::Reg(Self::SCRATCH))];
         self.slow_call(cx, &gc, gc.write_barrier_fn, &args, false, None)?;
+        self.ops.dynamic_label(done);
+        Ok(())
+    }
+
+    /// `call_assembler_*`: with a token the driver registered, the
+    /// callee's code is entered directly when it can be (see
+    /// `CallEncoder::direct_call`); otherwise the runner is called.
+    fn call_assembler(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError> {
+        let target = match cx.args.get(1) {
+            Some(&Loc::Const(Const::Int(t))) => {
+                self.env.direct.targets.get(&t).cloned().map(|s| (t, s))
+            }
+            _ => None,
+        };
+        let Some((cell, shape)) = target.filter(|(_, s)| s.reds + 2 <= cx.args.len()) else {
+            return self.call(cx, dst);
+        };
+        let (slow, done) = (self.ops.new_dynamic_label(), self.ops.new_dynamic_label());
+        self.direct_call(cx, dst, cell as usize, &shape, slow, done)?;
+        self.ops.dynamic_label(slow);
+        self.call(cx, dst)?;
         self.ops.dynamic_label(done);
         Ok(())
     }
@@ -577,6 +600,7 @@ where
                 self.ptr_add(dst, a, b)
             }
             Family::Call => self.call(cx, dst)?,
+            Family::CallAssembler => self.call_assembler(cx, dst)?,
             Family::MallocNursery => self.malloc_nursery(cx, dst)?,
             Family::MallocVarsize => self.malloc_varsize(cx, dst)?,
             Family::WriteBarrier => self.write_barrier(cx)?,
@@ -744,7 +768,11 @@ mod tests {
             assert_eq!(matches!(f, Family::Guard(_)), op.is_guard(), "{op}: {f:?}");
             let call_like = matches!(
                 f,
-                Family::Call | Family::MallocNursery | Family::MallocVarsize | Family::WriteBarrier
+                Family::Call
+                    | Family::CallAssembler
+                    | Family::MallocNursery
+                    | Family::MallocVarsize
+                    | Family::WriteBarrier
             );
             if op.is_call() {
                 assert!(call_like, "{op}: {f:?}");

@@ -108,6 +108,20 @@ pub trait MemoryEncoder {
 pub trait CallEncoder {
     /// A call to foreign code (arguments, result, signals).
     fn call(&mut self, cx: &OpCx, dst: Reg) -> Emitted;
+    /// The direct path of a `call_assembler_*` whose token is the
+    /// registered call target `cell` (`dispatch::call_assembler`): checks
+    /// that branch to `slow` with nothing changed when the callee cannot
+    /// be entered, then the entry on a pooled jitframe and the result in
+    /// `dst`; ends with a branch to `done`.
+    fn direct_call(
+        &mut self,
+        cx: &OpCx,
+        dst: Reg,
+        cell: usize,
+        shape: &majit_metainterp::callasm::CallShape,
+        slow: DynamicLabel,
+        done: DynamicLabel,
+    ) -> Emitted;
 }
 
 /// The pieces of the GC sequences (`<arch>/nursery.rs`; the sequences
