@@ -212,9 +212,10 @@ pub struct EmitEnv {
 /// callee's code without leaving machine code; see `framepool.rs`).
 #[derive(Clone, Debug, Default)]
 pub struct DirectEnv {
-    /// The call targets the driver registered, by token (a `CallCell`'s
-    /// address): a call naming another token goes through its runner.
-    pub targets: std::collections::BTreeMap<i64, majit_metainterp::callasm::CallShape>,
+    /// The call targets the driver registered, by token: the address of
+    /// the target's `CallCell` and the calls' shape. A call naming
+    /// another token goes through its runner.
+    pub targets: std::collections::BTreeMap<i64, (usize, majit_metainterp::callasm::CallShape)>,
     /// The address of the jitframe pool's `PoolWords`.
     pub pool: usize,
     /// The entry trampoline (frame, code) -> frame.

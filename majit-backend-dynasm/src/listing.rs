@@ -28,10 +28,17 @@ impl<A: Arch> NativeBackend<A> {
     pub fn address_name(&self, v: u64) -> Option<String> {
         let v = usize::try_from(v).ok()?;
         let take_signals = majit_metainterp::runtime::take_signals as *const () as usize;
+        let direct = &self.env.direct;
         let mut known = vec![
             (self.env.exit_routine, "exit_routine".to_string()),
             (take_signals, "take_signals".to_string()),
+            (direct.entry, "entry_trampoline".to_string()),
+            (direct.pool, "frame_pool".to_string()),
+            (direct.leave, "leave_direct".to_string()),
         ];
+        for (token, (cell, _)) in &direct.targets {
+            known.push((*cell, format!("call_target[{token}]")));
+        }
         if let Some(gc) = &self.env.gc {
             known.extend([
                 (gc.heap, "gc.heap".to_string()),
@@ -46,6 +53,7 @@ impl<A: Arch> NativeBackend<A> {
                 (gc.malloc_varsize_fn, "gc.malloc_varsize".to_string()),
                 (gc.write_barrier_fn, "gc.write_barrier".to_string()),
                 (gc.collect_fn, "gc.collect".to_string()),
+                (gc.frames_addr, "gc.frames".to_string()),
             ]);
             for r in &gc.headerless {
                 known.push((r.free_addr, format!("gc.free[type {}]", r.type_id)));

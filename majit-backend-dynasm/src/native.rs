@@ -496,8 +496,13 @@ impl<A: Arch> Backend for NativeBackend<A> {
         exited
     }
 
-    fn call_target(&mut self, cell: usize, shape: &majit_metainterp::callasm::CallShape) {
-        self.env.direct.targets.insert(cell as i64, shape.clone());
+    fn call_target(
+        &mut self,
+        token: i64,
+        cell: usize,
+        shape: &majit_metainterp::callasm::CallShape,
+    ) {
+        self.env.direct.targets.insert(token, (cell, shape.clone()));
     }
 
     fn entry_address(&self, code: CodeId) -> Option<usize> {

@@ -55,8 +55,8 @@ impl RootScope {
 }
 
 /// Where a JIT frame keeps references. `#[repr(C)]`: JIT code writes it,
-/// and registers a frame itself by linking it in front of
-/// [`JitFrameRoots::prev`] (see [`Roots::frames`]).
+/// and registers a frame itself by linking it into the heap's list of
+/// frames through [`JitFrameRoots::prev`] (`JitGcInfo::frames_addr`).
 #[repr(C)]
 #[derive(Debug)]
 pub struct JitFrameRoots {

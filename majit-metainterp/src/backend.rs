@@ -245,15 +245,15 @@ pub trait Backend {
         }
     }
 
-    /// Compiled code of this backend may enter the call target whose
-    /// `call_assembler_*` token is `cell`, the address of a
-    /// [`CallCell`](crate::callasm::CallCell) that lives as long as the
-    /// backend, directly: when the cell names code, it runs the callee
+    /// Compiled code of this backend may enter the call target named
+    /// `token` in `call_assembler_*` directly: `cell` is the address of
+    /// its [`CallCell`](crate::callasm::CallCell), which lives as long as
+    /// the backend; when the cell names code, the call runs the callee
     /// there on a jitframe of its own, and leaves through the driver
-    /// ([`crate::callasm::leave`]) when the callee exits other than by a
-    /// portal return. Default: ignored (every call goes through the
+    /// ([`crate::portal::leave_direct`]) when the callee exits other than
+    /// by a portal return. Default: ignored (every call goes through the
     /// runner).
-    fn call_target(&mut self, _cell: usize, _shape: &crate::callasm::CallShape) {}
+    fn call_target(&mut self, _token: i64, _cell: usize, _shape: &crate::callasm::CallShape) {}
 
     /// The address compiled code enters loop `code` at directly (see
     /// [`Backend::call_target`]), if it can. Default: none.

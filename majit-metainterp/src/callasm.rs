@@ -37,9 +37,8 @@ use crate::warmstate::GreenKey;
 use majit_ir::Value;
 use std::collections::HashMap;
 
-/// What compiled code reads to enter a call target directly: its token
-/// (the `call_assembler_*` argument) is the cell's address, and a backend
-/// told about the cell ([`Backend::call_target`]) may branch on it.
+/// What compiled code reads to enter a call target directly: a backend
+/// told the cell of a token ([`Backend::call_target`]) may branch on it.
 #[repr(C)]
 #[derive(Debug, Default)]
 pub struct CallCell {
@@ -70,35 +69,41 @@ struct Target {
     cell: Box<CallCell>,
 }
 
-/// The call targets met by the tracer, by token (a cell's address).
+/// The call targets met by the tracer: token `t` (from 1) names
+/// `targets[t - 1]`.
 #[derive(Default)]
 pub(crate) struct Targets {
     tokens: HashMap<GreenKey, i64>,
-    by_token: HashMap<i64, usize>,
     targets: Vec<Target>,
 }
 
 impl Targets {
-    /// The token of `key` and whether it is new, made on first use with
-    /// the loop compiled there so far, if any.
-    fn token(&mut self, key: &GreenKey, compiled: Option<usize>) -> (i64, bool) {
+    /// The token of `key` and, if it is new, its cell's address; made on
+    /// first use with the loop compiled there so far, if any.
+    fn token(&mut self, key: &GreenKey, compiled: Option<usize>) -> (i64, Option<usize>) {
         if let Some(&t) = self.tokens.get(key) {
-            return (t, false);
+            return (t, None);
         }
         let cell = Box::<CallCell>::default();
-        let t = &*cell as *const CallCell as i64;
-        self.by_token.insert(t, self.targets.len());
+        let at = &*cell as *const CallCell as usize;
         self.targets.push(Target { compiled, cell });
+        let t = self.targets.len() as i64;
         self.tokens.insert(key.clone(), t);
-        (t, true)
+        (t, Some(at))
+    }
+
+    /// The target `token` names.
+    fn target(&self, token: i64) -> Option<&Target> {
+        let i = usize::try_from(token).ok()?.checked_sub(1)?;
+        self.targets.get(i)
     }
 
     /// Loop `li` was compiled at `key`: calls of that target enter it,
     /// compiled code at `entry` when it has an address there (an entry
     /// trace for a frame array of `items`).
     pub(crate) fn set_loop(&mut self, key: &GreenKey, li: usize, entry: Option<(usize, i64)>) {
-        if let Some(t) = self.tokens.get(key).map(|t| self.by_token[t]) {
-            let t = &mut self.targets[t];
+        if let Some(&t) = self.tokens.get(key) {
+            let t = &mut self.targets[t as usize - 1];
             t.compiled = Some(li);
             let (code, items) = entry.unwrap_or((0, 0));
             t.cell.code = code;
@@ -115,8 +120,7 @@ impl Targets {
 
     /// The loop `token` names, if it has one.
     fn loop_of(&self, token: i64) -> Option<usize> {
-        let &i = self.by_token.get(&token)?;
-        self.targets[i].compiled
+        self.target(token)?.compiled
     }
 }
 
@@ -126,10 +130,9 @@ impl<B: Backend> JitDriver<B> {
     pub(crate) fn call_target(&self, key: &GreenKey) -> i64 {
         let compiled = self.warm.borrow().loop_at(key);
         let (token, new) = self.targets.borrow_mut().token(key, compiled);
-        if new {
-            self.backend
-                .borrow_mut()
-                .call_target(token as usize, &self.call_shape());
+        if let Some(cell) = new {
+            let shape = self.call_shape();
+            self.backend.borrow_mut().call_target(token, cell, &shape);
             if let Some(li) = compiled {
                 let entry = self.direct_entry(li);
                 self.targets.borrow_mut().set_loop(key, li, entry);
@@ -268,32 +271,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_token_is_its_cell_and_learns_the_loop_compiled_there() {
+    fn a_token_names_its_cell_and_learns_the_loop_compiled_there() {
         let mut t = Targets::default();
         let (fib, ack) = (
             GreenKey::new(&[Value::Int(1)]),
             GreenKey::new(&[Value::Int(9)]),
         );
         // Made while tracing fib, before fib's entry trace is compiled.
-        let (f, new) = t.token(&fib, None);
-        assert!(new);
-        assert_eq!(t.token(&fib, None), (f, false), "one token per key");
+        let (f, cell_f) = t.token(&fib, None);
+        let cell_f = cell_f.expect("a new target has a cell");
+        assert_eq!(t.token(&fib, None), (f, None), "one token per key");
         assert_eq!(t.loop_of(f), None);
-        // SAFETY: a token is the address of a cell `t` owns.
-        let cell = |tok: i64| unsafe { &*(tok as *const CallCell) };
-        assert_eq!(cell(f).code, 0);
+        // SAFETY: the cells live as long as `t`.
+        let cell = |at: usize| unsafe { &*(at as *const CallCell) };
+        assert_eq!(cell(cell_f).code, 0);
         t.set_loop(&fib, 4, Some((0x1000, 3)));
         assert_eq!(t.loop_of(f), Some(4));
-        assert_eq!((cell(f).code, cell(f).items), (0x1000, 3));
+        assert_eq!((cell(cell_f).code, cell(cell_f).items), (0x1000, 3));
         // A key with a loop already compiled; a recompiled loop replaces it.
-        let (a, _) = t.token(&ack, Some(2));
+        let (a, cell_a) = t.token(&ack, Some(2));
+        let cell_a = cell_a.expect("a new target has a cell");
         assert_ne!(a, f);
         assert_eq!(t.loop_of(a), Some(2));
         t.set_loop(&ack, 7, None);
-        assert_eq!((t.loop_of(a), cell(a).code), (Some(7), 0));
+        assert_eq!((t.loop_of(a), cell(cell_a).code), (Some(7), 0));
         // Retiring a loop stops direct entries of the targets naming it.
         t.retire(4);
-        assert_eq!(cell(f).code, 0);
+        assert_eq!(cell(cell_f).code, 0);
         // No token (the tracer's and the blackhole's calls) or a foreign one.
         for bad in [0, -1, 3, i64::MAX] {
             assert_eq!(t.loop_of(bad), None, "{bad}");

@@ -34,6 +34,7 @@
 #![allow(clippy::useless_conversion)]
 
 pub mod call;
+pub mod direct;
 pub mod emit;
 #[cfg(test)]
 mod emit_tests;

@@ -4,7 +4,10 @@
 //! sequences, each in terms of encoder methods.
 
 use super::buffer::{Asm, Flags, PoolSource, Stub};
-use super::{plan, Bump, CallEncoder, CondCode, Encoder, GcEncoder, GuardEncoder, MemoryEncoder};
+use super::{
+    plan, Bump, CallEncoder, CondCode, DirectEncoder, Encoder, GcEncoder, GuardEncoder,
+    MemoryEncoder,
+};
 use crate::arch::{Assembled, Emitter, JumpTarget, Loc, OpCx, Reg};
 use crate::frame;
 use crate::gcmap;
@@ -353,20 +356,29 @@ where
     }
 
     /// `call_assembler_*`: with a token the driver registered, the
-    /// callee's code is entered directly when it can be (see
-    /// `CallEncoder::direct_call`); otherwise the runner is called.
+    /// callee's code is entered directly when it can be (the steps of
+    /// `DirectEncoder`); otherwise the runner is called.
     fn call_assembler(&mut self, cx: &OpCx, dst: Reg) -> Result<(), CompileError> {
         let target = match cx.args.get(1) {
-            Some(&Loc::Const(Const::Int(t))) => {
-                self.env.direct.targets.get(&t).cloned().map(|s| (t, s))
-            }
+            Some(&Loc::Const(Const::Int(t))) => self.env.direct.targets.get(&t).cloned(),
             _ => None,
         };
         let Some((cell, shape)) = target.filter(|(_, s)| s.reds + 2 <= cx.args.len()) else {
             return self.call(cx, dst);
         };
-        let (slow, done) = (self.ops.new_dynamic_label(), self.ops.new_dynamic_label());
-        self.direct_call(cx, dst, cell as usize, &shape, slow, done)?;
+        let [slow, left, done] = [(); 3].map(|_| self.ops.new_dynamic_label());
+        self.direct_checks(cx, cell, &shape, slow);
+        // From here on the arguments are dead: the allocator moved every
+        // value living across the call out of the registers it clobbers.
+        self.direct_inputs(cx, &shape);
+        let rooted = self.direct_enter(cx);
+        self.direct_returned(left);
+        self.direct_end(cx, dst, rooted);
+        self.jump_label(done);
+        self.ops.dynamic_label(left);
+        self.direct_left();
+        self.direct_end(cx, dst, rooted);
+        self.jump_label(done);
         self.ops.dynamic_label(slow);
         self.call(cx, dst)?;
         self.ops.dynamic_label(done);

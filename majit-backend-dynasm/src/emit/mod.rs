@@ -27,6 +27,7 @@ use crate::arch::{Bank, Loc, OpCx, Reg, RegFile};
 use dynasmrt::DynamicLabel;
 use majit_gc::JitGcInfo;
 use majit_ir::Kind;
+use majit_metainterp::callasm::CallShape;
 use majit_metainterp::CompileError;
 
 /// What emitting an op returns.
@@ -57,7 +58,7 @@ pub trait CondCode: Copy + Eq + std::fmt::Debug {
 /// The shared code ([`dispatch`]) decides what to emit; these methods emit
 /// it. Every method only reads its argument locations before it writes its
 /// result (see `arch.rs`).
-pub trait Encoder: MemoryEncoder + CallEncoder + GcEncoder + GuardEncoder {
+pub trait Encoder: MemoryEncoder + CallEncoder + DirectEncoder + GcEncoder + GuardEncoder {
     /// The byte that pads code up to the pool.
     const PAD: u8;
     /// A reserved register the shared sequences load an operand into
@@ -108,20 +109,35 @@ pub trait MemoryEncoder {
 pub trait CallEncoder {
     /// A call to foreign code (arguments, result, signals).
     fn call(&mut self, cx: &OpCx, dst: Reg) -> Emitted;
-    /// The direct path of a `call_assembler_*` whose token is the
-    /// registered call target `cell` (`dispatch::call_assembler`): checks
-    /// that branch to `slow` with nothing changed when the callee cannot
-    /// be entered, then the entry on a pooled jitframe and the result in
-    /// `dst`; ends with a branch to `done`.
-    fn direct_call(
-        &mut self,
-        cx: &OpCx,
-        dst: Reg,
-        cell: usize,
-        shape: &majit_metainterp::callasm::CallShape,
-        slow: DynamicLabel,
-        done: DynamicLabel,
-    ) -> Emitted;
+}
+
+/// The steps of a direct call, a `call_assembler_*` entering its callee's
+/// code without leaving machine code (`<arch>/direct.rs`; the sequence is
+/// `dispatch::call_assembler`, the runtime side `framepool.rs` and
+/// `majit_metainterp::callasm`).
+pub trait DirectEncoder {
+    /// Checks, before anything changes, that the callee can be entered:
+    /// its frame array has the length the call target `cell` needs (with
+    /// `shape.array`), the cell names code, the pool has a free jitframe;
+    /// branches to `slow` if not. Keeps the frame and the code address.
+    fn direct_checks(&mut self, cx: &OpCx, cell: usize, shape: &CallShape, slow: DynamicLabel);
+    /// Stores the reds (the last `shape.reds` arguments) into the
+    /// frame's input slots.
+    fn direct_inputs(&mut self, cx: &OpCx, shape: &CallShape);
+    /// Takes the frame off the pool (counted as in flight and entered),
+    /// links it into the GC's frame list, points this frame's `GCMAP` at
+    /// the site's map, calls the entry trampoline, unlinks the frame.
+    /// Whether the map was set.
+    fn direct_enter(&mut self, cx: &OpCx) -> bool;
+    /// Branches to `left` unless the callee returned (`RETURNED`); else
+    /// keeps its result and gives the frame back to the pool.
+    fn direct_returned(&mut self, left: DynamicLabel);
+    /// The callee left otherwise: `portal::leave_direct(frame)` finishes
+    /// it (taking the frame back), then its signals are taken.
+    fn direct_left(&mut self);
+    /// The run is over (no longer in flight, `GCMAP` cleared when
+    /// `rooted`): the result into `dst`.
+    fn direct_end(&mut self, cx: &OpCx, dst: Reg, rooted: bool);
 }
 
 /// The pieces of the GC sequences (`<arch>/nursery.rs`; the sequences

@@ -18,6 +18,7 @@
 #![allow(clippy::useless_conversion)]
 
 pub mod call;
+pub mod direct;
 pub mod emit;
 #[cfg(test)]
 mod emit_tests;
