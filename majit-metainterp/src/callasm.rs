@@ -29,6 +29,15 @@
 //! The callee's uncaught exception is raised in the caller (its
 //! `guard_no_exception` fails), a failure of the nested run ends the outer
 //! run with the same error, as with the runner.
+//!
+//! *Direct calls*: a backend that can enter code itself is told each
+//! token's [`CallCell`] (`Backend::call_target`), which names the entry
+//! address of the token's live entry trace and the frame array length it
+//! needs. Its `call_assembler_*` then enters the callee from machine code
+//! when the cell names code and the frame fits, and comes back to the
+//! driver only when the callee leaves other than by a return
+//! ([`crate::portal::leave_direct`], then the slow path above); otherwise
+//! it calls the trampoline as above.
 
 use crate::backend::{Backend, Exited};
 use crate::driver::{JitDriver, JitError, Next};
