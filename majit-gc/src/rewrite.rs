@@ -14,7 +14,11 @@
 //!   `call_malloc_nursery_headerless(size, descr=Layout)`; no header.
 //! - `new_array` / `new_array_clear` become
 //!   `call_malloc_nursery_varsize(length, descr=Array)`; the allocator
-//!   writes header and length and hands out zeroed items.
+//!   writes header and length and hands out zeroed items. With a constant
+//!   length whose array fits a batch, they are allocated like a headered
+//!   object instead (a bump, batched with its neighbours) and get their
+//!   length stored (`setfield_gc(p, n, descr=Gc.array_length)`); the items
+//!   are the nursery's zeroed bytes.
 //! - Each fresh fixed-size object's reference fields that the trace has
 //!   not written yet are nulled (`setfield_gc(p, null, descr=F)`) before
 //!   the next op that is neither a `setfield_gc` nor pure: a guard, load,
@@ -47,6 +51,26 @@ pub fn header_descr() -> Descr {
         name: HEADER_DESCR_NAME.into(),
         owner: "Gc".into(),
         offset: 0,
+        size: 8,
+        signed: false,
+        kind: Kind::Int,
+        immutable: true,
+        quasi_immutable: false,
+    }
+    .into()
+}
+
+/// Name of the array length field descriptor.
+pub const ARRAY_LENGTH_DESCR_NAME: &str = "Gc.array_length";
+
+/// The field descriptor of an array's length word:
+/// `setfield_gc(p, n, descr=Gc.array_length)` initialises a fresh array of
+/// a constant length.
+pub fn array_length_descr() -> Descr {
+    FieldDescr {
+        name: ARRAY_LENGTH_DESCR_NAME.into(),
+        owner: "Gc".into(),
+        offset: crate::layout::ARRAY_LENGTH_OFFSET,
         size: 8,
         signed: false,
         kind: Kind::Int,
@@ -235,6 +259,17 @@ impl Rewriter<'_> {
             }
             OpCode::NewArray | OpCode::NewArrayClear => {
                 let descr = op.descr.clone().filter(|d| d.as_array().is_some());
+                let array = descr.as_ref().and_then(Descr::as_array);
+                let len = trace.get_const(op.args[0]).and_then(|c| match c {
+                    Const::Int(n) => usize::try_from(n).ok(),
+                    _ => None,
+                });
+                if let (Some(array), Some(len)) = (array, len) {
+                    let bytes = crate::layout::array_bytes(u32::from(array.item_size), len);
+                    if let Some(bytes) = bytes.filter(|&b| b <= self.config.max_batch_bytes) {
+                        return Ok(self.new_constant_array(array.type_id, len, bytes));
+                    }
+                }
                 self.collection_point();
                 let r = self.emit(
                     OpCode::CallMallocNurseryVarsize,
@@ -296,6 +331,46 @@ impl Rewriter<'_> {
         self.out.push(new)
     }
 
+    /// A headered object of `bytes`: a bump of its own, or a part of the
+    /// open batch's; its header stored.
+    fn bump_headered(&mut self, type_id: u32, bytes: usize) -> OpRef {
+        let r = match &mut self.batch {
+            Some(b) if b.total + bytes <= self.config.max_batch_bytes => {
+                let (call, base, offset) = (b.call, b.base, b.total);
+                b.total += bytes;
+                let total = b.total;
+                self.out.ops[call].args[0] = self.int(total);
+                let off = self.int(offset);
+                self.emit(OpCode::NurseryPtrIncrement, &[base, off], None)
+            }
+            _ => {
+                self.collection_point();
+                let n = self.int(bytes);
+                let r = self.emit(OpCode::CallMallocNursery, &[n], None);
+                if bytes < self.config.max_batch_bytes {
+                    self.batch = Some(Batch {
+                        call: self.out.ops.len() - 1,
+                        base: r,
+                        total: bytes,
+                    });
+                }
+                r
+            }
+        };
+        let header = self.out.add_const(Const::Int(type_id as i64));
+        self.emit(OpCode::SetfieldGc, &[r, header], Some(self.header.clone()));
+        r
+    }
+
+    /// An array of the constant length `len` (`bytes` in all).
+    fn new_constant_array(&mut self, type_id: u32, len: usize, bytes: usize) -> OpRef {
+        let r = self.bump_headered(type_id, bytes);
+        let n = self.int(len);
+        self.emit(OpCode::SetfieldGc, &[r, n], Some(array_length_descr()));
+        self.fresh.insert(r);
+        r
+    }
+
     fn opt_new(&mut self, size: Arc<SizeDescr>) -> Result<OpRef, RewriteError> {
         let bytes = size.size as usize;
         let r = if size.headerless {
@@ -307,32 +382,7 @@ impl Rewriter<'_> {
                 Some(Descr::Size(size.clone())),
             )
         } else {
-            let r = match &mut self.batch {
-                Some(b) if b.total + bytes <= self.config.max_batch_bytes => {
-                    let (call, base, offset) = (b.call, b.base, b.total);
-                    b.total += bytes;
-                    let total = b.total;
-                    self.out.ops[call].args[0] = self.int(total);
-                    let off = self.int(offset);
-                    self.emit(OpCode::NurseryPtrIncrement, &[base, off], None)
-                }
-                _ => {
-                    self.collection_point();
-                    let n = self.int(bytes);
-                    let r = self.emit(OpCode::CallMallocNursery, &[n], None);
-                    if bytes < self.config.max_batch_bytes {
-                        self.batch = Some(Batch {
-                            call: self.out.ops.len() - 1,
-                            base: r,
-                            total: bytes,
-                        });
-                    }
-                    r
-                }
-            };
-            let header = self.out.add_const(Const::Int(size.type_id as i64));
-            self.emit(OpCode::SetfieldGc, &[r, header], Some(self.header.clone()));
-            r
+            self.bump_headered(size.type_id, bytes)
         };
         self.fresh.insert(r);
         for name in &size.fields {

@@ -100,11 +100,13 @@ pub fn stress_config() -> GcConfig {
     }
 }
 
-/// The test namespace plus the header descr (`Gc.header`) the rewrite
-/// pass stores through, for traces before and after the rewrite.
+/// The test namespace plus the header and array length descrs
+/// (`Gc.header`, `Gc.array_length`) the rewrite pass stores through, for
+/// traces before and after the rewrite.
 pub fn rewrite_namespace() -> Namespace {
     let mut ns = test_namespace();
     ns.add_descr(header_descr());
+    ns.add_descr(crate::rewrite::array_length_descr());
     ns
 }
 

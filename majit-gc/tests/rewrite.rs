@@ -219,6 +219,29 @@ fn arrays_use_varsize_allocation_and_the_array_barrier() {
 }
 
 #[test]
+fn constant_length_arrays_are_bumped_with_their_neighbours() {
+    assert_rewrite(
+        "
+        [p1]
+        p2 = new_array(3, descr=RefArray)
+        setarrayitem_gc(p2, 0, p1, descr=RefArray)
+        p3 = new(descr=Box)
+        p4 = new_array_clear(100, descr=IntArray)
+        finish(p2, p3, p4)",
+        "
+        [p1]
+        p2 = call_malloc_nursery(56)
+        setfield_gc(p2, 5, descr=Gc.header)
+        setfield_gc(p2, 3, descr=Gc.array_length)
+        setarrayitem_gc(p2, 0, p1, descr=RefArray)
+        p3 = nursery_ptr_increment(p2, 40)
+        setfield_gc(p3, 9, descr=Gc.header)
+        p4 = call_malloc_nursery_varsize(100, descr=IntArray)
+        finish(p2, p3, p4)",
+    );
+}
+
+#[test]
 fn a_label_empties_the_fresh_set() {
     assert_rewrite(
         "
