@@ -47,17 +47,7 @@ pub const HEADER_DESCR_NAME: &str = "Gc.header";
 /// The field descriptor of the header word: `setfield_gc(p, type_id,
 /// descr=Gc.header)` initialises a fresh headered object.
 pub fn header_descr() -> Descr {
-    FieldDescr {
-        name: HEADER_DESCR_NAME.into(),
-        owner: "Gc".into(),
-        offset: 0,
-        size: 8,
-        signed: false,
-        kind: Kind::Int,
-        immutable: true,
-        quasi_immutable: false,
-    }
-    .into()
+    gc_word(HEADER_DESCR_NAME, 0)
 }
 
 /// Name of the array length field descriptor.
@@ -67,10 +57,15 @@ pub const ARRAY_LENGTH_DESCR_NAME: &str = "Gc.array_length";
 /// `setfield_gc(p, n, descr=Gc.array_length)` initialises a fresh array of
 /// a constant length.
 pub fn array_length_descr() -> Descr {
+    gc_word(ARRAY_LENGTH_DESCR_NAME, crate::layout::ARRAY_LENGTH_OFFSET)
+}
+
+/// An immutable 8-byte int word the GC owns, at `offset` in an object.
+fn gc_word(name: &str, offset: u32) -> Descr {
     FieldDescr {
-        name: ARRAY_LENGTH_DESCR_NAME.into(),
+        name: name.into(),
         owner: "Gc".into(),
-        offset: crate::layout::ARRAY_LENGTH_OFFSET,
+        offset,
         size: 8,
         signed: false,
         kind: Kind::Int,
