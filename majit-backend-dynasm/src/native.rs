@@ -318,11 +318,8 @@ impl<A: Arch> NativeBackend<A> {
         // Frames compiled code took run code of at most `frames.depth()`
         // slots, which only grows while none runs.
         let in_flight = self.frames.words().in_flight > 0;
-        let room = self.running.iter().copied().min();
-        let room = match in_flight {
-            true => Some(room.map_or(self.frames.depth(), |r| r.min(self.frames.depth()))),
-            false => room,
-        };
+        let direct = in_flight.then(|| self.frames.depth());
+        let room = self.running.iter().copied().chain(direct).min();
         if let Some(room) = room.filter(|&r| slots > r) {
             return Err(CompileError::ImplLimit(format!(
                 "a running jitframe has {room} spill slots, compiled code would need {slots}"

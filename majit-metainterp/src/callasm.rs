@@ -165,19 +165,15 @@ impl<B: Backend> JitDriver<B> {
     /// Where compiled code enters loop `li` directly, with the frame array
     /// length it needs: entry traces only (they take the reds alone).
     pub(crate) fn direct_entry(&self, li: usize) -> Option<(usize, i64)> {
-        let (code, entry, label_args) = {
+        let (code, entry) = {
             let l = &self.compiled.borrow().loops[li];
-            (l.code, l.entry, l.label_args)
+            (l.code, l.entry)
         };
         if !entry || !self.lifetime.borrow().is_live(li) {
             return None;
         }
         let address = self.backend.borrow().entry_address(code)?;
-        let items = match &self.vable {
-            Some(info) => label_args as i64 - (self.red_kinds.len() + info.items_start()) as i64,
-            None => 0,
-        };
-        Some((address, items))
+        Some((address, self.entry_items(li)))
     }
 
     /// A call of the interpreted program through the runner with the

@@ -729,10 +729,19 @@ impl<B: Backend> JitDriver<B> {
         let Some(info) = self.vable.as_ref().filter(|i| i.array().is_some()) else {
             return Ok(true);
         };
-        let want = self.compiled.borrow().loops[li].label_args;
-        let items = want - reds.len() - info.items_start();
         let frame = reds[info.red()].as_ref().unwrap_or(0);
-        Ok(matches!(info.array_len(frame), Ok(n) if n == items as i64))
+        Ok(matches!(info.array_len(frame), Ok(n) if n == self.entry_items(li)))
+    }
+
+    /// The number of frame array items entry trace `li` loads (0 without
+    /// a virtualizable frame): its label carries the reds, the frame's
+    /// fields and array, then the items.
+    pub(crate) fn entry_items(&self, li: usize) -> i64 {
+        let Some(info) = &self.vable else {
+            return 0;
+        };
+        let label_args = self.compiled.borrow().loops[li].label_args;
+        label_args as i64 - (self.red_kinds.len() + info.items_start()) as i64
     }
 
     /// Exit values that are the reds followed by the virtualizable

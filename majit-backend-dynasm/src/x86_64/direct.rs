@@ -32,10 +32,10 @@ impl DirectEncoder for X64Emitter {
     /// `slow` with nothing changed.
     fn direct_checks(&mut self, cx: &OpCx, cell: usize, shape: &CallShape, slow: DynamicLabel) {
         let reds = &cx.args[cx.args.len() - shape.reds..];
+        self.load_addr(11, cell);
         if let Some((red, field, len)) = shape.array {
             self.load_int(R10, reds[red]);
             let (field, len) = (field as i32, len as i32);
-            self.load_addr(11, cell);
             x64!(self.ops
                 ; test r10, r10
                 ; jz =>slow
@@ -47,7 +47,6 @@ impl DirectEncoder for X64Emitter {
                 ; jne =>slow
             );
         }
-        self.load_addr(11, cell);
         x64!(self.ops; mov r10, QWORD [r11 + CELL_CODE]; test r10, r10; jz =>slow);
         let pool = self.env.direct.pool;
         self.load_addr(11, pool);
