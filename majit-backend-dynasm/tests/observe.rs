@@ -162,8 +162,8 @@ fn the_summary_counts_what_the_stats_count() {
             s.loops_compiled, s.loop_entries
         ),
         format!(
-            "bridges: {} compiled, {} into a loop body, {} to a loop start",
-            s.bridges_compiled, s.bridges_into_body, s.bridges_to_loop_start
+            "bridges: {} compiled, {} into a loop body, {} retraced, {} to a loop start",
+            s.bridges_compiled, s.bridges_into_body, s.bridges_retraced, s.bridges_to_loop_start
         ),
         format!(
             "traces: {} started, {} aborted",

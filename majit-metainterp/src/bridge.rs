@@ -9,8 +9,8 @@
 //! if tracing aborts or compilation fails, it keeps exiting to the
 //! blackhole.
 //!
-//! The driver's `compile` is the one path from a finished trace to the
-//! backend, for loops and bridges alike: `optimize` when `enable_opts`
+//! The driver's `compile_valid` is the one path from a finished trace to
+//! the backend, for loops and bridges alike: `optimize` when `enable_opts`
 //! names passes, then the backend, then (only on success) the trace's
 //! exits are registered in [`Compiled`](crate::compiled::Compiled) and
 //! counted. This file holds the steps that need no driver: the values of
@@ -20,12 +20,12 @@
 use crate::backend::CodeId;
 use crate::compiled::GuardInfo;
 use crate::opt::ledger::Ledger;
-use crate::opt::OptError;
+use crate::opt::{BridgeEnd, LoopLabel, OptError};
 use crate::params::JitParams;
 use crate::resume::{GuardResume, Layout, RebuildError, ResumeMap, Slot, Tagged};
 use crate::runtime::Allocator;
 use crate::stats::AbortReason;
-use crate::tracer::{const_of, frame_live_set, BridgeFrame, SnapValue, TBox, VableBoxes};
+use crate::tracer::{const_of, frame_live_set, BridgeFrame, SnapValue, Snapshot, TBox, VableBoxes};
 use majit_ir::{Const, Descr, FailDescr, Kind, Op, OpCode, OpRef, RefTarget, Trace, Value};
 
 /// The values of a failed guard's original fail args (the ones its
@@ -285,26 +285,65 @@ pub(crate) struct CompiledTrace {
     pub trace: Trace,
     /// As the tracer recorded it.
     pub recorded: Trace,
+    /// The recorded guards' snapshots (a loop keeps them for retraces).
+    pub guards: Vec<(u32, Snapshot)>,
     pub ledger: Ledger,
     /// For a peeled loop: its short preamble (see [`crate::opt::Optimized`]).
     pub short_preamble: Option<Trace>,
+    /// For a peeled loop or a retrace: the peeled label it defines.
+    pub label: Option<LoopLabel>,
+    /// Differential mode's budget guard, if the trace has one.
+    pub budget: Option<u32>,
 }
 
 /// The optimizer's output for the driver: the trace to compile, the resume
 /// data of its guards (`None`: unoptimized, the recorded guards are the
-/// exits), the ledger and, for a peeled loop, its short preamble.
-pub(crate) type OptOutput = (Trace, Option<ResumeMap>, Ledger, Option<Trace>);
+/// exits), the ledger and, for a peeled loop or a retrace, its short
+/// preamble and label.
+pub(crate) struct OptOutput {
+    pub trace: Trace,
+    pub resume: Option<ResumeMap>,
+    pub ledger: Ledger,
+    pub short_preamble: Option<Trace>,
+    pub label: Option<LoopLabel>,
+}
 
 /// Why a trace was not compiled: the reason and the message for the stats.
 pub(crate) type Rejected = (AbortReason, String);
 
-/// Runs the optimizer when built-in or user passes are enabled.
-pub(crate) fn optimize(params: &JitParams, trace: Trace) -> Result<OptOutput, Rejected> {
+/// Runs the optimizer when built-in or user passes are enabled; a bridge
+/// ending at a peeled loop may ask for another `end` than its jump to the
+/// loop's start (`Rejected` with [`AbortReason::NoFit`] when it does not
+/// fit).
+pub(crate) fn optimize(
+    params: &JitParams,
+    trace: Trace,
+    end: Option<BridgeEnd>,
+) -> Result<OptOutput, Rejected> {
     if !params.optimizes() {
-        return Ok((trace, None, Ledger::default(), None));
+        let (resume, ledger, short_preamble, label) = (None, Ledger::default(), None, None);
+        return Ok(OptOutput {
+            trace,
+            resume,
+            ledger,
+            short_preamble,
+            label,
+        });
     }
-    match crate::opt::optimize_with(&trace, &params.enable_opts, &params.passes) {
-        Ok(o) => Ok((o.trace, Some(o.resume), o.ledger, o.short_preamble)),
+    let (opts, passes) = (&params.enable_opts, &params.passes);
+    let out = match end {
+        None => crate::opt::optimize_with(&trace, opts, passes).map(Ok),
+        Some(end) => crate::opt::optimize_bridge(&trace, end, opts, passes),
+    };
+    match out {
+        Ok(Ok(o)) => Ok(OptOutput {
+            trace: o.trace,
+            resume: Some(o.resume),
+            ledger: o.ledger,
+            short_preamble: o.short_preamble,
+            label: o.label,
+        }),
+        Ok(Err(why)) => Err((AbortReason::NoFit, why)),
         Err(e @ OptError::Invalid { .. }) => Err((AbortReason::InvalidLoop, e.to_string())),
         Err(e) => Err((AbortReason::CompileFailed, format!("optimizer failed: {e}"))),
     }

@@ -6,6 +6,7 @@
 
 use crate::backend::{CodeId, ExitId};
 use crate::opt::ledger::Ledger;
+use crate::opt::LoopLabel;
 use crate::resume::{GuardResume, ResumeMap};
 use crate::tracer::Snapshot;
 use crate::warmstate::GreenKey;
@@ -28,6 +29,14 @@ pub struct LoopInfo {
     /// When the optimizer peeled the loop: its short preamble, which a
     /// bridge ending at this loop inlines to jump into the peeled body.
     pub short_preamble: Option<Trace>,
+    /// The peeled labels a bridge ending at this loop may enter: the
+    /// loop's own (when peeled), then those of its retraces.
+    pub labels: Vec<LoopLabel>,
+    /// The recorded guards' snapshots: a retrace copies the recorded body,
+    /// and its guard copies resume as these do.
+    pub guards: Vec<(u32, Snapshot)>,
+    /// Differential mode's budget guard in the recorded trace, if any.
+    pub budget: Option<u32>,
     /// Traced from a function's first merge point (an entry trace, which
     /// may end at the portal's return), not from a back edge. With a
     /// virtualizable frame an entry trace's inputs are the reds alone: it
@@ -219,6 +228,26 @@ impl Compiled {
         let hot = e.failures > threshold && !e.bridged && may_compile;
         e.bridged |= hot;
         hot.then(|| e.target.clone())
+    }
+
+    /// Guards with ids from `first` on (a retrace's copies of a loop's
+    /// guards) whose original guard already has a bridge in some copy get
+    /// theirs at their next failure: the path is known to be hot, the
+    /// copy need not fail `threshold` more times in the blackhole first.
+    pub(crate) fn inherit_hotness(&mut self, first: u32, threshold: u32) {
+        let original = |g: &GuardInfo, id: u32| g.resume.as_ref().map_or(id, |r| r.original);
+        let hot: std::collections::BTreeSet<u32> = self
+            .guards()
+            .filter(|(id, g)| *id < first && g.bridged)
+            .map(|(id, g)| original(g, id))
+            .collect();
+        for (&id, exit) in self.exits.range_mut(first..) {
+            if let Exit::Guard(g) = exit {
+                if hot.contains(&original(g, id)) {
+                    g.failures = g.failures.max(threshold);
+                }
+            }
+        }
     }
 
     /// Forgets the exits of compiled trace `code` (its code was freed).

@@ -44,6 +44,7 @@ use crate::diff::{self, DiffState};
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
 use crate::lifetime::Lifetime;
+use crate::opt::{BridgeEnd, LedgerKind, LoopLabel};
 use crate::params::JitParams;
 use crate::portal::PortalRunner;
 use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator, Raised, Shared};
@@ -896,7 +897,7 @@ impl<B: Backend> JitDriver<B> {
                 reds: values.clone(),
                 validity: crate::quasi::Validity::new(self.invalidated.clone()),
             };
-            if let Err((reason, why)) = self.compile_bridge(fin, df.exit, None) {
+            if let Err((reason, why)) = self.compile_bridge(fin, df.exit, None, &[]) {
                 self.count(|s| s.abort_because(reason, why));
             }
         }
@@ -1104,7 +1105,7 @@ impl<B: Backend> JitDriver<B> {
             self.count(|s| s.abort_because(AbortReason::CompiledMeanwhile, why));
             return Ok(next);
         }
-        match self.compile(*fin, None, Vec::new()) {
+        match self.compile_loop(*fin) {
             Ok(c) => self.add_loop(key, target, c, entry),
             Err((reason, why)) => {
                 self.count(|s| s.abort_because(reason, why));
@@ -1130,6 +1131,9 @@ impl<B: Backend> JitDriver<B> {
             recorded: c.recorded,
             ledger: c.ledger,
             short_preamble: c.short_preamble,
+            labels: c.label.into_iter().collect(),
+            guards: c.guards,
+            budget: c.budget,
             entry,
             label_args,
         });
@@ -1185,19 +1189,155 @@ impl<B: Backend> JitDriver<B> {
             Some(v) => Next::Finished(*v),
             None => Next::MergePoint(fin.greens.clone(), fin.reds.clone()),
         };
+        // Each way to end the bridge is one compile attempt; the trace's
+        // quasi-immutable dependencies stay registered until one succeeds
+        // or all failed.
+        let validity = fin.validity.clone();
+        let mut notes = Vec::new();
+        if self.end_with_virtuals(&fin, df.exit, &mut notes) {
+            return Ok(next);
+        }
         let plain = (*fin).clone();
         let compiled = match self.enter_peeled(&mut fin) {
             // E.g. when the bridge proves an entry guard always fails, it
             // ends at the loop's start as before.
             Some(entry) => self
-                .compile_bridge(*fin, df.exit, Some(entry))
-                .or_else(|_| self.compile_bridge(plain, df.exit, None)),
-            None => self.compile_bridge(plain, df.exit, None),
+                .compile_bridge(*fin, df.exit, Some(entry), &notes)
+                .or_else(|_| self.compile_bridge(plain, df.exit, None, &notes)),
+            None => self.compile_bridge(plain, df.exit, None, &notes),
         };
         if let Err((reason, why)) = compiled {
+            crate::quasi::forget(&validity);
             self.count(|s| s.abort_because(reason, why));
         }
         Ok(next)
+    }
+
+    /// The bridge `fin` ends at the start of a peeled loop some label of
+    /// which carries virtuals: compiles it to enter such a label its end
+    /// fits, else to retrace the loop behind it (`retrace_limit` per
+    /// loop), else to enter one forcing its virtuals (`opt::BridgeEnd`).
+    /// False when none of these compiled; `notes` say why, for the
+    /// ledger of the bridge compiled instead.
+    fn end_with_virtuals(&self, fin: &Finished, guard: ExitId, notes: &mut Vec<String>) -> bool {
+        let Some(li) = self.ends_at_loop_start(fin) else {
+            return false;
+        };
+        let (labels, retraces) = {
+            let compiled = self.compiled.borrow();
+            let all = &compiled.loops[li].labels;
+            let labels: Vec<LoopLabel> = all
+                .iter()
+                .filter(|l| l.carries_virtuals())
+                .cloned()
+                .collect();
+            // The loop's own label first, then one per retrace.
+            (labels, all.len().saturating_sub(1) as u32)
+        };
+        let enter = |force: bool, notes: &mut Vec<String>| {
+            labels.iter().any(|label| {
+                let end = BridgeEnd::Enter { label, force };
+                self.compile_end(fin, guard, end, None, notes).is_some()
+            })
+        };
+        if enter(false, notes) {
+            self.count(|s| s.bridges_into_body += 1);
+            return true;
+        }
+        if retraces < self.params.retrace_limit {
+            if self.retrace(li, fin, guard, retraces + 1, notes) {
+                return true;
+            }
+        } else {
+            let limit = self.params.retrace_limit;
+            notes.push(format!(
+                "not retraced: the loop has {retraces} retraces (retrace_limit {limit})"
+            ));
+        }
+        let forced = enter(true, notes);
+        if forced {
+            self.count(|s| s.bridges_into_body += 1);
+        }
+        forced
+    }
+
+    /// Compiles the bridge `fin` retracing loop `li` behind it under the
+    /// label `L.peeled.k`; on success the loop gains that label.
+    fn retrace(
+        &self,
+        li: usize,
+        fin: &Finished,
+        guard: ExitId,
+        k: u32,
+        notes: &mut Vec<String>,
+    ) -> bool {
+        let (recorded, loop_guards, name) = {
+            let compiled = self.compiled.borrow();
+            let l = &compiled.loops[li];
+            let name = format!("{}.peeled.{k}", l.target.name());
+            let (snapshots, budget) = (l.guards.clone(), l.budget);
+            (l.recorded.clone(), LoopGuards { snapshots, budget }, name)
+        };
+        let first_id = self.next_fail_id.get();
+        let end = BridgeEnd::Retrace {
+            loop_trace: &recorded,
+            name: &name,
+            fail_id_offset: first_id,
+        };
+        let Some(label) = self.compile_end(fin, guard, end, Some(loop_guards), notes) else {
+            return false;
+        };
+        let mut compiled = self.compiled.borrow_mut();
+        compiled.loops[li].labels.extend(label);
+        compiled.inherit_hotness(first_id, self.params.bridge_threshold);
+        drop(compiled);
+        self.count(|s| s.bridges_retraced += 1);
+        true
+    }
+
+    /// Compiles the bridge `fin` for `guard` with the end `end` (a
+    /// retrace also registers the loop's recorded guards and budget guard,
+    /// `retraced`) and attaches it; returns the label it defines. `None`
+    /// when it does not fit or compile: the reason goes to `notes`.
+    fn compile_end(
+        &self,
+        fin: &Finished,
+        guard: ExitId,
+        end: BridgeEnd,
+        retraced: Option<LoopGuards>,
+        notes: &mut Vec<String>,
+    ) -> Option<Option<LoopLabel>> {
+        let mut fin = fin.clone();
+        let LoopGuards { snapshots, budget } = retraced.unwrap_or_default();
+        fin.guards.extend(snapshots);
+        let what = match end {
+            BridgeEnd::Enter { label, force } => {
+                format!("not entered into {} (force {force})", label.name())
+            }
+            BridgeEnd::Retrace { name, .. } => format!("not retraced as {name}"),
+        };
+        match self.compile_valid(fin, Some(guard), budget.into_iter().collect(), Some(end)) {
+            Ok(c) => {
+                let label = c.label.clone();
+                self.attach_bridge(c, guard, notes);
+                Some(label)
+            }
+            Err((_, why)) => {
+                notes.push(format!("{what}: {why}"));
+                None
+            }
+        }
+    }
+
+    /// The peeled loop whose start label the bridge `fin` ends by jumping
+    /// to.
+    fn ends_at_loop_start(&self, fin: &Finished) -> Option<usize> {
+        let li = self.warm.borrow().loop_at(fin.jumped_to.as_ref()?)?;
+        let jump = fin.trace.ops.last()?;
+        let compiled = self.compiled.borrow();
+        let l = &compiled.loops[li];
+        let at_start = jump.opcode == OpCode::Jump && jump.descr.as_ref() == Some(&l.target);
+        (at_start && !l.labels.is_empty()).then_some(li)
     }
 
     /// Marks the callee that made a trace too long don't-inline; `trace`
@@ -1229,39 +1369,50 @@ impl<B: Backend> JitDriver<B> {
 
     /// Compiles the bridge trace `fin` for `guard` and attaches it; `entry`
     /// when it jumps into a peeled loop: its entry guards' ids and the
-    /// loop's start label.
+    /// loop's start label. `notes` go to its ledger. On failure the
+    /// trace's validity stays registered (the caller may try again).
     fn compile_bridge(
         &self,
         fin: Finished,
         guard: ExitId,
         entry: Option<(Vec<u32>, Descr)>,
+        notes: &[String],
     ) -> Result<(), Rejected> {
         let ids = entry.as_ref().map(|e| e.0.clone()).unwrap_or_default();
-        let c = self.compile(fin, Some(guard), ids)?;
-        self.count(|s| {
-            s.bridges_compiled += 1;
-            match entry {
-                Some(_) => s.bridges_into_body += 1,
-                None => s.bridges_to_loop_start += 1,
-            }
+        let c = self.compile_valid(fin, Some(guard), ids, None)?;
+        let jumps = c.trace.ops.last().is_some_and(|o| o.opcode == OpCode::Jump);
+        self.count(|s| match entry {
+            Some(_) => s.bridges_into_body += 1,
+            None => s.bridges_to_loop_start += u64::from(jumps),
         });
         if let Some((ids, target)) = entry {
             self.compiled
                 .borrow_mut()
                 .count_entry_failures(&ids, &target);
         }
+        self.attach_bridge(c, guard, notes);
+        Ok(())
+    }
+
+    /// Records the compiled bridge `c` of `guard` (counted, its ledger
+    /// with `notes` about the ends it did not take).
+    fn attach_bridge(&self, c: CompiledTrace, guard: ExitId, notes: &[String]) {
+        self.count(|s| s.bridges_compiled += 1);
         let n = self.compiled.borrow().bridges.len();
         let (code, op) = (guard.code.0, guard.op_index);
         let name = format!("majit bridge {n} from code {code} op {op}");
         self.announce(c.code, &name);
+        let mut ledger = c.ledger;
+        for note in notes {
+            ledger.note("unroll", LedgerKind::Missed, None, note.clone());
+        }
         self.compiled.borrow_mut().bridges.push(BridgeInfo {
             guard,
             code: c.code,
             trace: c.trace,
             recorded: c.recorded,
-            ledger: c.ledger,
+            ledger,
         });
-        Ok(())
     }
 
     /// When the bridge trace `fin` jumps to a loop's start and that loop
@@ -1283,30 +1434,28 @@ impl<B: Backend> JitDriver<B> {
         Some((ids, target.target.clone()))
     }
 
-    /// Optimizes (if enabled) and compiles a finished trace as a loop, or
-    /// as a bridge of `bridge_of`; registers its exits on success (see
-    /// `bridge.rs`), `at_merge` (bridge entry guards) as exits to the
-    /// merge point the trace ends at.
-    fn compile(
-        &self,
-        fin: Finished,
-        bridge_of: Option<ExitId>,
-        at_merge: Vec<u32>,
-    ) -> Result<CompiledTrace, Rejected> {
+    /// Compiles the finished loop trace `fin` ([`Self::compile_valid`]);
+    /// on failure its quasi-immutable dependencies are dropped.
+    fn compile_loop(&self, fin: Finished) -> Result<CompiledTrace, Rejected> {
         let validity = fin.validity.clone();
-        let compiled = self.compile_valid(fin, bridge_of, at_merge);
+        let compiled = self.compile_valid(fin, None, Vec::new(), None);
         if compiled.is_err() {
             crate::quasi::forget(&validity);
         }
         compiled
     }
 
-    /// [`Self::compile`] of a trace whose validity word is registered.
+    /// Optimizes (if enabled; a bridge with the end `end`, if given) and
+    /// compiles a finished trace whose validity word is registered, as a
+    /// loop or as a bridge of `bridge_of`; registers its exits on success
+    /// (see `bridge.rs`), `at_merge` (bridge entry guards, a retrace's
+    /// budget guard) as exits to the merge point the trace ends at.
     fn compile_valid(
         &self,
         fin: Finished,
         bridge_of: Option<ExitId>,
         at_merge: Vec<u32>,
+        end: Option<BridgeEnd>,
     ) -> Result<CompiledTrace, Rejected> {
         if !fin.validity.is_valid() {
             let why = "a quasi-immutable field the trace folded was written while tracing";
@@ -1314,9 +1463,15 @@ impl<B: Backend> JitDriver<B> {
         }
         let recorded = fin.trace.clone();
         let start = Instant::now();
-        let optimized = bridge::optimize(&self.params, fin.trace);
+        let optimized = bridge::optimize(&self.params, fin.trace, end);
         self.count(|s| s.time_optimizing += start.elapsed());
-        let (trace, resume, ledger, short_preamble) = optimized?;
+        let bridge::OptOutput {
+            trace,
+            resume,
+            ledger,
+            short_preamble,
+            label,
+        } = optimized?;
         // Differential mode compiles a copy whose residual calls are recorded.
         let instrumented = self
             .diff
@@ -1344,7 +1499,7 @@ impl<B: Backend> JitDriver<B> {
             None => (id, Exit::Finish(fin.greens)),
         });
         self.compiled.borrow_mut().register_exits(
-            fin.guards,
+            fin.guards.clone(),
             resume,
             finish,
             at_merge,
@@ -1354,8 +1509,11 @@ impl<B: Backend> JitDriver<B> {
             code,
             trace,
             recorded,
+            guards: fin.guards,
             ledger,
             short_preamble,
+            label,
+            budget,
         })
     }
 
@@ -1433,4 +1591,13 @@ pub fn frames_from_snapshot(snap: &Snapshot, values: &[Value]) -> Vec<BhFrame> {
             f
         })
         .collect()
+}
+
+/// What a retrace registers besides the bridge's own exits: the loop's
+/// recorded guards (the body's guard copies resume as they do) and its
+/// budget guard.
+#[derive(Default)]
+struct LoopGuards {
+    snapshots: Vec<(u32, Snapshot)>,
+    budget: Option<u32>,
 }

@@ -241,7 +241,8 @@ impl<B: Backend> JitDriver<B> {
     fn jump_target(&self, trace: &Trace) -> Option<usize> {
         let last = trace.ops.last().filter(|op| op.opcode == OpCode::Jump)?;
         let name = last.descr.as_ref()?.name();
-        let loop_name = name.strip_suffix(".peeled").unwrap_or(name);
+        // `L`, `L.peeled`, or a retrace's `L.peeled.k`.
+        let loop_name = name.split('.').next().unwrap_or(name);
         self.compiled
             .borrow()
             .loops

@@ -24,6 +24,12 @@ pub struct JitParams {
     /// Failures of one guard before a bridge is traced from it
     /// (`MAJIT_BRIDGE_THRESHOLD`). 0 traces at the first failure.
     pub bridge_threshold: u32,
+    /// Retraces of one loop (`MAJIT_RETRACE_LIMIT`, RPython's
+    /// `retrace_limit`): a bridge whose end state carries virtuals no
+    /// label of the loop takes gets a specialised copy of the loop's body
+    /// behind it, at most this many per loop; then it forces them and
+    /// enters the loop as it can. 0 turns retracing off.
+    pub retrace_limit: u32,
     /// Percentage by which every hotness counter decays each time a trace
     /// starts (`MAJIT_DECAY`, 0..=100).
     pub decay: u32,
@@ -63,6 +69,7 @@ impl Default for JitParams {
             threshold: 56,
             trace_limit: 6000,
             bridge_threshold: 200,
+            retrace_limit: 5,
             decay: 40,
             max_aborts: 3,
             enable_opts: crate::opt::DEFAULT_OPTS.to_string(),
@@ -150,6 +157,9 @@ impl JitParams {
         if let Some(v) = lookup("MAJIT_BRIDGE_THRESHOLD") {
             p.bridge_threshold = number("MAJIT_BRIDGE_THRESHOLD", &v, 0, u32::MAX)?;
         }
+        if let Some(v) = lookup("MAJIT_RETRACE_LIMIT") {
+            p.retrace_limit = number("MAJIT_RETRACE_LIMIT", &v, 0, 1000)?;
+        }
         if let Some(v) = lookup("MAJIT_DECAY") {
             p.decay = number("MAJIT_DECAY", &v, 0, 100)?;
         }
@@ -185,6 +195,12 @@ impl JitParams {
     /// Builder-style: set the bridge threshold.
     pub fn with_bridge_threshold(mut self, threshold: u32) -> JitParams {
         self.bridge_threshold = threshold;
+        self
+    }
+    /// Builder-style: set the retrace limit (see
+    /// [`JitParams::retrace_limit`]).
+    pub fn with_retrace_limit(mut self, limit: u32) -> JitParams {
+        self.retrace_limit = limit;
         self
     }
     /// Builder-style: diff the first `entries` entries of every loop

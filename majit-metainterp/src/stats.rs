@@ -50,6 +50,10 @@ pub enum AbortReason {
     /// compiled the key while it was traced further out (nobody: the
     /// nested run's code is used, the outer trace is dropped).
     CompiledMeanwhile,
+    /// A bridge's end did not fit the loop label it was to enter, or a
+    /// retrace gained nothing (never counted: the driver ends the bridge
+    /// another way and notes why in its ledger).
+    NoFit,
 }
 
 impl AbortReason {
@@ -67,6 +71,7 @@ impl AbortReason {
                 "a quasi-immutable field it read was written while tracing"
             }
             AbortReason::CompiledMeanwhile => "a nested run compiled the key while it was traced",
+            AbortReason::NoFit => "the bridge's end fits no loop label",
         }
     }
 }
@@ -111,6 +116,10 @@ pub struct Stats {
     /// Of those, bridges that end by jumping into a peeled loop body
     /// (through the loop's short preamble).
     pub bridges_into_body: u64,
+    /// Of those, bridges that retrace the loop they end at: a peeled body
+    /// specialised to the bridge's end state follows the bridge behind a
+    /// new label (its virtuals fit none of the loop's labels).
+    pub bridges_retraced: u64,
     /// Of those, bridges that end by jumping to a loop's start label (the
     /// loop was not peeled; its preamble runs again).
     pub bridges_to_loop_start: u64,
@@ -232,6 +241,7 @@ impl fmt::Display for Stats {
         writeln!(f, "loops compiled:   {}", self.loops_compiled)?;
         writeln!(f, "bridges compiled: {}", self.bridges_compiled)?;
         writeln!(f, "  into loop body: {}", self.bridges_into_body)?;
+        writeln!(f, "  retraced:       {}", self.bridges_retraced)?;
         writeln!(f, "  to loop start:  {}", self.bridges_to_loop_start)?;
         writeln!(f, "loop entries:     {}", self.loop_entries)?;
         writeln!(f, "guard failures:   {}", self.guard_failures)?;

@@ -27,8 +27,8 @@ pub fn render(s: &Stats, backend: &str, compiled: &Compiled) -> String {
     );
     let _ = writeln!(
         out,
-        "bridges: {} compiled, {} into a loop body, {} to a loop start",
-        s.bridges_compiled, s.bridges_into_body, s.bridges_to_loop_start
+        "bridges: {} compiled, {} into a loop body, {} retraced, {} to a loop start",
+        s.bridges_compiled, s.bridges_into_body, s.bridges_retraced, s.bridges_to_loop_start
     );
     let _ = writeln!(
         out,

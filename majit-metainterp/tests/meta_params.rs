@@ -19,6 +19,7 @@ fn variables_override_defaults() {
         ("MAJIT_THRESHOLD", "3"),
         ("MAJIT_TRACE_LIMIT", " 500 "),
         ("MAJIT_BRIDGE_THRESHOLD", "0"),
+        ("MAJIT_RETRACE_LIMIT", "0"),
         ("MAJIT_ENABLE_OPTS", "rewrite:virtualize"),
         ("MAJIT_DECAY", "100"),
     ];
@@ -26,6 +27,7 @@ fn variables_override_defaults() {
     assert_eq!(p.threshold, 3);
     assert_eq!(p.trace_limit, 500);
     assert_eq!(p.bridge_threshold, 0);
+    assert_eq!(p.retrace_limit, 0);
     assert_eq!(p.enable_opts, "rewrite:virtualize");
     assert_eq!(p.decay, 100);
     let none = JitParams::from_lookup(lookup(&[("MAJIT_ENABLE_OPTS", "")])).unwrap();
@@ -40,6 +42,7 @@ fn bad_values_name_the_variable_and_the_expectation() {
         ("MAJIT_TRACE_LIMIT", "-5", "an integer"),
         ("MAJIT_BRIDGE_THRESHOLD", "1e3", "an integer"),
         ("MAJIT_DECAY", "101", "to 100"),
+        ("MAJIT_RETRACE_LIMIT", "-1", "an integer"),
         ("MAJIT_ENABLE_OPTS", "rewrite:inline", "inline"),
     ] {
         let e = JitParams::from_lookup(lookup(&[(var, value)])).unwrap_err();

@@ -17,8 +17,9 @@
 
 use super::cx::{Cx, OptOp};
 use super::encode::encode_guard;
+use super::enter;
 use super::ledger::LedgerKind;
-use super::unroll;
+use super::unroll::{self, LoopLabel};
 use super::user::{catch_user_panic, Guarded};
 use super::{parse_opts, OptError, Optimized, Outcome, Pass, ALL_PASSES};
 use super::{PassFactory, Position, UserPasses};
@@ -51,6 +52,90 @@ pub fn optimize_with(
         }
     } else {
         catch_user_panic(|| optimize_checking_users(trace, &stages))
+    }
+}
+
+/// How a bridge that ends by jumping to a peeled loop's start label is
+/// to end instead (see [`optimize_bridge`]).
+#[derive(Clone, Copy, Debug)]
+pub enum BridgeEnd<'a> {
+    /// Jump into `label` when the bridge's end fits its state (`enter.rs`);
+    /// with `force`, a virtual may be forced where the label takes a boxed
+    /// value.
+    Enter { label: &'a LoopLabel, force: bool },
+    /// Peel the loop `loop_trace` (as recorded) once more behind the
+    /// bridge, specialised to the bridge's end state, under the new label
+    /// `name` (`unroll::retrace`); the body's guard copies get fail ids
+    /// `id + fail_id_offset`.
+    Retrace {
+        loop_trace: &'a Trace,
+        name: &'a str,
+        fail_id_offset: u32,
+    },
+}
+
+/// Optimizes the bridge `trace`, which ends in a jump to a peeled loop's
+/// start label, with the end `end` instead (the passes as in
+/// [`optimize_with`]); `Ok(Err(why))` when that end does not fit.
+///
+/// ```
+/// use majit_ir::{Const, Descr, Kind, Op, OpCode, TargetDescr, Trace};
+/// use majit_metainterp::opt::{optimize, optimize_bridge, BridgeEnd, UserPasses, DEFAULT_OPTS};
+/// let l = Descr::from(TargetDescr { name: "L".into() });
+/// // A loop `i += 1` and a bridge into it that adds 2.
+/// let step = |k: i64, label: bool| {
+///     let mut t = Trace::new(&[Kind::Int]);
+///     if label {
+///         t.push(Op::new(OpCode::Label, &[t.input(0)]).with_descr(l.clone()));
+///     }
+///     let c = t.add_const(Const::Int(k));
+///     let i = t.push(Op::new(OpCode::IntAdd, &[t.input(0), c]));
+///     t.push(Op::new(OpCode::Jump, &[i]).with_descr(l.clone()));
+///     t
+/// };
+/// let peeled = optimize(&step(1, true), DEFAULT_OPTS).unwrap();
+/// let label = peeled.label.as_ref().unwrap();
+/// let end = BridgeEnd::Enter { label, force: false };
+/// let out = optimize_bridge(&step(2, false), end, DEFAULT_OPTS, &UserPasses::none());
+/// let jump = out.unwrap().unwrap().trace.ops.pop().unwrap();
+/// assert_eq!(jump.descr.unwrap().name(), "L.peeled");
+/// ```
+pub fn optimize_bridge(
+    trace: &Trace,
+    end: BridgeEnd,
+    enable_opts: &str,
+    user: &UserPasses,
+) -> Result<Result<Optimized, String>, OptError> {
+    user.check()?;
+    let stages = stages(&parse_opts(enable_opts)?, user);
+    check_fail_descrs(trace)?;
+    let run = || match end {
+        BridgeEnd::Enter { label, force } => enter::enter(trace, &stages, label, force),
+        BridgeEnd::Retrace {
+            loop_trace,
+            name,
+            fail_id_offset,
+        } => unroll::retrace(trace, loop_trace, &stages, name, fail_id_offset),
+    };
+    let check = |out: Result<Optimized, String>, error: &dyn Fn(String) -> OptError| match out {
+        Ok(o) => verified(o, error).map(Ok),
+        Err(why) => Ok(Err(why)),
+    };
+    if user.is_empty() {
+        let out = run()?;
+        match cfg!(debug_assertions) {
+            true => check(out, &OptError::Internal),
+            false => Ok(out),
+        }
+    } else {
+        let names: Vec<&str> = stages
+            .iter()
+            .filter_map(|s| match s {
+                Stage::User(make) => Some(make().name()),
+                Stage::Builtin(_) => None,
+            })
+            .collect();
+        catch_user_panic(|| check(run()?, &|m| user_error(&names.join("`, `"), m)))
     }
 }
 
@@ -488,6 +573,7 @@ impl Pipeline {
             resume: self.resume,
             ledger: self.cx.ledger,
             short_preamble: None,
+            label: None,
         }
     }
 }

@@ -10,7 +10,8 @@
 //! values), `driver.rs` (how ops flow through the passes) and `encode.rs`
 //! (resume data), then the passes: [`intbounds`], [`rewrite`],
 //! [`virtualize`], [`heap`], [`pure`], [`unroll`] (with `vstate.rs`, the
-//! virtual state of loop-carried virtuals). [`eval`] evaluates pure ops on
+//! virtual state of loop-carried virtuals, and `enter.rs`, bridges jumping
+//! into a peeled label). [`eval`] evaluates pure ops on
 //! constants; [`ledger`] records what could not be done.
 //!
 //! ## Pipeline
@@ -60,6 +61,8 @@
 //!   allocation left in the trace, with the reason it escaped.
 //! - `short_preamble`: set when unroll peeled a loop whose label carries no
 //!   unboxed virtual; see below.
+//! - `label`: set when unroll peeled a loop (or retraced one): the peeled
+//!   label as a bridge may enter it, [`LoopLabel`].
 //!
 //! With `unroll`, a loop comes out as
 //! `[inputs] label(inputs, descr=L) <preamble> label(args', descr=L.peeled)
@@ -70,6 +73,13 @@
 //! values of facts the preamble proved (cached loads, pure results), and
 //! the short preamble recomputes those from the original arguments for a
 //! bridge that wants to enter `L.peeled`.
+//!
+//! Bridges ending in `jump(args, descr=L)` at such a loop go through
+//! [`optimize_bridge`] to end elsewhere ([`BridgeEnd`]): `Enter` jumps into
+//! a peeled label whose state the bridge's end fits (`enter.rs`), `Retrace`
+//! peels the loop's recorded body once more with the bridge as preamble
+//! (`unroll.rs`), giving `<bridge> label(.., descr=L.peeled.k) <body>
+//! jump(.., descr=L.peeled.k)`.
 //!
 //! ```
 //! use majit_ir::{Kind, Op, OpCode, Trace, Const};
@@ -87,6 +97,7 @@
 pub mod cx;
 mod driver;
 mod encode;
+mod enter;
 pub mod eval;
 pub mod heap;
 pub mod info;
@@ -100,8 +111,9 @@ pub mod virtualize;
 mod vstate;
 
 pub use cx::{Cx, OptOp, PendingStore};
-pub use driver::{optimize, optimize_with};
+pub use driver::{optimize, optimize_bridge, optimize_with, BridgeEnd};
 pub use ledger::{Ledger, LedgerEntry, LedgerKind};
+pub use unroll::LoopLabel;
 pub use user::{PassFactory, Position, UserPasses};
 
 use crate::resume::ResumeMap;
@@ -181,6 +193,9 @@ pub struct Optimized {
     /// which a bridge entering the peeled loop replays; its guards check
     /// what the peeled loop assumes about its label arguments.
     pub short_preamble: Option<Trace>,
+    /// When unroll peeled the loop (or retraced it behind a bridge): the
+    /// peeled label as a bridge may enter it ([`optimize_bridge`]).
+    pub label: Option<unroll::LoopLabel>,
 }
 
 /// Why optimization failed. The caller keeps interpreting the loop.

@@ -40,10 +40,16 @@
 //! preamble's entry guards check the same facts, a value's right after the
 //! op computing it.
 //!
+//! The peeled label is also returned as a [`LoopLabel`] (states, facts,
+//! short ops, pruned slots), which a bridge enters when its end fits
+//! (`enter.rs`). A *retrace* (`retrace`) is the same peeling with a
+//! bridge into the loop as the preamble: its end state becomes a new label
+//! `L.peeled.k` and the loop's recorded body is optimized behind it.
+//!
 //! Limits: only cached fields and pure results enter the short preamble
-//! (not array items); the short preamble is only returned when no virtual
-//! travels unboxed (a bridge holding a real object cannot enter a label
-//! that expects its fields); a short load the loop's end cannot answer
+//! (not array items); the short preamble trace is only returned when no
+//! virtual travels unboxed (a bridge holding a real object cannot enter a
+//! label that expects its fields); a short load the loop's end cannot answer
 //! from its caches is only emitted when its object is known non-null
 //! there, otherwise the trace is optimized without peeling (the ledger
 //! says why); there is no fallback "jump to the preamble" when the loop's
@@ -74,7 +80,7 @@ impl Pass for Unroll {
 
 /// An argument of a short-preamble op: a label slot or a constant.
 #[derive(Clone, Debug)]
-enum ShortArg {
+pub(super) enum ShortArg {
     Slot(usize),
     Const(Const),
 }
@@ -82,8 +88,8 @@ enum ShortArg {
 /// One fact carried into the peeled loop: `opcode(args)` equals label
 /// slot `n + k` (for the `k`-th op).
 #[derive(Clone, Debug)]
-struct ShortOp {
-    opcode: OpCode,
+pub(super) struct ShortOp {
+    pub(super) opcode: OpCode,
     args: Vec<ShortArg>,
     descr: Option<Descr>,
     kind: Kind,
@@ -107,7 +113,7 @@ impl ShortOp {
 }
 
 /// The label descr of a loop this pass can peel.
-fn loop_target(trace: &Trace) -> Option<Descr> {
+pub(super) fn loop_target(trace: &Trace) -> Option<Descr> {
     let first = trace.ops.first()?;
     let last = trace.ops.last()?;
     let inputs_in_order = first.args.len() == trace.inputs.len()
@@ -131,11 +137,34 @@ fn loop_target(trace: &Trace) -> Option<Descr> {
     ok.then(|| first.descr.clone()).flatten()
 }
 
+/// A peeled label as a bridge can enter it (`enter.rs`): the state each
+/// jump argument travels in, the facts the body assumes about the label's
+/// slots, the short-preamble ops computing the slots after the leaves,
+/// and which slots were pruned from the label.
+#[derive(Clone, Debug)]
+pub struct LoopLabel {
+    pub(super) descr: Descr,
+    pub(super) states: Vec<Option<VState>>,
+    pub(super) facts: Vec<Fact>,
+    pub(super) short: Vec<ShortOp>,
+    /// Pruned slot positions, highest first.
+    pub(super) pruned: Vec<usize>,
+}
+
+impl LoopLabel {
+    /// The label's name (`L.peeled`, or `L.peeled.k` for a retrace).
+    pub fn name(&self) -> &str {
+        self.descr.name()
+    }
+
+    /// Whether some jump argument travels as an unboxed virtual.
+    pub fn carries_virtuals(&self) -> bool {
+        self.states.iter().any(Option::is_some)
+    }
+}
+
 /// Optimizes a loop with peeling; `Err(reason)` when the trace is not a
-/// loop of the supported shape or peeling had to give up. Jump arguments that are
-/// virtual at the end of the preamble travel unboxed; when the peeled
-/// loop's end does not fit their state, peeling is retried with that
-/// argument boxed.
+/// loop of the supported shape or peeling had to give up.
 pub(super) fn optimize_loop(
     trace: &Trace,
     stages: &[Stage],
@@ -147,10 +176,57 @@ pub(super) fn optimize_loop(
     let peeled = Descr::from(TargetDescr {
         name: format!("{}.peeled", target.name),
     });
-    let mut unboxed = vec![true; trace.inputs.len()];
+    let offset = max_fail_id(trace) + 1;
+    peel_until_it_fits(trace, trace, stages, &peeled, offset)
+}
+
+/// Retraces the loop `loop_trace` (as recorded, a loop `optimize_loop`
+/// peels) from the end of `bridge`, a trace ending in a jump to the
+/// loop's start label: the bridge is the preamble, its end state becomes
+/// a new label `name` and the loop's body is peeled once more behind it,
+/// specialised to that state; the result is the bridge, that label and
+/// the body jumping back to it. The body's guard copies get fail ids
+/// `id + fail_id_offset`. `Err(reason)` when the shapes do not match or
+/// no virtual travels through the new label (then the retrace would be
+/// the loop's own body again).
+pub(super) fn retrace(
+    bridge: &Trace,
+    loop_trace: &Trace,
+    stages: &[Stage],
+    name: &str,
+    fail_id_offset: u32,
+) -> Result<Result<Optimized, String>, OptError> {
+    let Some(target) = loop_target(loop_trace) else {
+        return Ok(Err("the loop is not of a shape unroll peels".into()));
+    };
+    let jump = bridge.ops.last().filter(|o| o.opcode == OpCode::Jump);
+    if jump.and_then(|j| j.descr.as_ref()) != Some(&target)
+        || jump.map(|j| j.args.len()) != Some(loop_trace.inputs.len())
+    {
+        return Ok(Err("the bridge does not end at the loop's start".into()));
+    }
+    let label = Descr::from(TargetDescr { name: name.into() });
+    peel_until_it_fits(bridge, loop_trace, stages, &label, fail_id_offset)
+}
+
+/// Peels `loop_trace` behind the end of `pre_trace` (the loop itself, or
+/// a bridge into it), retrying with a jump argument boxed when the body's
+/// end does not fit its virtual state and without facts when they break.
+fn peel_until_it_fits(
+    pre_trace: &Trace,
+    loop_trace: &Trace,
+    stages: &[Stage],
+    peeled: &Descr,
+    fail_id_offset: u32,
+) -> Result<Result<Optimized, String>, OptError> {
+    let mut unboxed = vec![true; loop_trace.inputs.len()];
     let mut with_facts = true;
+    let traces = (pre_trace, loop_trace);
+    // A retrace is worth it only for the virtuals it keeps.
+    let retrace = !std::ptr::eq(pre_trace, loop_trace);
     loop {
-        match peel(trace, stages, &peeled, &unboxed, with_facts)? {
+        let attempt = (&unboxed[..], with_facts, retrace);
+        match peel(traces, stages, peeled, fail_id_offset, attempt)? {
             Peel::Done(out) => return Ok(Ok(*out)),
             Peel::FactsBroken if with_facts => with_facts = false,
             Peel::FactsBroken => return Ok(Err("label facts do not hold".into())),
@@ -174,22 +250,85 @@ enum Peel {
     GiveUp(String),
 }
 
-/// One peeling attempt; `unboxed[k]` allows jump argument `k` to travel
-/// unboxed when it is virtual; `with_facts` carries the preamble's facts
-/// about label arguments (bounds, non-nullness, class) into the loop.
+/// What the preamble hands the peeled body through its label.
+struct Handover {
+    /// Per jump argument: the virtual state it travels in, if unboxed.
+    states: Vec<Option<VState>>,
+    /// The kinds of the label's slots: the leaves, then the short values.
+    kinds: Vec<Kind>,
+    short: Vec<ShortOp>,
+    /// One per label slot.
+    facts: Vec<Fact>,
+}
+
+/// One peeling attempt: `pre_trace` (the loop, or a bridge into it) is
+/// fed up to its closing jump to the loop's start, then `loop_trace`'s
+/// body is fed again behind the label `peeled`. `unboxed[k]` allows jump
+/// argument `k` to travel unboxed when it is virtual; `with_facts`
+/// carries the preamble's facts about label arguments (bounds,
+/// non-nullness, class) into the loop; `need_virtual` gives up when no
+/// virtual travels unboxed.
 fn peel(
-    trace: &Trace,
+    (pre_trace, loop_trace): (&Trace, &Trace),
     stages: &[Stage],
     peeled: &Descr,
+    fail_id_offset: u32,
+    (unboxed, with_facts, need_virtual): (&[bool], bool, bool),
+) -> Result<Peel, OptError> {
+    let last = pre_trace.ops.len() - 1;
+    let mut pre = Pipeline::new(pre_trace, stages);
+    pre.feed_trace(pre_trace, &|k| k == last)?;
+    let j: Vec<OpRef> = pre_trace.ops[last]
+        .args
+        .iter()
+        .map(|a| pre.rename(pre_trace, *a))
+        .collect();
+    let handover = match hand_over(&mut pre, &j, unboxed, with_facts, peeled)? {
+        Ok(h) => h,
+        Err(p) => return Ok(p),
+    };
+    if need_virtual && handover.states.iter().all(Option::is_none) {
+        let why = "nothing virtual travels through the new label: a retrace gains nothing";
+        return Ok(Peel::GiveUp(why.into()));
+    }
+    let pre_out = pre.finish();
+    let mut body = Pipeline::with_inputs(&handover.kinds, stages);
+    body.fail_id_offset = fail_id_offset;
+    let body_out = match peeled_body(&mut body, loop_trace, &handover, peeled, with_facts)? {
+        Ok(()) => body.finish(),
+        Err(p) => return Ok(p),
+    };
+    let Handover {
+        states,
+        short,
+        facts,
+        ..
+    } = handover;
+    let short_trace = states
+        .iter()
+        .all(Option::is_none)
+        .then(|| short_preamble(&loop_trace.inputs, &facts, &short, peeled));
+    let label = LoopLabel {
+        descr: peeled.clone(),
+        states,
+        facts,
+        short,
+        pruned: Vec::new(),
+    };
+    merge(pre_out, body_out, short_trace, label).map(|o| Peel::Done(Box::new(o)))
+}
+
+/// Captures, at the end of the preamble `pre` whose closing jump's
+/// arguments are `j`, what the label `peeled` hands the body (the states,
+/// leaves, short preamble and facts), and closes the preamble with the
+/// jump there.
+fn hand_over(
+    pre: &mut Pipeline,
+    j: &[OpRef],
     unboxed: &[bool],
     with_facts: bool,
-) -> Result<Peel, OptError> {
-    let last = trace.ops.len() - 1;
-    let jump = &trace.ops[last];
-
-    let mut pre = Pipeline::new(trace, stages);
-    pre.feed_trace(trace, &|k| k == last)?;
-    let j: Vec<OpRef> = jump.args.iter().map(|a| pre.rename(trace, *a)).collect();
+    peeled: &Descr,
+) -> Result<Result<Handover, Peel>, OptError> {
     let mut seen = HashSet::new();
     let states: Vec<Option<VState>> = j
         .iter()
@@ -208,16 +347,17 @@ fn peel(
         );
         debug_assert!(fits, "a captured state fits its own value");
     }
-    let (short, values) = select_short(&pre, &leaves);
+    let (short, values) = select_short(pre, &leaves);
     let args: Vec<OpRef> = leaves.iter().chain(&values).copied().collect();
     pre.feed_extra(Op::new(OpCode::Jump, &args).with_descr(peeled.clone()))?;
-    if let Some(k) = escaped(&pre.cx, &j, &states) {
-        return Ok(Peel::Retry(k));
+    if let Some(k) = escaped(&pre.cx, j, &states) {
+        return Ok(Err(Peel::Retry(k)));
     }
-    let leaf_kinds: Vec<Kind> = leaves
+    let mut kinds: Vec<Kind> = leaves
         .iter()
         .map(|r| pre.cx.kind(*r).unwrap_or(Kind::Int))
         .collect();
+    kinds.extend(short.iter().map(|s| s.kind));
     // One fact per label slot: the leaves, then the short preamble's values.
     let facts: Vec<Fact> = match with_facts {
         true => leaves
@@ -227,15 +367,29 @@ fn peel(
             .collect(),
         false => vec![Fact::default(); leaves.len() + values.len()],
     };
-    let pre_out = pre.finish();
+    Ok(Ok(Handover {
+        states,
+        kinds,
+        short,
+        facts,
+    }))
+}
 
-    let n = leaves.len();
-    let mut kinds = leaf_kinds;
-    kinds.extend(short.iter().map(|s| s.kind));
-    let mut body = Pipeline::with_inputs(&kinds, stages);
-    body.fail_id_offset = max_fail_id(trace) + 1;
+/// Feeds `body` (a pipeline whose inputs are the label's slots) the body
+/// of `trace` from the state `h` and closes it with a jump to `peeled`
+/// whose arguments fit that state again.
+fn peeled_body(
+    body: &mut Pipeline,
+    trace: &Trace,
+    h: &Handover,
+    peeled: &Descr,
+    with_facts: bool,
+) -> Result<Result<(), Peel>, OptError> {
+    let last = trace.ops.len() - 1;
+    let n = h.kinds.len() - h.short.len();
     let mut inputs = (0..n).map(OpRef::input);
-    body.input_map = states
+    body.input_map = h
+        .states
         .iter()
         .map(|st| {
             vstate::rebuild(
@@ -245,78 +399,89 @@ fn peel(
             )
         })
         .collect();
-    for (i, f) in facts[..n].iter().enumerate() {
+    for (i, f) in h.facts[..n].iter().enumerate() {
         f.assume(&mut body.cx, OpRef::input(i));
     }
-    for (k, s) in short.iter().enumerate() {
+    for (k, s) in h.short.iter().enumerate() {
         let op = s.build(&mut body.cx, &|i| OpRef::input(i));
         body.import(&OptOp {
             op,
             res: OpRef::input(n + k),
         });
-        facts[n + k].assume(&mut body.cx, OpRef::input(n + k));
+        h.facts[n + k].assume(&mut body.cx, OpRef::input(n + k));
     }
     // A guard that always fails in the loop is legitimate (the loop then
     // runs once): it only means the loop cannot be peeled this way.
     let invalid = |e: OptError| match e {
-        OptError::Invalid { .. } if with_facts => Ok(Peel::FactsBroken),
+        OptError::Invalid { .. } if with_facts => Ok(Err(Peel::FactsBroken)),
         OptError::Invalid { reason, .. } => {
-            Ok(Peel::GiveUp(format!("peeled loop invalid: {reason}")))
+            Ok(Err(Peel::GiveUp(format!("peeled loop invalid: {reason}"))))
         }
         other => Err(other),
     };
     if let Err(e) = body.feed_trace(trace, &|k| k == 0 || k == last) {
         return invalid(e);
     }
-    let j2: Vec<OpRef> = jump.args.iter().map(|a| body.rename(trace, *a)).collect();
+    let j2: Vec<OpRef> = trace.ops[last]
+        .args
+        .iter()
+        .map(|a| body.rename(trace, *a))
+        .collect();
     let mut next = Vec::new();
     let mut flat = HashSet::new();
-    for (k, (r, st)) in j2.iter().zip(&states).enumerate() {
+    for (k, (r, st)) in j2.iter().zip(&h.states).enumerate() {
         let st = st.as_ref().unwrap_or(&VState::Leaf);
         if !vstate::flatten(&mut body.cx, *r, st, &mut flat, &mut next) {
-            return Ok(Peel::Retry(k));
+            return Ok(Err(Peel::Retry(k)));
         }
     }
-    if !Fact::all_hold(&facts[..n], &body.cx, &next) {
-        return Ok(Peel::FactsBroken);
+    if !Fact::all_hold(&h.facts[..n], &body.cx, &next) {
+        return Ok(Err(Peel::FactsBroken));
     }
-    for s in &short {
-        let op = s.build(&mut body.cx, &|i| next[i]);
-        let obj = op.args.first().copied();
-        let (v, loaded) = match body.feed_extra(op) {
-            Ok(x) => x,
-            Err(e) => return invalid(e),
-        };
-        if loaded && !obj.is_some_and(|o| body.cx.is_nonnull(o)) {
-            let why = format!(
-                "short preamble op `{}` needs a load the loop cannot prove safe",
-                s.opcode
-            );
-            return Ok(Peel::GiveUp(why));
-        }
-        next.push(v);
+    match short_values(body, &h.short, &mut next) {
+        Ok(Ok(())) => {}
+        Ok(Err(why)) => return Ok(Err(Peel::GiveUp(why))),
+        Err(e) => return invalid(e),
     }
-    if !Fact::all_hold(&facts[n..], &body.cx, &next[n..]) {
-        return Ok(Peel::FactsBroken);
+    if !Fact::all_hold(&h.facts[n..], &body.cx, &next[n..]) {
+        return Ok(Err(Peel::FactsBroken));
     }
     if let Err(e) = body.feed_extra(Op::new(OpCode::Jump, &next).with_descr(peeled.clone())) {
         return invalid(e);
     }
-    if let Some(k) = escaped(&body.cx, &j2, &states) {
-        return Ok(Peel::Retry(k));
+    if let Some(k) = escaped(&body.cx, &j2, &h.states) {
+        return Ok(Err(Peel::Retry(k)));
     }
-    let body_out = body.finish();
-    let short_trace = states
-        .iter()
-        .all(Option::is_none)
-        .then(|| short_preamble(&trace.inputs, &facts, &short, peeled));
-    merge(pre_out, body_out, short_trace, peeled.clone()).map(|o| Peel::Done(Box::new(o)))
+    Ok(Ok(()))
+}
+
+/// Feeds the short-preamble ops `short` over the label slots in `slots`
+/// (the leaves so far), appending each value; `Err(why)` when an op loads
+/// from an object not known non-null there.
+pub(super) fn short_values(
+    p: &mut Pipeline,
+    short: &[ShortOp],
+    slots: &mut Vec<OpRef>,
+) -> Result<Result<(), String>, OptError> {
+    for s in short {
+        let op = s.build(&mut p.cx, &|i| slots[i]);
+        let obj = op.args.first().copied();
+        let (v, loaded) = p.feed_extra(op)?;
+        if loaded && !obj.is_some_and(|o| p.cx.is_nonnull(o)) {
+            return Ok(Err(format!(
+                "short preamble op `{}` needs a load the loop cannot prove safe",
+                s.opcode
+            )));
+        }
+        slots.push(v);
+    }
+    Ok(Ok(()))
 }
 
 /// What the preamble proved about a label argument, assumed at the start
 /// of the peeled loop and checked at its end.
 #[derive(Clone, Debug, Default)]
-struct Fact {
+pub(super) struct Fact {
     bound: Option<IntBound>,
     nonnull: bool,
     class: Option<i64>,
@@ -387,14 +552,14 @@ impl Fact {
     }
 
     /// Whether every fact holds of the value at its position.
-    fn all_hold(facts: &[Fact], cx: &Cx, values: &[OpRef]) -> bool {
+    pub(super) fn all_hold(facts: &[Fact], cx: &Cx, values: &[OpRef]) -> bool {
         facts.iter().zip(values).all(|(f, r)| f.holds(cx, *r))
     }
 }
 
 /// The first unboxed position whose virtual was forced anyway (it escaped
 /// at the jump some other way, e.g. through a delayed store).
-fn escaped(cx: &Cx, j: &[OpRef], states: &[Option<VState>]) -> Option<usize> {
+pub(super) fn escaped(cx: &Cx, j: &[OpRef], states: &[Option<VState>]) -> Option<usize> {
     j.iter().zip(states).position(|(r, st)| {
         st.as_ref()
             .is_some_and(|st| !vstate::still_virtual(cx, cx.resolve(*r), st))
@@ -552,7 +717,7 @@ fn merge(
     pre: Optimized,
     body: Optimized,
     short: Option<Trace>,
-    peeled: Descr,
+    mut label: LoopLabel,
 ) -> Result<Optimized, OptError> {
     let mut t = pre.trace;
     let jump = t
@@ -575,7 +740,7 @@ fn merge(
         }
     }
     let label_index = t.ops.len();
-    t.push(Op::new(OpCode::Label, &label_args).with_descr(peeled));
+    t.push(Op::new(OpCode::Label, &label_args).with_descr(label.descr.clone()));
     let base = t.ops.len();
     for op in &body.trace.ops {
         let mut op = op.clone();
@@ -595,7 +760,8 @@ fn merge(
         t.push(op);
     }
     let mut short = short;
-    for k in prune_label_args(&mut t, label_index) {
+    label.pruned = prune_label_args(&mut t, label_index);
+    for &k in &label.pruned {
         if let Some(j) = short.as_mut().and_then(|s| s.ops.last_mut()) {
             j.args.remove(k);
         }
@@ -612,6 +778,7 @@ fn merge(
         resume,
         ledger,
         short_preamble: short,
+        label: Some(label),
     })
 }
 

@@ -40,6 +40,9 @@ pub const PROMOTE: i64 = 12;
 pub const PROMC: i64 = 13;
 /// Jump to the argument when `acc` is not zero (a back edge).
 pub const JNZA: i64 = 14;
+/// `acc += k` when `cnt` is even, else `acc` unchanged (boxed: the same
+/// box on the odd path, a new one on the even path).
+pub const EVEN: i64 = 15;
 
 thread_local! {
     static OUTPUT: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
@@ -208,6 +211,7 @@ pub fn run_plain(prog: &Program, boxed: bool, back_edge: &mut BackEdge<'_>) -> i
             } else {
                 a.wrapping_sub(1)
             }),
+            EVEN => (st.cnt & 1 == 0).then(|| a.wrapping_add(arg)),
             MIX => Some(mix(a, st.cnt)),
             PROMOTE => Some(a.wrapping_add(st.cnt >> 6)),
             PROMC => Some(a.wrapping_add(st.cnt)),
@@ -365,7 +369,7 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
     let print = call_descr("emit", &[Kind::Int], ResultKind::Void, CallEffect::Random);
     let layout: Descr = int_box_layout().into();
     let value: Descr = int_box_value().into();
-    let labels: Vec<_> = (0..15).map(|_| b.label()).collect();
+    let labels: Vec<_> = (0..16).map(|_| b.label()).collect();
     let (top, set_acc, halt) = (b.label(), b.label(), b.label());
 
     b.bind(top);
@@ -389,7 +393,7 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
     } else {
         b.copy(r.acc.into(), a);
     }
-    let cases: Vec<(i64, _)> = (0..15).map(|k| (k, labels[k as usize])).collect();
+    let cases: Vec<(i64, _)> = (0..16).map(|k| (k, labels[k as usize])).collect();
     b.switch(op.into(), &cases);
     b.goto(halt);
 
@@ -443,6 +447,11 @@ fn portal_jitcode(boxed: bool, mix_id: FuncId) -> JitCode {
     b.bind(even);
     b.op(OpCode::IntSub, &[a.into(), Arg::Int(1)], t);
     b.goto(set_acc);
+
+    b.bind(labels[EVEN as usize]);
+    b.op(OpCode::IntAnd, &[r.cnt.into(), Arg::Int(1)], t);
+    b.goto_if_not(t.into(), labels[ADDA as usize]);
+    b.goto(top);
 
     b.bind(labels[MIX as usize]);
     b.inline_call(mix_id, &[a.into(), r.cnt.into()], Some(t));
@@ -560,6 +569,20 @@ pub fn programs() -> Vec<(&'static str, Program)> {
                 (LOADC, 400),
                 (ADDA, 3),
                 (ODD, 7),
+                (DECC, 0),
+                (JNZ, 2),
+                (PRINT, 0),
+                (HALT, 0),
+            ]),
+        ),
+        // a branch that flips every iteration, one side boxing a new value:
+        // the loop passes the box through, a bridge carries a virtual one
+        (
+            "even_box",
+            Program::new(&[
+                (LOADA, 1),
+                (LOADC, 600),
+                (EVEN, 3),
                 (DECC, 0),
                 (JNZ, 2),
                 (PRINT, 0),
