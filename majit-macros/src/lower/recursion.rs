@@ -99,7 +99,9 @@ impl Lowerer<'_> {
                     continue;
                 }
                 seen.push(&v.name);
-                let name = format_ident!("{}", v.name);
+                // The call's span: the user's hygiene, also when the interpreter
+                // comes through the `traced` chain's macro_rules.
+                let name = format_ident!("{}", v.name, span = at);
                 match v.ty {
                     t if t.is_ref() => {
                         let assign = v.state || k < innermost;
