@@ -40,7 +40,7 @@ pub struct R {
 impl R {
     /// The builder's `Reg` for this register.
     pub fn tokens(self) -> TokenStream {
-        let i = self.idx.min(255) as u8;
+        let i = self.idx;
         let kind = self.bank.kind();
         quote!(::majit::metainterp::jitcode::Reg { kind: #kind, index: #i })
     }

@@ -544,7 +544,7 @@ impl<'a> Tracer<'a> {
                         b.set(
                             RegOp {
                                 kind,
-                                index: i as u8,
+                                index: i as u16,
                             },
                             tb.v,
                         );

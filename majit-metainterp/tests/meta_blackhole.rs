@@ -143,7 +143,7 @@ fn prune(frames: &mut [BhFrame]) {
         let live = majit_metainterp::tracer::frame_live_set(&f.code, f.pc, callee_dst);
         for kind in [Kind::Int, Kind::Ref, Kind::Float] {
             for i in 0..f.code.regs_of(kind) {
-                if !live.bank(kind).contains(&(i as u8)) {
+                if !live.bank(kind).contains(&(i as u16)) {
                     let garbage = match kind {
                         Kind::Int => Value::Int(0x5a5a_5a5a_5a5a),
                         Kind::Ref => Value::Ref(0x10),
@@ -152,7 +152,7 @@ fn prune(frames: &mut [BhFrame]) {
                     f.set(
                         RegOp {
                             kind,
-                            index: i as u8,
+                            index: i as u16,
                         },
                         garbage,
                     );

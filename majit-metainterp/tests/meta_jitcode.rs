@@ -242,16 +242,23 @@ fn builder_errors_name_the_instruction() {
 }
 
 #[test]
-fn too_many_constants_is_an_error_not_a_panic() {
-    let mut b = JitCodeBuilder::new("big");
-    let r = b.reg(Kind::Int);
-    for k in 0..300 {
-        b.op(OpCode::IntAdd, &[r.into(), Arg::Int(k)], r);
-    }
-    b.ret(Some(r.into()));
-    let e = b.finish().unwrap_err();
+fn many_constants_fit_and_too_many_are_an_error_not_a_panic() {
+    let build = |n: i64| {
+        let mut b = JitCodeBuilder::new("big");
+        let r = b.reg(Kind::Int);
+        for k in 0..n {
+            b.op(OpCode::IntAdd, &[r.into(), Arg::Int(k)], r);
+        }
+        b.ret(Some(r.into()));
+        b.finish()
+    };
+    // Operands are two bytes: a bank holds up to 65535 registers and
+    // constants (a language VM's interpreter needs more than 256).
+    let code = build(300).unwrap();
+    assert_eq!(code.consts_i.len(), 300);
+    let e = build(70_000).unwrap_err();
     assert!(
-        e.message.contains("too many registers and constants"),
+        e.message.contains("more than 65535 registers and constants"),
         "{e}"
     );
 }

@@ -46,7 +46,7 @@ use std::fmt;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Reg {
     pub kind: Kind,
-    pub index: u8,
+    pub index: u16,
 }
 
 /// An operand: a register or a constant of some bank.
@@ -128,7 +128,7 @@ enum Sym {
 #[derive(Debug)]
 pub struct JitCodeBuilder {
     name: String,
-    num_regs: [u16; 3],
+    num_regs: [u32; 3],
     params: Vec<Reg>,
     insns: Vec<Sym>,
     labels: u32,
@@ -161,7 +161,7 @@ impl JitCodeBuilder {
     /// A fresh register of bank `kind`.
     pub fn reg(&mut self, kind: Kind) -> Reg {
         let n = &mut self.num_regs[bank_index(kind)];
-        let index = (*n).min(255) as u8;
+        let index = (*n).min(u16::MAX.into()) as u16;
         *n += 1;
         Reg { kind, index }
     }
@@ -665,7 +665,7 @@ impl Encoder {
         }
     }
 
-    fn operand_byte(&mut self, a: Arg) -> u16 {
+    fn operand_index(&mut self, a: Arg) -> usize {
         fn intern<T: PartialEq>(v: &mut Vec<T>, x: T) -> usize {
             match v.iter().position(|e| *e == x) {
                 Some(i) => i,
@@ -675,33 +675,33 @@ impl Encoder {
                 }
             }
         }
-        let base = |k: Kind| self.b.num_regs[bank_index(k)];
+        let base = |k: Kind| self.b.num_regs[bank_index(k)] as usize;
         match a {
-            Arg::Reg(r) => u16::from(r.index),
-            Arg::Int(v) => base(Kind::Int) + intern(&mut self.consts_i, v) as u16,
-            Arg::Ref(v) => base(Kind::Ref) + intern(&mut self.consts_r, v) as u16,
-            Arg::Float(v) => base(Kind::Float) + intern(&mut self.consts_f, v.to_bits()) as u16,
+            Arg::Reg(r) => usize::from(r.index),
+            Arg::Int(v) => base(Kind::Int) + intern(&mut self.consts_i, v),
+            Arg::Ref(v) => base(Kind::Ref) + intern(&mut self.consts_r, v),
+            Arg::Float(v) => base(Kind::Float) + intern(&mut self.consts_f, v.to_bits()),
         }
     }
 
-    fn byte(&mut self, insn: usize, v: u16, what: &str) -> Result<(), BuildError> {
-        let b = u8::try_from(v).map_err(|_| {
+    fn operand(&mut self, insn: usize, v: usize, what: &str) -> Result<(), BuildError> {
+        let b = u16::try_from(v).map_err(|_| {
             self.error(
                 insn,
-                format!("too many registers and constants for a one-byte {what} operand"),
+                format!("more than 65535 registers and constants for a {what} operand"),
             )
         })?;
-        self.code.push(b);
+        self.code.extend_from_slice(&b.to_le_bytes());
         Ok(())
     }
 
     fn item(&mut self, insn: usize, item: &Item) -> Result<(), BuildError> {
         match item {
             Item::Arg(a) => {
-                let v = self.operand_byte(*a);
-                self.byte(insn, v, "register")?;
+                let v = self.operand_index(*a);
+                self.operand(insn, v, "register")?;
             }
-            Item::Dst(r) => self.code.push(r.index),
+            Item::Dst(r) => self.code.extend_from_slice(&r.index.to_le_bytes()),
             Item::Label(l) => {
                 self.fixups.push((self.code.len(), *l));
                 self.code.extend_from_slice(&[0, 0]);
@@ -714,8 +714,8 @@ impl Encoder {
                 self.code.push(n);
                 for a in args {
                     self.code.push(kind_byte(a.kind()));
-                    let v = self.operand_byte(*a);
-                    self.byte(insn, v, "list")?;
+                    let v = self.operand_index(*a);
+                    self.operand(insn, v, "list")?;
                 }
             }
             Item::Callee(f) => self.code.extend_from_slice(&f.0.to_le_bytes()),
@@ -730,9 +730,9 @@ impl Encoder {
 
     fn run(mut self) -> Result<JitCode, BuildError> {
         for (k, &n) in self.b.num_regs.iter().enumerate() {
-            if n > 255 {
+            if n > u32::from(u16::MAX) {
                 let kind = [Kind::Int, Kind::Ref, Kind::Float][k];
-                return Err(self.error(0, format!("more than 255 {} registers", kind.name())));
+                return Err(self.error(0, format!("more than 65535 {} registers", kind.name())));
             }
         }
         let insns = std::mem::take(&mut self.b.insns);
@@ -771,7 +771,7 @@ impl Encoder {
             }
             switches.push(t);
         }
-        let num_regs = self.b.num_regs.map(|n| n as u8);
+        let num_regs = self.b.num_regs.map(|n| n as u16);
         let mut jc = JitCode {
             name: self.b.name.clone(),
             code: self.code,

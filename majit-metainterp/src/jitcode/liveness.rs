@@ -18,19 +18,24 @@ use super::{Insn, JOp, JitCode, LiveSet, Operand, RegOp};
 use majit_ir::Kind;
 use std::collections::HashMap;
 
-/// A set of registers of the three banks (256 bits per bank).
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-struct RegSet([[u64; 4]; 3]);
+/// A set of registers of the three banks (a bit per register of the
+/// function, per bank).
+#[derive(Clone, PartialEq, Eq)]
+struct RegSet([Vec<u64>; 3]);
 
 impl RegSet {
+    /// The empty set for a function with `num_regs` registers per bank.
+    fn new(num_regs: &[u16; 3]) -> RegSet {
+        RegSet(num_regs.map(|n| vec![0; usize::from(n).div_ceil(64)]))
+    }
     fn bank(kind: Kind) -> usize {
         super::bank_index(kind)
     }
     fn insert(&mut self, r: RegOp) {
-        self.0[Self::bank(r.kind)][r.index as usize / 64] |= 1 << (r.index % 64);
+        self.0[Self::bank(r.kind)][usize::from(r.index) / 64] |= 1 << (r.index % 64);
     }
     fn remove(&mut self, r: RegOp) {
-        self.0[Self::bank(r.kind)][r.index as usize / 64] &= !(1 << (r.index % 64));
+        self.0[Self::bank(r.kind)][usize::from(r.index) / 64] &= !(1 << (r.index % 64));
     }
     fn union(&mut self, other: &RegSet) {
         for (a, b) in self.0.iter_mut().zip(&other.0) {
@@ -39,10 +44,11 @@ impl RegSet {
             }
         }
     }
-    fn members(&self, kind: Kind) -> Vec<u8> {
+    fn members(&self, kind: Kind) -> Vec<u16> {
         let words = &self.0[Self::bank(kind)];
-        (0..=255u8)
-            .filter(|&i| words[i as usize / 64] & (1 << (i % 64)) != 0)
+        (0..words.len() * 64)
+            .filter(|&i| words[i / 64] & (1 << (i % 64)) != 0)
+            .map(|i| i as u16)
             .collect()
     }
 }
@@ -80,12 +86,13 @@ pub fn compute(code: &mut JitCode) {
                 .collect()
         })
         .collect();
-    let mut live_in = vec![RegSet::default(); insns.len()];
+    let empty = RegSet::new(&code.num_regs);
+    let mut live_in = vec![empty.clone(); insns.len()];
     let mut changed = true;
     while changed {
         changed = false;
         for i in (0..insns.len()).rev() {
-            let mut set = RegSet::default();
+            let mut set = empty.clone();
             for &s in &succs[i] {
                 set.union(&live_in[s]);
             }

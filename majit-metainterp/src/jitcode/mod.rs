@@ -3,10 +3,12 @@
 //!
 //! A [`JitCode`] is one interpreter function: an instruction string plus
 //! per-bank constants, descriptors, switch tables and liveness sets. There
-//! are three register banks (int, ref, float). A register operand is one
-//! byte: below the bank's register count it names a register, from there on
-//! it names entry `byte - num_regs` of the bank's constants. Labels, descrs,
-//! switch tables, callees and liveness sets are two-byte operands.
+//! are three register banks (int, ref, float). A register operand is two
+//! bytes (a language VM's interpreter function holds more than 256
+//! registers and constants in a bank): below the bank's register count it
+//! names a register, from there on entry `index - num_regs` of the bank's
+//! constants. Labels, descrs, switch tables, callees and liveness sets are
+//! two-byte operands too.
 //!
 //! Every instruction is an opcode byte ([`JOp`]) followed by operands in
 //! the order its format string gives (see [`JOp::format`]). The generic
@@ -158,11 +160,13 @@ pub fn is_ovf_jitcode_op(op: OpCode) -> bool {
     op.is_ovf()
 }
 
-/// A register (or constant) operand: a bank and a byte.
+/// A register (or constant) operand: a bank and an index (two bytes in
+/// the code: a language VM's interpreter function easily holds more than
+/// 256 registers and constants in one bank).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RegOp {
     pub kind: Kind,
-    pub index: u8,
+    pub index: u16,
 }
 
 /// One decoded operand.
@@ -294,14 +298,14 @@ pub struct SwitchTable {
 /// The registers live at one `-live-` marker, per bank, sorted.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct LiveSet {
-    pub ints: Vec<u8>,
-    pub refs: Vec<u8>,
-    pub floats: Vec<u8>,
+    pub ints: Vec<u16>,
+    pub refs: Vec<u16>,
+    pub floats: Vec<u16>,
 }
 
 impl LiveSet {
     /// The registers of bank `kind`.
-    pub fn bank(&self, kind: Kind) -> &[u8] {
+    pub fn bank(&self, kind: Kind) -> &[u16] {
         match kind {
             Kind::Int => &self.ints,
             Kind::Ref => &self.refs,
@@ -347,7 +351,7 @@ pub struct JitCode {
     pub name: String,
     pub code: Vec<u8>,
     /// Register counts per bank: int, ref, float.
-    pub num_regs: [u8; 3],
+    pub num_regs: [u16; 3],
     pub consts_i: Vec<i64>,
     pub consts_r: Vec<usize>,
     pub consts_f: Vec<f64>,
@@ -697,13 +701,13 @@ pub fn decode(code: &[u8], pc: usize) -> Option<Insn> {
         match c {
             'i' | 'r' | 'f' => operands.push(Operand::Reg(RegOp {
                 kind: kind_of_letter(c)?,
-                index: rd.u8()?,
+                index: rd.u16()?,
             })),
             '>' => {
                 let kind = kind_of_letter(chars.next()?)?;
                 dst = Some(RegOp {
                     kind,
-                    index: rd.u8()?,
+                    index: rd.u16()?,
                 });
             }
             'L' => operands.push(Operand::Label(rd.u16()?)),
@@ -718,7 +722,7 @@ pub fn decode(code: &[u8], pc: usize) -> Option<Insn> {
                     let kind = kind_from_byte(rd.u8()?)?;
                     list.push(RegOp {
                         kind,
-                        index: rd.u8()?,
+                        index: rd.u16()?,
                     });
                 }
                 operands.push(Operand::List(list));
@@ -731,12 +735,12 @@ pub fn decode(code: &[u8], pc: usize) -> Option<Insn> {
                     for a in ir.info().args.chars() {
                         operands.push(Operand::Reg(RegOp {
                             kind: kind_of_letter(a)?,
-                            index: rd.u8()?,
+                            index: rd.u16()?,
                         }));
                     }
                     dst = Some(RegOp {
                         kind: ir.result().kind()?,
-                        index: rd.u8()?,
+                        index: rd.u16()?,
                     });
                 }
             }
