@@ -34,6 +34,10 @@ const OBSERVE: i64 = 10;
 /// `top += negatives(code)` (0): a residual call given a slice, not the
 /// frame.
 const SLICE: i64 = 11;
+/// Pushes what [`peek`] sees, modulo 1000: a store into the frame whose
+/// place (`frame.stack[sp]`) is evaluated before the call that forces the
+/// frame; the next instructions must read the stored value.
+const PEEKPUSH: i64 = 12;
 
 /// How many negative numbers `code` holds (none): a residual helper taking
 /// a slice, which cannot be given the frame, so its call forces nothing.
@@ -113,6 +117,10 @@ fn run(code: &[i64]) -> i64 {
             }
             OBSERVE => emit(peek(frame)),
             SLICE => frame.stack[sp - 1] += negatives(code),
+            PEEKPUSH => {
+                frame.stack[sp] = peek(frame) % 1000;
+                frame.sp += 1;
+            }
             _ => return -1,
         }
     }
@@ -196,6 +204,52 @@ fn jit_agrees<B: GcBackend>() {
             }
         }
     }
+}
+
+/// `acc = 0; n = N; do { acc += peek() % 1000 + n; n -= 1 } while n != 0`.
+fn peek_program(n: i64) -> Vec<i64> {
+    let code = [
+        (PUSH, 0),
+        (PUSH, n),
+        (LOAD, 1), // 4: loop head
+        (PEEKPUSH, 0),
+        (ADD, 0),
+        (LOAD, 0),
+        (ADD, 0),
+        (STORE, 0),
+        (LOAD, 1),
+        (PUSH, 1),
+        (SUB, 0),
+        (STORE, 1),
+        (LOAD, 1),
+        (JNZ, 4),
+        (LOAD, 0),
+        (HALT, 0),
+    ];
+    code.iter().flat_map(|&(o, a)| [o, a]).collect()
+}
+
+/// A call result stored into the frame right after the call that forced
+/// it is what the trace reads next (the tracer once read the value from
+/// before the call: the place's array was a register loaded before it).
+fn call_results_stored_into_the_frame_are_read_back<B: GcBackend>() {
+    let code = peek_program(300);
+    let want = run(&code);
+    let mut driver = run_driver::<B>(JitParams::default().with_threshold(3)).unwrap();
+    assert_eq!(run_jit(&mut driver, &code).unwrap(), want);
+    let s = driver.stats();
+    assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{s}");
+}
+
+#[test]
+fn call_results_stored_into_the_frame_refexec() {
+    call_results_stored_into_the_frame_are_read_back::<RefExec>();
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn call_results_stored_into_the_frame_native() {
+    call_results_stored_into_the_frame_are_read_back::<HostBackend>();
 }
 
 #[test]

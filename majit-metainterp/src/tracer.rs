@@ -1235,11 +1235,27 @@ impl<'a> Tracer<'a> {
         let Some((frame, old)) = self.vable.clone() else {
             return Ok(());
         };
-        let boxes = self.vable_load(frame)?;
+        let mut boxes = self.vable_load(frame)?;
         if boxes.len() != old.len() {
             return Err(ConcreteError::BadJitCode(
                 "a call changed the length of the virtualizable frame's array".into(),
             ));
+        }
+        if let Some(slot) = self
+            .env
+            .vable
+            .and_then(|i| i.array().map(|_| i.array_slot()))
+        {
+            // The jitcode may hold the array in a register loaded before
+            // the call (`frame.regs[i] = f(..)` evaluates its place
+            // first): the array keeps its box, so a store through that
+            // register is still a store to the frame.
+            if boxes[slot].v != old[slot].v {
+                return Err(ConcreteError::BadJitCode(
+                    "a call replaced the virtualizable frame's array".into(),
+                ));
+            }
+            boxes[slot] = old[slot];
         }
         *self.vable_boxes() = boxes;
         Ok(())
