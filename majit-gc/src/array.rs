@@ -144,7 +144,7 @@ impl<T: Elem> IndexMut<usize> for Array<T> {
             // Before the store, which nothing can separate from it (no
             // collection before the next safepoint): the array is recorded
             // if it is old.
-            thread_heap::write_barrier(self.0);
+            thread_heap::write_barrier_headered(self.0);
         }
         // SAFETY: as in `index`.
         unsafe { &mut *p }

@@ -33,6 +33,7 @@ impl Obj {
         self.0 == 0
     }
     /// Whether the object is a `T` (false for null).
+    #[inline]
     pub fn is<T: Headered>(self) -> bool {
         if self.0 == 0 {
             return false;
@@ -49,6 +50,7 @@ impl Obj {
     ///
     /// # Panics
     /// If it is not a `T` (or null), as the JIT's code does.
+    #[inline]
     pub fn cast<T: Headered>(self) -> T {
         assert!(
             self.is::<T>(),

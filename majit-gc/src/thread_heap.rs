@@ -351,6 +351,19 @@ pub fn write_barrier(obj: usize) {
     })
 }
 
+/// [`write_barrier`] for a headered object (an array, a headered struct):
+/// the header test first, which is exact (an old object not yet recorded
+/// has its flag set, a young one never: `barrier.rs`), so the common store
+/// costs a load and a test instead of a look-up of the heap.
+#[inline]
+pub fn write_barrier_headered(obj: usize) {
+    // SAFETY: `obj` is a live headered object of the current heap (the
+    // caller's handle type says so): its first word is the header.
+    if unsafe { *(obj as *const u64) } & crate::layout::FLAG_TRACK_YOUNG_PTRS != 0 {
+        write_barrier(obj);
+    }
+}
+
 /// The current heap as the plain code of `#[jit_interp]` holds it for
 /// one run: kept alive, with the addresses its hot paths read (stable
 /// while the heap lives) looked up once. The safepoint check is a load

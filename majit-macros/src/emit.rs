@@ -938,9 +938,11 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             ),
             _ => (quote!(bits as i64 as #rty), quote!(v as i64 as u64)),
         };
-        let barrier = ty
-            .is_ref()
-            .then(|| quote!(#heap::write_barrier(self.to_raw());));
+        let barrier = match decl.headered {
+            true => quote!(#heap::write_barrier_headered(self.to_raw());),
+            false => quote!(#heap::write_barrier(self.to_raw());),
+        };
+        let barrier = ty.is_ref().then_some(barrier);
         let offset = 8 * i as u32;
         let invalidate = def.quasi_immutable[k]
             .then(|| quote!(::majit::metainterp::quasi::written(self.to_raw(), #offset);));
