@@ -1282,7 +1282,7 @@ impl<B: Backend> JitDriver<B> {
         let end = BridgeEnd::Retrace {
             loop_trace: &recorded,
             name: &name,
-            fail_id_offset: first_id,
+            first_copy_id: first_id,
         };
         let Some(label) = self.compile_end(fin, guard, end, Some(loop_guards), notes) else {
             return false;

@@ -258,7 +258,8 @@ fn many_constants_fit_and_too_many_are_an_error_not_a_panic() {
     assert_eq!(code.consts_i.len(), 300);
     let e = build(70_000).unwrap_err();
     assert!(
-        e.message.contains("more than 65535 registers and constants"),
+        e.message
+            .contains("more than 65535 registers and constants"),
         "{e}"
     );
 }

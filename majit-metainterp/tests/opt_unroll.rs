@@ -504,3 +504,36 @@ fn a_label_virtual_forced_in_the_peeled_loop_is_counted_once() {
     assert!(kept[0].contains("escaped"), "{kept:?}");
     check_equivalent(&t, &out, 8);
 }
+
+/// The peeled loop's guard copies take the ids right after the trace's
+/// own: a trace whose guards are numbered from a large base does not push
+/// the next ids to twice that base (ids once doubled with every peeled
+/// loop and overflowed after a few dozen loops).
+#[test]
+fn guard_copies_take_the_ids_after_the_traces_own() {
+    let t = parse(
+        "
+        [i0]
+        label(i0, descr=Loop)
+        i1 = int_sub(i0, 1)
+        i2 = int_gt(i1, 0)
+        guard_true(i2) [i1]
+        i3 = int_lt(i1, 1000)
+        guard_true(i3) [i1]
+        jump(i1, descr=Loop)",
+    );
+    let ids = |t: &majit_ir::Trace| -> Vec<u32> {
+        let fail = |o: &majit_ir::Op| o.descr.as_ref().and_then(|d| d.as_fail()).map(|d| d.id);
+        t.ops.iter().filter_map(fail).collect()
+    };
+    let own = ids(&t);
+    let out = optimize_checked(majit_metainterp::opt::DEFAULT_OPTS, &t);
+    let (lo, hi) = (own[0], own[own.len() - 1]);
+    assert!(lo >= 1000, "a large base: {own:?}");
+    for id in ids(&out.trace) {
+        assert!(
+            id <= hi + (hi - lo) + 1,
+            "{id} beyond the copies' range of {own:?}"
+        );
+    }
+}

@@ -66,11 +66,11 @@ pub enum BridgeEnd<'a> {
     /// Peel the loop `loop_trace` (as recorded) once more behind the
     /// bridge, specialised to the bridge's end state, under the new label
     /// `name` (`unroll::retrace`); the body's guard copies get fail ids
-    /// `id + fail_id_offset`.
+    /// from `first_copy_id` up.
     Retrace {
         loop_trace: &'a Trace,
         name: &'a str,
-        fail_id_offset: u32,
+        first_copy_id: u32,
     },
 }
 
@@ -114,8 +114,8 @@ pub fn optimize_bridge(
         BridgeEnd::Retrace {
             loop_trace,
             name,
-            fail_id_offset,
-        } => unroll::retrace(trace, loop_trace, &stages, name, fail_id_offset),
+            first_copy_id,
+        } => unroll::retrace(trace, loop_trace, &stages, name, first_copy_id),
     };
     let check = |out: Result<Optimized, String>, error: &dyn Fn(String) -> OptError| match out {
         Ok(o) => verified(o, error).map(Ok),

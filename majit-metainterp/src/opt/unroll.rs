@@ -176,8 +176,9 @@ pub(super) fn optimize_loop(
     let peeled = Descr::from(TargetDescr {
         name: format!("{}.peeled", target.name),
     });
-    let offset = max_fail_id(trace) + 1;
-    peel_until_it_fits(trace, trace, stages, &peeled, offset)
+    // The copies' ids follow the trace's own, which are the newest.
+    let (min, max) = fail_id_range(trace);
+    peel_until_it_fits(trace, trace, stages, &peeled, max - min + 1)
 }
 
 /// Retraces the loop `loop_trace` (as recorded, a loop `optimize_loop`
@@ -186,7 +187,7 @@ pub(super) fn optimize_loop(
 /// a new label `name` and the loop's body is peeled once more behind it,
 /// specialised to that state; the result is the bridge, that label and
 /// the body jumping back to it. The body's guard copies get fail ids
-/// `id + fail_id_offset`. `Err(reason)` when the shapes do not match or
+/// from `first_copy_id` up. `Err(reason)` when the shapes do not match or
 /// no virtual travels through the new label (then the retrace would be
 /// the loop's own body again).
 pub(super) fn retrace(
@@ -194,7 +195,7 @@ pub(super) fn retrace(
     loop_trace: &Trace,
     stages: &[Stage],
     name: &str,
-    fail_id_offset: u32,
+    first_copy_id: u32,
 ) -> Result<Result<Optimized, String>, OptError> {
     let Some(target) = loop_target(loop_trace) else {
         return Ok(Err("the loop is not of a shape unroll peels".into()));
@@ -206,7 +207,8 @@ pub(super) fn retrace(
         return Ok(Err("the bridge does not end at the loop's start".into()));
     }
     let label = Descr::from(TargetDescr { name: name.into() });
-    peel_until_it_fits(bridge, loop_trace, stages, &label, fail_id_offset)
+    let offset = first_copy_id - fail_id_range(loop_trace).0;
+    peel_until_it_fits(bridge, loop_trace, stages, &label, offset)
 }
 
 /// Peels `loop_trace` behind the end of `pre_trace` (the loop itself, or
@@ -653,13 +655,19 @@ fn virtual_fields(cx: &Cx, r: OpRef) -> Vec<OptOp> {
         .collect()
 }
 
-fn max_fail_id(trace: &Trace) -> u32 {
-    trace
+/// The smallest and largest fail-descr ids of `trace` (`(0, 0)` without
+/// any). Copies of its guards are offset by a distance, not moved past
+/// an absolute id: ids stay dense however many loops are peeled.
+fn fail_id_range(trace: &Trace) -> (u32, u32) {
+    let ids = trace
         .ops
         .iter()
-        .filter_map(|o| o.descr.as_ref().and_then(|d| d.as_fail()).map(|d| d.id))
-        .max()
-        .unwrap_or(0)
+        .filter_map(|o| o.descr.as_ref().and_then(|d| d.as_fail()).map(|d| d.id));
+    ids.fold(None, |r, id| match r {
+        None => Some((id, id)),
+        Some((lo, hi)) => Some((lo.min(id), hi.max(id))),
+    })
+    .unwrap_or((0, 0))
 }
 
 /// The short preamble as a trace: from the label's original arguments to
