@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n=== %s\n' "$*"; }
 
+step "the Lua oracles (lua5.4, luajit: installed on first use)"
+bash scripts/lua-oracles.sh
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 step "cargo clippy (deny warnings)"

@@ -1,0 +1,144 @@
+//! The arithmetic the interpreter calls out for (elidable helpers: pure
+//! functions of numbers), with Lua 5.4's semantics.
+
+use crate::vm::{Float, Int, Str};
+use majit::prelude::*;
+
+/// `a // b` on integers, flooring (`b != 0`; `MIN // -1` wraps).
+pub fn int_floor_div(a: i64, b: i64) -> i64 {
+    if b == -1 {
+        return a.wrapping_neg();
+    }
+    let q = a / b;
+    if a % b != 0 && (a ^ b) < 0 {
+        q - 1
+    } else {
+        q
+    }
+}
+
+/// `a % b` on integers: the sign of the divisor (`b != 0`).
+pub fn int_mod(a: i64, b: i64) -> i64 {
+    if b == -1 {
+        return 0;
+    }
+    let m = a % b;
+    if m != 0 && (m ^ b) < 0 {
+        m + b
+    } else {
+        m
+    }
+}
+
+/// `a // b` on floats.
+pub fn float_floor_div(a: f64, b: f64) -> f64 {
+    (a / b).floor()
+}
+
+/// `a % b` on floats: C's `fmod`, moved toward the divisor's sign.
+pub fn float_mod(a: f64, b: f64) -> f64 {
+    let m = a % b;
+    if m != 0.0 && (m < 0.0) != (b < 0.0) {
+        m + b
+    } else {
+        m
+    }
+}
+
+/// Whether `i < f` (with `or_equal`, `i <= f`), or with `flip` whether
+/// `f < i` (`f <= i`), exactly: no rounding of large integers.
+pub fn lt_int_float(i: i64, f: f64, flip: bool, or_equal: bool) -> bool {
+    if f.is_nan() {
+        return false;
+    }
+    // Compare i with f's floor or ceiling as integers when f is in range;
+    // beyond the integer range the answer is f's sign.
+    let limit = 9_223_372_036_854_775_808.0; // 2^63
+    let ord = if f >= limit {
+        std::cmp::Ordering::Less
+    } else if f < -limit {
+        std::cmp::Ordering::Greater
+    } else {
+        let fl = f.floor();
+        match i.cmp(&(fl as i64)) {
+            std::cmp::Ordering::Equal if f > fl => std::cmp::Ordering::Less,
+            o => o,
+        }
+    };
+    let ord = if flip { ord.reverse() } else { ord };
+    match ord {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Equal => or_equal,
+        std::cmp::Ordering::Greater => false,
+    }
+}
+
+/// `a << n` (a right shift for negative `n`), logical; shifts of 64 bits
+/// or more give 0.
+pub fn shift_left(a: i64, n: i64) -> i64 {
+    if n <= -64 || n >= 64 {
+        0
+    } else if n >= 0 {
+        ((a as u64) << n) as i64
+    } else {
+        ((a as u64) >> -n) as i64
+    }
+}
+
+/// A float with an integer value as that integer; anything else as it is
+/// (a bitwise operator then fails on it).
+pub fn exact_int(o: Obj) -> Obj {
+    if o.is::<Float>() {
+        if let Some(i) = crate::number::float_to_int(o.cast::<Float>().v()) {
+            return Obj::from(Int::new(i));
+        }
+    }
+    o
+}
+
+/// The number a string stands for, as arithmetic coerces it (`nil` when
+/// it is not a numeral); other values are returned as they are.
+pub fn to_number(o: Obj) -> Obj {
+    if !o.is::<Str>() {
+        return o;
+    }
+    let bytes = crate::strings::bytes_of(o.cast::<Str>());
+    match crate::number::str_to_number(&bytes) {
+        Some(crate::number::Number::Int(i)) => Obj::from(Int::new(i)),
+        Some(crate::number::Number::Float(f)) => Obj::from(Float::new(f)),
+        None => Obj::null(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flooring_division_and_modulo_follow_the_divisor() {
+        assert_eq!((int_floor_div(7, -2), int_mod(7, -2)), (-4, -1));
+        assert_eq!((int_floor_div(-7, 2), int_mod(-7, 2)), (-4, 1));
+        assert_eq!(
+            (int_floor_div(i64::MIN, -1), int_mod(i64::MIN, -1)),
+            (i64::MIN, 0)
+        );
+        assert_eq!(float_mod(5.5, -2.0), -0.5);
+        assert_eq!(float_floor_div(7.0, -2.0), -4.0);
+    }
+
+    #[test]
+    fn integers_and_floats_compare_exactly() {
+        let big = (1i64 << 53) + 1;
+        assert!(!lt_int_float(big, (1i64 << 53) as f64, false, true));
+        assert!(lt_int_float(
+            i64::MAX,
+            9_223_372_036_854_775_808.0,
+            false,
+            false
+        ));
+        assert!(lt_int_float(1, 1.5, false, false));
+        assert!(lt_int_float(2, 1.5, true, false)); // 1.5 < 2
+        assert!(lt_int_float(1, 1.0, false, true) && !lt_int_float(1, 1.0, false, false));
+        assert!(!lt_int_float(1, f64::NAN, false, true));
+    }
+}

@@ -1,0 +1,400 @@
+//! The string library (`lstrlib.c`) over `pattern.rs` and `format.rs`.
+//! `format`, `gsub` and `gmatch` are the prelude's (they may call Lua
+//! back, or return an iterator); their prims here do the work.
+
+use super::base::{shown_type, tostring_raw};
+use super::{def, int, prim, str_obj, Call, Def};
+use crate::format::{format, FmtArg, FormatError};
+use crate::pattern::{self, Capture, Captures, PatternError};
+use crate::strings::{bytes_of, text_of};
+use crate::table::{self as tbl, new_table};
+use crate::vm::{Bool, Builtin, Closure, Float, Int, Str, Table};
+use majit::prelude::*;
+
+pub(super) const DEFS: &[Def] = &[
+    def("string", "len", "string.len", len),
+    def("string", "sub", "string.sub", sub),
+    def("string", "upper", "string.upper", upper),
+    def("string", "lower", "string.lower", lower),
+    def("string", "rep", "string.rep", rep),
+    def("string", "reverse", "string.reverse", reverse),
+    def("string", "byte", "string.byte", byte),
+    def("string", "char", "string.char", char),
+    def("string", "find", "string.find", find),
+    def("string", "match", "string.match", str_match),
+    prim("format", "string.format", 0, format_prim),
+    prim("gsub", "string.gsub", 0, gsub),
+    prim("gsub_step", "string.gsub", 0, gsub_step),
+    prim("gsub_done", "string.gsub", 0, gsub_done),
+    prim("gmatch", "string.gmatch", 0, gmatch),
+    prim("gmatch_step", "string.gmatch", 0, gmatch_step),
+];
+
+/// Start position `i` (1-based, negative from the end) as `posrelatI`
+/// clips it: at least 1.
+fn start_pos(i: i64, len: usize) -> usize {
+    if i > 0 {
+        i as usize
+    } else if i == 0 || i < -(len as i64) {
+        1
+    } else {
+        (len as i64 + i + 1) as usize
+    }
+}
+
+/// End position `j` as `getendpos` clips it: in `0..=len`.
+fn end_pos(j: i64, len: usize) -> usize {
+    if j > len as i64 {
+        len
+    } else if j >= 0 {
+        j as usize
+    } else if j < -(len as i64) {
+        0
+    } else {
+        (len as i64 + j + 1) as usize
+    }
+}
+
+fn len(c: &Call) -> Result<Vec<Obj>, Obj> {
+    Ok(vec![int(c.string(0)?.len() as i64)])
+}
+
+fn sub(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let s = c.string(0)?;
+    let i = start_pos(c.integer(1)?, s.len());
+    let j = end_pos(c.opt_integer(2, -1)?, s.len());
+    Ok(vec![str_obj(if i <= j { &s[i - 1..j] } else { b"" })])
+}
+
+fn upper(c: &Call) -> Result<Vec<Obj>, Obj> {
+    Ok(vec![str_obj(&c.string(0)?.to_ascii_uppercase())])
+}
+
+fn lower(c: &Call) -> Result<Vec<Obj>, Obj> {
+    Ok(vec![str_obj(&c.string(0)?.to_ascii_lowercase())])
+}
+
+fn rep(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let s = c.string(0)?;
+    let n = c.integer(1)?;
+    let sep = c.opt_string(2, b"")?;
+    if n <= 0 {
+        return Ok(vec![str_obj(b"")]);
+    }
+    let total = (s.len() + sep.len()) as u128 * n as u128;
+    if total >= i64::MAX as u128 {
+        return Err(c.error("resulting string too large"));
+    }
+    if total > 1 << 32 {
+        // What lua5.4 runs into allocating it (no position: a memory error).
+        return Err(str_obj(b"not enough memory"));
+    }
+    let mut out = Vec::with_capacity(total as usize);
+    for k in 0..n {
+        if k > 0 {
+            out.extend_from_slice(&sep);
+        }
+        out.extend_from_slice(&s);
+    }
+    Ok(vec![str_obj(&out)])
+}
+
+fn reverse(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let mut s = c.string(0)?;
+    s.reverse();
+    Ok(vec![str_obj(&s)])
+}
+
+fn byte(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let s = c.string(0)?;
+    let pi = c.opt_integer(1, 1)?;
+    let i = start_pos(pi, s.len());
+    let j = end_pos(c.opt_integer(2, pi)?, s.len());
+    if i > j {
+        return Ok(Vec::new());
+    }
+    if j - i >= i32::MAX as usize {
+        return Err(c.error("string slice too long"));
+    }
+    Ok(s[i - 1..j].iter().map(|&b| int(i64::from(b))).collect())
+}
+
+fn char(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let mut out = Vec::with_capacity(c.args.len());
+    for i in 0..c.args.len() {
+        let b = c.integer(i)?;
+        if !(0..=255).contains(&b) {
+            return Err(c.bad(i, "value out of range"));
+        }
+        out.push(b as u8);
+    }
+    Ok(vec![str_obj(&out)])
+}
+
+/// A capture's value: the captured bytes, or a position (1-based).
+fn capture_value(s: &[u8], cap: Capture) -> Obj {
+    match cap {
+        Capture::Str(a, b) => str_obj(&s[a..b]),
+        Capture::Pos(p) => int(p as i64 + 1),
+    }
+}
+
+/// A pattern error as the function raising it reports it.
+fn pattern_error(c: &Call, e: PatternError) -> Obj {
+    c.error(&e.0)
+}
+
+/// The values of a match's captures (the whole match without any).
+fn values(c: &Call, s: &[u8], m: &Captures) -> Result<Vec<Obj>, Obj> {
+    let caps = m.values().map_err(|e| pattern_error(c, e))?;
+    Ok(caps.into_iter().map(|cap| capture_value(s, cap)).collect())
+}
+
+/// `string.find` and `string.match` (`str_find_aux`).
+fn find_aux(c: &Call, find: bool) -> Result<Vec<Obj>, Obj> {
+    let s = c.string(0)?;
+    let p = c.string(1)?;
+    let init = start_pos(c.opt_integer(2, 1)?, s.len()) - 1;
+    if init > s.len() {
+        return Ok(vec![Obj::null()]);
+    }
+    if find && (crate::value::truthy(c.arg(3)) || pattern::is_plain(&p)) {
+        return Ok(match pattern::plain_find(&s, &p, init) {
+            Some(at) => vec![int(at as i64 + 1), int((at + p.len()) as i64)],
+            None => vec![Obj::null()],
+        });
+    }
+    let Some(m) = pattern::find(&s, &p, init).map_err(|e| pattern_error(c, e))? else {
+        return Ok(vec![Obj::null()]);
+    };
+    if !find {
+        return values(c, &s, &m);
+    }
+    let caps = m.captures().map_err(|e| pattern_error(c, e))?;
+    let mut out = vec![int(m.start as i64 + 1), int(m.end as i64)];
+    out.extend(caps.into_iter().map(|cap| capture_value(&s, cap)));
+    Ok(out)
+}
+
+fn find(c: &Call) -> Result<Vec<Obj>, Obj> {
+    find_aux(c, true)
+}
+
+fn str_match(c: &Call) -> Result<Vec<Obj>, Obj> {
+    find_aux(c, false)
+}
+
+/// Why the format prim stopped.
+enum FormatStop {
+    Error(FormatError),
+    /// `%s` of argument `i` (0-based after the format), which has a
+    /// `__tostring` the prelude must call.
+    NeedsTostring(usize),
+}
+
+impl From<FormatError> for FormatStop {
+    fn from(e: FormatError) -> Self {
+        FormatStop::Error(e)
+    }
+}
+
+/// `v` as `format.rs` takes it.
+fn fmt_arg(v: Obj) -> FmtArg {
+    if v.is_null() {
+        FmtArg::Nil
+    } else if v.is::<Bool>() {
+        FmtArg::Bool(v.cast::<Bool>().v())
+    } else if v.is::<Int>() {
+        FmtArg::Int(v.cast::<Int>().v())
+    } else if v.is::<Float>() {
+        FmtArg::Float(v.cast::<Float>().v())
+    } else if v.is::<Str>() {
+        FmtArg::Str(bytes_of(v.cast::<Str>()))
+    } else {
+        FmtArg::Other {
+            type_name: shown_type(v),
+        }
+    }
+}
+
+/// The prelude's `format(fmt, ...)`: the result, or `nil` and the
+/// 1-based position (in `...` after `fmt`, plus one) of an argument whose
+/// `__tostring` the prelude must call first (it passes the string in its
+/// place and calls again).
+fn format_prim(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let fmt = c.string(0)?;
+    let args: Vec<FmtArg> = c.args[1..].iter().map(|&v| fmt_arg(v)).collect();
+    let out = format(&fmt, &args, |i| {
+        let v = c.args[i + 1];
+        match super::base::meta_field(v, b"__tostring").is_null() {
+            true => Ok(tostring_raw(v)),
+            false => Err(FormatStop::NeedsTostring(i)),
+        }
+    });
+    match out {
+        Ok(s) => Ok(vec![str_obj(&s)]),
+        Err(FormatStop::NeedsTostring(i)) => Ok(vec![Obj::null(), int(i as i64 + 2)]),
+        Err(FormatStop::Error(FormatError::BadArg { arg, message })) => {
+            Err(c.bad(arg - 1, &message))
+        }
+        Err(FormatStop::Error(FormatError::Invalid(message))) => Err(c.error(&message)),
+    }
+}
+
+/// `gsub`'s checks (`str_gsub`): the subject, the pattern and the most
+/// replacements.
+fn gsub_args(c: &Call) -> Result<(Vec<u8>, Vec<u8>, i64), Obj> {
+    let s = c.string(0)?;
+    let p = c.string(1)?;
+    let r = c.arg(2);
+    let max = c.opt_integer(3, s.len() as i64 + 1)?;
+    let table = r.is::<Table>() && !super::io::is_file(r);
+    let ok = r.is::<Str>() || r.is::<Int>() || r.is::<Float>() || table;
+    if !(ok || r.is::<Closure>() || r.is::<Builtin>()) {
+        return Err(c.expected(2, "string/function/table"));
+    }
+    Ok((s, p, max))
+}
+
+/// The prelude's `gsub(s, p, repl, n)`: with a string (or number)
+/// replacement the result and the count; with a function or table the
+/// state `gsub_step` takes.
+fn gsub(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let (s, p, max) = gsub_args(c)?;
+    let r = c.arg(2);
+    let Some(repl) = text_of(r) else {
+        let st = new_table(7, 0);
+        let items = [
+            c.arg(0),
+            c.arg(1),
+            int(0),
+            int(-1),
+            int(0),
+            int(max),
+            int(0),
+        ];
+        for (i, v) in items.into_iter().enumerate() {
+            tbl::set(st, int(i as i64 + 1), v);
+        }
+        return Ok(vec![Obj::from(st)]);
+    };
+    let max = usize::try_from(max).unwrap_or(0);
+    let gsubbed = pattern::gsub(&s, &p, Some(max), |m| {
+        pattern::expand_repl_string(&repl, &s, m).map(Some)
+    });
+    let (out, n) = gsubbed.map_err(|e| pattern_error(c, e))?;
+    Ok(vec![str_obj(&out), int(n as i64)])
+}
+
+/// Integer field `i` of a state table.
+fn field(st: Table, i: i64) -> i64 {
+    tbl::get(st, int(i)).cast::<Int>().v()
+}
+
+/// String field `i` of a state table.
+fn str_field(st: Table, i: i64) -> Vec<u8> {
+    bytes_of(tbl::get(st, int(i)).cast::<Str>())
+}
+
+/// Appends `piece` to the sequence `parts`.
+fn push(parts: Table, piece: &[u8]) {
+    tbl::set(parts, int(tbl::len(parts) + 1), str_obj(piece));
+}
+
+/// The prelude's `gsub_step(state, parts)`: finds the next match,
+/// appends the text before it to `parts`, and returns the match and its
+/// values (the captures, or the match); nothing when done. The state is
+/// `{s, p, pos, last_end, count, max, done}` (offsets 0-based, -1: none;
+/// `done` 1 once the matches ran out).
+fn gsub_step(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let (st, parts) = (c.table(0)?, c.table(1)?);
+    let (s, p) = (str_field(st, 1), str_field(st, 2));
+    let (mut pos, last_end, count, max) = (field(st, 3), field(st, 4), field(st, 5), field(st, 6));
+    let anchored = p.first() == Some(&b'^');
+    if count >= max || field(st, 7) != 0 || (anchored && count > 0) {
+        return Ok(Vec::new());
+    }
+    loop {
+        let found = pattern::find(&s, &p, pos as usize).map_err(|e| pattern_error(c, e))?;
+        let Some(m) = found.filter(|m| !(anchored && m.start as i64 != pos)) else {
+            tbl::set(st, int(3), int(pos));
+            tbl::set(st, int(7), int(1));
+            return Ok(Vec::new());
+        };
+        if m.end as i64 == last_end {
+            // An empty match where the last one ended is skipped.
+            if pos < s.len() as i64 {
+                push(parts, &s[pos as usize..pos as usize + 1]);
+            }
+            pos += 1;
+            if anchored || pos > s.len() as i64 {
+                tbl::set(st, int(3), int(pos));
+                tbl::set(st, int(7), int(1));
+                return Ok(Vec::new());
+            }
+            continue;
+        }
+        push(parts, &s[pos as usize..m.start]);
+        let mut out = vec![str_obj(&s[m.start..m.end])];
+        out.extend(values(c, &s, &m)?);
+        tbl::set(st, int(3), int(m.end as i64));
+        tbl::set(st, int(4), int(m.end as i64));
+        tbl::set(st, int(5), int(count + 1));
+        return Ok(out);
+    }
+}
+
+/// The prelude's `gsub_done(state, parts)`: the result and the count.
+fn gsub_done(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let (st, parts) = (c.table(0)?, c.table(1)?);
+    let s = str_field(st, 1);
+    let mut out = Vec::new();
+    for i in 1..=tbl::len(parts) {
+        out.extend(text_of(tbl::get(parts, int(i))).unwrap_or_default());
+    }
+    let pos = (field(st, 3) as usize).min(s.len());
+    out.extend_from_slice(&s[pos..]);
+    Ok(vec![str_obj(&out), int(field(st, 5))])
+}
+
+/// The prelude's `gmatch(s, p, init)`: the state `gmatch_step` takes,
+/// `{s, p, pos, last_end}`. A `^` is no anchor in `gmatch`: it is escaped
+/// for `pattern::find`.
+fn gmatch(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let s = c.string(0)?;
+    let mut p = c.string(1)?;
+    let init = start_pos(c.opt_integer(2, 1)?, s.len()) - 1;
+    if p.first() == Some(&b'^') {
+        p.insert(0, b'%');
+    }
+    let st = new_table(4, 0);
+    let init = init.min(s.len() + 1);
+    let items = [str_obj(&s), str_obj(&p), int(init as i64), int(-1)];
+    for (i, v) in items.into_iter().enumerate() {
+        tbl::set(st, int(i as i64 + 1), v);
+    }
+    Ok(vec![Obj::from(st)])
+}
+
+/// The prelude's `gmatch_step(state)`: the next match's values, or
+/// nothing.
+fn gmatch_step(c: &Call) -> Result<Vec<Obj>, Obj> {
+    let st = c.table(0)?;
+    let (s, p) = (str_field(st, 1), str_field(st, 2));
+    let (mut pos, last_end) = (field(st, 3), field(st, 4));
+    while pos <= s.len() as i64 {
+        let found = pattern::find(&s, &p, pos as usize).map_err(|e| pattern_error(c, e))?;
+        let Some(m) = found else {
+            break;
+        };
+        if m.end as i64 == last_end {
+            pos = m.start as i64 + 1;
+            continue;
+        }
+        tbl::set(st, int(3), int(m.end as i64));
+        tbl::set(st, int(4), int(m.end as i64));
+        return values(c, &s, &m);
+    }
+    tbl::set(st, int(3), int(s.len() as i64 + 1));
+    Ok(Vec::new())
+}

@@ -1,0 +1,121 @@
+//! Function prototypes: what the compiler knows of each Lua function and
+//! the interpreter reads through elidable helpers (a prototype never
+//! changes once added, so in a trace, where the prototype number is a
+//! constant, these reads fold).
+
+use std::cell::RefCell;
+
+/// Where a closure's upvalue comes from when the closure is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UpvalDesc {
+    /// From a register of the enclosing frame (which holds the local's
+    /// cell) rather than from the enclosing closure's upvalues.
+    pub in_stack: bool,
+    pub index: u32,
+}
+
+/// One compiled function.
+#[derive(Clone, Debug)]
+pub struct Proto {
+    /// The program counter of its first instruction.
+    pub entry: usize,
+    pub nparams: u32,
+    pub is_vararg: bool,
+    /// Registers its frame needs.
+    pub maxstack: u32,
+    pub upvals: Vec<UpvalDesc>,
+    /// The source line of each code word, from `entry` on.
+    pub lines: Vec<u32>,
+    /// The chunk's display name (`test.lua`, `[string "..."]`).
+    pub chunk: String,
+    /// What the operands of an instruction that can fail are, by its word
+    /// offset from `entry`: `global 'x'`, `local 't'`, `field 'k'`... (the
+    /// parenthesized part of PUC Lua's error messages).
+    pub names: std::collections::HashMap<u32, [Option<String>; 2]>,
+}
+
+thread_local! {
+    static PROTOS: RefCell<Vec<Proto>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Registers `p`; returns its number.
+pub fn add(p: Proto) -> usize {
+    PROTOS.with(|ps| {
+        let mut ps = ps.borrow_mut();
+        ps.push(p);
+        ps.len() - 1
+    })
+}
+
+/// Sets the upvalue descriptions of prototype `id` (the compiler knows
+/// them only after the enclosing function's registers are assigned).
+pub fn set_upvals(id: i64, upvals: Vec<UpvalDesc>) {
+    PROTOS.with(|ps| ps.borrow_mut()[id as usize].upvals = upvals);
+}
+
+/// Runs `f` on prototype `id`.
+pub fn with<R>(id: i64, f: impl FnOnce(&Proto) -> R) -> R {
+    PROTOS.with(|ps| f(&ps.borrow()[id as usize]))
+}
+
+/// The source position `chunk:line` of program counter `pc`, searching
+/// the prototype whose code holds it; `?` when none does.
+pub fn position(pc: usize) -> String {
+    at_pc(pc, |p, off| format!("{}:{}", p.chunk, p.lines[off])).unwrap_or_else(|| "?".into())
+}
+
+/// The prototype whose code holds `pc`, with `f` applied to it and the
+/// offset of `pc` in it.
+fn at_pc<R>(pc: usize, f: impl FnOnce(&Proto, usize) -> R) -> Option<R> {
+    PROTOS.with(|ps| {
+        let ps = ps.borrow();
+        let p = ps
+            .iter()
+            .filter(|p| p.entry <= pc && pc < p.entry + p.lines.len())
+            .max_by_key(|p| p.entry)?;
+        Some(f(p, pc - p.entry))
+    })
+}
+
+/// What operand `k` (0 or 1) of the instruction at `pc` is, if the
+/// compiler knew (`global 'x'`).
+pub fn operand_name(pc: usize, k: usize) -> Option<String> {
+    at_pc(pc, |p, off| {
+        p.names.get(&(off as u32)).and_then(|n| n[k].clone())
+    })
+    .flatten()
+}
+
+/// Elidable: the entry program counter of prototype `p`.
+pub fn entry(p: i64) -> i64 {
+    with(p, |p| p.entry as i64)
+}
+
+/// Elidable: the number of fixed parameters of prototype `p`.
+pub fn nparams(p: i64) -> i64 {
+    with(p, |p| i64::from(p.nparams))
+}
+
+/// Elidable: the frame size of prototype `p`.
+pub fn maxstack(p: i64) -> i64 {
+    with(p, |p| i64::from(p.maxstack))
+}
+
+/// Elidable: whether prototype `p` takes `...`.
+pub fn is_vararg(p: i64) -> bool {
+    with(p, |p| p.is_vararg)
+}
+
+/// Elidable: the number of upvalues of prototype `p`.
+pub fn nupvals(p: i64) -> i64 {
+    with(p, |p| p.upvals.len() as i64)
+}
+
+/// Elidable: upvalue `i` of prototype `p`: its index, plus `1 << 32` when
+/// it comes from the enclosing frame's register.
+pub fn upval(p: i64, i: i64) -> i64 {
+    with(p, |p| {
+        let u = p.upvals[i as usize];
+        i64::from(u.index) | i64::from(u.in_stack) << 32
+    })
+}

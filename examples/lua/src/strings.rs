@@ -1,0 +1,88 @@
+//! Lua strings as GC objects: immutable byte arrays with their hash
+//! computed once at creation.
+
+use crate::vm::{Float, Int, Str};
+use majit::prelude::*;
+
+/// The hash of a string's bytes (FNV-1a): tables look strings up by it.
+pub fn hash(bytes: &[u8]) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h as i64
+}
+
+/// A new string object holding `bytes`.
+pub fn new_str(bytes: &[u8]) -> Str {
+    let mut data = Array::<u8>::new(bytes.len());
+    for (i, &b) in bytes.iter().enumerate() {
+        data[i] = b;
+    }
+    Str::new(hash(bytes), data)
+}
+
+/// The bytes of `s`.
+pub fn bytes_of(s: Str) -> Vec<u8> {
+    let data = s.bytes();
+    (0..data.len()).map(|i| data[i]).collect()
+}
+
+/// The bytes `..` and `tostring` give a string or a number; `None` for
+/// other values.
+pub fn text_of(o: Obj) -> Option<Vec<u8>> {
+    if o.is::<Str>() {
+        Some(bytes_of(o.cast::<Str>()))
+    } else if o.is::<Int>() {
+        Some(crate::number::fmt_int(o.cast::<Int>().v()).into_bytes())
+    } else if o.is::<Float>() {
+        Some(crate::number::fmt_float(o.cast::<Float>().v()).into_bytes())
+    } else {
+        None
+    }
+}
+
+/// `x .. y` for strings and numbers; `nil` otherwise (a metamethod or an
+/// error follows).
+pub fn concat2(x: Obj, y: Obj) -> Obj {
+    match (text_of(x), text_of(y)) {
+        (Some(mut a), Some(b)) => {
+            a.extend_from_slice(&b);
+            Obj::from(new_str(&a))
+        }
+        _ => Obj::null(),
+    }
+}
+
+/// Whether two strings hold the same bytes (elidable: strings never
+/// change).
+pub fn equal(a: Str, b: Str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (x, y) = (a.bytes(), b.bytes());
+    a.hash() == b.hash() && x.len() == y.len() && (0..x.len()).all(|i| x[i] == y[i])
+}
+
+/// Whether `a < b` (with `or_equal`, `a <= b`), bytewise as C's `strcmp`
+/// in the C locale.
+pub fn less(a: Str, b: Str, or_equal: bool) -> bool {
+    match bytes_of(a).cmp(&bytes_of(b)) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Equal => or_equal,
+        std::cmp::Ordering::Greater => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_keep_their_bytes_and_hash() {
+        let s = new_str(b"h\xffllo\0");
+        assert_eq!(bytes_of(s), b"h\xffllo\0");
+        assert_eq!(s.hash(), hash(b"h\xffllo\0"));
+        assert_ne!(hash(b"ab"), hash(b"ba"));
+    }
+}

@@ -1,0 +1,303 @@
+//! Lua tables: an array part for the keys `1..=n` and an open-addressed
+//! hash part for the rest, in GC arrays (residual helpers: they allocate
+//! and loop). A key set to `nil` stays in the hash part with a `nil`
+//! value until the next rehash, so `next` keeps working while a loop
+//! clears fields.
+
+use crate::vm::{Bool, Builtin, Closure, Float, Int, Str, Table};
+use majit::prelude::*;
+
+/// A new table with room for `narr` array items and `nhash` hash entries.
+pub fn new_table(narr: i64, nhash: i64) -> Table {
+    let cap = if nhash > 0 {
+        (nhash as usize * 4 / 3 + 1).next_power_of_two()
+    } else {
+        0
+    };
+    Table::new(
+        crate::vm::next_serial(),
+        Array::<Obj>::new(narr.max(0) as usize),
+        Array::<Obj>::new(cap),
+        Array::<Obj>::new(cap),
+        0,
+        Obj::null(),
+    )
+}
+
+/// `k` as the key it stands for: a float with an integer value is that
+/// integer.
+fn normalize(k: Obj) -> Obj {
+    if k.is::<Float>() {
+        let f = k.cast::<Float>().v();
+        if f.floor() == f && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
+            return Obj::from(Int::new(f as i64));
+        }
+    }
+    k
+}
+
+fn hash(k: Obj) -> u64 {
+    let h = if k.is::<Int>() {
+        k.cast::<Int>().v() as u64
+    } else if k.is::<Float>() {
+        k.cast::<Float>().v().to_bits()
+    } else if k.is::<Str>() {
+        k.cast::<Str>().hash() as u64
+    } else if k.is::<Bool>() {
+        u64::from(k.cast::<Bool>().v())
+    } else if k.is::<Table>() {
+        k.cast::<Table>().serial() as u64
+    } else if k.is::<Closure>() {
+        k.cast::<Closure>().serial() as u64
+    } else if k.is::<Builtin>() {
+        k.cast::<Builtin>().serial() as u64
+    } else {
+        0
+    };
+    spread(h)
+}
+
+/// Spreads a hash over the low bits the slot mask keeps (integers are
+/// often sequential).
+fn spread(h: u64) -> u64 {
+    h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7
+}
+
+/// Whether two keys are the same key (both normalized).
+pub fn same_key(a: Obj, b: Obj) -> bool {
+    if a == b {
+        return true;
+    }
+    if a.is::<Int>() && b.is::<Int>() {
+        a.cast::<Int>().v() == b.cast::<Int>().v()
+    } else if a.is::<Float>() && b.is::<Float>() {
+        a.cast::<Float>().v() == b.cast::<Float>().v()
+    } else if a.is::<Str>() && b.is::<Str>() {
+        crate::strings::equal(a.cast::<Str>(), b.cast::<Str>())
+    } else if a.is::<Bool>() && b.is::<Bool>() {
+        a.cast::<Bool>().v() == b.cast::<Bool>().v()
+    } else {
+        false
+    }
+}
+
+/// The hash slot holding `k`, if any.
+fn slot_of(t: Table, k: Obj) -> Option<usize> {
+    let keys = t.keys();
+    let cap = keys.len();
+    if cap == 0 {
+        return None;
+    }
+    let mut i = hash(k) as usize & (cap - 1);
+    loop {
+        let s = keys[i];
+        if s.is_null() {
+            return None;
+        }
+        if same_key(s, k) {
+            return Some(i);
+        }
+        i = (i + 1) & (cap - 1);
+    }
+}
+
+/// The array index (0-based) of integer key `k`, if in the array part.
+fn array_index(t: Table, k: Obj) -> Option<usize> {
+    if !k.is::<Int>() {
+        return None;
+    }
+    let i = k.cast::<Int>().v();
+    (i >= 1 && i as u64 <= t.arr().len() as u64).then(|| i as usize - 1)
+}
+
+/// `t[k]` without metamethods (`nil` when absent).
+pub fn get(t: Table, k: Obj) -> Obj {
+    let k = normalize(k);
+    if let Some(i) = array_index(t, k) {
+        return t.arr()[i];
+    }
+    match slot_of(t, k) {
+        Some(s) => t.vals()[s],
+        None => Obj::null(),
+    }
+}
+
+/// `t[s]` without metamethods, for a string key given as bytes (no
+/// string object is made).
+pub fn get_bytes(t: Table, s: &[u8]) -> Obj {
+    let keys = t.keys();
+    let cap = keys.len();
+    if cap == 0 {
+        return Obj::null();
+    }
+    let h = crate::strings::hash(s);
+    let mut i = spread(h as u64) as usize & (cap - 1);
+    loop {
+        let k = keys[i];
+        if k.is_null() {
+            return Obj::null();
+        }
+        if k.is::<Str>()
+            && k.cast::<Str>().hash() == h
+            && crate::strings::bytes_of(k.cast::<Str>()) == s
+        {
+            return t.vals()[i];
+        }
+        i = (i + 1) & (cap - 1);
+    }
+}
+
+/// What [`set`] refused.
+pub const SET_OK: i64 = 0;
+pub const SET_NIL_KEY: i64 = 1;
+pub const SET_NAN_KEY: i64 = 2;
+
+/// `t[k] = v` without metamethods: [`SET_OK`], or why the key is invalid.
+pub fn set(t: Table, k: Obj, v: Obj) -> i64 {
+    if k.is_null() {
+        return SET_NIL_KEY;
+    }
+    if k.is::<Float>() && k.cast::<Float>().v().is_nan() {
+        return SET_NAN_KEY;
+    }
+    let k = normalize(k);
+    if let Some(i) = array_index(t, k) {
+        let mut arr = t.arr();
+        arr[i] = v;
+        return SET_OK;
+    }
+    if let Some(s) = slot_of(t, k) {
+        let mut vals = t.vals();
+        vals[s] = v;
+        return SET_OK;
+    }
+    if v.is_null() {
+        return SET_OK;
+    }
+    if k.is::<Int>() && k.cast::<Int>().v() as u64 == t.arr().len() as u64 + 1 {
+        grow_array(t);
+        let i = k.cast::<Int>().v() as usize - 1;
+        let mut arr = t.arr();
+        arr[i] = v;
+        return SET_OK;
+    }
+    insert(t, k, v);
+    SET_OK
+}
+
+/// Doubles the array part and moves the hash part's integer keys that now
+/// fall in it.
+fn grow_array(t: Table) {
+    let old = t.arr();
+    let n = (old.len() * 2).max(4);
+    let mut arr = Array::<Obj>::new(n);
+    for i in 0..old.len() {
+        arr[i] = old[i];
+    }
+    t.set_arr(arr);
+    for i in old.len() + 1..=n {
+        let k = Obj::from(Int::new(i as i64));
+        if let Some(s) = slot_of(t, k) {
+            let mut arr = t.arr();
+            arr[i - 1] = t.vals()[s];
+            let mut vals = t.vals();
+            vals[s] = Obj::null();
+        }
+    }
+}
+
+/// Adds the new key `k` to the hash part.
+fn insert(t: Table, k: Obj, v: Obj) {
+    if (t.used() as usize + 1) * 4 > t.keys().len() * 3 {
+        rehash(t);
+    }
+    let (mut keys, mut vals) = (t.keys(), t.vals());
+    let cap = keys.len();
+    let mut i = hash(k) as usize & (cap - 1);
+    while !keys[i].is_null() {
+        i = (i + 1) & (cap - 1);
+    }
+    keys[i] = k;
+    vals[i] = v;
+    t.set_used(t.used() + 1);
+}
+
+/// Rebuilds the hash part with room for twice its live entries, dropping
+/// the keys whose value is `nil`.
+fn rehash(t: Table) {
+    let (keys, vals) = (t.keys(), t.vals());
+    let live = (0..keys.len()).filter(|&i| !vals[i].is_null()).count();
+    let cap = ((live + 1) * 2).next_power_of_two().max(4);
+    t.set_keys(Array::<Obj>::new(cap));
+    t.set_vals(Array::<Obj>::new(cap));
+    t.set_used(0);
+    for i in 0..keys.len() {
+        if !vals[i].is_null() {
+            insert(t, keys[i], vals[i]);
+        }
+    }
+}
+
+/// `#t` without metamethods: a border (a `n` with `t[n]` non-nil and
+/// `t[n + 1]` nil, or 0).
+pub fn len(t: Table) -> i64 {
+    let arr = t.arr();
+    let n = arr.len();
+    if n > 0 && arr[n - 1].is_null() {
+        // Binary search: arr[lo - 1] is non-nil (or lo == 0), arr[hi - 1] nil.
+        let (mut lo, mut hi) = (0usize, n);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if arr[mid - 1].is_null() {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        return lo as i64;
+    }
+    let mut j = n as i64;
+    while !get(t, Obj::from(Int::new(j + 1))).is_null() {
+        j += 1;
+    }
+    j
+}
+
+/// `next` was given a key its table does not hold.
+#[derive(Debug)]
+pub struct InvalidKey;
+
+/// The traversal position after key `k` (`nil`: the start): `Some(p)` for
+/// the next entry at position `p` (array indexes, then hash slots past the
+/// array length), `None` at the end.
+pub fn next_position(t: Table, k: Obj) -> Result<Option<usize>, InvalidKey> {
+    let arr = t.arr();
+    let start = if k.is_null() {
+        0
+    } else if let Some(i) = array_index(t, normalize(k)) {
+        i + 1
+    } else {
+        arr.len() + slot_of(t, normalize(k)).ok_or(InvalidKey)? + 1
+    };
+    let vals = t.vals();
+    let total = arr.len() + vals.len();
+    Ok((start..total).find(|&p| {
+        let v = if p < arr.len() {
+            arr[p]
+        } else {
+            vals[p - arr.len()]
+        };
+        !v.is_null()
+    }))
+}
+
+/// The key and value at traversal position `p` (see [`next_position`]).
+pub fn entry_at(t: Table, p: usize) -> (Obj, Obj) {
+    let arr = t.arr();
+    if p < arr.len() {
+        (Obj::from(Int::new(p as i64 + 1)), arr[p])
+    } else {
+        let s = p - arr.len();
+        (t.keys()[s], t.vals()[s])
+    }
+}

@@ -1,0 +1,900 @@
+//! The interpreter: one function runs one call of a Lua function on its
+//! frame (the virtualizable red), instruction by instruction
+//! (`bytecode.rs`); a Lua call runs it again on a new frame, so a
+//! recursive Lua function becomes `call_assembler` in compiled code.
+//! Values are `Obj` handles (nil is null); an error is `Err(value)`.
+//!
+//! Every call the interpreter makes (`CALL`, the generic `for`'s iterator,
+//! a metamethod) goes through one sequence after the instruction's
+//! handler: the handler lays the function and its arguments out in
+//! registers from `call_at` and says what to do with the results
+//! (`call_mode`): keep them there (`CALL`), move the first to a register
+//! (a metamethod's value), or jump on its truth (a comparison
+//! metamethod). Metamethod calls use the frame's three scratch registers
+//! past the compiler's `maxstack`.
+
+use crate::arith::{
+    exact_int, float_floor_div, float_mod, int_floor_div, int_mod, lt_int_float, shift_left,
+    to_number,
+};
+use crate::builtins::{call_builtin, PCALL};
+use crate::bytecode::op::*;
+use crate::code::insn;
+use crate::errors::{
+    arith_error, call_error, compare_error, concat_error, for_error, index_error, key_error,
+    len_error, overflow_error,
+};
+use crate::meta::metamethod;
+use crate::proto::{entry, is_vararg, maxstack, nparams, nupvals, upval};
+use crate::strings::{concat2, equal as str_eq, less as str_less};
+use crate::table::{get as table_get, len as table_len, new_table, set as table_set};
+use crate::value;
+use majit::prelude::*;
+use std::cell::Cell;
+
+/// Lua calls nested deeper than this raise "stack overflow" (see
+/// `STACK_BYTES` in lib.rs for the native stack this needs).
+pub const MAX_DEPTH: i64 = 20_000;
+
+/// Registers a frame has past its prototype's `maxstack`: where a
+/// metamethod call is laid out (the handler and up to three arguments).
+pub const SCRATCH: usize = 4;
+
+/// What the call sequence does after the call (see the module docs).
+const KEEP: i64 = 0;
+const TO_REG: i64 = 1;
+const BRANCH: i64 = 2;
+const NO_CALL: usize = usize::MAX;
+
+thread_local! {
+    static SERIAL: Cell<i64> = const { Cell::new(0) };
+}
+
+/// A fresh serial number: the identity (and hash) of a table or closure,
+/// since the collector moves objects.
+pub fn next_serial() -> i64 {
+    SERIAL.with(|s| {
+        s.set(s.get() + 1);
+        s.get()
+    })
+}
+
+/// Runs the Lua function whose first instruction is at `start` on `frame`
+/// (its parameters in the first registers) until it returns: `Ok(n)` with
+/// its `n` results in `frame.regs[frame.ret..]`, or `Err(value)` raised.
+#[jit_interp(
+    greens = [pc],
+    reds = [frame],
+    helpers = [
+        elidable fn insn(pc: i64) -> i64,
+        elidable fn entry(p: i64) -> i64,
+        elidable fn nparams(p: i64) -> i64,
+        elidable fn maxstack(p: i64) -> i64,
+        elidable fn is_vararg(p: i64) -> bool,
+        elidable fn nupvals(p: i64) -> i64,
+        elidable fn upval(p: i64, i: i64) -> i64,
+        elidable fn int_floor_div(a: i64, b: i64) -> i64,
+        elidable fn int_mod(a: i64, b: i64) -> i64,
+        elidable fn float_floor_div(a: f64, b: f64) -> f64,
+        elidable fn float_mod(a: f64, b: f64) -> f64,
+        elidable fn lt_int_float(i: i64, f: f64, flip: bool, or_equal: bool) -> bool,
+        elidable fn shift_left(a: i64, n: i64) -> i64,
+        elidable fn str_eq(a: Str, b: Str) -> bool,
+        elidable fn str_less(a: Str, b: Str, or_equal: bool) -> bool,
+        residual fn to_number(o: Obj) -> Obj,
+        residual fn concat2(x: Obj, y: Obj) -> Obj,
+        residual fn next_serial() -> i64,
+        residual fn new_table(narr: i64, nhash: i64) -> Table,
+        residual fn table_get(t: Table, k: Obj) -> Obj,
+        residual fn table_set(t: Table, k: Obj, v: Obj) -> i64,
+        residual fn table_len(t: Table) -> i64,
+        residual fn metamethod(o: Obj, event: i64) -> Obj,
+        residual fn call_builtin(id: i64, frame: Frame, base: i64, nargs: i64, pc: i64) -> Result<i64, Obj>,
+        residual fn arith_error(pc: i64, x: Obj, y: Obj) -> Obj,
+        residual fn compare_error(pc: i64, x: Obj, y: Obj) -> Obj,
+        residual fn concat_error(pc: i64, x: Obj, y: Obj) -> Obj,
+        residual fn index_error(pc: i64, x: Obj) -> Obj,
+        residual fn key_error(pc: i64, why: i64) -> Obj,
+        residual fn len_error(pc: i64, x: Obj) -> Obj,
+        residual fn call_error(pc: i64, f: Obj) -> Obj,
+        residual fn for_error(pc: i64, what: i64, v: Obj) -> Obj,
+        residual fn exact_int(o: Obj) -> Obj,
+        residual fn overflow_error(pc: i64) -> Obj,
+    ],
+    structs = [
+        Frame { regs: Array<Obj>, cl: Closure, va: Args, top: i64, ret: i64, depth: i64, parent: Frame, call_pc: i64 },
+        Args { items: Array<Obj> },
+        #[headered] Int { v: i64 },
+        #[headered] Float { v: f64 },
+        #[headered] Bool { v: bool },
+        #[headered] Str { hash: i64, bytes: Array<u8> },
+        #[headered] Table { serial: i64, arr: Array<Obj>, keys: Array<Obj>, vals: Array<Obj>, used: i64, meta: Obj },
+        #[headered] Closure { serial: i64, proto: i64, k: Array<Obj>, up: Array<Obj> },
+        #[headered] Builtin { serial: i64, id: i64 },
+        #[headered] UpVal { v: Obj },
+    ],
+    traced = [value::is_num, value::to_f64, value::truthy],
+    virtualizable = frame,
+)]
+pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
+    let mut pc: usize = start;
+    loop {
+        jit_merge_point!();
+        let w = insn(pc as i64);
+        pc += 1;
+        let op = w & 0xff;
+        let a = ((w >> 8) & 0xffff) as usize;
+        let b = ((w >> 24) & 0xf_ffff) as usize;
+        let c = ((w >> 44) & 0xf_ffff) as usize;
+        // The call this instruction asks for, if any (module docs).
+        let mut call_at: usize = NO_CALL;
+        let mut call_nargs: usize = 0;
+        let mut call_c: usize = 0;
+        let mut call_mode: i64 = KEEP;
+        let mut call_dest: usize = 0;
+        let mut call_jump: usize = NO_CALL;
+        let scratch: usize = frame.regs.len() - SCRATCH;
+        match op {
+            MOVE => frame.regs[a] = frame.regs[b],
+            LOADK => frame.regs[a] = frame.cl.k[b | c << 20],
+            LOADI => {
+                frame.regs[a] = Obj::from(Int::new(insn(pc as i64)));
+                pc += 1;
+            }
+            LOADF => {
+                frame.regs[a] = Obj::from(Float::new(f64::from_bits(insn(pc as i64) as u64)));
+                pc += 1;
+            }
+            LOADNIL => {
+                let mut i: usize = a;
+                while i <= a + b {
+                    frame.regs[i] = Obj::null();
+                    i += 1;
+                }
+            }
+            LOADBOOL => frame.regs[a] = Obj::from(Bool::new(b != 0)),
+            GETUPVAL => frame.regs[a] = frame.cl.up[b].cast::<UpVal>().v,
+            SETUPVAL => {
+                let cell = frame.cl.up[b].cast::<UpVal>();
+                cell.v = frame.regs[a];
+            }
+            NEWCELL => frame.regs[a] = Obj::from(UpVal::new(frame.regs[b])),
+            GETCELL => frame.regs[a] = frame.regs[b].cast::<UpVal>().v,
+            SETCELL => {
+                let cell = frame.regs[a].cast::<UpVal>();
+                cell.v = frame.regs[b];
+            }
+            GETTABLE | GETFIELD | GETTABUP | SELF => {
+                let mut x: Obj = if op == GETTABUP {
+                    frame.cl.up[b].cast::<UpVal>().v
+                } else {
+                    frame.regs[b]
+                };
+                let key: Obj = if op == GETTABLE {
+                    frame.regs[c]
+                } else {
+                    frame.cl.k[c]
+                };
+                if op == SELF {
+                    frame.regs[a + 1] = x;
+                }
+                let mut v: Obj = Obj::null();
+                let mut chain: i64 = 0;
+                while chain < 100 {
+                    chain += 1;
+                    let handler: Obj = if x.is::<Table>() {
+                        let t = x.cast::<Table>();
+                        // The array part inline; the rest in the helper.
+                        let mut found: bool = false;
+                        if key.is::<Int>() {
+                            let i: i64 = key.cast::<Int>().v;
+                            if i >= 1 && i <= t.arr.len() as i64 {
+                                v = t.arr[(i - 1) as usize];
+                                found = true;
+                            }
+                        }
+                        if !found {
+                            v = table_get(t, key);
+                        }
+                        if !v.is_null() || t.meta.is_null() {
+                            break;
+                        }
+                        metamethod(x, 0)
+                    } else if x.is::<Str>() {
+                        frame.cl.k[0]
+                    } else {
+                        metamethod(x, 0)
+                    };
+                    if handler.is_null() {
+                        if x.is::<Table>() {
+                            break;
+                        }
+                        return Err(index_error(pc as i64 - 1, x));
+                    }
+                    if handler.is::<Closure>() || handler.is::<Builtin>() {
+                        frame.regs[scratch] = handler;
+                        frame.regs[scratch + 1] = x;
+                        frame.regs[scratch + 2] = key;
+                        call_at = scratch;
+                        call_nargs = 2;
+                        call_c = 2;
+                        call_mode = TO_REG;
+                        call_dest = a;
+                        break;
+                    }
+                    x = handler;
+                }
+                if call_at == NO_CALL {
+                    frame.regs[a] = v;
+                }
+            }
+            SETTABLE | SETFIELD | SETTABUP => {
+                let mut x: Obj = if op == SETTABUP {
+                    frame.cl.up[a].cast::<UpVal>().v
+                } else {
+                    frame.regs[a]
+                };
+                let key: Obj = if op == SETTABLE {
+                    frame.regs[b]
+                } else {
+                    frame.cl.k[b]
+                };
+                let v: Obj = frame.regs[c];
+                let mut chain: i64 = 0;
+                while chain < 100 {
+                    chain += 1;
+                    let mut handler: Obj = Obj::null();
+                    if x.is::<Table>() {
+                        let t = x.cast::<Table>();
+                        let mut done: bool = false;
+                        if key.is::<Int>() {
+                            let i: i64 = key.cast::<Int>().v;
+                            if i >= 1
+                                && i <= t.arr.len() as i64
+                                && (t.meta.is_null() || !t.arr[(i - 1) as usize].is_null())
+                            {
+                                t.arr[(i - 1) as usize] = v;
+                                done = true;
+                            }
+                        }
+                        if done {
+                            break;
+                        }
+                        if !t.meta.is_null() && table_get(t, key).is_null() {
+                            handler = metamethod(x, 1);
+                        }
+                        if handler.is_null() {
+                            let why: i64 = table_set(t, key, v);
+                            if why != 0 {
+                                return Err(key_error(pc as i64 - 1, why));
+                            }
+                            break;
+                        }
+                    } else {
+                        handler = metamethod(x, 1);
+                        if handler.is_null() {
+                            return Err(index_error(pc as i64 - 1, x));
+                        }
+                    }
+                    if handler.is::<Closure>() || handler.is::<Builtin>() {
+                        frame.regs[scratch] = handler;
+                        frame.regs[scratch + 1] = x;
+                        frame.regs[scratch + 2] = key;
+                        frame.regs[scratch + 3] = v;
+                        call_at = scratch;
+                        call_nargs = 3;
+                        call_c = 1;
+                        break;
+                    }
+                    x = handler;
+                }
+            }
+            NEWTABLE => frame.regs[a] = Obj::from(new_table(b as i64, c as i64)),
+            SETLIST => {
+                let t = frame.regs[a].cast::<Table>();
+                let first: i64 = insn(pc as i64);
+                pc += 1;
+                let n: usize = if b == 0 {
+                    frame.top as usize - a - 1
+                } else {
+                    b
+                };
+                let mut i: usize = 0;
+                while i < n {
+                    table_set(
+                        t,
+                        Obj::from(Int::new(first + i as i64)),
+                        frame.regs[a + 1 + i],
+                    );
+                    i += 1;
+                }
+            }
+            ADD | SUB | MUL | MOD | IDIV | DIV | POW | BAND | BOR | BXOR | SHL | SHR => {
+                let mut x: Obj = frame.regs[b];
+                let mut y: Obj = frame.regs[c];
+                // Strings convert for arithmetic, integral floats for the
+                // bitwise operators.
+                if op < BAND && x.is::<Str>() {
+                    x = to_number(x);
+                }
+                if op < BAND && y.is::<Str>() {
+                    y = to_number(y);
+                }
+                if op >= BAND && x.is::<Float>() {
+                    x = exact_int(x);
+                }
+                if op >= BAND && y.is::<Float>() {
+                    y = exact_int(y);
+                }
+                if x.is::<Int>() && y.is::<Int>() && op != DIV && op != POW {
+                    let i: i64 = x.cast::<Int>().v;
+                    let j: i64 = y.cast::<Int>().v;
+                    if j == 0 && (op == MOD || op == IDIV) {
+                        return Err(arith_error(pc as i64 - 1, x, y));
+                    }
+                    let r: i64 = match op {
+                        ADD => i.wrapping_add(j),
+                        SUB => i.wrapping_sub(j),
+                        MUL => i.wrapping_mul(j),
+                        MOD => int_mod(i, j),
+                        IDIV => int_floor_div(i, j),
+                        BAND => i & j,
+                        BOR => i | j,
+                        BXOR => i ^ j,
+                        SHL => shift_left(i, j),
+                        _ => shift_left(i, j.wrapping_neg()),
+                    };
+                    frame.regs[a] = Obj::from(Int::new(r));
+                } else if value::is_num(x) && value::is_num(y) && op < BAND {
+                    let f: f64 = value::to_f64(x);
+                    let g: f64 = value::to_f64(y);
+                    let r: f64 = match op {
+                        ADD => f + g,
+                        SUB => f - g,
+                        MUL => f * g,
+                        DIV => f / g,
+                        POW => f.powf(g),
+                        MOD => float_mod(f, g),
+                        _ => float_floor_div(f, g),
+                    };
+                    frame.regs[a] = Obj::from(Float::new(r));
+                } else {
+                    let mut handler: Obj = metamethod(frame.regs[b], 10 + op - ADD);
+                    if handler.is_null() {
+                        handler = metamethod(frame.regs[c], 10 + op - ADD);
+                    }
+                    if handler.is_null() {
+                        return Err(arith_error(pc as i64 - 1, frame.regs[b], frame.regs[c]));
+                    }
+                    frame.regs[scratch] = handler;
+                    frame.regs[scratch + 1] = frame.regs[b];
+                    frame.regs[scratch + 2] = frame.regs[c];
+                    call_at = scratch;
+                    call_nargs = 2;
+                    call_c = 2;
+                    call_mode = TO_REG;
+                    call_dest = a;
+                }
+            }
+            UNM | BNOT | LEN => {
+                let mut x: Obj = frame.regs[b];
+                if op == BNOT && x.is::<Float>() {
+                    x = exact_int(x);
+                }
+                let mut handled: bool = true;
+                if op == UNM && x.is::<Int>() {
+                    frame.regs[a] = Obj::from(Int::new(x.cast::<Int>().v.wrapping_neg()));
+                } else if op == UNM && x.is::<Float>() {
+                    frame.regs[a] = Obj::from(Float::new(-x.cast::<Float>().v));
+                } else if op == BNOT && x.is::<Int>() {
+                    frame.regs[a] = Obj::from(Int::new(!x.cast::<Int>().v));
+                } else if op == LEN && x.is::<Str>() {
+                    frame.regs[a] = Obj::from(Int::new(x.cast::<Str>().bytes.len() as i64));
+                } else if op == LEN && x.is::<Table>() && x.cast::<Table>().meta.is_null() {
+                    frame.regs[a] = Obj::from(Int::new(table_len(x.cast::<Table>())));
+                } else {
+                    handled = false;
+                }
+                if !handled {
+                    let event: i64 = match op {
+                        UNM => 22,
+                        BNOT => 23,
+                        _ => 24,
+                    };
+                    let handler: Obj = metamethod(x, event);
+                    if handler.is_null() {
+                        if op == LEN && x.is::<Table>() {
+                            frame.regs[a] = Obj::from(Int::new(table_len(x.cast::<Table>())));
+                        } else if op == LEN {
+                            return Err(len_error(pc as i64 - 1, x));
+                        } else {
+                            let n: Obj = if x.is::<Str>() {
+                                to_number(x)
+                            } else {
+                                Obj::null()
+                            };
+                            if n.is_null() {
+                                return Err(arith_error(pc as i64 - 1, x, x));
+                            }
+                            frame.regs[b] = n;
+                            pc -= 1; // again, on the number
+                        }
+                    } else {
+                        frame.regs[scratch] = handler;
+                        frame.regs[scratch + 1] = x;
+                        frame.regs[scratch + 2] = x;
+                        call_at = scratch;
+                        call_nargs = 2;
+                        call_c = 2;
+                        call_mode = TO_REG;
+                        call_dest = a;
+                    }
+                }
+            }
+            NOT => frame.regs[a] = Obj::from(Bool::new(!value::truthy(frame.regs[b]))),
+            CONCAT => {
+                let x: Obj = frame.regs[b];
+                let y: Obj = frame.regs[c];
+                let r: Obj = concat2(x, y);
+                if r.is_null() {
+                    let mut handler: Obj = metamethod(x, 25);
+                    if handler.is_null() {
+                        handler = metamethod(y, 25);
+                    }
+                    if handler.is_null() {
+                        return Err(concat_error(pc as i64 - 1, x, y));
+                    }
+                    frame.regs[scratch] = handler;
+                    frame.regs[scratch + 1] = x;
+                    frame.regs[scratch + 2] = y;
+                    call_at = scratch;
+                    call_nargs = 2;
+                    call_c = 2;
+                    call_mode = TO_REG;
+                    call_dest = a;
+                } else {
+                    frame.regs[a] = r;
+                }
+            }
+            JMP => {
+                let target = (w >> 24) as usize;
+                let back = target < pc;
+                pc = target;
+                if back {
+                    can_enter_jit!();
+                    continue;
+                }
+            }
+            TESTJMP => {
+                let target = insn(pc as i64) as usize;
+                pc += 1;
+                if value::truthy(frame.regs[a]) == (c != 0) {
+                    let back = target < pc;
+                    pc = target;
+                    if back {
+                        can_enter_jit!();
+                        continue;
+                    }
+                }
+            }
+            EQ | LT | LE => {
+                let target = insn(pc as i64) as usize;
+                pc += 1;
+                let x: Obj = frame.regs[b];
+                let y: Obj = frame.regs[c];
+                let mut holds: bool = false;
+                if x.is::<Int>() && y.is::<Int>() {
+                    let i: i64 = x.cast::<Int>().v;
+                    let j: i64 = y.cast::<Int>().v;
+                    holds = match op {
+                        EQ => i == j,
+                        LT => i < j,
+                        _ => i <= j,
+                    };
+                } else if x.is::<Float>() && y.is::<Float>() {
+                    let f: f64 = x.cast::<Float>().v;
+                    let g: f64 = y.cast::<Float>().v;
+                    holds = match op {
+                        EQ => f == g,
+                        LT => f < g,
+                        _ => f <= g,
+                    };
+                } else if value::is_num(x) && value::is_num(y) {
+                    // An integer and a float: compared exactly.
+                    let flip: bool = x.is::<Float>();
+                    let i: i64 = if flip {
+                        y.cast::<Int>().v
+                    } else {
+                        x.cast::<Int>().v
+                    };
+                    let f: f64 = if flip {
+                        x.cast::<Float>().v
+                    } else {
+                        y.cast::<Float>().v
+                    };
+                    holds = if op == EQ {
+                        !lt_int_float(i, f, false, false) && lt_int_float(i, f, false, true)
+                    } else {
+                        lt_int_float(i, f, flip, op == LE)
+                    };
+                } else if x.is::<Str>() && y.is::<Str>() {
+                    holds = if op == EQ {
+                        str_eq(x.cast::<Str>(), y.cast::<Str>())
+                    } else {
+                        str_less(x.cast::<Str>(), y.cast::<Str>(), op == LE)
+                    };
+                } else if op == EQ && x.is::<Bool>() && y.is::<Bool>() {
+                    holds = x.cast::<Bool>().v == y.cast::<Bool>().v;
+                } else if op == EQ && !(x.is::<Table>() && y.is::<Table>()) {
+                    holds = x == y;
+                } else if op == EQ && x == y {
+                    holds = true;
+                } else {
+                    let event: i64 = match op {
+                        EQ => 26,
+                        LT => 27,
+                        _ => 28,
+                    };
+                    let mut handler: Obj = metamethod(x, event);
+                    if handler.is_null() {
+                        handler = metamethod(y, event);
+                    }
+                    if handler.is_null() {
+                        if op != EQ {
+                            return Err(compare_error(pc as i64 - 2, x, y));
+                        }
+                    } else {
+                        frame.regs[scratch] = handler;
+                        frame.regs[scratch + 1] = x;
+                        frame.regs[scratch + 2] = y;
+                        call_at = scratch;
+                        call_nargs = 2;
+                        call_c = 2;
+                        call_mode = BRANCH;
+                        call_dest = a;
+                        call_jump = target;
+                    }
+                }
+                if call_at == NO_CALL && holds != (a != 0) {
+                    pc = target;
+                }
+            }
+            FORPREP => {
+                let mut init: Obj = frame.regs[a];
+                let mut limit: Obj = frame.regs[a + 1];
+                let mut step: Obj = frame.regs[a + 2];
+                if init.is::<Str>() {
+                    init = to_number(init);
+                }
+                if limit.is::<Str>() {
+                    limit = to_number(limit);
+                }
+                if step.is::<Str>() {
+                    step = to_number(step);
+                }
+                let skip = (w >> 24) as usize;
+                if init.is::<Int>() && step.is::<Int>() && limit.is::<Int>() {
+                    let i: i64 = init.cast::<Int>().v;
+                    let l: i64 = limit.cast::<Int>().v;
+                    let s: i64 = step.cast::<Int>().v;
+                    if s == 0 {
+                        return Err(for_error(pc as i64 - 1, 0, step));
+                    }
+                    if (s > 0 && i > l) || (s < 0 && i < l) {
+                        pc = skip;
+                    } else {
+                        // The iterations left, counted unsigned so that
+                        // loops up to the integer limits never overflow.
+                        let span: u64 = if s > 0 {
+                            (l as u64).wrapping_sub(i as u64)
+                        } else {
+                            (i as u64).wrapping_sub(l as u64)
+                        };
+                        let stride: u64 = if s > 0 {
+                            s as u64
+                        } else {
+                            (s.wrapping_add(1).wrapping_neg() as u64) + 1
+                        };
+                        frame.regs[a + 1] = Obj::from(Int::new((span / stride) as i64));
+                        frame.regs[a + 3] = init;
+                    }
+                } else if value::is_num(init) && value::is_num(limit) && value::is_num(step) {
+                    let i: f64 = value::to_f64(init);
+                    let l: f64 = value::to_f64(limit);
+                    let s: f64 = value::to_f64(step);
+                    if s == 0.0 {
+                        return Err(for_error(pc as i64 - 1, 0, step));
+                    }
+                    frame.regs[a] = Obj::from(Float::new(i));
+                    frame.regs[a + 1] = Obj::from(Float::new(l));
+                    frame.regs[a + 2] = Obj::from(Float::new(s));
+                    // NaN bounds run no iteration.
+                    let runs: bool = if s > 0.0 { i <= l } else { i >= l };
+                    if !runs {
+                        pc = skip;
+                    } else {
+                        frame.regs[a + 3] = Obj::from(Float::new(i));
+                    }
+                } else {
+                    let what: i64 = if !value::is_num(init) {
+                        1
+                    } else if !value::is_num(limit) {
+                        2
+                    } else {
+                        3
+                    };
+                    // The message names the value as written (a string
+                    // that is no numeral is a string, not nil).
+                    let bad: Obj = frame.regs[a + what as usize - 1];
+                    return Err(for_error(pc as i64 - 1, what, bad));
+                }
+            }
+            FORLOOP => {
+                let body = (w >> 24) as usize;
+                let idx: Obj = frame.regs[a];
+                if idx.is::<Int>() {
+                    let left: i64 = frame.regs[a + 1].cast::<Int>().v;
+                    if left > 0 {
+                        let step: i64 = frame.regs[a + 2].cast::<Int>().v;
+                        let next: i64 = idx.cast::<Int>().v.wrapping_add(step);
+                        frame.regs[a + 1] = Obj::from(Int::new(left - 1));
+                        frame.regs[a] = Obj::from(Int::new(next));
+                        frame.regs[a + 3] = frame.regs[a];
+                        pc = body;
+                        can_enter_jit!();
+                        continue;
+                    }
+                } else {
+                    let s: f64 = frame.regs[a + 2].cast::<Float>().v;
+                    let l: f64 = frame.regs[a + 1].cast::<Float>().v;
+                    let next: f64 = idx.cast::<Float>().v + s;
+                    if (s > 0.0 && next <= l) || (s < 0.0 && next >= l) {
+                        frame.regs[a] = Obj::from(Float::new(next));
+                        frame.regs[a + 3] = frame.regs[a];
+                        pc = body;
+                        can_enter_jit!();
+                        continue;
+                    }
+                }
+            }
+            TFORCALL => {
+                frame.regs[a + 4] = frame.regs[a];
+                frame.regs[a + 5] = frame.regs[a + 1];
+                frame.regs[a + 6] = frame.regs[a + 2];
+                call_at = a + 4;
+                call_nargs = 2;
+                call_c = c + 1;
+            }
+            TFORLOOP => {
+                if !frame.regs[a + 4].is_null() {
+                    frame.regs[a + 2] = frame.regs[a + 4];
+                    pc = (w >> 24) as usize;
+                    can_enter_jit!();
+                    continue;
+                }
+            }
+            CALL => {
+                call_at = a;
+                call_nargs = if b == 0 {
+                    frame.top as usize - a - 1
+                } else {
+                    b - 1
+                };
+                call_c = c;
+            }
+            RETURN => {
+                let n: i64 = if b == 0 {
+                    frame.top - a as i64
+                } else {
+                    b as i64 - 1
+                };
+                frame.ret = a as i64;
+                return Ok(n);
+            }
+            CLOSURE => {
+                let p = w >> 24;
+                let nu = nupvals(p);
+                let mut up = Array::<Obj>::new(nu as usize);
+                let mut i: i64 = 0;
+                while i < nu {
+                    let d: i64 = upval(p, i);
+                    let at = (d & 0xffff_ffff) as usize;
+                    up[i as usize] = if d >> 32 != 0 {
+                        frame.regs[at]
+                    } else {
+                        frame.cl.up[at]
+                    };
+                    i += 1;
+                }
+                let made = Closure::new(next_serial(), p, frame.cl.k, up);
+                frame.regs[a] = Obj::from(made);
+            }
+            VARARG => {
+                let n: usize = frame.va.items.len();
+                let want: usize = if c == 0 { n } else { c - 1 };
+                if a + want > frame.regs.len() {
+                    return Err(overflow_error(pc as i64 - 1));
+                }
+                let mut i: usize = 0;
+                while i < want {
+                    frame.regs[a + i] = if i < n {
+                        frame.va.items[i]
+                    } else {
+                        Obj::null()
+                    };
+                    i += 1;
+                }
+                if c == 0 {
+                    frame.top = (a + want) as i64;
+                }
+            }
+            _ => return Err(call_error(pc as i64 - 1, Obj::null())),
+        }
+        if call_at == NO_CALL {
+            continue;
+        }
+        // The call sequence (module docs): `f(args)` laid out from call_at.
+        let mut f: Obj = frame.regs[call_at];
+        if !(f.is::<Closure>() || f.is::<Builtin>()) {
+            // `__call`: the handler gets the called value first.
+            let handler: Obj = metamethod(f, 29);
+            if handler.is_null() || call_at + call_nargs + 1 >= frame.regs.len() {
+                return Err(call_error(pc as i64 - 1, f));
+            }
+            let mut i: usize = call_at + call_nargs + 1;
+            while i > call_at {
+                frame.regs[i] = frame.regs[i - 1];
+                i -= 1;
+            }
+            frame.regs[call_at] = handler;
+            call_nargs += 1;
+            f = handler;
+        }
+        let n: i64 = if f.is::<Builtin>() && f.cast::<Builtin>().id == PCALL {
+            // `pcall(g, ...)`: g's results after `true`, or `false, error`.
+            let mut g: Obj = frame.regs[call_at + 1];
+            let mut ok: bool = true;
+            let mut got: i64 = 0;
+            if g.is::<Closure>() {
+                let cl = g.cast::<Closure>();
+                let p: i64 = cl.proto;
+                if frame.depth >= MAX_DEPTH {
+                    return Err(overflow_error(pc as i64 - 1));
+                }
+                let np = nparams(p) as usize;
+                let nargs: usize = if call_nargs > 0 { call_nargs - 1 } else { 0 };
+                let mut regs = Array::<Obj>::new(maxstack(p) as usize + SCRATCH);
+                let mut i: usize = 0;
+                while i < np && i < nargs {
+                    regs[i] = frame.regs[call_at + 2 + i];
+                    i += 1;
+                }
+                let nva: usize = if is_vararg(p) && nargs > np {
+                    nargs - np
+                } else {
+                    0
+                };
+                let mut va = Array::<Obj>::new(nva);
+                let mut j: usize = 0;
+                while j < nva {
+                    va[j] = frame.regs[call_at + 2 + np + j];
+                    j += 1;
+                }
+                let callee = Frame::new(
+                    regs,
+                    cl,
+                    Args::new(va),
+                    0,
+                    0,
+                    frame.depth + 1,
+                    frame,
+                    pc as i64 - 1,
+                );
+                match run(entry(p) as usize, callee) {
+                    Ok(r) => {
+                        got = r;
+                        let base = callee.ret as usize;
+                        let mut k: usize = 0;
+                        while (k as i64) < got {
+                            if call_at + 1 + k >= frame.regs.len() {
+                                return Err(overflow_error(pc as i64 - 1));
+                            }
+                            frame.regs[call_at + 1 + k] = callee.regs[base + k];
+                            k += 1;
+                        }
+                    }
+                    Err(e) => {
+                        ok = false;
+                        frame.regs[call_at + 1] = e;
+                    }
+                }
+            } else if g.is::<Builtin>() {
+                let id: i64 = g.cast::<Builtin>().id;
+                let nargs: i64 = if call_nargs > 0 {
+                    call_nargs as i64 - 1
+                } else {
+                    0
+                };
+                match call_builtin(id, frame, call_at as i64 + 1, nargs, pc as i64 - 1) {
+                    Ok(r) => got = r,
+                    Err(e) => {
+                        ok = false;
+                        frame.regs[call_at + 1] = e;
+                    }
+                }
+            } else {
+                ok = false;
+                frame.regs[call_at + 1] = call_error(pc as i64 - 1, g);
+            }
+            frame.regs[call_at] = Obj::from(Bool::new(ok));
+            if ok {
+                got + 1
+            } else {
+                2
+            }
+        } else if f.is::<Builtin>() {
+            let id: i64 = f.cast::<Builtin>().id;
+            call_builtin(id, frame, call_at as i64, call_nargs as i64, pc as i64 - 1)?
+        } else {
+            if frame.depth >= MAX_DEPTH {
+                return Err(overflow_error(pc as i64 - 1));
+            }
+            let cl = f.cast::<Closure>();
+            let p: i64 = cl.proto;
+            let np = nparams(p) as usize;
+            let mut regs = Array::<Obj>::new(maxstack(p) as usize + SCRATCH);
+            let mut i: usize = 0;
+            while i < np && i < call_nargs {
+                regs[i] = frame.regs[call_at + 1 + i];
+                i += 1;
+            }
+            let nva: usize = if is_vararg(p) && call_nargs > np {
+                call_nargs - np
+            } else {
+                0
+            };
+            let mut va = Array::<Obj>::new(nva);
+            let mut j: usize = 0;
+            while j < nva {
+                va[j] = frame.regs[call_at + 1 + np + j];
+                j += 1;
+            }
+            let callee = Frame::new(
+                regs,
+                cl,
+                Args::new(va),
+                0,
+                0,
+                frame.depth + 1,
+                frame,
+                pc as i64 - 1,
+            );
+            let got = run(entry(p) as usize, callee)?;
+            let base = callee.ret as usize;
+            let mut k: usize = 0;
+            while (k as i64) < got {
+                if call_at + k >= frame.regs.len() {
+                    return Err(overflow_error(pc as i64 - 1));
+                }
+                frame.regs[call_at + k] = callee.regs[base + k];
+                k += 1;
+            }
+            got
+        };
+        // `n` results are at call_at: adjust them to what was asked.
+        let want: usize = if call_c == 0 { n as usize } else { call_c - 1 };
+        let mut k: usize = n as usize;
+        while k < want {
+            frame.regs[call_at + k] = Obj::null();
+            k += 1;
+        }
+        if call_c == 0 {
+            frame.top = (call_at + want) as i64;
+        }
+        if call_mode == TO_REG {
+            frame.regs[call_dest] = frame.regs[call_at];
+        } else if call_mode == BRANCH && value::truthy(frame.regs[call_at]) != (call_dest != 0) {
+            pc = call_jump;
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! The `lua` command line: `-e`, `-` (stdin), a script with arguments, the
+//! JIT's `--stats` on a loop-heavy program (loops compiled and entered),
+//! and clear errors for a missing file, a syntax error and binary garbage.
+
+use majit::metainterp::testing::bin_command;
+use std::io::Write;
+use std::process::{Output, Stdio};
+
+fn lua(args: &[&str], stdin: &[u8]) -> Output {
+    let mut cmd = bin_command(env!("CARGO_BIN_EXE_lua"));
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("lua starts");
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(stdin)
+        .expect("stdin takes the input");
+    child.wait_with_output().expect("lua ends")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn a_chunk_from_the_command_line_and_from_stdin_runs() {
+    let out = lua(&["--no-jit", "-e", "print(1 + 2, 'x' .. 3)"], b"");
+    assert_eq!(text(&out.stdout), "3\tx3\n");
+    assert!(out.status.success());
+    let out = lua(
+        &["-"],
+        b"local s = 0 for i = 1, 10 do s = s + i end print(s)",
+    );
+    assert_eq!(text(&out.stdout), "55\n");
+}
+
+#[test]
+fn the_jit_compiles_and_enters_a_hot_loop() {
+    let src = "local s = 0 for i = 1, 100000 do s = s + i % 7 end print(s)";
+    let out = lua(&["--stats", "-e", src], b"");
+    assert_eq!(text(&out.stdout), "300000\n");
+    let stats = text(&out.stderr);
+    let line = stats
+        .lines()
+        .find(|l| l.starts_with("loops: "))
+        .unwrap_or_else(|| panic!("no loop line in:\n{stats}"));
+    let numbers: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(numbers[0] >= 1 && numbers[1] >= 1, "{stats}");
+}
+
+#[test]
+fn errors_are_reported_with_a_status_never_a_crash() {
+    let out = lua(&["/nonexistent/x.lua"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).starts_with("lua: cannot open /nonexistent/x.lua"));
+    let out = lua(&["-e", "x = = 1"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("lua: (command line):1: unexpected symbol near '='"),
+        "{err}"
+    );
+    let garbage: Vec<u8> = (0..2000u32).map(|i| (i * 7919 % 251) as u8).collect();
+    let out = lua(&["-"], &garbage);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).starts_with("lua: stdin:"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = lua(&["-e", "error('boom')"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).starts_with("lua: (command line):1: boom"));
+}

@@ -1,0 +1,10 @@
+-- errors: non-string error values get no position information
+print(pcall(error))
+print(pcall(error, nil))
+print(pcall(error, 42))
+print(pcall(error, 4.5))
+print(pcall(error, true))
+print(pcall(function() error(42) end))
+print(pcall(function() error("str") end))
+print(pcall(function() error(42, 2) end))
+print(select("#", pcall(error)))

@@ -1,0 +1,10 @@
+-- errors: pcall returns true plus results, or false plus the error value
+print(pcall(function() return 1, 2, 3 end))
+print(pcall(function() end))
+print(select("#", pcall(function() end)))
+print(pcall(function(a, b) return a + b end, 3, 4))
+print(pcall(function() local x = nil; return x.y end))
+print(pcall(pcall, error, "inner"))
+print(pcall(42))
+print(pcall(pcall))
+print(pcall(string.rep, "ab", 3))

@@ -1,0 +1,2 @@
+-- errors: error() with no value, uncaught
+error()

@@ -1,0 +1,13 @@
+-- library: io.write with several arguments, numbers and chaining
+io.write("a", "b", "c", "\n")
+io.write(1, " ", 2.5, " ", -0.0, " ", 1e100, " ", 2^63, " ", math.mininteger, "\n")
+io.write(1.0, " ", 3.0, " ", 1e15, " ", 0.1, "\n")
+io.write()
+io.write("")
+local f = io.write("chained ")
+print(f == io.stdout)
+io.write("x"):write("y"):write("z\n")
+io.write(string.format("%5.2f|\n", math.pi))
+print(pcall(io.write, {}))
+print(pcall(io.write, nil))
+io.write("no trailing newline")

@@ -1,0 +1,11 @@
+-- library: math.floor ceil abs max min keep integer results where possible
+print(math.floor(3.7), math.floor(-3.7), math.floor(5), math.floor(-0.0), math.floor(2^62))
+print(math.ceil(3.2), math.ceil(-3.2), math.ceil(5), math.ceil(1e100) == 1e100)
+print(math.type(math.floor(3.7)), math.type(math.ceil(3.2)), math.type(math.floor(1e100)))
+print(math.abs(-5), math.abs(5.5), math.abs(-0.0), math.abs(math.mininteger))
+print(math.max(1, 5, 3), math.max(1.5, 2), math.max(2, 1.5), math.max(-1))
+print(math.min(1, 5, 3), math.min(1.5, 2), math.min(1, 1.0), math.min(1.0, 1))
+print(math.max(3, 3.0), math.type(math.max(3, 3.0)))
+print(pcall(math.max))
+print(pcall(math.floor, "3.7"), math.floor("3"))
+print(math.sqrt(16), math.sqrt(2) ^ 2 == 2, math.sqrt(-1) ~= math.sqrt(-1))

@@ -1,0 +1,11 @@
+-- library: math.fmod (truncating remainder) and math.modf
+print(math.fmod(7, 3), math.fmod(-7, 3), math.fmod(7, -3), math.fmod(-7, -3))
+print(math.fmod(7.5, 2), math.fmod(-7.5, 2), math.type(math.fmod(7, 3)), math.type(math.fmod(7.0, 3)))
+print(math.fmod(math.mininteger, -1), math.fmod(5, math.huge), math.fmod(1, 0.0) ~= math.fmod(1, 0.0))
+print(pcall(math.fmod, 1, 0))
+print(math.modf(3.7))
+print(math.modf(-3.7))
+print(math.modf(5))
+print(math.modf(math.huge))
+print(math.modf(-math.huge))
+print(math.modf(-0.5))

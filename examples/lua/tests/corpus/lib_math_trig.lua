@@ -1,0 +1,12 @@
+-- library: transcendental functions (printed with fixed precision)
+local function f6(...) local t = {} for i, v in ipairs({...}) do t[i] = string.format("%.6f", v) end return table.concat(t, " ") end
+print(f6(math.sin(0), math.sin(math.pi / 6), math.sin(math.pi / 2), math.sin(-1)))
+print(f6(math.cos(0), math.cos(math.pi / 3), math.cos(math.pi), math.cos(2)))
+print(f6(math.tan(0), math.tan(math.pi / 4), math.tan(1)))
+print(f6(math.asin(0), math.asin(1), math.asin(0.5), math.acos(1), math.acos(0), math.acos(-1)))
+print(f6(math.atan(1), math.atan(1, 1), math.atan(1, -1), math.atan(-1, -1), math.atan(0, -1)))
+print(f6(math.exp(0), math.exp(1), math.exp(-1), math.exp(2.5)))
+print(f6(math.log(1), math.log(math.exp(2)), math.log(8, 2), math.log(100, 10), math.log(27, 3)))
+print(math.log(8, 2), math.log(1024, 2), math.log(1000, 10), math.log(0), math.exp(0))
+print(f6(math.sqrt(2), math.sqrt(10), math.pi, -math.pi))
+print(math.sin(0), math.cos(0), math.type(math.sin(0)), math.atan(0))

@@ -1,0 +1,5 @@
+-- library: os.exit with a status code (buffered output is flushed)
+io.write("written before exit\n")
+print("printed before exit")
+os.exit(3)
+print("never")

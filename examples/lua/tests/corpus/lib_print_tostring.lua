@@ -1,0 +1,11 @@
+-- library: print separates with tabs and ends with a newline
+print()
+print(nil)
+print(1, nil, 3)
+print("a", "b", "c")
+print(true, false, 1.5, -0.0, 10 // 3, 2^63)
+print("")
+print("", "")
+print("embedded\ttab", "new\nline")
+print(tostring(123), tostring(-1.5), tostring(true), tostring(nil))
+print(select("#", print()))

@@ -1,0 +1,10 @@
+-- metatables: missing metamethods produce arithmetic errors
+local t = setmetatable({}, {__add = function() return "added" end})
+print(t + 1, 1 + t)
+print(pcall(function() return t - 1 end))
+print(pcall(function() return t * t end))
+print(pcall(function() return t .. "" end))
+print(pcall(function() return t < t end))
+print(pcall(function() return t() end))
+local only_second = setmetatable({}, {__sub = function(a, b) return "sub from " .. type(a) end})
+print({} - only_second, only_second - {})

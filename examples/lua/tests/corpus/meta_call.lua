@@ -1,0 +1,12 @@
+-- metatables: __call makes tables callable
+local callable = setmetatable({name = "c"}, {__call = function(self, a, b) return self.name, a, b end})
+print(callable(1, 2))
+print(callable())
+local Class = setmetatable({}, {__call = function(cls, v) return {value = v} end})
+print(Class(42).value)
+local counter = setmetatable({n = 0}, {__call = function(self) self.n = self.n + 1 return self.n end})
+counter(); counter()
+print(counter(), pcall(counter))
+local multi = setmetatable({}, {__call = function(_, ...) return select("#", ...), ... end})
+print(multi(nil, nil))
+print(pcall(setmetatable({}, {}), 1))

@@ -1,0 +1,15 @@
+-- metatables: __metatable protects and hides a metatable
+local t = setmetatable({}, {__metatable = "locked", __index = {x = 1}})
+print(getmetatable(t), t.x)
+print(pcall(setmetatable, t, {}))
+print(pcall(setmetatable, t, nil))
+local hidden = setmetatable({}, {__metatable = false})
+print(getmetatable(hidden))
+print(getmetatable("abc").__index == string)
+print(getmetatable({}), getmetatable(1), getmetatable(nil), getmetatable(print))
+local mt = {}
+local plain = setmetatable({}, mt)
+print(getmetatable(plain) == mt)
+print(setmetatable(plain, nil) == plain, getmetatable(plain))
+print(pcall(setmetatable, {}, 5))
+print(pcall(setmetatable, 5, {}))

@@ -1,0 +1,12 @@
+-- metatables: __name is used by tostring and in argument error messages
+local obj = setmetatable({}, {__name = "MyType"})
+print(tostring(obj):match("^MyType: ") ~= nil)
+print(pcall(string.rep, obj, 2))
+print(pcall(string.format, "%d", obj))
+print(pcall(math.floor, obj))
+local both = setmetatable({}, {__name = "Named", __tostring = function() return "custom wins" end})
+print(tostring(both))
+local nonstring = setmetatable({}, {__name = 42})
+print(tostring(nonstring):match("^table: ") ~= nil)
+print(pcall(function() return obj + 1 end))
+print(pcall(function() return obj.x.y end))

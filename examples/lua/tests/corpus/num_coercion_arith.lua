@@ -1,0 +1,10 @@
+-- numbers: strings are converted to numbers in arithmetic
+print("10" + 1, "3.0" + 1, "0x10" + 0, " 5 " * 2, "1e2" * 1)
+print(math.type("10" + 1), math.type("10" * "2"), math.type("10" / "2"))
+print("10" - "4", "2" ^ "3", "7" // "2", "7" % "3", -"3", -"3.5")
+print(pcall(function() return 10 .. "" + 1 end))
+print(pcall(function() return "abc" + 1 end))
+print(pcall(function() return {} + 1 end))
+print(pcall(function() return "1" + "x" end))
+print("  0x1p4  " + 0, "-0x10" + 0, "1" + 0.5)
+print("9223372036854775807" + 0, "9223372036854775808" + 0)

@@ -1,0 +1,11 @@
+-- numbers: modulo takes the sign of the divisor
+print(7 % 3, -7 % 3, 7 % -3, -7 % -3)
+print(7.5 % 2, -7.5 % 2, 7.5 % -2, -7.5 % -2)
+print(5.3 % 2 == 5.3 - 4, 6 % 3, -6 % 3, 0 % -3)
+print(5 % math.huge, -5 % math.huge, 5 % -math.huge, -5 % -math.huge)
+print(1 % 0.0, math.huge % 2, -0.0 % 1)
+print(math.mininteger % -1, math.maxinteger % 2, math.mininteger % 2)
+print(math.type(7 % 3), math.type(7.0 % 3))
+for a = -4, 4 do io.write(a % 3, " ") end print()
+for a = -4, 4 do io.write(a % -3, " ") end print()
+print(string.format("%.10f", 3.7 % 1), string.format("%.10f", -3.7 % 1))

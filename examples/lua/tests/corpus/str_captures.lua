@@ -1,0 +1,10 @@
+-- strings: captures, nested captures and position captures
+print(("John Smith"):match("(%a+) (%a+)"))
+print(("2024-06-01"):match("((%d+)-(%d+))-(%d+)"))
+print(("hello"):match("()ll()"), ("hello"):match("()"), ("hello"):match("()$"))
+print(("abc"):match("(a)(b)(c)"), ("abc"):match("a(b?)c"), ("ac"):match("a(b?)c"))
+print(select("#", ("abc"):match("(a)(b)(c)")), ("abc"):match("b"), ("abc"):match("(x)"))
+print(("key: value"):match("^(%w+):%s*(.*)$"))
+print(string.find("[[x]]", "%[(%[?)(.-)%]%]"))
+print(("aXbXc"):match("(.-)X(.-)X(.*)"))
+print(("  trim me  "):match("^%s*(.-)%s*$") .. "|")

@@ -1,0 +1,12 @@
+-- strings: comparison is bytewise (in the C locale)
+print("a" < "b", "b" < "a", "a" < "a", "a" <= "a")
+print("abc" < "abd", "abc" < "ab", "ab" < "abc", "" < "a", "" < "")
+print("Z" < "a", "A" < "a", "0" < "A", " " < "!")
+print("a\0b" < "a\0c", "a\0" > "a", "a\0b" > "a")
+print("\255" > "\127", "\128" > "a")
+print("10" < "9", "100" < "99", "abc" == "abc", "abc" ~= "ABC")
+local words = {"pear", "Apple", "banana", "apple", "Banana", "cherry", "_x", "123"}
+table.sort(words)
+print(table.concat(words, " "))
+print(pcall(function() return "a" < 1 end))
+print(pcall(function() return {} < "a" end))

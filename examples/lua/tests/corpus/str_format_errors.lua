@@ -1,0 +1,11 @@
+-- strings: string.format errors and %%
+print(string.format("100%%"), string.format("%%d"), string.format("%%%d%%", 50))
+print(pcall(string.format, "%5%"))
+print(pcall(string.format, "%y", 1))
+print(pcall(string.format, "%d"))
+print(pcall(string.format, "%", 1))
+print(pcall(string.format, "%10.3q", "x"))
+print(pcall(string.format, "%123d", 1))
+print(pcall(string.format))
+print(pcall(string.format, {}))
+print(string.format("%s %s", "only extra", "args", "ignored"))

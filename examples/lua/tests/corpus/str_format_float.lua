@@ -1,0 +1,13 @@
+-- strings: %f %e %E %g %G with precision, width and flags
+print(string.format("%f|%.2f|%.0f|%10.3f|%-10.1f|", 3.14159, 3.14159, 3.14159, 3.14159, 3.14159))
+print(string.format("%.0f %.0f %.0f %.0f", 0.5, 1.5, 2.5, -0.5))
+print(string.format("%e|%.2e|%E|%.0e", 12345.678, 12345.678, 0.00012, 5e10))
+print(string.format("%g|%g|%g|%g|%g", 100000, 1000000, 0.0001, 0.00001, 123.456))
+print(string.format("%.3g|%.10g|%G|%G", 3.14159, 1/3, 1e-10, 1e20))
+print(string.format("%+.2f|% .2f|%08.2f|%+08.2f", 2.5, 2.5, -2.5, 2.5))
+print(string.format("%#.0f|%#g|%#.3g", 3.0, 1.0, 1.0))
+print(string.format("%f|%e|%g", 42, 42, 42))
+print(string.format("%.14g|%.17g", 0.1, 0.1))
+print(string.format("%5.1f|%5.1f", -0.0, 0.04))
+print(string.format("%.3f", 2/3), string.format("%.20f", 0.1))
+print(string.format("%10.4e|%-12.3E|", math.pi, -math.pi))

@@ -1,0 +1,10 @@
+-- strings: string.format integer conversions with widths and flags
+print(string.format("%d|%i|%5d|%-5d|%05d", 42, 42, 42, 42, 42))
+print(string.format("%+d|% d|%+d|% d", 5, 5, -5, -5))
+print(string.format("%.3d|%8.3d|%-8.3d|", 7, 7, 7))
+print(string.format("%d %d", math.maxinteger, math.mininteger))
+print(string.format("%d", -0), string.format("%5.0d|", 0), string.format("%d", 3.0))
+print(string.format("%d", "10"), string.format("%x", "255"))
+print(pcall(string.format, "%d", 1.5))
+print(pcall(string.format, "%d", "x"))
+print(string.format("%u", 42), string.format("%c%c%c", 76, 117, 97))

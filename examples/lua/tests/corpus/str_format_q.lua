@@ -1,0 +1,16 @@
+-- strings: %q produces a string that reads back as the same value
+print(string.format("%q", "hello"))
+print(string.format("%q", 'quote " and \\ backslash'))
+print(string.format("%q", "line1\nline2"))
+print(string.format("%q", "tab\tcr\rnul\0bell\a"))
+print(string.format("%q", "\0001"), string.format("%q", "\1\0019"))
+print(string.format("%q", "\127\200\255"):byte(1, -1))
+print(string.format("%q", 42), string.format("%q", -7), string.format("%q", math.mininteger))
+print(string.format("%q", 1.0), string.format("%q", 0.1), string.format("%q", -2.5))
+print(string.format("%q", 1/0), string.format("%q", -1/0), string.format("%q", 0/0))
+print(string.format("%q", true), string.format("%q", nil), string.format("%q", false))
+print(pcall(string.format, "%q", {}))
+local s = "weird\n\"\\\0\r\t text"
+local back = load("return " .. string.format("%q", s))()
+print(back == s)
+print(load("return " .. string.format("%q", 0.1))() == 0.1)

@@ -1,0 +1,8 @@
+-- strings: string functions accept numbers (converted with tostring rules)
+print(string.len(12345), string.rep(7, 3), string.upper(1.5), string.reverse(123))
+print(string.sub(3.25, 2), string.byte(9), string.find(12345, 34))
+print(string.format("%s|%d", 10, "10"), string.gsub(1000, "0", "o"))
+print(("x"):rep("3"), string.char("65"))
+print(pcall(string.rep))
+print(pcall(string.upper, nil))
+print(pcall(string.len, {}))

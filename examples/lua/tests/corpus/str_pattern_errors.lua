@@ -1,0 +1,18 @@
+-- strings: malformed patterns raise errors
+local function try(pat)
+  local ok, msg = pcall(string.find, "abc", pat)
+  print(pat, ok, msg)
+end
+try("%")
+try("[a")
+try("[^")
+try("(a")
+try("a)")
+try("%a)")
+try("%b")
+try("%ba")
+try("%f")
+try("%1")
+try("(a)%2")
+print(pcall(string.gsub, "abc", "(", "x"))
+print(pcall(string.gmatch("abc", "[a"), nil))

@@ -1,0 +1,7 @@
+-- strings: tostring of every basic value type (no addresses printed)
+print(tostring(nil), tostring(true), tostring(false), tostring(12), tostring(-1.25))
+print(tostring("s"), tostring(""), type(tostring(print)))
+print(tostring(print):match("^function: ") ~= nil, tostring({}):match("^table: ") ~= nil)
+print(tostring(function() end):match("^function: ") ~= nil)
+print(pcall(tostring))
+print(select("#", tostring(1, 2)))

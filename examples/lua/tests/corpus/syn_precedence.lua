@@ -1,0 +1,18 @@
+-- syntax: operator precedence and associativity
+print(2 + 3 * 4, (2 + 3) * 4, 2 * 3 ^ 2, -2 ^ 2, (-2) ^ 2)
+print(2 ^ 3 ^ 2, (2 ^ 3) ^ 2)
+print(1 .. 2 .. 3, "a" .. "b" == "ab")
+print(not 1 == 2, not (1 == 2), not nil == true)
+print(1 < 2 == true, 1 + 1 == 2 and 3 or 4)
+print(1 | 2 & 3, 5 & 3 | 8, 1 ~ 3 & 2, 1 << 2 + 1, 256 >> 2 * 2)
+print(3 | 4 == 7)
+print(#"abc" + 1, -#"ab", - -2, not not nil)
+print(10 - 2 - 3, 100 / 10 / 2, 2 ^ -1, 7 // 2 * 2, 7 % 4 % 3)
+print(1 .. 2 == "12", "x" .. 1 + 2)
+print(false or true and false, nil and 1 or 2, 1 or error("no"))
+print(-3 % 5, -(3 % 5), -2 ^ -2)
+print(~0 >> 60, ~5 & 0xF, ~ ~7)
+print(1 + 2 < 4, "a" < "b" == true)
+local x = 3
+print(-x ^ 2, x ^ 2 * -1, 2 * x .. "!")
+print(1 < 2 and 2 < 3, 1 == 1 ~= false)

@@ -1,0 +1,2 @@
+-- syntax error: unknown attribute
+local x <foo> = 1

@@ -1,0 +1,3 @@
+-- syntax error: assignment to a const variable
+local limit <const> = 10
+limit = 11

@@ -1,0 +1,3 @@
+-- syntax error: = expected
+local t = {}
+t.x 5

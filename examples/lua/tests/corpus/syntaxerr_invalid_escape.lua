@@ -1,0 +1,2 @@
+-- syntax error: invalid escape sequence
+print("bad \q escape")

@@ -1,0 +1,11 @@
+-- syntax errors from load() carry the chunk name
+print(load("x = = 1", "=custom"))
+print(load("x = = 1", "@file.lua"))
+print(load("x = = 1", "literal name"))
+print(load("\n\nx = = 1"))
+print(load("x = 1\ny = = 2", "=multi"))
+print(load("a very long chunk of source text that goes on and on and on = 1"))
+print(load("first line\nsecond line"))
+local f, e = load(function() return nil end)
+print(type(f), e)
+print(load("return 1", "=name", "b"))

@@ -1,0 +1,2 @@
+-- syntax error: malformed number
+local x = 3x

@@ -1,0 +1,3 @@
+-- syntax error: missing end at end of file
+if true then
+  print("x")

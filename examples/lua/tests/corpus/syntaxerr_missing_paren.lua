@@ -1,0 +1,3 @@
+-- syntax error: missing closing parenthesis
+print((1 + 2)
+print(3)

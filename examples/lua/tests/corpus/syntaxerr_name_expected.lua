@@ -1,0 +1,3 @@
+-- syntax error: name expected after dot
+local t = {}
+print(t.)

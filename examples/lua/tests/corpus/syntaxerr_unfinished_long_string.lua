@@ -1,0 +1,3 @@
+-- syntax error: unfinished long string
+local s = [[never
+closed

@@ -1,0 +1,3 @@
+-- syntax error: unfinished string
+local s = "abc
+print(s)

@@ -1,0 +1,4 @@
+-- syntax error: vararg outside a vararg function
+local function f()
+  return ...
+end

@@ -1,0 +1,15 @@
+-- tables: table.unpack and table.pack
+print(table.unpack({1, 2, 3}))
+print(table.unpack({1, 2, 3}, 2))
+print(table.unpack({1, 2, 3}, 2, 3))
+print(table.unpack({1, 2, 3}, 3, 5))
+print(select("#", table.unpack({}, 1, 0)), select("#", table.unpack({}, 1, 3)))
+local p = table.pack(1, nil, 3, nil)
+print(p.n, p[1], p[2], p[3], p[4])
+local e = table.pack()
+print(e.n, #e)
+print(table.unpack(table.pack("a", "b")))
+print(table.unpack({"x", "y", "z"}, -1, 1))
+print(pcall(table.unpack, {}, 1, 1e8))
+local function sum(...) local s = 0 for _, v in ipairs({...}) do s = s + v end return s end
+print(sum(table.unpack({1, 2, 3, 4, 5})))
