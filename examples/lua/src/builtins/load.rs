@@ -169,3 +169,21 @@ fn replace(s: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_headers_are_refused_as_lua54_checks_them() {
+        assert_eq!(binary_error(b"\x1bLua"), "truncated chunk");
+        assert_eq!(binary_error(b"\x1bLuaQ"), "version mismatch");
+        assert_eq!(binary_error(b"\x1bLub"), "not a binary chunk");
+    }
+
+    #[test]
+    fn replace_substitutes_every_occurrence() {
+        assert_eq!(replace(b"a.b.c", b".", b"/"), b"a/b/c");
+        assert_eq!(replace(b"./?.lua;?", b"?", b"m"), b"./m.lua;m");
+    }
+}

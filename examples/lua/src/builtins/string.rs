@@ -398,3 +398,17 @@ fn gmatch_step(c: &Call) -> Result<Vec<Obj>, Obj> {
     tbl::set(st, int(3), int(s.len() as i64 + 1));
     Ok(Vec::new())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_clip_as_lua54s() {
+        assert_eq!(
+            (start_pos(0, 3), start_pos(-1, 3), start_pos(-9, 3)),
+            (1, 3, 1)
+        );
+        assert_eq!((end_pos(9, 3), end_pos(-1, 3), end_pos(-9, 3)), (3, 3, 0));
+    }
+}
