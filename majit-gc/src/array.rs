@@ -87,6 +87,21 @@ impl<T: Elem> Array<T> {
             PhantomData,
         )
     }
+    /// [`Array::new`] bumped inline through `heap` (what `#[jit_interp]`
+    /// makes of `Array::new` in an interpreter's body).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __majit_new_in(heap: &thread_heap::RunHeap, len: usize) -> Array<T> {
+        match heap.alloc_array(T::array_type(), len) {
+            Some(p) => Array(p, PhantomData),
+            None => Self::new_slow(len),
+        }
+    }
+    #[cold]
+    #[inline(never)]
+    fn new_slow(len: usize) -> Array<T> {
+        Self::new(len)
+    }
     /// The null handle.
     pub fn null() -> Array<T> {
         Array(0, PhantomData)

@@ -206,6 +206,15 @@ impl Gc {
         Some((NonNull::new(fast.words)?, fast.size, fast.header))
     }
 
+    /// The words of the headered nursery region (where arrays go) and the
+    /// largest object it takes, for an inline bump outside the heap (the
+    /// contract of [`crate::jit`]).
+    pub fn headered_region_words(&self) -> (NonNull<RegionWords>, usize) {
+        let heap = self.heap();
+        let words = NonNull::new(heap.regions[0].words).expect("a region owns its words");
+        (words, heap.max_nursery_object)
+    }
+
     /// Allocates an array of `len` zeroed items. May collect.
     pub fn alloc_array(&mut self, ty: TypeId, len: usize) -> Result<GcRef> {
         self.heap_mut().alloc_array(ty, len).map(GcRef)
@@ -337,6 +346,25 @@ impl Gc {
         let shadow = &mut self.heap_mut().roots.shadow;
         shadow.push(r);
         shadow.len() - 1
+    }
+
+    /// Pushes `refs` (addresses) as roots, in order.
+    #[inline]
+    pub fn push_roots(&mut self, refs: &[usize]) {
+        let shadow = &mut self.heap_mut().roots.shadow;
+        shadow.extend(refs.iter().map(|&r| GcRef(r)));
+    }
+
+    /// Closes `scope` after writing its first `refs.len()` roots, as the
+    /// collector left them, back to `refs`.
+    #[inline]
+    pub fn leave_scope_into(&mut self, scope: RootScope, refs: &mut [usize]) {
+        let shadow = &mut self.heap_mut().roots.shadow;
+        let rooted = &shadow[scope.depth()..scope.depth() + refs.len()];
+        for (r, g) in refs.iter_mut().zip(rooted) {
+            *r = g.0;
+        }
+        shadow.truncate(scope.depth());
     }
 
     /// Pops the top root.

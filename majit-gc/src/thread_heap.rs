@@ -140,6 +140,8 @@ pub struct ArrayType {
     /// The items are references the collector traces.
     pub items_are_refs: bool,
     key: TypeKey,
+    /// As [`StructType`]'s: the fast path of [`array_type_id`].
+    cached: AtomicU64,
 }
 
 impl ArrayType {
@@ -150,6 +152,7 @@ impl ArrayType {
             item_size,
             items_are_refs,
             key: TypeKey::new(),
+            cached: AtomicU64::new(0),
         }
     }
 }
@@ -256,14 +259,27 @@ pub fn shared() -> Result<Rc<RefCell<Gc>>> {
 /// The type id of `t` in the current heap, registering it on first use.
 #[inline]
 pub fn type_id(t: &StructType) -> Result<TypeId> {
-    let (serial, cached) = (SERIAL.with(Cell::get), t.cached.load(Ordering::Relaxed));
+    cached_id(&t.cached, || with_current(|h| h.type_id(t)))
+}
+
+/// The type id cached in `cache` for the current heap, else `register`'s
+/// (then cached): a thread-local load, a load and a compare when cached.
+#[inline(always)]
+fn cached_id(cache: &AtomicU64, register: impl FnOnce() -> Result<TypeId>) -> Result<TypeId> {
+    let (serial, cached) = (SERIAL.with(Cell::get), cache.load(Ordering::Relaxed));
     if serial != 0 && (cached >> 32) as u32 == serial {
         return Ok(TypeId(cached as u32));
     }
-    let ty = with_current(|h| h.type_id(t))?;
+    cache_id(cache, register)
+}
+
+/// [`cached_id`]'s slow path, out of line so that class tests stay small.
+#[cold]
+#[inline(never)]
+fn cache_id(cache: &AtomicU64, register: impl FnOnce() -> Result<TypeId>) -> Result<TypeId> {
+    let ty = register()?;
     let serial = SERIAL.with(Cell::get);
-    t.cached
-        .store(u64::from(serial) << 32 | u64::from(ty.0), Ordering::Relaxed);
+    cache.store(u64::from(serial) << 32 | u64::from(ty.0), Ordering::Relaxed);
     Ok(ty)
 }
 
@@ -300,8 +316,9 @@ pub fn alloc(t: &StructType) -> Result<usize> {
 /// [`alloc`]); fails when the array is larger than `MAJIT_MAX_HEAP` or
 /// the heap's address space is exhausted.
 pub fn alloc_array(t: &ArrayType, len: usize) -> Result<usize> {
+    // Through the cache, which `RunHeap::alloc_array`'s fast path reads.
+    let ty = array_type_id(t)?;
     with_current(|h| {
-        let ty = h.array_type_id(t)?;
         let obj = h.gc.borrow_mut().alloc_array_uncollected(ty, len)?;
         Ok(obj.addr())
     })
@@ -321,8 +338,9 @@ pub fn alloc_array_or_exit(t: &ArrayType, len: usize) -> usize {
 
 /// The type id of array type `t` in the current heap, registering it on
 /// first use.
+#[inline]
 pub fn array_type_id(t: &ArrayType) -> Result<TypeId> {
-    with_current(|h| h.array_type_id(t))
+    cached_id(&t.cached, || with_current(|h| h.array_type_id(t)))
 }
 
 /// [`alloc`] for callers that cannot return an error: on failure prints
@@ -376,14 +394,26 @@ pub fn write_barrier_headered(obj: usize) {
 pub struct RunHeap {
     gc: Rc<RefCell<Gc>>,
     requested: *const bool,
+    /// The headered region, where arrays are bumped ([`RunHeap::alloc_array`]).
+    arrays: NonNull<RegionWords>,
+    /// The largest array the region takes, in bytes.
+    max_array: usize,
 }
 
 impl RunHeap {
     /// The current heap (created from the environment if there is none).
     pub fn current() -> Result<RunHeap> {
         let gc = shared()?;
-        let requested = gc.borrow().collect_requested_addr();
-        Ok(RunHeap { gc, requested })
+        let (requested, (arrays, max_array)) = {
+            let g = gc.borrow();
+            (g.collect_requested_addr(), g.headered_region_words())
+        };
+        Ok(RunHeap {
+            gc,
+            requested,
+            arrays,
+            max_array,
+        })
     }
 
     /// [`RunHeap::current`] for callers that cannot return an error: on
@@ -412,11 +442,45 @@ impl RunHeap {
         })
     }
 
-    /// [`RunHeap::bump`] for callers that cannot return an error: prints
-    /// why and exits with status 70.
-    pub fn bump_or_exit(&self, t: &StructType) -> Bump<'_> {
-        self.bump(t)
-            .unwrap_or_else(|e| exit_with(format!("cannot register `{}`: {e}", t.name)))
+    /// The lazy inline allocator of struct type `t`: [`RunHeap::bump`]
+    /// on its first allocation, so a run pays only for the types it
+    /// allocates.
+    pub fn lazy_bump(&self, t: &'static StructType) -> LazyBump<'_> {
+        LazyBump {
+            heap: self,
+            t,
+            bump: Cell::new(None),
+        }
+    }
+
+    /// An array of `len` zeroed items of type `t` bumped inline in the
+    /// nursery, or `None` when the caller must take [`alloc_array`] (the
+    /// region is full, the array too large, stress mode, or the type not
+    /// yet registered: its first array takes the slow path).
+    #[inline(always)]
+    pub fn alloc_array(&self, t: &ArrayType, len: usize) -> Option<usize> {
+        let (serial, cached) = (SERIAL.with(Cell::get), t.cached.load(Ordering::Relaxed));
+        if serial == 0 || (cached >> 32) as u32 != serial {
+            return None;
+        }
+        let bytes =
+            crate::layout::array_bytes(t.item_size, len).filter(|&b| b <= self.max_array)?;
+        let w = self.arrays.as_ptr();
+        // SAFETY: the region words live while the heap does, which `self`
+        // keeps alive; nothing else accesses them during these loads and
+        // stores (one thread, no call between). The bytes from `free` to
+        // the region's end are zero (`nursery.rs`), `bytes` ≥ 16.
+        unsafe {
+            let obj = (*w).free;
+            let next = obj + bytes;
+            if next > (*w).top {
+                return None;
+            }
+            (*w).free = next;
+            *(obj as *mut u64) = TypeId(cached as u32).header();
+            *((obj + crate::layout::ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64;
+            Some(obj)
+        }
     }
 
     /// Whether an allocation asked for a collection since the last one.
@@ -460,9 +524,7 @@ impl RunHeap {
     pub fn root(&self, handles: &[usize]) -> Roots<'_> {
         let mut gc = self.gc.borrow_mut();
         let scope = gc.enter_scope();
-        for &h in handles {
-            gc.push_root(GcRef(h));
-        }
+        gc.push_roots(handles);
         Roots {
             heap: self,
             scope: Some(scope),
@@ -475,11 +537,7 @@ impl Roots<'_> {
     /// slice they were rooted from) and unroots them.
     pub fn release(mut self, handles: &mut [usize]) {
         if let Some(scope) = self.scope.take() {
-            let mut gc = self.heap.gc.borrow_mut();
-            for (k, h) in handles.iter_mut().enumerate() {
-                *h = gc.root(scope.index(k)).0;
-            }
-            gc.leave_scope(scope);
+            self.heap.gc.borrow_mut().leave_scope_into(scope, handles);
         }
     }
 }
@@ -526,6 +584,35 @@ impl Bump<'_> {
             }
             Some(obj)
         }
+    }
+}
+
+/// A struct type's [`Bump`], looked up on its first use by a run
+/// ([`RunHeap::lazy_bump`]).
+pub struct LazyBump<'a> {
+    heap: &'a RunHeap,
+    t: &'static StructType,
+    bump: Cell<Option<Bump<'a>>>,
+}
+
+impl<'a> LazyBump<'a> {
+    /// [`Bump::alloc`], looking the bump up first if needed; `None` when
+    /// the caller must take [`alloc`] (also for a type without a nursery
+    /// region, whose allocation then reports why).
+    #[inline(always)]
+    pub fn alloc(&self) -> Option<usize> {
+        match self.bump.get() {
+            Some(b) => b.alloc(),
+            None => self.look_up()?.alloc(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn look_up(&self) -> Option<Bump<'a>> {
+        let b = self.heap.bump(self.t).ok()?;
+        self.bump.set(Some(b));
+        Some(b)
     }
 }
 

@@ -302,56 +302,68 @@ pub fn safepoint(places: &[GcPlace], jit: bool) -> TokenStream {
 
 /// The local holding struct `name`'s inline allocator in a body
 /// rewritten by [`fast_heap`].
-fn bump_local(name: &str) -> syn::Ident {
+pub fn bump_local(name: &str) -> syn::Ident {
     format_ident!("__majit_bump_{}", name)
 }
 
+/// Where a body's fast heap paths come from (see [`fast_heap`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum HeapFrom {
+    /// Looked up once per call: a failure exits the process.
+    Thread,
+    /// Looked up once per call: a failure returns a `JitError`
+    /// (`NAME_jit`), and the run fails first unless the driver's heap is
+    /// the thread heap (`JitDriver::check_thread_heap`).
+    ThreadForJit,
+    /// The `__majit_ctx` parameter of a recursive interpreter's inner
+    /// function (`recursion::plain_context`): its calls share one look-up.
+    Context,
+}
+
 /// Gives a body that uses GC structs the thread heap's fast paths: its
-/// first statements look the heap up once (`__majit_heap`, a
-/// `RunHeap`, and per struct its `Bump`), and every `S::new(..)` of a
-/// declared struct becomes `S::__majit_new_in(bump, ..)`, an inline bump
-/// of the struct's nursery region. `jit`: lookup failures return a
-/// `JitError` (`NAME_jit`) instead of exiting the process, and the run
-/// fails first unless the driver's heap is the thread heap
-/// (`JitDriver::check_thread_heap`).
-pub fn fast_heap(block: &mut syn::Block, structs: &[StructDef], jit: bool) {
+/// first statements bind `__majit_heap` (a `&RunHeap`) and per struct its
+/// `&LazyBump` (looked up on its first allocation), `from` where `from`
+/// says; every `S::new(..)` of a declared struct becomes
+/// `S::__majit_new_in(bump, ..)`, an inline bump of the struct's nursery
+/// region, and every `Array::<T>::new(n)` an inline bump of the headered
+/// region.
+pub fn fast_heap(block: &mut syn::Block, structs: &[StructDef], from: HeapFrom) {
     if structs.is_empty() {
         return;
     }
     let names = structs.iter().map(|s| s.name.clone()).collect();
     FastNew { names }.visit_block_mut(block);
     let heap = quote!(::majit::gc::thread_heap);
-    let (get, bump) = if jit {
-        (
-            quote!(#heap::RunHeap::current()?),
-            quote!(.map_err(::majit::metainterp::driver::JitError::from)?),
-        )
-    } else {
-        (quote!(#heap::RunHeap::current_or_exit()), quote!())
-    };
-    let mut prologue: Vec<Stmt> = vec![syn::parse_quote!(let __majit_heap = #get;)];
-    if jit {
+    let mut prologue: Vec<Stmt> = match from {
+        HeapFrom::Context => vec![syn::parse_quote!(let __majit_heap = __majit_ctx.heap;)],
+        HeapFrom::Thread => vec![syn::parse_quote!(
+            let __majit_heap = &#heap::RunHeap::current_or_exit();
+        )],
         // The driver's jitcode names the type ids of the heap it was made on.
-        prologue.insert(0, syn::parse_quote!(__majit_driver.check_thread_heap()?;));
-    }
+        HeapFrom::ThreadForJit => vec![
+            syn::parse_quote!(__majit_driver.check_thread_heap()?;),
+            syn::parse_quote!(let __majit_heap = &#heap::RunHeap::current()?;),
+        ],
+    };
     for s in structs {
         let (local, ty) = (bump_local(&s.name), format_ident!("{}", s.name));
-        let call = if jit {
-            quote!(__majit_heap.bump(#ty::__majit_type()) #bump)
-        } else {
-            quote!(__majit_heap.bump_or_exit(#ty::__majit_type()))
+        let bump: Expr = match from {
+            HeapFrom::Context => syn::parse_quote!(&__majit_ctx.#local),
+            _ => syn::parse_quote!(&__majit_heap.lazy_bump(#ty::__majit_type())),
         };
         prologue.push(syn::parse_quote! {
             #[allow(unused_variables)]
-            let #local = #call;
+            let #local = #bump;
         });
     }
     block.stmts.splice(0..0, prologue);
 }
 
 /// Rewrites `S::new(args)` of the declared structs `names` to
-/// `S::__majit_new_in(__majit_bump_S, args)` (not inside nested items,
-/// which cannot see the locals).
+/// `S::__majit_new_in(__majit_bump_S, args)` and `Array::<T>::new(n)` (a
+/// path ending in `Array::new`, with or without the turbofish) to
+/// `Array::<T>::__majit_new_in(__majit_heap, n)` (not inside nested
+/// items, which cannot see the locals).
 struct FastNew {
     names: Vec<String>,
 }
@@ -360,18 +372,23 @@ impl VisitMut for FastNew {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         syn::visit_mut::visit_expr_mut(self, e);
         let Expr::Call(call) = e else { return };
-        let Expr::Path(p) = &*call.func else { return };
-        let segs = &p.path.segments;
-        if p.qself.is_some() || segs.len() != 2 || segs[1].ident != "new" {
+        let Expr::Path(p) = &mut *call.func else {
+            return;
+        };
+        let n = p.path.segments.len();
+        if p.qself.is_some() || n < 2 || p.path.segments[n - 1].ident != "new" {
             return;
         }
-        let ty = segs[0].ident.to_string();
-        if !segs[0].arguments.is_none() || !self.names.contains(&ty) {
-            return;
+        let owner = &p.path.segments[n - 2];
+        let ty = owner.ident.to_string();
+        if ty == "Array" {
+            p.path.segments[n - 1].ident = format_ident!("__majit_new_in");
+            call.args.insert(0, syn::parse_quote!(__majit_heap));
+        } else if n == 2 && owner.arguments.is_none() && self.names.contains(&ty) {
+            let (local, ty) = (bump_local(&ty), &owner.ident);
+            let args = &call.args;
+            *e = syn::parse_quote!(#ty::__majit_new_in(#local, #args));
         }
-        let (local, ty) = (bump_local(&ty), &segs[0].ident);
-        let args = &call.args;
-        *e = syn::parse_quote!(#ty::__majit_new_in(#local, #args));
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
@@ -1031,7 +1048,7 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
             #[doc(hidden)]
             #[inline(always)]
             #[allow(clippy::too_many_arguments)]
-            pub fn __majit_new_in(bump: #heap::Bump<'_>, #(#params),*) -> #name {
+            pub fn __majit_new_in(bump: &#heap::LazyBump<'_>, #(#params),*) -> #name {
                 match bump.alloc() {
                     ::core::option::Option::Some(p) => {
                         let obj = #name(p as *mut u64);

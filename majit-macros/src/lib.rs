@@ -526,13 +526,18 @@ fn expand(
     }
     .visit_block_mut(&mut plain.block);
     let gc = !structs.is_empty();
-    recursion::expand_calls(
-        &mut plain.block,
-        &lowered.roots,
-        recursion::CallIn::Plain,
-        gc,
-    );
-    emit::fast_heap(&mut plain.block, &structs, false);
+    // A recursive interpreter's calls share one heap look-up (the context).
+    let split = recursive && gc;
+    let (calls, heap) = match split {
+        true => (recursion::CallIn::PlainInner, emit::HeapFrom::Context),
+        false => (recursion::CallIn::Plain, emit::HeapFrom::Thread),
+    };
+    recursion::expand_calls(&mut plain.block, &lowered.roots, calls, gc);
+    emit::fast_heap(&mut plain.block, &structs, heap);
+    let plain = match split {
+        true => recursion::plain_context(&plain, &structs),
+        false => quote!(#plain),
+    };
 
     let safepoint = places.as_ref().map(|p| emit::safepoint(p, true));
     let jit = match recursive {
@@ -686,7 +691,7 @@ fn jit_entry(
         fallible,
     }
     .visit_block_mut(&mut f.block);
-    emit::fast_heap(&mut f.block, structs, true);
+    emit::fast_heap(&mut f.block, structs, emit::HeapFrom::ThreadForJit);
     f.sig.ident = format_ident!("{}_jit", func.sig.ident);
     jit_signature(f, func, quote!(&mut))
 }

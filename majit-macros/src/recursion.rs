@@ -230,6 +230,9 @@ impl syn::visit::Visit<'_> for Find<'_> {
 pub enum CallIn {
     /// The plain function calls itself.
     Plain,
+    /// The plain inner function (`plain_context`) calls itself with its
+    /// context.
+    PlainInner,
     /// `NAME_jit` calls `NAME_jit` with its driver; an error returns.
     Jit,
 }
@@ -278,6 +281,16 @@ impl Expand<'_> {
         let c = &m.call;
         match self.kind {
             CallIn::Plain => Expr::Call(c.clone()),
+            CallIn::PlainInner => {
+                let mut c = c.clone();
+                if let Expr::Path(p) = &mut *c.func {
+                    if let Some(last) = p.path.segments.last_mut() {
+                        last.ident = inner_name(&last.ident);
+                    }
+                }
+                c.args.insert(0, syn::parse_quote!(__majit_ctx));
+                Expr::Call(c)
+            }
             CallIn::Jit => {
                 let mut c = c.clone();
                 if let Expr::Path(p) = &mut *c.func {
@@ -513,7 +526,7 @@ fn from_fn(j: &JitItems, from: &syn::Ident) -> TokenStream {
         EnterKind::Entry,
     );
     block.stmts.insert(0, syn::parse_quote!(#enter));
-    emit::fast_heap(&mut block, j.structs, true);
+    emit::fast_heap(&mut block, j.structs, emit::HeapFrom::ThreadForJit);
     let params = j.state.iter().map(|s| {
         let (n, t) = (&s.name, &s.rust_ty);
         quote!(mut #n: #t)
@@ -781,4 +794,61 @@ pub fn check_state(func: &syn::ItemFn, state: &[StateVar]) -> syn::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The inner function of recursive interpreter `name` (`plain_context`).
+fn inner_name(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__majit_{}_in", name)
+}
+
+/// Splits the plain function `plain` of a recursive interpreter with GC
+/// structs (its recursive calls expanded with [`CallIn::PlainInner`]) in
+/// two, so that a call of the interpreted program does not look the heap
+/// up again: `NAME` looks it up once into a context (the `RunHeap` and the
+/// structs' lazy bumps) and calls the inner function, which takes the
+/// context first and passes it on to its recursive calls.
+pub fn plain_context(plain: &syn::ItemFn, structs: &[crate::lower::StructDef]) -> TokenStream {
+    let name = &plain.sig.ident;
+    let (inner, ctx) = (inner_name(name), format_ident!("__MajitCtx_{}", name));
+    let heap = quote!(::majit::gc::thread_heap);
+    let locals: Vec<syn::Ident> = structs.iter().map(|s| emit::bump_local(&s.name)).collect();
+    let tys = structs.iter().map(|s| format_ident!("{}", s.name));
+    let mut inner_fn = plain.clone();
+    inner_fn.sig.ident = inner.clone();
+    inner_fn.vis = syn::Visibility::Inherited;
+    inner_fn.attrs.retain(|a| !a.path().is_ident("doc"));
+    inner_fn
+        .sig
+        .inputs
+        .insert(0, syn::parse_quote!(__majit_ctx: &#ctx<'_>));
+    let mut outer = plain.clone();
+    let mut args = Vec::new();
+    for (i, input) in outer.sig.inputs.iter_mut().enumerate() {
+        if let syn::FnArg::Typed(t) = input {
+            let arg = format_ident!("__majit_arg{}", i);
+            *t.pat = syn::parse_quote!(#arg);
+            args.push(arg);
+        }
+    }
+    outer.block = syn::parse_quote!({
+        let __majit_heap = #heap::RunHeap::current_or_exit();
+        let __majit_ctx = #ctx {
+            heap: &__majit_heap,
+            #(#locals: __majit_heap.lazy_bump(#tys::__majit_type()),)*
+        };
+        #inner(&__majit_ctx, #(#args),*)
+    });
+    quote! {
+        /// The thread heap and the structs' inline allocators, looked up
+        /// once per outermost call (`plain_context` in majit-macros).
+        #[allow(non_camel_case_types)]
+        #[doc(hidden)]
+        struct #ctx<'h> {
+            heap: &'h #heap::RunHeap,
+            #(#locals: #heap::LazyBump<'h>,)*
+        }
+        #outer
+        #[allow(clippy::too_many_arguments)]
+        #inner_fn
+    }
 }

@@ -98,9 +98,9 @@ b:step()
 print("period 2:", b:key() == k0)
 
 -- the R-pentomino on a larger board: population history
-local r = Life.new(32, 24):set(".OO\nOO.\n.O.", 15, 11)
+local r = Life.new(24, 16):set(".OO\nOO.\n.O.", 11, 7)
 local history = {}
-for i = 1, 60 do
+for i = 1, 30 do
   r:step()
   if i % 10 == 0 then history[#history + 1] = r:population() end
 end

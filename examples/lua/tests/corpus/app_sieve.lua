@@ -13,13 +13,13 @@ local function sieve(n)
   return primes, is
 end
 
-local primes, is_prime = sieve(100000)
-print("primes below 100000:", #primes)
+local primes, is_prime = sieve(20000)
+print("primes below 20000:", #primes)
 print("first 15:", table.concat(primes, " ", 1, 15))
 print("last 3:", table.concat(primes, " ", #primes - 2))
 
 local counts = {}
-for _, limit in ipairs({10, 100, 1000, 10000, 100000}) do
+for _, limit in ipairs({10, 100, 1000, 10000, 20000}) do
   local c = 0
   for _, p in ipairs(primes) do if p <= limit then c = c + 1 else break end end
   counts[#counts + 1] = limit .. ":" .. c
