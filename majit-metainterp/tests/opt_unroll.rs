@@ -537,3 +537,58 @@ fn guard_copies_take_the_ids_after_the_traces_own() {
         );
     }
 }
+
+/// A retrace whose bridge leaves a `Stack` (class 0x5700, its `head`
+/// cached) in a slot the loop overwrites with a `Node`: the short preamble
+/// loads `Stack.head` from that slot, and replaying the load at the loop's
+/// end would read a `Node` as a `Stack` (found by a Lua program whose
+/// frame reuses a dead register for a boolean; it crashed). The load needs
+/// its object's class there, so the retrace gives up.
+#[test]
+fn short_loads_are_not_replayed_on_an_object_of_another_class() {
+    let loop_trace = parse(
+        "
+        [p0, p1, i2]
+        label(p0, p1, i2, descr=Loop)
+        i3 = getfield_gc_i(p1, descr=Node.value)
+        p4 = getfield_gc_r(p1, descr=Node.next)
+        guard_nonnull_class(p4, 0x6600, descr=g0) [p1, i2]
+        i5 = int_add(i2, i3)
+        p6 = new(descr=Node)
+        setfield_gc(p6, i5, descr=Node.value)
+        setfield_gc(p6, p4, descr=Node.next)
+        jump(p4, p6, i5, descr=Loop)",
+    );
+    let bridge = parse(
+        "
+        [p0, p1, i2]
+        guard_nonnull_class(p0, 0x5700, descr=g9) [p0, p1, i2]
+        i3 = getfield_gc_i(p0, descr=Stack.len)
+        p4 = getfield_gc_r(p0, descr=Stack.head)
+        guard_nonnull_class(p1, 0x6600, descr=g10) [p0, p1, i2]
+        p5 = new(descr=Node)
+        setfield_gc(p5, i3, descr=Node.value)
+        setfield_gc(p5, p1, descr=Node.next)
+        jump(p0, p5, i2, descr=Loop)",
+    );
+    let end = majit_metainterp::opt::BridgeEnd::Retrace {
+        loop_trace: &loop_trace,
+        name: "Loop.peeled.1",
+        first_copy_id: 100,
+    };
+    let user = majit_metainterp::opt::UserPasses::default();
+    let out = majit_metainterp::opt::optimize_bridge(
+        &bridge,
+        end,
+        majit_metainterp::opt::DEFAULT_OPTS,
+        &user,
+    )
+    .expect("optimizes");
+    match out {
+        Err(why) => assert!(why.contains("cannot prove safe"), "{why}"),
+        Ok(o) => panic!(
+            "retraced with a load of Stack.head from a Node:\n{}",
+            majit_ir::text::print(&o.trace)
+        ),
+    }
+}

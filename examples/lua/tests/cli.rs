@@ -1,6 +1,7 @@
 //! The `lua` command line: `-e`, `-` (stdin), a script with arguments, the
 //! JIT's `--stats` on a loop-heavy program (loops compiled and entered),
-//! and clear errors for a missing file, a syntax error and binary garbage.
+//! a loop with bridges into it, and clear errors for a missing file, a syntax
+//! error and binary garbage.
 
 use majit::metainterp::testing::bin_command;
 use std::io::Write;
@@ -53,6 +54,39 @@ fn the_jit_compiles_and_enters_a_hot_loop() {
         .filter_map(|w| w.parse().ok())
         .collect();
     assert!(numbers[0] >= 1 && numbers[1] >= 1, "{stats}");
+}
+
+/// A backtracking loop whose frame reuses a dead register for a boolean
+/// where a bridge into the loop left the table: its retrace replayed a
+/// table load on the boolean and crashed, at thresholds 10 to 500
+/// (`opt_unroll`'s `short_loads_are_not_replayed_on_an_object_of_another_class`).
+#[test]
+fn a_backtracking_loop_with_bridges_runs() {
+    let src = "local used = {}
+        local function place(row, n)
+          if row > n then return end
+          for c = 1, n do
+            if not used[c] then
+              used[c] = true
+              place(row + 1, n)
+              used[c] = false
+            end
+          end
+        end
+        for i = 1, 7 do used[i] = false end
+        place(1, 7)
+        print('done')";
+    for threshold in ["10", "50", "100"] {
+        let out = lua(&["--stats", "--threshold", threshold, "-e", src], b"");
+        let stats = text(&out.stderr);
+        assert_eq!(
+            text(&out.stdout),
+            "done\n",
+            "threshold {threshold}: {stats}"
+        );
+        assert!(out.status.success(), "threshold {threshold}: {stats}");
+        assert!(!stats.contains("bridges: 0 compiled"), "{stats}");
+    }
 }
 
 #[test]

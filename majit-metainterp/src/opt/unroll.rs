@@ -51,7 +51,8 @@
 //! virtual travels unboxed (a bridge holding a real object cannot enter a
 //! label that expects its fields); a short load the loop's end cannot answer
 //! from its caches is only emitted when its object is known non-null
-//! there, otherwise the trace is optimized without peeling (the ledger
+//! there and of the class the preamble knew (the short preamble trace
+//! guards that class), otherwise the trace is optimized without peeling (the ledger
 //! says why); there is no fallback "jump to the preamble" when the loop's
 //! end does not fit: the retries end with boxed arguments and no facts.
 
@@ -93,6 +94,11 @@ pub(super) struct ShortOp {
     args: Vec<ShortArg>,
     descr: Option<Descr>,
     kind: Kind,
+    /// For a load: its object's class in the preamble, which the load
+    /// needs again wherever the op is replayed (a label slot may hold an
+    /// object of another class there, e.g. a dead register of the
+    /// interpreter's frame reused for another type).
+    obj_class: Option<i64>,
 }
 
 impl ShortOp {
@@ -469,7 +475,10 @@ pub(super) fn short_values(
         let op = s.build(&mut p.cx, &|i| slots[i]);
         let obj = op.args.first().copied();
         let (v, loaded) = p.feed_extra(op)?;
-        if loaded && !obj.is_some_and(|o| p.cx.is_nonnull(o)) {
+        let safe = obj.is_some_and(|o| {
+            p.cx.is_nonnull(o) && (s.obj_class.is_none() || p.cx.class_of(o) == s.obj_class)
+        });
+        if loaded && !safe {
             return Ok(Err(format!(
                 "short preamble op `{}` needs a load the loop cannot prove safe",
                 s.opcode
@@ -600,11 +609,16 @@ fn select_short(pre: &Pipeline, j: &[OpRef]) -> (Vec<ShortOp>, Vec<OpRef>) {
             let Some(args) = short_args(cx, &e.op, &slots) else {
                 continue;
             };
+            let obj_class = match e.op.opcode.is_load() {
+                true => e.op.args.first().and_then(|o| cx.class_of(*o)),
+                false => None,
+            };
             short.push(ShortOp {
                 opcode: e.op.opcode,
                 args,
                 descr: e.op.descr.clone(),
                 kind: kind.expect("checked"),
+                obj_class,
             });
             values.push(res);
             slots.push(res);
@@ -696,6 +710,16 @@ fn short_preamble(inputs: &[Kind], facts: &[Fact], short: &[ShortOp], peeled: &D
             .collect();
         if s.opcode.is_load() && nonnull.insert(args[0]) {
             entry_guard(&mut t, Op::new(OpCode::GuardNonnull, &[args[0]]));
+        }
+        if let Some(c) = s.obj_class {
+            let c = t.add_const(Const::Int(c));
+            let guarded = t
+                .ops
+                .iter()
+                .any(|o| o.opcode == OpCode::GuardClass && o.args[..] == [args[0], c]);
+            if !guarded {
+                entry_guard(&mut t, Op::new(OpCode::GuardClass, &[args[0], c]));
+            }
         }
         let mut op = Op::new(s.opcode, &args);
         op.descr = s.descr.clone();
