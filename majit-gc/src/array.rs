@@ -130,6 +130,44 @@ impl<T: Elem> Array<T> {
     pub fn from_raw(p: usize) -> Array<T> {
         Array(p, PhantomData)
     }
+    /// The items as a slice, borrowed from the handle like an item
+    /// (`Index`): nothing collects while the borrow lives.
+    ///
+    /// ```
+    /// use majit_gc::Array;
+    /// let a = Array::<u8>::from_slice(b"abc");
+    /// assert_eq!(a.as_slice(), b"abc");
+    /// ```
+    pub fn as_slice(&self) -> &[T] {
+        let len = self.len();
+        // SAFETY: a live array of `len` `T`s (the `Elem` contract) starts
+        // at the items offset; the borrow cannot span a collection (see
+        // `Index`).
+        unsafe {
+            std::slice::from_raw_parts(
+                (self.0 + crate::layout::ARRAY_ITEMS_OFFSET as usize) as *const T,
+                len,
+            )
+        }
+    }
+    /// A new array holding a copy of `items` (exits as [`Array::new`]).
+    pub fn from_slice(items: &[T]) -> Array<T> {
+        let a = Self::new(items.len());
+        // SAFETY: `a` is a fresh array of `items.len()` `T`s, distinct
+        // from `items`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                items.as_ptr(),
+                (a.0 + crate::layout::ARRAY_ITEMS_OFFSET as usize) as *mut T,
+                items.len(),
+            );
+        }
+        if T::IS_REF {
+            // A large array is allocated old: record it, as a store would.
+            thread_heap::write_barrier_headered(a.0);
+        }
+        a
+    }
     /// Item `i`'s address, after the bounds check.
     fn item(&self, i: usize) -> *mut T {
         let len = self.len();

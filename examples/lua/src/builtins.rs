@@ -395,6 +395,16 @@ impl Call {
         text_of(self.arg(i)).ok_or_else(|| self.expected(i, "string"))
     }
 
+    /// `f` of argument `i`'s bytes (numbers convert), without copying a
+    /// string: `string.byte(s, i)` in a loop over a long `s` stays linear.
+    fn with_string<R>(&self, i: usize, f: impl FnOnce(&[u8]) -> R) -> Result<R, Obj> {
+        let v = self.arg(i);
+        if v.is::<Str>() {
+            return Ok(f(v.cast::<Str>().bytes().as_slice()));
+        }
+        Ok(f(&self.string(i)?))
+    }
+
     fn opt_string(&self, i: usize, default: &[u8]) -> Result<Vec<u8>, Obj> {
         match self.arg(i).is_null() {
             true => Ok(default.to_vec()),

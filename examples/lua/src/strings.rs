@@ -15,17 +15,12 @@ pub fn hash(bytes: &[u8]) -> i64 {
 
 /// A new string object holding `bytes`.
 pub fn new_str(bytes: &[u8]) -> Str {
-    let mut data = Array::<u8>::new(bytes.len());
-    for (i, &b) in bytes.iter().enumerate() {
-        data[i] = b;
-    }
-    Str::new(hash(bytes), data)
+    Str::new(hash(bytes), Array::from_slice(bytes))
 }
 
 /// The bytes of `s`.
 pub fn bytes_of(s: Str) -> Vec<u8> {
-    let data = s.bytes();
-    (0..data.len()).map(|i| data[i]).collect()
+    s.bytes().as_slice().to_vec()
 }
 
 /// The bytes `..` and `tostring` give a string or a number; `None` for

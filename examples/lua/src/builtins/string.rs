@@ -56,14 +56,21 @@ fn end_pos(j: i64, len: usize) -> usize {
 }
 
 fn len(c: &Call) -> Result<Vec<Obj>, Obj> {
-    Ok(vec![int(c.string(0)?.len() as i64)])
+    Ok(vec![int(c.with_string(0, <[u8]>::len)? as i64)])
 }
 
 fn sub(c: &Call) -> Result<Vec<Obj>, Obj> {
-    let s = c.string(0)?;
-    let i = start_pos(c.integer(1)?, s.len());
-    let j = end_pos(c.opt_integer(2, -1)?, s.len());
-    Ok(vec![str_obj(if i <= j { &s[i - 1..j] } else { b"" })])
+    c.with_string(0, |_| ())?; // lua5.4 checks the string first
+    let (from, to) = (c.integer(1)?, c.opt_integer(2, -1)?);
+    let piece = c.with_string(0, |s| {
+        let (i, j) = (start_pos(from, s.len()), end_pos(to, s.len()));
+        if i <= j {
+            s[i - 1..j].to_vec()
+        } else {
+            Vec::new()
+        }
+    })?;
+    Ok(vec![str_obj(&piece)])
 }
 
 fn upper(c: &Call) -> Result<Vec<Obj>, Obj> {
@@ -106,17 +113,18 @@ fn reverse(c: &Call) -> Result<Vec<Obj>, Obj> {
 }
 
 fn byte(c: &Call) -> Result<Vec<Obj>, Obj> {
-    let s = c.string(0)?;
+    c.with_string(0, |_| ())?; // lua5.4 checks the string first
     let pi = c.opt_integer(1, 1)?;
-    let i = start_pos(pi, s.len());
-    let j = end_pos(c.opt_integer(2, pi)?, s.len());
-    if i > j {
-        return Ok(Vec::new());
-    }
-    if j - i >= i32::MAX as usize {
-        return Err(c.error("string slice too long"));
-    }
-    Ok(s[i - 1..j].iter().map(|&b| int(i64::from(b))).collect())
+    let pj = c.opt_integer(2, pi)?;
+    let bytes = c.with_string(0, |s| {
+        let (i, j) = (start_pos(pi, s.len()), end_pos(pj, s.len()));
+        match i > j {
+            true => Some(Vec::new()),
+            false => (j - i < i32::MAX as usize).then(|| s[i - 1..j].to_vec()),
+        }
+    })?;
+    let bytes = bytes.ok_or_else(|| c.error("string slice too long"))?;
+    Ok(bytes.iter().map(|&b| int(i64::from(b))).collect())
 }
 
 fn char(c: &Call) -> Result<Vec<Obj>, Obj> {
