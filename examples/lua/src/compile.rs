@@ -901,7 +901,9 @@ impl Compiler {
                 let o = self.expr_any(obj)?;
                 self.reserve(1);
                 let k = self.konst(name.as_bytes());
-                self.op(op::SELF, base, o, k);
+                let at = self.op(op::SELF, base, o, k);
+                let described = self.describe(obj);
+                self.name_operands(at, [described, None]);
                 self.set_free(base + 2);
                 args
             }

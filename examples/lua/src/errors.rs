@@ -2,6 +2,7 @@
 //! Lua words it, made where the interpreter fails (residual helpers, off
 //! the hot path).
 
+use crate::arith::to_number;
 use crate::bytecode::op;
 use crate::code::insn;
 use crate::proto::{operand_name, position};
@@ -40,13 +41,31 @@ fn named(pc: i64, k: usize) -> String {
     operand_name(pc as usize, k).map_or(String::new(), |n| format!(" ({n})"))
 }
 
+/// The type name messages show for `v`: its metatable's `__name` when
+/// that is a string (`luaT_objtypename`).
+pub fn shown_type(v: Obj) -> String {
+    let meta = crate::meta::metatable(v);
+    let name = match meta.is::<Table>() {
+        true => crate::table::get_bytes(meta.cast::<Table>(), b"__name"),
+        false => Obj::null(),
+    };
+    match name.is::<Str>() {
+        true => String::from_utf8_lossy(&crate::strings::bytes_of(name.cast::<Str>())).into_owned(),
+        false => type_name(v).to_string(),
+    }
+}
+
 fn is_number(v: Obj) -> bool {
     v.is::<Int>() || v.is::<Float>()
 }
 
-/// An arithmetic instruction at `pc` failed on `x` and `y`.
+/// An arithmetic instruction at `pc` failed on `x` and `y` (its
+/// operands as they were, before any conversion).
 pub fn arith_error(pc: i64, x: Obj, y: Obj) -> Obj {
     let code = insn(pc) & 0xff;
+    if !is_bitwise(code) && (x.is::<Str>() || y.is::<Str>()) {
+        return string_arith_error(pc, code, x, y);
+    }
     if is_number(x) && is_number(y) {
         if code == op::MOD {
             return at(pc, "attempt to perform 'n%0'");
@@ -60,27 +79,6 @@ pub fn arith_error(pc: i64, x: Obj, y: Obj) -> Obj {
             &format!("number{} has no integer representation", named(pc, k)),
         );
     }
-    if !is_bitwise(code)
-        && (x.is::<Str>() || y.is::<Str>())
-        && (is_number(x) || x.is::<Str>())
-        && (is_number(y) || y.is::<Str>())
-    {
-        // The string library's arithmetic metamethods word it so.
-        let names = ["add", "sub", "mul", "div", "mod", "pow", "idiv"];
-        let name = if code == op::UNM {
-            "unm"
-        } else {
-            names[(code - op::ADD).clamp(0, 6) as usize]
-        };
-        return at(
-            pc,
-            &format!(
-                "attempt to {name} a '{}' with a '{}'",
-                type_name(x),
-                type_name(y)
-            ),
-        );
-    }
     let k = usize::from(is_number(x));
     let bad = if k == 1 { y } else { x };
     let what = if is_bitwise(code) {
@@ -92,8 +90,36 @@ pub fn arith_error(pc: i64, x: Obj, y: Obj) -> Obj {
         pc,
         &format!(
             "attempt to {what} a {} value{}",
-            type_name(bad),
+            shown_type(bad),
             named(pc, k)
+        ),
+    )
+}
+
+/// Arithmetic with a string operand: in lua5.4 the string library's
+/// metamethods do it (lstrlib's `arith`), so they word its errors: a
+/// non-numeral as `luaL_error` does, and a division by zero without a
+/// position (raised inside a C function).
+fn string_arith_error(pc: i64, code: i64, x: Obj, y: Obj) -> Obj {
+    let (nx, ny) = (to_number(x), to_number(y));
+    if is_number(nx) && is_number(ny) {
+        let text: &[u8] = match code == op::MOD {
+            true => b"attempt to perform 'n%0'",
+            false => b"attempt to divide by zero",
+        };
+        return Obj::from(new_str(text));
+    }
+    let names = ["add", "sub", "mul", "div", "mod", "pow", "idiv"];
+    let name = match code == op::UNM {
+        true => "unm",
+        false => names[(code - op::ADD).clamp(0, 6) as usize],
+    };
+    at(
+        pc,
+        &format!(
+            "attempt to {name} a '{}' with a '{}'",
+            type_name(x),
+            type_name(y)
         ),
     )
 }
@@ -104,7 +130,7 @@ fn is_bitwise(code: i64) -> bool {
 
 /// A comparison at `pc` of `x` and `y` has no meaning.
 pub fn compare_error(pc: i64, x: Obj, y: Obj) -> Obj {
-    let (s, t) = (type_name(x), type_name(y));
+    let (s, t) = (shown_type(x), shown_type(y));
     if s == t {
         at(pc, &format!("attempt to compare two {s} values"))
     } else {
@@ -112,11 +138,18 @@ pub fn compare_error(pc: i64, x: Obj, y: Obj) -> Obj {
     }
 }
 
+/// An access at `pc` followed `MAX_CHAIN` `__index` (`event` 0) or
+/// `__newindex` (1) tables without an end.
+pub fn chain_error(pc: i64, event: i64) -> Obj {
+    let name = String::from_utf8_lossy(crate::meta::event_name(event)).into_owned();
+    at(pc, &format!("'{name}' chain too long; possible loop"))
+}
+
 /// The value `f` called at `pc` is not a function.
 pub fn call_error(pc: i64, f: Obj) -> Obj {
     at(
         pc,
-        &format!("attempt to call a {} value{}", type_name(f), named(pc, 0)),
+        &format!("attempt to call a {} value{}", shown_type(f), named(pc, 0)),
     )
 }
 
@@ -131,7 +164,7 @@ pub fn for_error(pc: i64, what: i64, v: Obj) -> Obj {
     };
     at(
         pc,
-        &format!("bad 'for' {part} (number expected, got {})", type_name(v)),
+        &format!("bad 'for' {part} (number expected, got {})", shown_type(v)),
     )
 }
 
@@ -148,7 +181,7 @@ pub fn concat_error(pc: i64, x: Obj, y: Obj) -> Obj {
         pc,
         &format!(
             "attempt to concatenate a {} value{}",
-            type_name(bad),
+            shown_type(bad),
             named(pc, k)
         ),
     )
@@ -158,7 +191,7 @@ pub fn concat_error(pc: i64, x: Obj, y: Obj) -> Obj {
 pub fn index_error(pc: i64, x: Obj) -> Obj {
     at(
         pc,
-        &format!("attempt to index a {} value{}", type_name(x), named(pc, 0)),
+        &format!("attempt to index a {} value{}", shown_type(x), named(pc, 0)),
     )
 }
 
@@ -178,7 +211,7 @@ pub fn len_error(pc: i64, x: Obj) -> Obj {
         pc,
         &format!(
             "attempt to get length of a {} value{}",
-            type_name(x),
+            shown_type(x),
             named(pc, 0)
         ),
     )

@@ -59,15 +59,7 @@ pub(super) fn meta_field(v: Obj, name: &[u8]) -> Obj {
     metatable(v).map_or(Obj::null(), |m| tbl::get_bytes(m, name))
 }
 
-/// The type name messages show for `v`: its metatable's `__name` when
-/// that is a string (`luaL_typeerror`, `luaT_objtypename`).
-pub(super) fn shown_type(v: Obj) -> String {
-    let name = meta_field(v, b"__name");
-    match name.is::<Str>() {
-        true => String::from_utf8_lossy(&bytes_of(name.cast::<Str>())).into_owned(),
-        false => lua_type(v).to_string(),
-    }
-}
+pub(super) use crate::errors::shown_type;
 
 /// A made-up address for `tostring`: the serial number (objects move, so
 /// their addresses are no identity), in the shape of a heap address.
