@@ -116,14 +116,14 @@ pub fn to_number(o: Obj) -> Obj {
 /// when beyond it, or `nil` when the loop runs no iteration (a limit above
 /// every integer with a negative step, or below them with a positive one;
 /// NaN counts as below).
-pub fn for_limit(pc: i64, limit: Obj, step: i64) -> Result<Obj, Obj> {
+pub fn for_limit(frame: crate::vm::Frame, pc: i64, limit: Obj, step: i64) -> Result<Obj, Obj> {
     let n = to_number(limit);
     let f = if n.is::<Int>() {
         return Ok(n);
     } else if n.is::<Float>() {
         n.cast::<Float>().v()
     } else {
-        return Err(crate::errors::for_error(pc, 2, limit));
+        return Err(crate::errors::for_error(frame, pc, 2, limit));
     };
     let rounded = if step < 0 { f.ceil() } else { f.floor() };
     if let Some(i) = crate::number::float_to_int(rounded) {

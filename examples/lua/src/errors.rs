@@ -5,9 +5,10 @@
 use crate::arith::to_number;
 use crate::bytecode::op;
 use crate::code::insn;
-use crate::proto::{operand_name, position};
+use crate::proto::{describe_pc, operand_name, position};
 use crate::strings::new_str;
-use crate::vm::{Bool, Builtin, Closure, Float, Int, Str, Table};
+use crate::traceback;
+use crate::vm::{Bool, Builtin, Closure, Float, Frame, Int, Str, Table};
 use majit::prelude::*;
 
 /// Lua's name of the type of `v`.
@@ -61,17 +62,26 @@ fn is_number(v: Obj) -> bool {
 
 /// An arithmetic instruction at `pc` failed on `x` and `y` (its
 /// operands as they were, before any conversion).
-pub fn arith_error(pc: i64, x: Obj, y: Obj) -> Obj {
+pub fn arith_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj {
+    traceback::record(frame, pc, None);
     let code = insn(pc) & 0xff;
     if !is_bitwise(code) && (x.is::<Str>() || y.is::<Str>()) {
         return string_arith_error(pc, code, x, y);
     }
     if is_number(x) && is_number(y) {
-        if code == op::MOD {
-            return at(pc, "attempt to perform 'n%0'");
-        }
-        if code == op::IDIV {
-            return at(pc, "attempt to divide by zero");
+        let text = match code == op::MOD {
+            true => "attempt to perform 'n%0'",
+            false => "attempt to divide by zero",
+        };
+        if code == op::MOD || code == op::IDIV {
+            let where_ = match saved_pc(pc) {
+                Ok(at) => {
+                    traceback::record(frame, at, None);
+                    position(at as usize)
+                }
+                Err(start) => start,
+            };
+            return Obj::from(new_str(format!("{where_}: {text}").as_bytes()));
         }
         let k = usize::from(crate::number::float_to_int(crate::value::to_f64(x)).is_some());
         return at(
@@ -94,6 +104,29 @@ pub fn arith_error(pc: i64, x: Obj, y: Obj) -> Obj {
             named(pc, k)
         ),
     )
+}
+
+/// Where lua5.4 (5.4.4) places an integer division by zero: its `//` and
+/// `%` raise without saving the program counter, so the message shows
+/// the line of the last instruction that did save it (a call, a `for`
+/// loop's start, a concatenation, a length), or of the function's start.
+/// The last such instruction before `pc` in the code stands for it:
+/// `Ok` its program counter, or `Err` the function's start `chunk:line`.
+fn saved_pc(pc: i64) -> Result<i64, String> {
+    let Some((chunk, defined, _, entry)) = describe_pc(pc as usize) else {
+        return Ok(pc);
+    };
+    let mut saved = None;
+    let mut at = entry as i64;
+    while at < pc {
+        let code = insn(at) & 0xff;
+        if [op::CALL, op::TFORCALL, op::FORPREP, op::CONCAT, op::LEN].contains(&code) {
+            saved = Some(at);
+        }
+        at += crate::bytecode::width(code) as i64;
+    }
+    // A main chunk starts on line 1 (lua5.4's VARARGPREP).
+    saved.ok_or_else(|| format!("{chunk}:{}", defined.max(1)))
 }
 
 /// Arithmetic with a string operand: in lua5.4 the string library's
@@ -129,7 +162,8 @@ fn is_bitwise(code: i64) -> bool {
 }
 
 /// A comparison at `pc` of `x` and `y` has no meaning.
-pub fn compare_error(pc: i64, x: Obj, y: Obj) -> Obj {
+pub fn compare_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj {
+    traceback::record(frame, pc, None);
     let (s, t) = (shown_type(x), shown_type(y));
     if s == t {
         at(pc, &format!("attempt to compare two {s} values"))
@@ -140,13 +174,17 @@ pub fn compare_error(pc: i64, x: Obj, y: Obj) -> Obj {
 
 /// An access at `pc` followed `MAX_CHAIN` `__index` (`event` 0) or
 /// `__newindex` (1) tables without an end.
-pub fn chain_error(pc: i64, event: i64) -> Obj {
+pub fn chain_error(frame: Frame, pc: i64, event: i64) -> Obj {
+    traceback::record(frame, pc, None);
     let name = String::from_utf8_lossy(crate::meta::event_name(event)).into_owned();
     at(pc, &format!("'{name}' chain too long; possible loop"))
 }
 
 /// The value `f` called at `pc` is not a function.
 pub fn call_error(pc: i64, f: Obj) -> Obj {
+    // The call sequence has no frame at hand for these: the traceback
+    // shows the innermost level only.
+    traceback::record_pc(pc);
     at(
         pc,
         &format!("attempt to call a {} value{}", shown_type(f), named(pc, 0)),
@@ -155,7 +193,8 @@ pub fn call_error(pc: i64, f: Obj) -> Obj {
 
 /// A numeric `for` at `pc` cannot start: `what` is 0 for a zero step, 1, 2
 /// or 3 for a non-number initial value, limit or step (`v`).
-pub fn for_error(pc: i64, what: i64, v: Obj) -> Obj {
+pub fn for_error(frame: Frame, pc: i64, what: i64, v: Obj) -> Obj {
+    traceback::record(frame, pc, None);
     let part = match what {
         0 => return at(pc, "'for' step is zero"),
         1 => "initial value",
@@ -170,11 +209,15 @@ pub fn for_error(pc: i64, what: i64, v: Obj) -> Obj {
 
 /// Calls nested deeper than `vm::MAX_DEPTH` at `pc`.
 pub fn overflow_error(pc: i64) -> Obj {
+    // The call sequence has no frame at hand for these: the traceback
+    // shows the innermost level only.
+    traceback::record_pc(pc);
     at(pc, "stack overflow")
 }
 
 /// `..` at `pc` of `x` and `y`, one of which is no string or number.
-pub fn concat_error(pc: i64, x: Obj, y: Obj) -> Obj {
+pub fn concat_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj {
+    traceback::record(frame, pc, None);
     let k = usize::from(x.is::<Str>() || is_number(x));
     let bad = if k == 1 { y } else { x };
     at(
@@ -188,7 +231,8 @@ pub fn concat_error(pc: i64, x: Obj, y: Obj) -> Obj {
 }
 
 /// Indexing `x` at `pc`, which has no fields.
-pub fn index_error(pc: i64, x: Obj) -> Obj {
+pub fn index_error(frame: Frame, pc: i64, x: Obj) -> Obj {
+    traceback::record(frame, pc, None);
     at(
         pc,
         &format!("attempt to index a {} value{}", shown_type(x), named(pc, 0)),
@@ -196,7 +240,8 @@ pub fn index_error(pc: i64, x: Obj) -> Obj {
 }
 
 /// A table store at `pc` with an invalid key (`why`: `table::SET_*`).
-pub fn key_error(pc: i64, why: i64) -> Obj {
+pub fn key_error(frame: Frame, pc: i64, why: i64) -> Obj {
+    traceback::record(frame, pc, None);
     let what = if why == crate::table::SET_NAN_KEY {
         "NaN"
     } else {
@@ -206,7 +251,8 @@ pub fn key_error(pc: i64, why: i64) -> Obj {
 }
 
 /// `#x` at `pc`, which has no length.
-pub fn len_error(pc: i64, x: Obj) -> Obj {
+pub fn len_error(frame: Frame, pc: i64, x: Obj) -> Obj {
+    traceback::record(frame, pc, None);
     at(
         pc,
         &format!(
@@ -215,23 +261,4 @@ pub fn len_error(pc: i64, x: Obj) -> Obj {
             named(pc, 0)
         ),
     )
-}
-
-/// Where error level `level` points for a builtin called at `pc` in
-/// `frame`: `chunk:line: ` of the call at that level (1: the builtin's own
-/// call, 2: the call of the function that called it, ...), or nothing
-/// (level 0, or past the main function).
-pub fn where_at(frame: crate::vm::Frame, pc: i64, level: i64) -> String {
-    if level <= 0 {
-        return String::new();
-    }
-    let (mut f, mut at) = (frame, pc);
-    for _ in 1..level {
-        if f.is_null() || f.call_pc() < 0 {
-            return String::new();
-        }
-        at = f.call_pc();
-        f = f.parent();
-    }
-    format!("{}: ", position(at as usize))
 }

@@ -94,16 +94,16 @@ pub fn next_serial() -> i64 {
         residual fn table_len(t: Table) -> i64,
         residual fn metamethod(o: Obj, event: i64) -> Obj,
         residual fn call_builtin(id: i64, frame: Frame, base: i64, nargs: i64, pc: i64) -> Result<i64, Obj>,
-        residual fn arith_error(pc: i64, x: Obj, y: Obj) -> Obj,
-        residual fn compare_error(pc: i64, x: Obj, y: Obj) -> Obj,
-        residual fn concat_error(pc: i64, x: Obj, y: Obj) -> Obj,
-        residual fn index_error(pc: i64, x: Obj) -> Obj,
-        residual fn key_error(pc: i64, why: i64) -> Obj,
-        residual fn len_error(pc: i64, x: Obj) -> Obj,
+        residual fn arith_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj,
+        residual fn compare_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj,
+        residual fn concat_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj,
+        residual fn index_error(frame: Frame, pc: i64, x: Obj) -> Obj,
+        residual fn key_error(frame: Frame, pc: i64, why: i64) -> Obj,
+        residual fn len_error(frame: Frame, pc: i64, x: Obj) -> Obj,
         residual fn call_error(pc: i64, f: Obj) -> Obj,
-        residual fn chain_error(pc: i64, event: i64) -> Obj,
-        residual fn for_error(pc: i64, what: i64, v: Obj) -> Obj,
-        residual fn for_limit(pc: i64, limit: Obj, step: i64) -> Result<Obj, Obj>,
+        residual fn chain_error(frame: Frame, pc: i64, event: i64) -> Obj,
+        residual fn for_error(frame: Frame, pc: i64, what: i64, v: Obj) -> Obj,
+        residual fn for_limit(frame: Frame, pc: i64, limit: Obj, step: i64) -> Result<Obj, Obj>,
         residual fn exact_int(o: Obj) -> Obj,
         residual fn overflow_error(pc: i64) -> Obj,
     ],
@@ -214,7 +214,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         if x.is::<Table>() {
                             break;
                         }
-                        return Err(index_error(pc as i64 - 1, x));
+                        return Err(index_error(frame, pc as i64 - 1, x));
                     }
                     if handler.is::<Closure>() || handler.is::<Builtin>() {
                         frame.regs[scratch] = handler;
@@ -231,7 +231,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     chain += 1;
                 }
                 if chain == MAX_CHAIN {
-                    return Err(chain_error(pc as i64 - 1, 0));
+                    return Err(chain_error(frame, pc as i64 - 1, 0));
                 }
                 if call_at == NO_CALL {
                     frame.regs[a] = v;
@@ -274,14 +274,14 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         if handler.is_null() {
                             let why: i64 = table_set(t, key, v);
                             if why != 0 {
-                                return Err(key_error(pc as i64 - 1, why));
+                                return Err(key_error(frame, pc as i64 - 1, why));
                             }
                             break;
                         }
                     } else {
                         handler = metamethod(x, 1);
                         if handler.is_null() {
-                            return Err(index_error(pc as i64 - 1, x));
+                            return Err(index_error(frame, pc as i64 - 1, x));
                         }
                     }
                     if handler.is::<Closure>() || handler.is::<Builtin>() {
@@ -298,7 +298,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     chain += 1;
                 }
                 if chain == MAX_CHAIN {
-                    return Err(chain_error(pc as i64 - 1, 1));
+                    return Err(chain_error(frame, pc as i64 - 1, 1));
                 }
             }
             NEWTABLE => frame.regs[a] = Obj::from(new_table(b as i64, c as i64)),
@@ -342,7 +342,12 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     let i: i64 = x.cast::<Int>().v;
                     let j: i64 = y.cast::<Int>().v;
                     if j == 0 && (op == MOD || op == IDIV) {
-                        return Err(arith_error(pc as i64 - 1, frame.regs[b], frame.regs[c]));
+                        return Err(arith_error(
+                            frame,
+                            pc as i64 - 1,
+                            frame.regs[b],
+                            frame.regs[c],
+                        ));
                     }
                     let r: i64 = match op {
                         ADD => i.wrapping_add(j),
@@ -376,7 +381,12 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         handler = metamethod(frame.regs[c], 10 + op - ADD);
                     }
                     if handler.is_null() {
-                        return Err(arith_error(pc as i64 - 1, frame.regs[b], frame.regs[c]));
+                        return Err(arith_error(
+                            frame,
+                            pc as i64 - 1,
+                            frame.regs[b],
+                            frame.regs[c],
+                        ));
                     }
                     frame.regs[scratch] = handler;
                     frame.regs[scratch + 1] = frame.regs[b];
@@ -418,7 +428,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         if op == LEN && x.is::<Table>() {
                             frame.regs[a] = Obj::from(Int::new(table_len(x.cast::<Table>())));
                         } else if op == LEN {
-                            return Err(len_error(pc as i64 - 1, x));
+                            return Err(len_error(frame, pc as i64 - 1, x));
                         } else {
                             // Strings convert for `-` only (lua5.4's string
                             // metatable has no bitwise metamethods).
@@ -428,7 +438,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                                 Obj::null()
                             };
                             if n.is_null() {
-                                return Err(arith_error(pc as i64 - 1, x, x));
+                                return Err(arith_error(frame, pc as i64 - 1, x, x));
                             }
                             frame.regs[b] = n;
                             pc -= 1; // again, on the number
@@ -456,7 +466,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         handler = metamethod(y, 25);
                     }
                     if handler.is_null() {
-                        return Err(concat_error(pc as i64 - 1, x, y));
+                        return Err(concat_error(frame, pc as i64 - 1, x, y));
                     }
                     frame.regs[scratch] = handler;
                     frame.regs[scratch + 1] = x;
@@ -565,7 +575,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     }
                     if handler.is_null() {
                         if op != EQ {
-                            return Err(compare_error(pc as i64 - 2, x, y));
+                            return Err(compare_error(frame, pc as i64 - 2, x, y));
                         }
                     } else {
                         frame.regs[scratch] = handler;
@@ -600,12 +610,12 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     let i: i64 = init.cast::<Int>().v;
                     let s: i64 = step.cast::<Int>().v;
                     if s == 0 {
-                        return Err(for_error(pc as i64 - 1, 0, step));
+                        return Err(for_error(frame, pc as i64 - 1, 0, step));
                     }
                     let clipped: Obj = if limit.is::<Int>() {
                         limit
                     } else {
-                        for_limit(pc as i64 - 1, limit, s)?
+                        for_limit(frame, pc as i64 - 1, limit, s)?
                     };
                     if clipped.is_null() {
                         pc = skip;
@@ -647,19 +657,19 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         init
                     };
                     if !value::is_num(limit_n) {
-                        return Err(for_error(pc as i64 - 1, 2, limit));
+                        return Err(for_error(frame, pc as i64 - 1, 2, limit));
                     }
                     if !value::is_num(step_n) {
-                        return Err(for_error(pc as i64 - 1, 3, step));
+                        return Err(for_error(frame, pc as i64 - 1, 3, step));
                     }
                     if !value::is_num(init_n) {
-                        return Err(for_error(pc as i64 - 1, 1, init));
+                        return Err(for_error(frame, pc as i64 - 1, 1, init));
                     }
                     let i: f64 = value::to_f64(init_n);
                     let lf: f64 = value::to_f64(limit_n);
                     let s: f64 = value::to_f64(step_n);
                     if s == 0.0 {
-                        return Err(for_error(pc as i64 - 1, 0, step));
+                        return Err(for_error(frame, pc as i64 - 1, 0, step));
                     }
                     frame.regs[a] = Obj::from(Float::new(i));
                     frame.regs[a + 1] = Obj::from(Float::new(lf));

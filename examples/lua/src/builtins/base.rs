@@ -32,7 +32,12 @@ pub(super) const DEFS: &[Def] = &[
     prim("typename", "?", 0, typename),
     prim("argerror", "?", 0, argerror),
     prim("raise", "?", 0, raise),
+    prim(RETHROW, "?", 0, rethrow),
 ];
+
+/// The prelude's `rethrow(e)`: raises `e` again, keeping the traceback
+/// recorded where it was first raised (the script's uncaught error).
+pub(super) const RETHROW: &str = "rethrow";
 
 fn pcall_indirect(c: &Call) -> Result<Vec<Obj>, Obj> {
     Err(c.error("pcall cannot be called from here"))
@@ -150,6 +155,10 @@ fn argerror(c: &Call) -> Result<Vec<Obj>, Obj> {
 /// like `luaL_error`'s (at the prelude function's caller).
 fn raise(c: &Call) -> Result<Vec<Obj>, Obj> {
     Err(c.error(&String::from_utf8_lossy(&c.string(0)?)))
+}
+
+fn rethrow(c: &Call) -> Result<Vec<Obj>, Obj> {
+    Err(c.arg(0))
 }
 
 fn type_of(c: &Call) -> Result<Vec<Obj>, Obj> {
