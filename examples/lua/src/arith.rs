@@ -110,6 +110,34 @@ pub fn to_number(o: Obj) -> Obj {
     }
 }
 
+/// The limit of an integer `for` loop with step `step` at `pc` when it is
+/// no integer (lua5.4's `forlimit`): a float or numeric string floored
+/// (ceiled for a negative step) to an `Int`, clipped to the integer range
+/// when beyond it, or `nil` when the loop runs no iteration (a limit above
+/// every integer with a negative step, or below them with a positive one;
+/// NaN counts as below).
+pub fn for_limit(frame: crate::vm::Frame, pc: i64, limit: Obj, step: i64) -> Result<Obj, Obj> {
+    let n = to_number(limit);
+    let f = if n.is::<Int>() {
+        return Ok(n);
+    } else if n.is::<Float>() {
+        n.cast::<Float>().v()
+    } else {
+        return Err(crate::errors::for_error(frame, pc, 2, limit));
+    };
+    let rounded = if step < 0 { f.ceil() } else { f.floor() };
+    if let Some(i) = crate::number::float_to_int(rounded) {
+        return Ok(Obj::from(Int::new(i)));
+    }
+    let clipped = match f > 0.0 {
+        true if step < 0 => return Ok(Obj::null()),
+        true => i64::MAX,
+        false if step > 0 => return Ok(Obj::null()),
+        false => i64::MIN,
+    };
+    Ok(Obj::from(Int::new(clipped)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -113,11 +113,18 @@ pub fn call_builtin(id: i64, frame: Frame, base: i64, nargs: i64, pc: i64) -> Re
     let mut regs = frame.regs();
     let base = base as usize;
     let args = (0..nargs as usize).map(|i| regs[base + 1 + i]).collect();
-    let results = (def.fun)(&Call {
+    let call = Call {
         args,
         pc,
         def,
         frame,
+    };
+    let results = (def.fun)(&call).inspect_err(|_| {
+        // The prelude's private builtins are part of a "C" function.
+        let shown = (def.lib != PRIM).then_some(def.shown);
+        if def.key != base::RETHROW {
+            crate::traceback::record(frame, pc, shown);
+        }
     })?;
     if base + results.len() > regs.len() {
         return Err(at(pc, "stack overflow (too many results)"));
@@ -173,7 +180,7 @@ pub fn set_prelude_code(code: std::ops::Range<usize>) {
     PRELUDE.with(|p| p.set((code.start, code.end)));
 }
 
-fn in_prelude(pc: i64) -> bool {
+pub(crate) fn in_prelude(pc: i64) -> bool {
     let (start, end) = PRELUDE.with(Cell::get);
     (start as i64..end as i64).contains(&pc)
 }
@@ -240,16 +247,21 @@ fn calls_pcall(frame: Frame, pc: i64) -> bool {
     f.is::<Builtin>() && f.cast::<Builtin>().id() == PCALL
 }
 
-/// The function name of the call at `pc` (`"rep"`, method or not), from
-/// the compiler's operand description `method 'rep'`.
+/// The function name of the call at `pc` (`"rep"`, method or not).
 fn call_name(pc: i64) -> Option<(String, bool)> {
+    call_name_of(pc).map(|(name, kind)| (name, kind == "method"))
+}
+
+/// The function name of the call at `pc` and its kind (`"rep"`,
+/// `"method"`), from the compiler's operand description `method 'rep'`.
+pub(crate) fn call_name_of(pc: i64) -> Option<(String, String)> {
     let w = insn(pc) & 0xff;
     if w != op::CALL && w != op::TFORCALL {
         return None;
     }
     let d = operand_name(pc as usize, 0)?;
     let (kind, rest) = d.split_once(" '")?;
-    Some((rest.strip_suffix('\'')?.to_string(), kind == "method"))
+    Some((rest.strip_suffix('\'')?.to_string(), kind.to_string()))
 }
 
 /// One call of a builtin: its arguments and where it was made.

@@ -128,6 +128,16 @@ pub mod op {
     pub const COUNT: i64 = 50;
 }
 
+/// How many words the instruction with opcode `code` takes (`+w` ones
+/// two).
+pub fn width(code: i64) -> usize {
+    use op::*;
+    match code {
+        LOADI | LOADF | SETLIST | TESTJMP | EQ | LT | LE => 2,
+        _ => 1,
+    }
+}
+
 /// One instruction word.
 pub fn encode(op: i64, a: u32, b: u32, c: u32) -> i64 {
     debug_assert!(a < 1 << 16 && b < 1 << 20 && c < 1 << 20);

@@ -466,11 +466,11 @@ impl Compiler {
         self.f().line = body.end_line;
         self.op(op::RETURN, 0, 1, 0);
         let f = self.funcs.pop().expect("pushed above");
-        Ok(self.finish(f))
+        Ok(self.finish(f, body.line))
     }
 
     /// Appends `f`'s code (jump targets made absolute) and registers it.
-    fn finish(&mut self, mut f: Func) -> i64 {
+    fn finish(&mut self, mut f: Func, defined: u32) -> i64 {
         let entry = crate::code::next_pc();
         for s in &f.relocs {
             match *s {
@@ -490,6 +490,7 @@ impl Compiler {
             is_vararg: f.is_vararg,
             maxstack: f.maxstack.max(1) as u32,
             upvals: f.upvals.into_iter().map(|u| u.1).collect(),
+            defined,
             lines: f.lines,
             chunk: self.chunk.clone(),
             names: f.names,
@@ -901,7 +902,9 @@ impl Compiler {
                 let o = self.expr_any(obj)?;
                 self.reserve(1);
                 let k = self.konst(name.as_bytes());
-                self.op(op::SELF, base, o, k);
+                let at = self.op(op::SELF, base, o, k);
+                let described = self.describe(obj);
+                self.name_operands(at, [described, None]);
                 self.set_free(base + 2);
                 args
             }

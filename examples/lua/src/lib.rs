@@ -17,5 +17,6 @@ pub mod proto;
 pub mod run;
 pub mod strings;
 pub mod table;
+pub mod traceback;
 pub mod value;
 pub mod vm;

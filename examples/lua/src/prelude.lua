@@ -12,7 +12,7 @@
 local prim, main = ...
 local G = _G
 local select, type, error, pcall, rawget, next = select, type, error, pcall, rawget, next
-local argerror, raise = prim.argerror, prim.raise
+local argerror, raise, rethrow = prim.argerror, prim.raise, prim.rethrow
 local typename, metafield = prim.typename, prim.metafield
 local concat, pack, unpack = table.concat, table.pack, table.unpack
 local find, match, sub = string.find, string.match, string.sub
@@ -494,4 +494,4 @@ local function message(e)
 end
 
 local ok, e = pcall(main, select(3, ...))
-if not ok then error(message(e), 0) end
+if not ok then rethrow(message(e)) end

@@ -24,6 +24,8 @@ pub struct Proto {
     /// Registers its frame needs.
     pub maxstack: u32,
     pub upvals: Vec<UpvalDesc>,
+    /// Where the function is defined (`linedefined`; 0: a main chunk).
+    pub defined: u32,
     /// The source line of each code word, from `entry` on.
     pub lines: Vec<u32>,
     /// The chunk's display name (`test.lua`, `[string "..."]`).
@@ -74,6 +76,14 @@ fn at_pc<R>(pc: usize, f: impl FnOnce(&Proto, usize) -> R) -> Option<R> {
             .filter(|p| p.entry <= pc && pc < p.entry + p.lines.len())
             .max_by_key(|p| p.entry)?;
         Some(f(p, pc - p.entry))
+    })
+}
+
+/// The chunk name, the line where the function is defined, the line of
+/// `pc` and the function's entry, for the function whose code holds `pc`.
+pub fn describe_pc(pc: usize) -> Option<(String, u32, u32, usize)> {
+    at_pc(pc, |p, off| {
+        (p.chunk.clone(), p.defined, p.lines[off], p.entry)
     })
 }
 

@@ -63,7 +63,10 @@ pub fn run_here(script: &Script, options: &Options) -> i32 {
         Err(message) => {
             flush_out();
             eprintln!("lua: {message}");
-            eprintln!("stack traceback:\n\t[C]: in ?");
+            eprintln!("stack traceback:");
+            for line in crate::traceback::lines() {
+                eprintln!("\t{line}");
+            }
             1
         }
     };
@@ -99,7 +102,9 @@ fn execute(script: &Script, options: &Options) -> Result<(), String> {
         va[i + 2] = Obj::from(new_str(a.as_bytes()));
     }
     let p = prelude.proto();
-    let regs = Array::<Obj>::new(proto::maxstack(p) as usize + SCRATCH);
+    // Room for the varargs too: the prelude's last line spreads them out
+    // in registers to call the script (frames do not grow).
+    let regs = Array::<Obj>::new(proto::maxstack(p) as usize + SCRATCH + va.len());
     let frame = Frame::new(regs, prelude, Args::new(va), 0, 0, 0, Frame::null(), -1);
     let entry = proto::entry(p) as usize;
     let result = if options.jit {

@@ -14,15 +14,15 @@
 //! past the compiler's `maxstack`.
 
 use crate::arith::{
-    exact_int, float_floor_div, float_mod, int_floor_div, int_mod, lt_int_float, shift_left,
-    to_number,
+    exact_int, float_floor_div, float_mod, for_limit, int_floor_div, int_mod, lt_int_float,
+    shift_left, to_number,
 };
 use crate::builtins::{call_builtin, PCALL};
 use crate::bytecode::op::*;
 use crate::code::insn;
 use crate::errors::{
-    arith_error, call_error, compare_error, concat_error, for_error, index_error, key_error,
-    len_error, overflow_error,
+    arith_error, call_error, chain_error, compare_error, concat_error, for_error, index_error,
+    key_error, len_error, overflow_error,
 };
 use crate::meta::metamethod;
 use crate::proto::{entry, is_vararg, maxstack, nparams, nupvals, upval};
@@ -39,6 +39,10 @@ pub const MAX_DEPTH: i64 = 20_000;
 /// Registers a frame has past its prototype's `maxstack`: where a
 /// metamethod call is laid out (the handler and up to three arguments).
 pub const SCRATCH: usize = 4;
+
+/// `__index` and `__newindex` tables followed for one access before
+/// giving up on a likely loop (lua5.4's `MAXTAGLOOP`).
+const MAX_CHAIN: i64 = 2000;
 
 /// What the call sequence does after the call (see the module docs).
 const KEEP: i64 = 0;
@@ -90,14 +94,16 @@ pub fn next_serial() -> i64 {
         residual fn table_len(t: Table) -> i64,
         residual fn metamethod(o: Obj, event: i64) -> Obj,
         residual fn call_builtin(id: i64, frame: Frame, base: i64, nargs: i64, pc: i64) -> Result<i64, Obj>,
-        residual fn arith_error(pc: i64, x: Obj, y: Obj) -> Obj,
-        residual fn compare_error(pc: i64, x: Obj, y: Obj) -> Obj,
-        residual fn concat_error(pc: i64, x: Obj, y: Obj) -> Obj,
-        residual fn index_error(pc: i64, x: Obj) -> Obj,
-        residual fn key_error(pc: i64, why: i64) -> Obj,
-        residual fn len_error(pc: i64, x: Obj) -> Obj,
+        residual fn arith_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj,
+        residual fn compare_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj,
+        residual fn concat_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj,
+        residual fn index_error(frame: Frame, pc: i64, x: Obj) -> Obj,
+        residual fn key_error(frame: Frame, pc: i64, why: i64) -> Obj,
+        residual fn len_error(frame: Frame, pc: i64, x: Obj) -> Obj,
         residual fn call_error(pc: i64, f: Obj) -> Obj,
-        residual fn for_error(pc: i64, what: i64, v: Obj) -> Obj,
+        residual fn chain_error(frame: Frame, pc: i64, event: i64) -> Obj,
+        residual fn for_error(frame: Frame, pc: i64, what: i64, v: Obj) -> Obj,
+        residual fn for_limit(frame: Frame, pc: i64, limit: Obj, step: i64) -> Result<Obj, Obj>,
         residual fn exact_int(o: Obj) -> Obj,
         residual fn overflow_error(pc: i64) -> Obj,
     ],
@@ -180,8 +186,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 }
                 let mut v: Obj = Obj::null();
                 let mut chain: i64 = 0;
-                while chain < 100 {
-                    chain += 1;
+                while chain < MAX_CHAIN {
                     let handler: Obj = if x.is::<Table>() {
                         let t = x.cast::<Table>();
                         // The array part inline; the rest in the helper.
@@ -209,7 +214,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         if x.is::<Table>() {
                             break;
                         }
-                        return Err(index_error(pc as i64 - 1, x));
+                        return Err(index_error(frame, pc as i64 - 1, x));
                     }
                     if handler.is::<Closure>() || handler.is::<Builtin>() {
                         frame.regs[scratch] = handler;
@@ -223,6 +228,10 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         break;
                     }
                     x = handler;
+                    chain += 1;
+                }
+                if chain == MAX_CHAIN {
+                    return Err(chain_error(frame, pc as i64 - 1, 0));
                 }
                 if call_at == NO_CALL {
                     frame.regs[a] = v;
@@ -241,8 +250,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 };
                 let v: Obj = frame.regs[c];
                 let mut chain: i64 = 0;
-                while chain < 100 {
-                    chain += 1;
+                while chain < MAX_CHAIN {
                     let mut handler: Obj = Obj::null();
                     if x.is::<Table>() {
                         let t = x.cast::<Table>();
@@ -266,14 +274,14 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         if handler.is_null() {
                             let why: i64 = table_set(t, key, v);
                             if why != 0 {
-                                return Err(key_error(pc as i64 - 1, why));
+                                return Err(key_error(frame, pc as i64 - 1, why));
                             }
                             break;
                         }
                     } else {
                         handler = metamethod(x, 1);
                         if handler.is_null() {
-                            return Err(index_error(pc as i64 - 1, x));
+                            return Err(index_error(frame, pc as i64 - 1, x));
                         }
                     }
                     if handler.is::<Closure>() || handler.is::<Builtin>() {
@@ -287,6 +295,10 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         break;
                     }
                     x = handler;
+                    chain += 1;
+                }
+                if chain == MAX_CHAIN {
+                    return Err(chain_error(frame, pc as i64 - 1, 1));
                 }
             }
             NEWTABLE => frame.regs[a] = Obj::from(new_table(b as i64, c as i64)),
@@ -330,7 +342,12 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     let i: i64 = x.cast::<Int>().v;
                     let j: i64 = y.cast::<Int>().v;
                     if j == 0 && (op == MOD || op == IDIV) {
-                        return Err(arith_error(pc as i64 - 1, x, y));
+                        return Err(arith_error(
+                            frame,
+                            pc as i64 - 1,
+                            frame.regs[b],
+                            frame.regs[c],
+                        ));
                     }
                     let r: i64 = match op {
                         ADD => i.wrapping_add(j),
@@ -364,7 +381,12 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         handler = metamethod(frame.regs[c], 10 + op - ADD);
                     }
                     if handler.is_null() {
-                        return Err(arith_error(pc as i64 - 1, frame.regs[b], frame.regs[c]));
+                        return Err(arith_error(
+                            frame,
+                            pc as i64 - 1,
+                            frame.regs[b],
+                            frame.regs[c],
+                        ));
                     }
                     frame.regs[scratch] = handler;
                     frame.regs[scratch + 1] = frame.regs[b];
@@ -406,15 +428,17 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         if op == LEN && x.is::<Table>() {
                             frame.regs[a] = Obj::from(Int::new(table_len(x.cast::<Table>())));
                         } else if op == LEN {
-                            return Err(len_error(pc as i64 - 1, x));
+                            return Err(len_error(frame, pc as i64 - 1, x));
                         } else {
-                            let n: Obj = if x.is::<Str>() {
+                            // Strings convert for `-` only (lua5.4's string
+                            // metatable has no bitwise metamethods).
+                            let n: Obj = if op == UNM && x.is::<Str>() {
                                 to_number(x)
                             } else {
                                 Obj::null()
                             };
                             if n.is_null() {
-                                return Err(arith_error(pc as i64 - 1, x, x));
+                                return Err(arith_error(frame, pc as i64 - 1, x, x));
                             }
                             frame.regs[b] = n;
                             pc -= 1; // again, on the number
@@ -442,7 +466,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         handler = metamethod(y, 25);
                     }
                     if handler.is_null() {
-                        return Err(concat_error(pc as i64 - 1, x, y));
+                        return Err(concat_error(frame, pc as i64 - 1, x, y));
                     }
                     frame.regs[scratch] = handler;
                     frame.regs[scratch + 1] = x;
@@ -539,19 +563,33 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     if handler.is_null() {
                         handler = metamethod(y, event);
                     }
+                    // lua5.4 as built with LUA_COMPAT_LT_LE (Debian's, the
+                    // oracle): `x <= y` without `__le` is `not (y < x)`.
+                    let mut swap: bool = false;
+                    if handler.is_null() && op == LE {
+                        handler = metamethod(y, 27);
+                        if handler.is_null() {
+                            handler = metamethod(x, 27);
+                        }
+                        swap = !handler.is_null();
+                    }
                     if handler.is_null() {
                         if op != EQ {
-                            return Err(compare_error(pc as i64 - 2, x, y));
+                            return Err(compare_error(frame, pc as i64 - 2, x, y));
                         }
                     } else {
                         frame.regs[scratch] = handler;
-                        frame.regs[scratch + 1] = x;
-                        frame.regs[scratch + 2] = y;
+                        frame.regs[scratch + 1] = if swap { y } else { x };
+                        frame.regs[scratch + 2] = if swap { x } else { y };
                         call_at = scratch;
                         call_nargs = 2;
                         call_c = 2;
                         call_mode = BRANCH;
                         call_dest = a;
+                        if swap {
+                            // `not`: branch on the opposite truth.
+                            call_dest = if a == 0 { 1 } else { 0 };
+                        }
                         call_jump = target;
                     }
                 }
@@ -560,81 +598,98 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 }
             }
             FORPREP => {
-                let mut init: Obj = frame.regs[a];
-                let mut limit: Obj = frame.regs[a + 1];
-                let mut step: Obj = frame.regs[a + 2];
-                if init.is::<Str>() {
-                    init = to_number(init);
-                }
-                if limit.is::<Str>() {
-                    limit = to_number(limit);
-                }
-                if step.is::<Str>() {
-                    step = to_number(step);
-                }
+                let init: Obj = frame.regs[a];
+                let limit: Obj = frame.regs[a + 1];
+                let step: Obj = frame.regs[a + 2];
                 let skip = (w >> 24) as usize;
-                if init.is::<Int>() && step.is::<Int>() && limit.is::<Int>() {
+                if init.is::<Int>() && step.is::<Int>() {
+                    // An integer loop (lua5.4's forprep): the limit is
+                    // clipped to an integer, and the iterations are counted
+                    // unsigned so that loops up to the integer limits never
+                    // overflow.
                     let i: i64 = init.cast::<Int>().v;
-                    let l: i64 = limit.cast::<Int>().v;
                     let s: i64 = step.cast::<Int>().v;
                     if s == 0 {
-                        return Err(for_error(pc as i64 - 1, 0, step));
+                        return Err(for_error(frame, pc as i64 - 1, 0, step));
                     }
-                    if (s > 0 && i > l) || (s < 0 && i < l) {
+                    let clipped: Obj = if limit.is::<Int>() {
+                        limit
+                    } else {
+                        for_limit(frame, pc as i64 - 1, limit, s)?
+                    };
+                    if clipped.is_null() {
                         pc = skip;
                     } else {
-                        // The iterations left, counted unsigned so that
-                        // loops up to the integer limits never overflow.
-                        let span: u64 = if s > 0 {
-                            (l as u64).wrapping_sub(i as u64)
+                        let l: i64 = clipped.cast::<Int>().v;
+                        if (s > 0 && i > l) || (s < 0 && i < l) {
+                            pc = skip;
                         } else {
-                            (i as u64).wrapping_sub(l as u64)
-                        };
-                        let stride: u64 = if s > 0 {
-                            s as u64
-                        } else {
-                            (s.wrapping_add(1).wrapping_neg() as u64) + 1
-                        };
-                        frame.regs[a + 1] = Obj::from(Int::new((span / stride) as i64));
-                        frame.regs[a + 3] = init;
+                            let span: u64 = if s > 0 {
+                                (l as u64).wrapping_sub(i as u64)
+                            } else {
+                                (i as u64).wrapping_sub(l as u64)
+                            };
+                            let stride: u64 = if s > 0 {
+                                s as u64
+                            } else {
+                                (s.wrapping_add(1).wrapping_neg() as u64) + 1
+                            };
+                            frame.regs[a + 1] = Obj::from(Int::new((span / stride) as i64));
+                            frame.regs[a + 3] = init;
+                        }
                     }
-                } else if value::is_num(init) && value::is_num(limit) && value::is_num(step) {
-                    let i: f64 = value::to_f64(init);
-                    let l: f64 = value::to_f64(limit);
-                    let s: f64 = value::to_f64(step);
+                } else {
+                    // A float loop; numeric strings convert. lua5.4 checks
+                    // the limit, then the step, then the initial value.
+                    let limit_n: Obj = if limit.is::<Str>() {
+                        to_number(limit)
+                    } else {
+                        limit
+                    };
+                    let step_n: Obj = if step.is::<Str>() {
+                        to_number(step)
+                    } else {
+                        step
+                    };
+                    let init_n: Obj = if init.is::<Str>() {
+                        to_number(init)
+                    } else {
+                        init
+                    };
+                    if !value::is_num(limit_n) {
+                        return Err(for_error(frame, pc as i64 - 1, 2, limit));
+                    }
+                    if !value::is_num(step_n) {
+                        return Err(for_error(frame, pc as i64 - 1, 3, step));
+                    }
+                    if !value::is_num(init_n) {
+                        return Err(for_error(frame, pc as i64 - 1, 1, init));
+                    }
+                    let i: f64 = value::to_f64(init_n);
+                    let lf: f64 = value::to_f64(limit_n);
+                    let s: f64 = value::to_f64(step_n);
                     if s == 0.0 {
-                        return Err(for_error(pc as i64 - 1, 0, step));
+                        return Err(for_error(frame, pc as i64 - 1, 0, step));
                     }
                     frame.regs[a] = Obj::from(Float::new(i));
-                    frame.regs[a + 1] = Obj::from(Float::new(l));
+                    frame.regs[a + 1] = Obj::from(Float::new(lf));
                     frame.regs[a + 2] = Obj::from(Float::new(s));
                     // NaN bounds run no iteration.
-                    let runs: bool = if s > 0.0 { i <= l } else { i >= l };
+                    let runs: bool = if s > 0.0 { i <= lf } else { i >= lf };
                     if !runs {
                         pc = skip;
                     } else {
                         frame.regs[a + 3] = Obj::from(Float::new(i));
                     }
-                } else {
-                    let what: i64 = if !value::is_num(init) {
-                        1
-                    } else if !value::is_num(limit) {
-                        2
-                    } else {
-                        3
-                    };
-                    // The message names the value as written (a string
-                    // that is no numeral is a string, not nil).
-                    let bad: Obj = frame.regs[a + what as usize - 1];
-                    return Err(for_error(pc as i64 - 1, what, bad));
                 }
             }
             FORLOOP => {
                 let body = (w >> 24) as usize;
                 let idx: Obj = frame.regs[a];
                 if idx.is::<Int>() {
+                    // The count is unsigned (FORPREP): up to 2^64 - 1.
                     let left: i64 = frame.regs[a + 1].cast::<Int>().v;
-                    if left > 0 {
+                    if left != 0 {
                         let step: i64 = frame.regs[a + 2].cast::<Int>().v;
                         let next: i64 = idx.cast::<Int>().v.wrapping_add(step);
                         frame.regs[a + 1] = Obj::from(Int::new(left - 1));

@@ -113,3 +113,41 @@ fn errors_are_reported_with_a_status_never_a_crash() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).starts_with("lua: (command line):1: boom"));
 }
+
+/// An error three calls deep: the traceback after the message is
+/// lua5.4's, line for line (captured from lua5.4 5.4.4, and compared with
+/// it again when it is installed).
+#[test]
+fn an_uncaught_error_prints_lua54s_traceback() {
+    let src = b"local function inner(t)\n  return t.x.y\nend\nlocal function middle(t)\n  local v = inner(t)\n  return v\nend\nfunction outer()\n  local v = middle({})\n  return v\nend\nouter()\n";
+    let expected = "stack traceback:\n\
+                    \tstdin:2: in upvalue 'inner'\n\
+                    \tstdin:5: in upvalue 'middle'\n\
+                    \tstdin:9: in function 'outer'\n\
+                    \tstdin:12: in main chunk\n\
+                    \t[C]: in ?\n";
+    let oracle = std::process::Command::new("lua5.4")
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    if let Ok(mut child) = oracle {
+        let mut input = child.stdin.take().expect("piped");
+        input.write_all(src).expect("lua5.4 reads stdin");
+        drop(input);
+        let out = child.wait_with_output().expect("lua5.4 ends");
+        let err = text(&out.stderr);
+        assert_eq!(err.split_once('\n').map(|p| p.1), Some(expected));
+    }
+    for mode in [&["--no-jit", "-"][..], &["--threshold", "1", "-"][..]] {
+        let out = lua(mode, src);
+        let err = text(&out.stderr);
+        let (first, rest) = err.split_once('\n').expect("two lines or more");
+        assert_eq!(
+            first,
+            "lua: stdin:2: attempt to index a nil value (field 'x')"
+        );
+        assert_eq!(rest, expected, "{mode:?}");
+        assert_eq!(out.status.code(), Some(1));
+    }
+}

@@ -22,6 +22,7 @@ fn proto(code: impl Fn(i64) -> Vec<i64>, nparams: u32, maxstack: u32, up: &[Upva
         is_vararg: false,
         maxstack,
         upvals: up.to_vec(),
+        defined: 1,
         lines: (1..=words.len() as u32).collect(),
         chunk: "asm".into(),
         names: Default::default(),

@@ -32,7 +32,12 @@ pub(super) const DEFS: &[Def] = &[
     prim("typename", "?", 0, typename),
     prim("argerror", "?", 0, argerror),
     prim("raise", "?", 0, raise),
+    prim(RETHROW, "?", 0, rethrow),
 ];
+
+/// The prelude's `rethrow(e)`: raises `e` again, keeping the traceback
+/// recorded where it was first raised (the script's uncaught error).
+pub(super) const RETHROW: &str = "rethrow";
 
 fn pcall_indirect(c: &Call) -> Result<Vec<Obj>, Obj> {
     Err(c.error("pcall cannot be called from here"))
@@ -59,15 +64,7 @@ pub(super) fn meta_field(v: Obj, name: &[u8]) -> Obj {
     metatable(v).map_or(Obj::null(), |m| tbl::get_bytes(m, name))
 }
 
-/// The type name messages show for `v`: its metatable's `__name` when
-/// that is a string (`luaL_typeerror`, `luaT_objtypename`).
-pub(super) fn shown_type(v: Obj) -> String {
-    let name = meta_field(v, b"__name");
-    match name.is::<Str>() {
-        true => String::from_utf8_lossy(&bytes_of(name.cast::<Str>())).into_owned(),
-        false => lua_type(v).to_string(),
-    }
-}
+pub(super) use crate::errors::shown_type;
 
 /// A made-up address for `tostring`: the serial number (objects move, so
 /// their addresses are no identity), in the shape of a heap address.
@@ -158,6 +155,10 @@ fn argerror(c: &Call) -> Result<Vec<Obj>, Obj> {
 /// like `luaL_error`'s (at the prelude function's caller).
 fn raise(c: &Call) -> Result<Vec<Obj>, Obj> {
     Err(c.error(&String::from_utf8_lossy(&c.string(0)?)))
+}
+
+fn rethrow(c: &Call) -> Result<Vec<Obj>, Obj> {
+    Err(c.arg(0))
 }
 
 fn type_of(c: &Call) -> Result<Vec<Obj>, Obj> {

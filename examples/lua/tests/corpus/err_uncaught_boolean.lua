@@ -1,0 +1,3 @@
+-- errors: an uncaught boolean error object
+print("before")
+error(false)
