@@ -100,7 +100,17 @@ fn execute(script: &Script, options: &Options) -> Result<(), String> {
     }
     let p = prelude.proto();
     let regs = Array::<Obj>::new(proto::maxstack(p) as usize + SCRATCH);
-    let frame = Frame::new(regs, prelude, Args::new(va), 0, 0, 0, Frame::null(), -1);
+    let frame = Frame::new(
+        regs,
+        prelude,
+        Args::new(va),
+        0,
+        0,
+        0,
+        Frame::null(),
+        -1,
+        Args::null(),
+    );
     let entry = proto::entry(p) as usize;
     let result = if options.jit {
         let mut params = JitParams::from_env().map_err(|e| e.to_string())?;
