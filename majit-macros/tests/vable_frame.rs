@@ -5,7 +5,9 @@
 //! The optimized loop reads and writes the frame through no load or store,
 //! and guard failures (a branch taken every 7th iteration) hand the
 //! interpreter the frame the plain run has. A residual helper given the
-//! frame sees and changes its current state.
+//! frame sees and changes its current state. A frame whose array is
+//! replaced while a loop is traced aborts the trace (the VM grew its
+//! frame), and the loop is traced again with the new array.
 
 mod common;
 #[path = "common/heap.rs"]
@@ -13,6 +15,7 @@ mod heap;
 
 use common::{emit, take_output};
 use heap::stress_heap;
+use majit::metainterp::stats::AbortReason;
 use majit::prelude::*;
 
 const HALT: i64 = 0;
@@ -38,6 +41,9 @@ const SLICE: i64 = 11;
 /// place (`frame.stack[sp]`) is evaluated before the call that forces the
 /// frame; the next instructions must read the stored value.
 const PEEKPUSH: i64 = 12;
+/// Replaces the stack with a copy twice as long while tracing (a VM
+/// growing its frame; plain runs never do).
+const GROW: i64 = 13;
 
 /// How many negative numbers `code` holds (none): a residual helper taking
 /// a slice, which cannot be given the frame, so its call forces nothing.
@@ -120,6 +126,17 @@ fn run(code: &[i64]) -> i64 {
             PEEKPUSH => {
                 frame.stack[sp] = peek(frame) % 1000;
                 frame.sp += 1;
+            }
+            GROW => {
+                if we_are_jitted() && frame.stack.len() < 16 {
+                    let mut bigger: Array<i64> = Array::<i64>::new(frame.stack.len() * 2);
+                    let mut i: usize = 0;
+                    while i < frame.stack.len() {
+                        bigger[i] = frame.stack[i];
+                        i += 1;
+                    }
+                    frame.stack = bigger;
+                }
             }
             _ => return -1,
         }
@@ -239,6 +256,38 @@ fn call_results_stored_into_the_frame_are_read_back<B: GcBackend>() {
     assert_eq!(run_jit(&mut driver, &code).unwrap(), want);
     let s = driver.stats();
     assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{s}");
+}
+
+/// The stack grows while the loop is first traced: that trace aborts, the
+/// blackhole makes the store, and the loop is traced again on the grown
+/// stack, compiled and entered.
+fn a_frame_grown_while_tracing_is_traced_again<B: GcBackend>() {
+    let mut code = program(500, false);
+    // `GROW` at the loop head (later jump targets move by 2).
+    code.splice(4..4, [GROW, 0]);
+    for i in (0..code.len()).step_by(2) {
+        if (code[i] == JNZF || code[i] == JNZ) && code[i + 1] > 4 {
+            code[i + 1] += 2;
+        }
+    }
+    let want = run(&code);
+    assert_eq!(want, expected(500));
+    let mut driver = run_driver::<B>(JitParams::default().with_threshold(3)).unwrap();
+    assert_eq!(run_jit(&mut driver, &code).unwrap(), want);
+    let s = driver.stats();
+    assert_eq!(s.aborts_for(AbortReason::ArrayReplaced), 1, "{s}");
+    assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{s}");
+}
+
+#[test]
+fn a_frame_grown_while_tracing_refexec() {
+    a_frame_grown_while_tracing_is_traced_again::<RefExec>();
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn a_frame_grown_while_tracing_native() {
+    a_frame_grown_while_tracing_is_traced_again::<HostBackend>();
 }
 
 #[test]

@@ -39,6 +39,10 @@ pub enum AbortReason {
     /// (nobody: the VM switched frames without a call of the interpreter,
     /// which traces do not follow).
     FrameChanged,
+    /// The virtualizable frame's array field was replaced (nobody: a VM
+    /// growing its frame; the blackhole makes the store, and the key is
+    /// traced again, with the new array's length, when hot).
+    ArrayReplaced,
     /// Compiling would take the code in use past `JitParams::max_code`
     /// (`MAJIT_MAX_CODE`; the user acts: raise it, or accept the
     /// interpreted loop). The key is not traced again.
@@ -66,6 +70,7 @@ impl AbortReason {
             AbortReason::CompileFailed => "compilation failed",
             AbortReason::InvalidLoop => "the optimizer found a guard that always fails",
             AbortReason::FrameChanged => "the virtualizable frame changed",
+            AbortReason::ArrayReplaced => "the virtualizable frame's array was replaced",
             AbortReason::CodeFull => "code memory full (MAJIT_MAX_CODE)",
             AbortReason::QuasiWritten => {
                 "a quasi-immutable field it read was written while tracing"

@@ -794,6 +794,10 @@ impl<'a> Tracer<'a> {
                 Some(self.getarrayitem(insn)?)
             }
             JOp::SetfieldI | JOp::SetfieldR | JOp::SetfieldF => {
+                if self.replaces_vable_array(insn) {
+                    // Before the store: the blackhole makes it.
+                    return Ok(Step::End(self.abort(AbortReason::ArrayReplaced, None)));
+                }
                 self.setfield(insn)?;
                 None
             }
@@ -995,6 +999,18 @@ impl<'a> Tracer<'a> {
         })
     }
 
+    /// Whether `insn` (a `setfield`) replaces the virtualizable frame's
+    /// array: the trace's inputs are the array's items, so a trace cannot
+    /// go on with another array (a VM growing its frame); it aborts.
+    fn replaces_vable_array(&mut self, insn: &Insn) -> bool {
+        let d = self.descr(insn, 2);
+        let obj = self.get(insn.reg(0));
+        let slot = self.vable_field(obj.r, field(&d));
+        self.env
+            .vable
+            .is_some_and(|i| i.array().is_some() && slot == Some(i.array_slot()))
+    }
+
     /// `setfield_gc`: recorded now, or later for a fresh object (see
     /// [`HeapCache`]).
     fn setfield(&mut self, insn: &Insn) -> Result<(), ConcreteError> {
@@ -1007,16 +1023,6 @@ impl<'a> Tracer<'a> {
             val.v,
         )?;
         if let Some(k) = self.vable_field(obj.r, field(&d)) {
-            if self
-                .env
-                .vable
-                .is_some_and(|i| i.array().is_some() && k == i.array_slot())
-            {
-                return Err(ConcreteError::BadJitCode(format!(
-                    "{} of the virtualizable frame is replaced in a trace",
-                    field(&d).name
-                )));
-            }
             self.vable_boxes()[k] = val;
             return Ok(());
         }

@@ -34,7 +34,8 @@
 //! The frame identified is the red's own box: a frame reached another way
 //! (a different ref to the same object) is an ordinary object, so the VM
 //! must access its frame through the red. Replacing the array field inside
-//! a trace is an error.
+//! a trace aborts it (the VM grew its frame: the trace's inputs are the old
+//! array's items); a residual call replacing it is an error.
 
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::runtime::Allocator;

@@ -3,7 +3,7 @@
 //! value. The interpreter calls them through [`call_builtin`], a residual
 //! helper given the frame: the arguments are read from its registers and
 //! the results written back there. `pcall` is the interpreter's own (a
-//! protected call of itself); functions that call Lua functions back are
+//! protected call of itself, however it is reached); functions that call Lua functions back are
 //! in the Lua prelude (`prelude.lua`), which gets the private builtins
 //! ("prims", the `PRIM` library) as its first argument.
 //!
@@ -26,7 +26,7 @@ use crate::errors::at;
 use crate::proto::{operand_name, position};
 use crate::strings::{bytes_of, new_str, text_of};
 use crate::table::{self as tbl, new_table};
-use crate::vm::{Bool, Builtin, Float, Frame, Int, Str, Table};
+use crate::vm::{Args, Bool, Builtin, Float, Frame, Int, Str, Table};
 use majit::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::io::Write;
@@ -91,7 +91,8 @@ const LIBS: [&[Def]; 8] = [
     load::DEFS,
 ];
 
-/// The id of `pcall`, which the interpreter runs itself.
+/// The id of `pcall`, which the interpreter runs itself (calling the
+/// builtin only for its error without arguments).
 pub const PCALL: i64 = 0;
 
 fn def_of(id: i64) -> &'static Def {
@@ -107,8 +108,17 @@ fn def_of(id: i64) -> &'static Def {
 
 /// Calls builtin `id` with the `nargs` arguments in `frame`'s registers
 /// after `base`; writes its results from register `base` on and returns
-/// their number. `pc` is the calling instruction.
-pub fn call_builtin(id: i64, frame: Frame, base: i64, nargs: i64, pc: i64) -> Result<i64, Obj> {
+/// their number. Results past the registers go to `frame.spill` instead,
+/// all of them (the interpreter grows the frame: a helper must not).
+/// `pc` is the calling instruction; `from_c`: the call is `pcall`'s.
+pub fn call_builtin(
+    id: i64,
+    frame: Frame,
+    base: i64,
+    nargs: i64,
+    pc: i64,
+    from_c: bool,
+) -> Result<i64, Obj> {
     let def = def_of(id);
     let mut regs = frame.regs();
     let base = base as usize;
@@ -118,6 +128,7 @@ pub fn call_builtin(id: i64, frame: Frame, base: i64, nargs: i64, pc: i64) -> Re
         pc,
         def,
         frame,
+        from_c,
     };
     let results = (def.fun)(&call).inspect_err(|_| {
         // The prelude's private builtins are part of a "C" function.
@@ -127,7 +138,12 @@ pub fn call_builtin(id: i64, frame: Frame, base: i64, nargs: i64, pc: i64) -> Re
         }
     })?;
     if base + results.len() > regs.len() {
-        return Err(at(pc, "stack overflow (too many results)"));
+        let mut spill = Array::<Obj>::new(results.len());
+        for (i, r) in results.iter().enumerate() {
+            spill[i] = *r;
+        }
+        frame.set_spill(Args::new(spill));
+        return Ok(results.len() as i64);
     }
     for (i, r) in results.iter().enumerate() {
         regs[base + i] = *r;
@@ -240,7 +256,7 @@ enum Site {
 /// runs called from C).
 fn calls_pcall(frame: Frame, pc: i64) -> bool {
     let w = insn(pc);
-    if w & 0xff != op::CALL {
+    if w & 0xff != op::CALL && w & 0xff != op::TAILCALL {
         return false;
     }
     let f = frame.regs()[((w >> 8) & 0xffff) as usize];
@@ -256,7 +272,7 @@ fn call_name(pc: i64) -> Option<(String, bool)> {
 /// `"method"`), from the compiler's operand description `method 'rep'`.
 pub(crate) fn call_name_of(pc: i64) -> Option<(String, String)> {
     let w = insn(pc) & 0xff;
-    if w != op::CALL && w != op::TFORCALL {
+    if w != op::CALL && w != op::TAILCALL && w != op::TFORCALL {
         return None;
     }
     let d = operand_name(pc as usize, 0)?;
@@ -272,6 +288,8 @@ pub struct Call {
     def: &'static Def,
     /// The frame of the calling function.
     frame: Frame,
+    /// Whether `pcall` made the call (C, for messages).
+    from_c: bool,
 }
 
 impl Call {
@@ -285,8 +303,9 @@ impl Call {
     /// for themselves.
     fn site(&self) -> Site {
         let (mut f, mut pc) = (self.frame, self.pc);
+        let mut from_c = self.from_c;
         loop {
-            if calls_pcall(f, pc) {
+            if from_c {
                 return Site::C;
             }
             if !in_prelude(pc) {
@@ -299,6 +318,7 @@ impl Call {
                 return Site::C;
             }
             (f, pc) = (f.parent(), f.call_pc());
+            from_c = calls_pcall(f, pc);
         }
     }
 
@@ -435,9 +455,10 @@ impl Call {
     /// prelude function (standing for a C function). Empty past the top.
     fn where_level(&self, level: i64) -> String {
         let (mut f, mut pc) = (self.frame, self.pc);
+        let mut from_c = self.from_c;
         let mut n = 1;
         loop {
-            if calls_pcall(f, pc) {
+            if from_c {
                 if n == level {
                     return String::new();
                 }
@@ -453,6 +474,7 @@ impl Call {
                 return String::new();
             }
             (f, pc) = (f.parent(), f.call_pc());
+            from_c = calls_pcall(f, pc);
             n += 1;
         }
     }

@@ -124,8 +124,13 @@ pub mod op {
     pub const CLOSURE: i64 = 48;
     /// `R[a..a + c - 1] = ...` (`c == 0`: all of them, setting `top`).
     pub const VARARG: i64 = 49;
+    /// `return R[a](R[a+1..])` as `CALL a b 0` (followed by `RETURN a 0`):
+    /// a Lua function called so runs in the frame's place (vm.rs, `TAIL`),
+    /// anything else is called as by `CALL` and the `RETURN` returns its
+    /// results.
+    pub const TAILCALL: i64 = 50;
     /// How many opcodes there are.
-    pub const COUNT: i64 = 50;
+    pub const COUNT: i64 = 51;
 }
 
 /// How many words the instruction with opcode `code` takes (`+w` ones

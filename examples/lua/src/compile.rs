@@ -695,6 +695,15 @@ impl Compiler {
             StatKind::Return(values) => {
                 let base = self.free();
                 let n = self.explist(values, base, usize::MAX)?;
+                if let [e] = values.as_slice() {
+                    if matches!(e.kind, ExprKind::Call { .. } | ExprKind::Method { .. }) {
+                        // `return f(x)`: the CALL just emitted is a proper
+                        // tail call (same operands).
+                        let f = self.f();
+                        let at = f.words.len() - 1;
+                        f.words[at] = f.words[at] & !0xff | op::TAILCALL;
+                    }
+                }
                 self.op(op::RETURN, base, n.map_or(0, |n| n + 1), 0);
             }
             StatKind::Break => {

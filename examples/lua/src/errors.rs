@@ -191,6 +191,18 @@ pub fn call_error(pc: i64, f: Obj) -> Obj {
     )
 }
 
+/// An error of a call `pcall` makes (from C, so with no position): `why`
+/// 0, `f` cannot be called; 1, too many nested `pcall`s; 2, too long a
+/// chain of `__call` handlers.
+pub fn protected_error(why: i64, f: Obj) -> Obj {
+    let text = match why {
+        0 => format!("attempt to call a {} value", type_name(f)),
+        1 => "C stack overflow".to_string(),
+        _ => "stack overflow".to_string(),
+    };
+    Obj::from(new_str(text.as_bytes()))
+}
+
 /// A numeric `for` at `pc` cannot start: `what` is 0 for a zero step, 1, 2
 /// or 3 for a non-number initial value, limit or step (`v`).
 pub fn for_error(frame: Frame, pc: i64, what: i64, v: Obj) -> Obj {

@@ -102,10 +102,18 @@ fn execute(script: &Script, options: &Options) -> Result<(), String> {
         va[i + 2] = Obj::from(new_str(a.as_bytes()));
     }
     let p = prelude.proto();
-    // Room for the varargs too: the prelude's last line spreads them out
-    // in registers to call the script (frames do not grow).
-    let regs = Array::<Obj>::new(proto::maxstack(p) as usize + SCRATCH + va.len());
-    let frame = Frame::new(regs, prelude, Args::new(va), 0, 0, 0, Frame::null(), -1);
+    let regs = Array::<Obj>::new(proto::maxstack(p) as usize + SCRATCH);
+    let frame = Frame::new(
+        regs,
+        prelude,
+        Args::new(va),
+        0,
+        0,
+        0,
+        Frame::null(),
+        -1,
+        Args::null(),
+    );
     let entry = proto::entry(p) as usize;
     let result = if options.jit {
         let mut params = JitParams::from_env().map_err(|e| e.to_string())?;

@@ -10,8 +10,18 @@
 //! registers from `call_at` and says what to do with the results
 //! (`call_mode`): keep them there (`CALL`), move the first to a register
 //! (a metamethod's value), or jump on its truth (a comparison
-//! metamethod). Metamethod calls use the frame's three scratch registers
-//! past the compiler's `maxstack`.
+//! metamethod). Metamethod calls use the frame's scratch registers past
+//! the compiler's `maxstack`. The sequence first resolves the callee: a
+//! `pcall` however reached (called, stored, a `__call` handler, through
+//! another `pcall`) makes a protected call of its first argument, and a
+//! value that is no function is called through its `__call`; then it makes
+//! one call, a builtin's or a Lua function's on a new frame.
+//!
+//! `return f(x)` is a proper tail call (`TAILCALL`): a Lua function takes
+//! the frame over and runs in the same activation of the interpreter, a
+//! jump to its entry (so tail recursion is a loop the JIT compiles).
+//! Frames grow (a new register array) when results, arguments or `...` do
+//! not fit: rare, and a trace that meets it aborts.
 
 use crate::arith::{
     exact_int, float_floor_div, float_mod, for_limit, int_floor_div, int_mod, lt_int_float,
@@ -22,7 +32,7 @@ use crate::bytecode::op::*;
 use crate::code::insn;
 use crate::errors::{
     arith_error, call_error, chain_error, compare_error, concat_error, for_error, index_error,
-    key_error, len_error, overflow_error,
+    key_error, len_error, overflow_error, protected_error,
 };
 use crate::meta::metamethod;
 use crate::proto::{entry, is_vararg, maxstack, nparams, nupvals, upval};
@@ -49,6 +59,16 @@ const KEEP: i64 = 0;
 const TO_REG: i64 = 1;
 const BRANCH: i64 = 2;
 const NO_CALL: usize = usize::MAX;
+
+/// `pcall`s one call sequence peels before "C stack overflow" (lua5.4's
+/// C stack limit, counted as its `pcall(pcall, ..., f)` reaches it).
+const MAX_PCALLS: usize = 197;
+
+/// `__call` handlers one call goes through before "stack overflow".
+const MAX_LINKS: usize = 1000;
+
+/// The most registers a frame grows to (lua5.4's `LUAI_MAXSTACK`).
+const MAX_REGS: usize = 1_000_000;
 
 thread_local! {
     static SERIAL: Cell<i64> = const { Cell::new(0) };
@@ -93,7 +113,7 @@ pub fn next_serial() -> i64 {
         residual fn table_set(t: Table, k: Obj, v: Obj) -> i64,
         residual fn table_len(t: Table) -> i64,
         residual fn metamethod(o: Obj, event: i64) -> Obj,
-        residual fn call_builtin(id: i64, frame: Frame, base: i64, nargs: i64, pc: i64) -> Result<i64, Obj>,
+        residual fn call_builtin(id: i64, frame: Frame, base: i64, nargs: i64, pc: i64, from_c: bool) -> Result<i64, Obj>,
         residual fn arith_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj,
         residual fn compare_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj,
         residual fn concat_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj,
@@ -101,6 +121,7 @@ pub fn next_serial() -> i64 {
         residual fn key_error(frame: Frame, pc: i64, why: i64) -> Obj,
         residual fn len_error(frame: Frame, pc: i64, x: Obj) -> Obj,
         residual fn call_error(pc: i64, f: Obj) -> Obj,
+        residual fn protected_error(why: i64, f: Obj) -> Obj,
         residual fn chain_error(frame: Frame, pc: i64, event: i64) -> Obj,
         residual fn for_error(frame: Frame, pc: i64, what: i64, v: Obj) -> Obj,
         residual fn for_limit(frame: Frame, pc: i64, limit: Obj, step: i64) -> Result<Obj, Obj>,
@@ -108,7 +129,7 @@ pub fn next_serial() -> i64 {
         residual fn overflow_error(pc: i64) -> Obj,
     ],
     structs = [
-        Frame { regs: Array<Obj>, cl: Closure, va: Args, top: i64, ret: i64, depth: i64, parent: Frame, call_pc: i64 },
+        Frame { regs: Array<Obj>, cl: Closure, va: Args, top: i64, ret: i64, depth: i64, parent: Frame, call_pc: i64, spill: Args },
         Args { items: Array<Obj> },
         #[headered] Int { v: i64 },
         #[headered] Float { v: f64 },
@@ -119,7 +140,7 @@ pub fn next_serial() -> i64 {
         #[headered] Builtin { serial: i64, id: i64 },
         #[headered] UpVal { v: Obj },
     ],
-    traced = [value::is_num, value::to_f64, value::truthy],
+    traced = [value::is_num, value::to_f64, value::truthy, grow, take_args],
     virtualizable = frame,
 )]
 pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
@@ -728,7 +749,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     continue;
                 }
             }
-            CALL => {
+            CALL | TAILCALL => {
                 call_at = a;
                 call_nargs = if b == 0 {
                     frame.top as usize - a - 1
@@ -736,6 +757,36 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     b - 1
                 };
                 call_c = c;
+                // A tail call of anything but a Lua function is a call
+                // here (lua5.4's C functions too run above the caller),
+                // and the `RETURN` after it returns its results.
+                if op == TAILCALL && frame.regs[a].is::<Closure>() {
+                    // A Lua function runs in this frame's place (a loop,
+                    // which the JIT compiles as one), keeping its caller
+                    // and depth.
+                    let cl = frame.regs[a].cast::<Closure>();
+                    let p: i64 = cl.proto;
+                    let size: usize = maxstack(p) as usize + SCRATCH;
+                    if size > frame.regs.len() && !grow(frame, size) {
+                        return Err(overflow_error(pc as i64 - 1));
+                    }
+                    let np: i64 = nparams(p);
+                    take_args(frame, frame.regs, a, call_nargs, np, is_vararg(p));
+                    let mut i: usize = if call_nargs < np as usize {
+                        call_nargs
+                    } else {
+                        np as usize
+                    };
+                    while i < frame.regs.len() {
+                        frame.regs[i] = Obj::null();
+                        i += 1;
+                    }
+                    frame.cl = cl;
+                    frame.top = 0;
+                    pc = entry(p) as usize;
+                    can_enter_jit!();
+                    continue;
+                }
             }
             RETURN => {
                 let n: i64 = if b == 0 {
@@ -767,7 +818,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             VARARG => {
                 let n: usize = frame.va.items.len();
                 let want: usize = if c == 0 { n } else { c - 1 };
-                if a + want > frame.regs.len() {
+                if a + want > frame.regs.len() && !grow(frame, a + want) {
                     return Err(overflow_error(pc as i64 - 1));
                 }
                 let mut i: usize = 0;
@@ -789,167 +840,213 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             continue;
         }
         // The call sequence (module docs): `f(args)` laid out from call_at.
-        let mut f: Obj = frame.regs[call_at];
-        if !(f.is::<Closure>() || f.is::<Builtin>()) {
-            // `__call`: the handler gets the called value first.
-            let handler: Obj = metamethod(f, 29);
-            if handler.is_null() || call_at + call_nargs + 1 >= frame.regs.len() {
-                return Err(call_error(pc as i64 - 1, f));
+        // First the callee: each `pcall` is a protected call of its first
+        // argument (`protect` of them, their `true`s before the results),
+        // and a value that is no function is called through its `__call`
+        // (the value its first argument), as often as that takes.
+        let mut base: usize = call_at;
+        let mut nargs: usize = call_nargs;
+        let mut protect: usize = 0;
+        let mut failed: bool = false;
+        let mut err: Obj = Obj::null();
+        let mut links: usize = 0;
+        let mut resolved: bool = false;
+        while !failed && !resolved {
+            let g: Obj = frame.regs[base];
+            if g.is::<Builtin>() && g.cast::<Builtin>().id == PCALL && nargs > 0 {
+                if protect == MAX_PCALLS {
+                    // This `pcall`'s call fails: its `false` comes last.
+                    err = protected_error(1, g);
+                    failed = true;
+                }
+                protect += 1;
+                base += 1;
+                nargs -= 1;
+            } else if g.is::<Closure>() || g.is::<Builtin>() {
+                resolved = true;
+            } else {
+                let handler: Obj = metamethod(g, 29);
+                if handler.is_null() || links == MAX_LINKS {
+                    err = if protect == 0 && handler.is_null() {
+                        call_error(pc as i64 - 1, g)
+                    } else if protect == 0 {
+                        overflow_error(pc as i64 - 1)
+                    } else if handler.is_null() {
+                        protected_error(0, g)
+                    } else {
+                        protected_error(2, g)
+                    };
+                    failed = true;
+                } else {
+                    links += 1;
+                    if base + nargs + 2 > frame.regs.len() && !grow(frame, base + nargs + 2) {
+                        return Err(overflow_error(pc as i64 - 1));
+                    }
+                    let mut i: usize = base + nargs + 1;
+                    while i > base {
+                        frame.regs[i] = frame.regs[i - 1];
+                        i -= 1;
+                    }
+                    frame.regs[base] = handler;
+                    nargs += 1;
+                }
             }
-            let mut i: usize = call_at + call_nargs + 1;
-            while i > call_at {
-                frame.regs[i] = frame.regs[i - 1];
-                i -= 1;
-            }
-            frame.regs[call_at] = handler;
-            call_nargs += 1;
-            f = handler;
         }
-        let n: i64 = if f.is::<Builtin>() && f.cast::<Builtin>().id == PCALL {
-            // `pcall(g, ...)`: g's results after `true`, or `false, error`.
-            let mut g: Obj = frame.regs[call_at + 1];
-            let mut ok: bool = true;
-            let mut got: i64 = 0;
-            if g.is::<Closure>() {
-                let cl = g.cast::<Closure>();
-                let p: i64 = cl.proto;
-                if frame.depth >= MAX_DEPTH {
+        // Then the call, its results from `base` on; how many it asked for
+        // (`want` counts the `true`s too).
+        let want: usize = if call_c == 0 { usize::MAX } else { call_c - 1 };
+        let mut room: usize = 0;
+        if want > protect {
+            room = want - protect;
+        }
+        let mut got: usize = 0;
+        let mut f: Obj = frame.regs[base];
+        if !failed && f.is::<Builtin>() {
+            let id: i64 = f.cast::<Builtin>().id;
+            match call_builtin(
+                id,
+                frame,
+                base as i64,
+                nargs as i64,
+                pc as i64 - 1,
+                protect > 0,
+            ) {
+                Ok(r) => got = r as usize,
+                Err(e) => {
+                    err = e;
+                    failed = true;
+                }
+            }
+            // Results past the registers are in `frame.spill`.
+            if !failed && base + got > frame.regs.len() {
+                let keep: usize = if room < got { room } else { got };
+                if base + keep > frame.regs.len() && !grow(frame, base + keep) {
                     return Err(overflow_error(pc as i64 - 1));
                 }
-                let np = nparams(p) as usize;
-                let nargs: usize = if call_nargs > 0 { call_nargs - 1 } else { 0 };
-                let mut regs = Array::<Obj>::new(maxstack(p) as usize + SCRATCH);
-                let mut i: usize = 0;
-                while i < np && i < nargs {
-                    regs[i] = frame.regs[call_at + 2 + i];
-                    i += 1;
+                let mut k: usize = 0;
+                while k < keep {
+                    frame.regs[base + k] = frame.spill.items[k];
+                    k += 1;
                 }
-                let nva: usize = if is_vararg(p) && nargs > np {
-                    nargs - np
-                } else {
-                    0
-                };
-                let mut va = Array::<Obj>::new(nva);
-                let mut j: usize = 0;
-                while j < nva {
-                    va[j] = frame.regs[call_at + 2 + np + j];
-                    j += 1;
-                }
-                let callee = Frame::new(
-                    regs,
-                    cl,
-                    Args::new(va),
-                    0,
-                    0,
-                    frame.depth + 1,
-                    frame,
-                    pc as i64 - 1,
-                );
-                match run(entry(p) as usize, callee) {
-                    Ok(r) => {
-                        got = r;
-                        let base = callee.ret as usize;
-                        let mut k: usize = 0;
-                        while (k as i64) < got {
-                            if call_at + 1 + k >= frame.regs.len() {
-                                return Err(overflow_error(pc as i64 - 1));
-                            }
-                            frame.regs[call_at + 1 + k] = callee.regs[base + k];
-                            k += 1;
-                        }
-                    }
-                    Err(e) => {
-                        ok = false;
-                        frame.regs[call_at + 1] = e;
-                    }
-                }
-            } else if g.is::<Builtin>() {
-                let id: i64 = g.cast::<Builtin>().id;
-                let nargs: i64 = if call_nargs > 0 {
-                    call_nargs as i64 - 1
-                } else {
-                    0
-                };
-                match call_builtin(id, frame, call_at as i64 + 1, nargs, pc as i64 - 1) {
-                    Ok(r) => got = r,
-                    Err(e) => {
-                        ok = false;
-                        frame.regs[call_at + 1] = e;
-                    }
-                }
-            } else {
-                ok = false;
-                frame.regs[call_at + 1] = call_error(pc as i64 - 1, g);
+                frame.spill = Args::null();
+                got = keep;
             }
-            frame.regs[call_at] = Obj::from(Bool::new(ok));
-            if ok {
-                got + 1
-            } else {
-                2
-            }
-        } else if f.is::<Builtin>() {
-            let id: i64 = f.cast::<Builtin>().id;
-            call_builtin(id, frame, call_at as i64, call_nargs as i64, pc as i64 - 1)?
-        } else {
-            if frame.depth >= MAX_DEPTH {
-                return Err(overflow_error(pc as i64 - 1));
-            }
+        } else if !failed && frame.depth >= MAX_DEPTH {
+            err = overflow_error(pc as i64 - 1);
+            failed = true;
+        } else if !failed {
+            // A Lua function, on a new frame (`take_args` sets its `...`).
             let cl = f.cast::<Closure>();
             let p: i64 = cl.proto;
-            let np = nparams(p) as usize;
-            let mut regs = Array::<Obj>::new(maxstack(p) as usize + SCRATCH);
-            let mut i: usize = 0;
-            while i < np && i < call_nargs {
-                regs[i] = frame.regs[call_at + 1 + i];
-                i += 1;
-            }
-            let nva: usize = if is_vararg(p) && call_nargs > np {
-                call_nargs - np
-            } else {
-                0
-            };
-            let mut va = Array::<Obj>::new(nva);
-            let mut j: usize = 0;
-            while j < nva {
-                va[j] = frame.regs[call_at + 1 + np + j];
-                j += 1;
-            }
+            let regs = Array::<Obj>::new(maxstack(p) as usize + SCRATCH);
             let callee = Frame::new(
                 regs,
                 cl,
-                Args::new(va),
+                Args::null(),
                 0,
                 0,
                 frame.depth + 1,
                 frame,
                 pc as i64 - 1,
+                Args::null(),
             );
-            let got = run(entry(p) as usize, callee)?;
-            let base = callee.ret as usize;
-            let mut k: usize = 0;
-            while (k as i64) < got {
-                if call_at + k >= frame.regs.len() {
-                    return Err(overflow_error(pc as i64 - 1));
+            take_args(callee, frame.regs, base, nargs, nparams(p), is_vararg(p));
+            match run(entry(p) as usize, callee) {
+                Ok(r) => {
+                    got = if room < r as usize { room } else { r as usize };
+                    if base + got > frame.regs.len() && !grow(frame, base + got) {
+                        return Err(overflow_error(pc as i64 - 1));
+                    }
+                    let from = callee.ret as usize;
+                    let mut k: usize = 0;
+                    while k < got {
+                        frame.regs[base + k] = callee.regs[from + k];
+                        k += 1;
+                    }
                 }
-                frame.regs[call_at + k] = callee.regs[base + k];
-                k += 1;
+                Err(e) => {
+                    err = e;
+                    failed = true;
+                }
             }
-            got
-        };
+        }
+        // A failure: raised, or the innermost `pcall`'s `false, error`.
+        if failed && protect == 0 {
+            return Err(err);
+        }
+        let mut n: usize = protect + got;
+        if failed {
+            frame.regs[base - 1] = Obj::from(Bool::new(false));
+            frame.regs[base] = err;
+            n = protect + 1;
+            protect -= 1;
+        }
+        let mut t: usize = 0;
+        while t < protect {
+            frame.regs[call_at + t] = Obj::from(Bool::new(true));
+            t += 1;
+        }
         // `n` results are at call_at: adjust them to what was asked.
-        let want: usize = if call_c == 0 { n as usize } else { call_c - 1 };
-        let mut k: usize = n as usize;
-        while k < want {
+        let fill: usize = if call_c == 0 { n } else { want };
+        let mut k: usize = n;
+        while k < fill {
             frame.regs[call_at + k] = Obj::null();
             k += 1;
         }
         if call_c == 0 {
-            frame.top = (call_at + want) as i64;
+            frame.top = (call_at + n) as i64;
         }
         if call_mode == TO_REG {
             frame.regs[call_dest] = frame.regs[call_at];
         } else if call_mode == BRANCH && value::truthy(frame.regs[call_at]) != (call_dest != 0) {
             pc = call_jump;
         }
+    }
+}
+
+/// Grows `frame`'s registers to hold `need` (and the scratch registers
+/// after them): for results, arguments or `...` past the compiler's
+/// `maxstack`. False past lua5.4's stack limit. Rare: a trace replacing
+/// the frame's array aborts (the loop is traced again with the new one).
+#[majit::traced]
+fn grow(frame: Frame, need: usize) -> bool {
+    if need > MAX_REGS {
+        return false;
+    }
+    let old: Array<Obj> = frame.regs;
+    let mut len: usize = old.len() * 2;
+    if len < need + SCRATCH {
+        len = need + SCRATCH;
+    }
+    let mut regs = Array::<Obj>::new(len);
+    let mut i: usize = 0;
+    while i < old.len() {
+        regs[i] = old[i];
+        i += 1;
+    }
+    frame.regs = regs;
+    true
+}
+
+/// Puts the `n` arguments after `src[at]` where a call of a prototype with
+/// `np` parameters (and `...` if `vararg`) finds them in `frame`: the
+/// parameters in its first registers, the rest in its varargs (taken
+/// first: `src` may be the frame's own registers, for a tail call).
+#[majit::traced]
+fn take_args(frame: Frame, src: Array<Obj>, at: usize, n: usize, np: i64, vararg: bool) {
+    let np = np as usize;
+    let nva: usize = if vararg && n > np { n - np } else { 0 };
+    let mut va = Array::<Obj>::new(nva);
+    let mut j: usize = 0;
+    while j < nva {
+        va[j] = src[at + 1 + np + j];
+        j += 1;
+    }
+    frame.va = Args::new(va);
+    let mut regs: Array<Obj> = frame.regs;
+    let mut i: usize = 0;
+    while i < np && i < n {
+        regs[i] = src[at + 1 + i];
+        i += 1;
     }
 }

@@ -131,6 +131,7 @@ fn run<B: GcBackend>(main: i64, arg: Obj, jit: Option<&mut JitDriver<B>>) -> Str
         0,
         Frame::null(),
         -1,
+        Args::null(),
     );
     // The run's collections may move the frame this function reads.
     let heap = RunHeap::current().unwrap();

@@ -12,7 +12,7 @@ use std::cell::Cell;
 
 pub(super) const DEFS: &[Def] = &[
     // `pcall` must come first: its id is `PCALL`.
-    def("", "pcall", "pcall", pcall_indirect),
+    def("", "pcall", "pcall", pcall),
     def("", "type", "type", type_of),
     def("", "tonumber", "tonumber", tonumber),
     def("", "select", "select", select),
@@ -39,8 +39,10 @@ pub(super) const DEFS: &[Def] = &[
 /// recorded where it was first raised (the script's uncaught error).
 pub(super) const RETHROW: &str = "rethrow";
 
-fn pcall_indirect(c: &Call) -> Result<Vec<Obj>, Obj> {
-    Err(c.error("pcall cannot be called from here"))
+/// `pcall` without arguments (the interpreter makes every other call of
+/// `pcall` a protected call itself).
+fn pcall(c: &Call) -> Result<Vec<Obj>, Obj> {
+    Err(c.bad(0, "value expected"))
 }
 
 /// Lua's type of `v` (file handles are userdata).
