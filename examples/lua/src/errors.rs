@@ -181,10 +181,8 @@ pub fn chain_error(frame: Frame, pc: i64, event: i64) -> Obj {
 }
 
 /// The value `f` called at `pc` is not a function.
-pub fn call_error(pc: i64, f: Obj) -> Obj {
-    // The call sequence has no frame at hand for these: the traceback
-    // shows the innermost level only.
-    traceback::record_pc(pc);
+pub fn call_error(frame: Frame, pc: i64, f: Obj) -> Obj {
+    traceback::record(frame, pc, None);
     at(
         pc,
         &format!("attempt to call a {} value{}", shown_type(f), named(pc, 0)),
@@ -220,10 +218,8 @@ pub fn for_error(frame: Frame, pc: i64, what: i64, v: Obj) -> Obj {
 }
 
 /// Calls nested deeper than `vm::MAX_DEPTH` at `pc`.
-pub fn overflow_error(pc: i64) -> Obj {
-    // The call sequence has no frame at hand for these: the traceback
-    // shows the innermost level only.
-    traceback::record_pc(pc);
+pub fn overflow_error(frame: Frame, pc: i64) -> Obj {
+    traceback::record(frame, pc, None);
     at(pc, "stack overflow")
 }
 

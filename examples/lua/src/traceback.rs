@@ -32,16 +32,6 @@ pub fn record(frame: Frame, pc: i64, builtin: Option<&'static str>) {
     TRACE.with(|t| *t.borrow_mut() = Trace { builtin, pcs });
 }
 
-/// Records only the innermost level of an error raised at `pc`.
-pub fn record_pc(pc: i64) {
-    TRACE.with(|t| {
-        *t.borrow_mut() = Trace {
-            builtin: None,
-            pcs: vec![pc],
-        }
-    });
-}
-
 /// The lines after `stack traceback:` for the last raised error.
 pub fn lines() -> Vec<String> {
     let c_level = "[C]: in ?".to_string();
@@ -72,8 +62,25 @@ pub fn lines() -> Vec<String> {
         if out.last() != Some(&c_level) {
             out.push(c_level);
         }
-        out
+        elide(out)
     })
+}
+
+/// A deep traceback as lua5.4's `luaL_traceback` shortens it: the first 10
+/// levels, a line naming how many it skips (one fewer than it leaves out,
+/// as lua5.4 counts), the last 11.
+fn elide(mut levels: Vec<String>) -> Vec<String> {
+    const FIRST: usize = 10;
+    const LAST: usize = 11;
+    let n = levels.len();
+    if n <= FIRST + LAST + 1 {
+        return levels;
+    }
+    let tail = levels.split_off(n - LAST);
+    levels.truncate(FIRST);
+    levels.push(format!("...\t(skipping {} levels)", n - FIRST - LAST - 1));
+    levels.extend(tail);
+    levels
 }
 
 /// How lua5.4 names the function called at `pc`: `function 'f'` for a

@@ -120,13 +120,13 @@ pub fn next_serial() -> i64 {
         residual fn index_error(frame: Frame, pc: i64, x: Obj) -> Obj,
         residual fn key_error(frame: Frame, pc: i64, why: i64) -> Obj,
         residual fn len_error(frame: Frame, pc: i64, x: Obj) -> Obj,
-        residual fn call_error(pc: i64, f: Obj) -> Obj,
+        residual fn call_error(frame: Frame, pc: i64, f: Obj) -> Obj,
         residual fn protected_error(why: i64, f: Obj) -> Obj,
         residual fn chain_error(frame: Frame, pc: i64, event: i64) -> Obj,
         residual fn for_error(frame: Frame, pc: i64, what: i64, v: Obj) -> Obj,
         residual fn for_limit(frame: Frame, pc: i64, limit: Obj, step: i64) -> Result<Obj, Obj>,
         residual fn exact_int(o: Obj) -> Obj,
-        residual fn overflow_error(pc: i64) -> Obj,
+        residual fn overflow_error(frame: Frame, pc: i64) -> Obj,
     ],
     structs = [
         Frame { regs: Array<Obj>, cl: Closure, va: Args, top: i64, ret: i64, depth: i64, parent: Frame, call_pc: i64, spill: Args },
@@ -768,7 +768,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     let p: i64 = cl.proto;
                     let size: usize = maxstack(p) as usize + SCRATCH;
                     if size > frame.regs.len() && !grow(frame, size) {
-                        return Err(overflow_error(pc as i64 - 1));
+                        return Err(overflow_error(frame, pc as i64 - 1));
                     }
                     let np: i64 = nparams(p);
                     take_args(frame, frame.regs, a, call_nargs, np, is_vararg(p));
@@ -819,7 +819,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 let n: usize = frame.va.items.len();
                 let want: usize = if c == 0 { n } else { c - 1 };
                 if a + want > frame.regs.len() && !grow(frame, a + want) {
-                    return Err(overflow_error(pc as i64 - 1));
+                    return Err(overflow_error(frame, pc as i64 - 1));
                 }
                 let mut i: usize = 0;
                 while i < want {
@@ -834,7 +834,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     frame.top = (a + want) as i64;
                 }
             }
-            _ => return Err(call_error(pc as i64 - 1, Obj::null())),
+            _ => return Err(call_error(frame, pc as i64 - 1, Obj::null())),
         }
         if call_at == NO_CALL {
             continue;
@@ -868,9 +868,9 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 let handler: Obj = metamethod(g, 29);
                 if handler.is_null() || links == MAX_LINKS {
                     err = if protect == 0 && handler.is_null() {
-                        call_error(pc as i64 - 1, g)
+                        call_error(frame, pc as i64 - 1, g)
                     } else if protect == 0 {
-                        overflow_error(pc as i64 - 1)
+                        overflow_error(frame, pc as i64 - 1)
                     } else if handler.is_null() {
                         protected_error(0, g)
                     } else {
@@ -880,7 +880,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 } else {
                     links += 1;
                     if base + nargs + 2 > frame.regs.len() && !grow(frame, base + nargs + 2) {
-                        return Err(overflow_error(pc as i64 - 1));
+                        return Err(overflow_error(frame, pc as i64 - 1));
                     }
                     let mut i: usize = base + nargs + 1;
                     while i > base {
@@ -921,7 +921,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             if !failed && base + got > frame.regs.len() {
                 let keep: usize = if room < got { room } else { got };
                 if base + keep > frame.regs.len() && !grow(frame, base + keep) {
-                    return Err(overflow_error(pc as i64 - 1));
+                    return Err(overflow_error(frame, pc as i64 - 1));
                 }
                 let mut k: usize = 0;
                 while k < keep {
@@ -932,7 +932,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 got = keep;
             }
         } else if !failed && frame.depth >= MAX_DEPTH {
-            err = overflow_error(pc as i64 - 1);
+            err = overflow_error(frame, pc as i64 - 1);
             failed = true;
         } else if !failed {
             // A Lua function, on a new frame (`take_args` sets its `...`).
@@ -955,7 +955,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 Ok(r) => {
                     got = if room < r as usize { room } else { r as usize };
                     if base + got > frame.regs.len() && !grow(frame, base + got) {
-                        return Err(overflow_error(pc as i64 - 1));
+                        return Err(overflow_error(frame, pc as i64 - 1));
                     }
                     let from = callee.ret as usize;
                     let mut k: usize = 0;
