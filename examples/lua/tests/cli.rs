@@ -151,3 +151,19 @@ fn an_uncaught_error_prints_lua54s_traceback() {
         assert_eq!(out.status.code(), Some(1));
     }
 }
+
+/// A traceback deeper than 22 levels is shortened as lua5.4 shortens it:
+/// the first 10 levels, a skip line, the last 11.
+#[test]
+fn a_deep_traceback_is_shortened_as_lua54s() {
+    let src = b"local function r(n)\n  if n == 40 then error('deep') end\n  return 1 + r(n + 1)\nend\nr(1)\n";
+    let out = lua(&["-"], src);
+    let err = text(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines[0], "lua: stdin:2: deep");
+    assert_eq!(lines[1], "stack traceback:");
+    assert_eq!(lines[2], "\t[C]: in function 'error'");
+    assert_eq!(lines[12], "\t...\t(skipping 21 levels)", "{err}");
+    assert_eq!(lines.len(), 2 + 10 + 1 + 11, "{err}");
+    assert_eq!(lines[lines.len() - 2], "\tstdin:5: in main chunk");
+}
