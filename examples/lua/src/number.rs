@@ -998,11 +998,22 @@ mod tests {
             (5e-324, 1e+308, "0.0", "4.9406564584125e-324", "0.0"),
             (5e-324, 5e-324, "1.0", "0.0", "1.0"),
         ];
+        // A NaN an operation makes up has the CPU's default sign: set on
+        // x86_64 (where lua5.4 gave these texts), clear on aarch64.
+        let sign_free = |t: String| match cfg!(target_arch = "x86_64") {
+            true => t,
+            false => t.replace("-nan", "nan"),
+        };
         for &(a, b, q, r, p) in cases {
             let (a, b) = (black_box(a), black_box(b));
-            assert_eq!(fmt_float(float_floor_div(a, b)), q, "{a} // {b}");
-            assert_eq!(fmt_float(float_mod(a, b)), r, "{a} % {b}");
-            assert_eq!(fmt_float(pow(a, b)), p, "{a} ^ {b}");
+            let (q, r, p) = (
+                sign_free(q.into()),
+                sign_free(r.into()),
+                sign_free(p.into()),
+            );
+            assert_eq!(sign_free(fmt_float(float_floor_div(a, b))), q, "{a} // {b}");
+            assert_eq!(sign_free(fmt_float(float_mod(a, b))), r, "{a} % {b}");
+            assert_eq!(sign_free(fmt_float(pow(a, b))), p, "{a} ^ {b}");
         }
     }
 
