@@ -266,11 +266,17 @@ pub fn type_id(t: &StructType) -> Result<TypeId> {
 /// (then cached): a thread-local load, a load and a compare when cached.
 #[inline(always)]
 fn cached_id(cache: &AtomicU64, register: impl FnOnce() -> Result<TypeId>) -> Result<TypeId> {
-    let (serial, cached) = (SERIAL.with(Cell::get), cache.load(Ordering::Relaxed));
-    if serial != 0 && (cached >> 32) as u32 == serial {
-        return Ok(TypeId(cached as u32));
+    match cached(cache) {
+        Some(ty) => Ok(ty),
+        None => cache_id(cache, register),
     }
-    cache_id(cache, register)
+}
+
+/// The type id `cache` holds for the current heap, if any.
+#[inline(always)]
+fn cached(cache: &AtomicU64) -> Option<TypeId> {
+    let (serial, cached) = (SERIAL.with(Cell::get), cache.load(Ordering::Relaxed));
+    (serial != 0 && (cached >> 32) as u32 == serial).then_some(TypeId(cached as u32))
 }
 
 /// [`cached_id`]'s slow path, out of line so that class tests stay small.
@@ -459,10 +465,7 @@ impl RunHeap {
     /// yet registered: its first array takes the slow path).
     #[inline(always)]
     pub fn alloc_array(&self, t: &ArrayType, len: usize) -> Option<usize> {
-        let (serial, cached) = (SERIAL.with(Cell::get), t.cached.load(Ordering::Relaxed));
-        if serial == 0 || (cached >> 32) as u32 != serial {
-            return None;
-        }
+        let ty = cached(&t.cached)?;
         let bytes =
             crate::layout::array_bytes(t.item_size, len).filter(|&b| b <= self.max_array)?;
         let w = self.arrays.as_ptr();
@@ -477,7 +480,7 @@ impl RunHeap {
                 return None;
             }
             (*w).free = next;
-            *(obj as *mut u64) = TypeId(cached as u32).header();
+            *(obj as *mut u64) = ty.header();
             *((obj + crate::layout::ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64;
             Some(obj)
         }
