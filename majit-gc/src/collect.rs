@@ -190,6 +190,9 @@ impl GcHeap {
     fn forward_slot(&mut self, slot: *mut usize, scan: &mut Vec<usize>) -> Result<()> {
         // SAFETY: slot is a reference slot of a live object or a root.
         let v = unsafe { *slot };
+        if is_small_int(v) {
+            return Ok(());
+        }
         if let ChunkUse::Nursery(r) = self.space.use_of(v) {
             let new = self.promote(r as usize, v, scan)?;
             // SAFETY: as above.
@@ -259,6 +262,9 @@ impl GcHeap {
     fn mark_slot(&mut self, slot: *mut usize, stack: &mut Vec<usize>) -> Result<()> {
         // SAFETY: slot is a reference slot of a live object or a root.
         let v = unsafe { *slot };
+        if is_small_int(v) {
+            return Ok(());
+        }
         let fresh = match self.space.use_of(v) {
             ChunkUse::Nursery(r) => self.regions[r as usize].mark(v),
             ChunkUse::OldHeadered | ChunkUse::OldHeaderless | ChunkUse::LargeHead => {
@@ -271,4 +277,11 @@ impl GcHeap {
         }
         Ok(())
     }
+}
+
+/// A reference slot holding a small integer (`Obj::small_int`), not an
+/// object: odd, where objects are 8-byte aligned.
+#[inline]
+fn is_small_int(v: usize) -> bool {
+    v & 1 != 0
 }

@@ -4,6 +4,21 @@
 //! ([`Obj::cast`]). A headered object's header holds its type id in the
 //! thread heap ([`crate::thread_heap::class_id`]), so a class test is a
 //! load and a compare.
+//!
+//! An `Obj` can also be a **small integer** ([`Obj::small_int`]): a
+//! 63-bit integer `v` kept in the handle itself as `2v + 1`. Objects are
+//! 8-byte aligned, so the low bit tells the two apart; the collector
+//! skips a reference slot whose low bit is set, and a small integer is
+//! of no class (`is::<T>()` is false). A VM keeps its common integers
+//! this way instead of allocating a box per result.
+//!
+//! ```
+//! use majit_gc::Obj;
+//! let n = Obj::small_int(-21);
+//! assert!(n.is_small_int() && !n.is_null());
+//! assert_eq!(n.to_small_int() * 2, -42);
+//! assert!(!Obj::fits_small_int(i64::MAX));
+//! ```
 
 use crate::thread_heap::{self, StructType};
 
@@ -32,14 +47,53 @@ impl Obj {
     pub fn is_null(self) -> bool {
         self.0 == 0
     }
-    /// Whether the object is a `T` (false for null).
+    /// The smallest integer a handle holds ([`Obj::small_int`]): -2^62.
+    pub const SMALL_INT_MIN: i64 = -(1 << 62);
+    /// The largest integer a handle holds: 2^62 - 1.
+    pub const SMALL_INT_MAX: i64 = (1 << 62) - 1;
+
+    /// Whether `v` fits in a handle ([`Obj::small_int`]).
+    #[inline]
+    pub fn fits_small_int(v: i64) -> bool {
+        (v << 1) >> 1 == v
+    }
+    /// The handle holding `v`.
+    ///
+    /// # Panics
+    /// If `v` does not fit ([`Obj::fits_small_int`]), as the JIT's code does.
+    #[inline]
+    pub fn small_int(v: i64) -> Obj {
+        assert!(
+            Obj::fits_small_int(v),
+            "Obj::small_int: {v} does not fit in 63 bits"
+        );
+        Obj(((v << 1) | 1) as usize)
+    }
+    /// Whether this handle holds an integer rather than an object.
+    #[inline]
+    pub fn is_small_int(self) -> bool {
+        self.0 & 1 != 0
+    }
+    /// The integer this handle holds.
+    ///
+    /// # Panics
+    /// If it holds none ([`Obj::is_small_int`]), as the JIT's code does.
+    #[inline]
+    pub fn to_small_int(self) -> i64 {
+        assert!(
+            self.is_small_int(),
+            "Obj::to_small_int: the handle holds an object, not an integer"
+        );
+        self.0 as i64 >> 1
+    }
+    /// Whether the object is a `T` (false for null and small integers).
     #[inline]
     pub fn is<T: Headered>(self) -> bool {
-        if self.0 == 0 {
+        if self.0 == 0 || self.is_small_int() {
             return false;
         }
-        // SAFETY: a non-null `Obj` is made only from a headered handle
-        // (`From`) or by the JIT from one, so it points to a live headered
+        // SAFETY: a non-null untagged `Obj` is made only from a headered
+        // handle (`From`) or by the JIT from one, so it points to a live headered
         // object (handles held across a collection are reds, which the
         // safepoint updates).
         let class = unsafe { thread_heap::class_id(self.0) };
@@ -63,7 +117,8 @@ impl Obj {
     pub fn to_raw(self) -> usize {
         self.0
     }
-    /// A handle from an address the JIT produced (a headered object or 0).
+    /// A handle from a word the JIT produced (a headered object, a small
+    /// integer or 0).
     pub fn from_raw(p: usize) -> Obj {
         Obj(p)
     }
