@@ -310,6 +310,11 @@ opcodes! {
     PtrNe                           "ptr_ne"                            "rr"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
     CastPtrToInt                    "cast_ptr_to_int"                   "r"     Int     Nothing  Plain  1   PURE;
     CastIntToPtr                    "cast_int_to_ptr"                   "i"     Ref     Nothing  Plain  1   PURE;
+    // A small integer in a ref (`Obj::small_int`): `2v + 1`, odd where objects are
+    // aligned. The tracer tags only values that fit in 63 bits (it guards that).
+    IntTag                          "int_tag"                           "i"     Ref     Nothing  Plain  1   PURE;
+    IntUntag                        "int_untag"                         "r"     Int     Nothing  Plain  1   PURE;
+    PtrIsTagged                     "ptr_is_tagged"                     "r"     Int     Nothing  Plain  1   PURE;
     SameAsI                         "same_as_i"                         "i"     Int     Nothing  Plain  1   PURE;
     SameAsR                         "same_as_r"                         "r"     Ref     Nothing  Plain  1   PURE;
     SameAsF                         "same_as_f"                         "f"     Float   Nothing  Plain  1   PURE;

@@ -96,7 +96,10 @@ i3 = ptr_ne(p0, null)
 i4 = cast_ptr_to_int(p0)
 p5 = cast_int_to_ptr(i4)
 p6 = same_as_r(p5)
-finish(p6, i2, i3, ptr(0x1000))
+p7 = int_tag(i4)
+i8 = int_untag(p7)
+i9 = ptr_is_tagged(p7)
+finish(p6, i2, i3, ptr(0x1000), i8, i9)
 ",
     ),
     (

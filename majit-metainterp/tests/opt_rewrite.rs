@@ -450,3 +450,74 @@ fn products_of_booleans_become_ands_and_two_bounds_one_range_test() {
         ],
     );
 }
+
+#[test]
+fn a_small_int_round_trip_folds_once_the_value_fits() {
+    // The check a tracer records before `int_tag` (`Obj::small_int`):
+    // x == (x << 1) >> 1 bounds x to 63 bits, so untag(tag(x)) is x.
+    assert_opt(
+        "intbounds:rewrite",
+        "
+        [i0]
+        i1 = int_lshift(i0, 1)
+        i2 = int_rshift(i1, 1)
+        i3 = int_eq(i2, i0)
+        guard_true(i3) [i0]
+        p4 = int_tag(i0)
+        i5 = ptr_is_tagged(p4)
+        guard_true(i5) [i0]
+        i6 = int_untag(p4)
+        i7 = int_add(i6, 1)
+        finish(i7, p4)",
+        expect![
+            "
+            [i0]
+            i1 = int_lshift(i0, 1)
+            i2 = int_rshift(i1, 1)
+            i3 = int_eq(i2, i0)
+            guard_true(i3) [i0]
+            p4 = int_tag(i0)
+            i7 = int_add(i0, 1)
+            finish(i7, p4)"
+        ],
+    );
+}
+
+#[test]
+fn an_unchecked_small_int_round_trip_is_kept() {
+    // Without the check, tagging may drop the top bit: no fold.
+    assert_opt(
+        "intbounds:rewrite",
+        "
+        [i0]
+        p1 = int_tag(i0)
+        i2 = int_untag(p1)
+        finish(i2)",
+        expect![
+            "
+            [i0]
+            p1 = int_tag(i0)
+            i2 = int_untag(p1)
+            finish(i2)"
+        ],
+    );
+}
+
+#[test]
+fn an_object_of_known_class_is_not_tagged() {
+    assert_opt(
+        "intbounds:rewrite",
+        "
+        [p0]
+        guard_nonnull_class(p0, 22272) [p0]
+        i1 = ptr_is_tagged(p0)
+        guard_false(i1) [p0]
+        finish(p0)",
+        expect![
+            "
+            [p0]
+            guard_nonnull_class(p0, 22272) [p0]
+            finish(p0)"
+        ],
+    );
+}

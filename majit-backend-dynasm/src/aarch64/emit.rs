@@ -571,6 +571,18 @@ impl Encoder for A64Emitter {
             }
             UnaryOp::FloatBits => self.load_int(dst, a),
             UnaryOp::BitsToFloat => self.load_float(dst, a),
+            UnaryOp::IntTag => {
+                let r = hw(self.int_reg(a, X16));
+                a64!(self.ops; lsl X(d), X(r), 1; orr XSP(d), X(d), 1);
+            }
+            UnaryOp::IntUntag => {
+                let r = hw(self.int_reg(a, X16));
+                a64!(self.ops; asr X(d), X(r), 1);
+            }
+            UnaryOp::PtrIsTagged => {
+                let r = hw(self.int_reg(a, X16));
+                a64!(self.ops; and XSP(d), X(r), 1);
+            }
             UnaryOp::Copy if is_float(dst) => self.load_float(dst, a),
             UnaryOp::Copy => self.load_int(dst, a),
         }

@@ -99,6 +99,9 @@ impl GuardEncoder for A64Emitter {
         if nonnull {
             a64!(self.ops; cbz X(p), =>stub);
         }
+        // A small integer (`int_tag`, odd) has no header to read.
+        a64!(self.ops; tst X(p), 1);
+        self.branch(Cond::Ne, stub);
         a64!(self.ops; ldr w17, [X(p)]);
         let ok = self.ops.new_dynamic_label();
         for (k, &id) in ids.iter().enumerate() {

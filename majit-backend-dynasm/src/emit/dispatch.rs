@@ -123,6 +123,12 @@ pub enum UnaryOp {
     BitsToFloat,
     /// `same_as_*`, `cast_ptr_to_int`, `cast_int_to_ptr`: a move.
     Copy,
+    /// `int_tag`: `2v + 1`.
+    IntTag,
+    /// `int_untag`: an arithmetic shift right by one.
+    IntUntag,
+    /// `ptr_is_tagged`: the low bit.
+    PtrIsTagged,
 }
 
 /// What the address of a memory op indexes.
@@ -261,6 +267,9 @@ pub fn family(opcode: OpCode) -> Family {
         ConvertFloatBytesToLonglong => F::Unary(UnaryOp::FloatBits),
         ConvertLonglongBytesToFloat => F::Unary(UnaryOp::BitsToFloat),
         CastPtrToInt | CastIntToPtr | SameAsI | SameAsR | SameAsF => F::Unary(UnaryOp::Copy),
+        IntTag => F::Unary(UnaryOp::IntTag),
+        IntUntag => F::Unary(UnaryOp::IntUntag),
+        PtrIsTagged => F::Unary(UnaryOp::PtrIsTagged),
         GetfieldGcI | GetfieldGcR | GetfieldGcF | GetfieldRawI | GetfieldRawF | ArraylenGc => {
             F::Load(Access::Field)
         }

@@ -517,6 +517,18 @@ impl Encoder for X64Emitter {
                 let r = hw(self.int_reg(a, R11));
                 x64!(self.ops; movq Rx(d), Rq(r));
             }
+            UnaryOp::IntTag => {
+                let r = hw(self.int_reg(a, R11));
+                x64!(self.ops; lea Rq(d), [Rq(r) + Rq(r) + 1]);
+            }
+            UnaryOp::IntUntag => {
+                self.load_int(dst, a);
+                x64!(self.ops; sar Rq(d), 1);
+            }
+            UnaryOp::PtrIsTagged => {
+                self.load_int(dst, a);
+                x64!(self.ops; and Rq(d), 1);
+            }
             UnaryOp::Copy if is_xmm(dst) => self.load_float(dst, a),
             UnaryOp::Copy => self.load_int(dst, a),
         }

@@ -333,7 +333,7 @@ impl Gen<'_> {
     }
 
     fn pointer(&mut self) {
-        match self.rng.below(3) {
+        match self.rng.below(4) {
             0 => {
                 let op = self.rng.pick(&[OpCode::PtrEq, OpCode::PtrNe]);
                 let (a, b) = (self.value(Kind::Ref), self.value(Kind::Ref));
@@ -342,6 +342,16 @@ impl Gen<'_> {
             1 => {
                 let a = self.value(Kind::Ref);
                 self.def(Op::new(OpCode::SameAsR, &[a]));
+            }
+            2 => {
+                // A small integer in a ref and back; the tagged ref is no
+                // object, so it joins no pool (it would meet loads).
+                let i = self.value(Kind::Int);
+                let tagged = self.emit(Op::new(OpCode::IntTag, &[i]));
+                let other = self.value(Kind::Ref);
+                let bit = self.rng.pick(&[tagged, other]);
+                self.def(Op::new(OpCode::PtrIsTagged, &[bit]));
+                self.def(Op::new(OpCode::IntUntag, &[tagged]));
             }
             _ => {
                 // Only a round trip: an int made up out of nothing is no ref.

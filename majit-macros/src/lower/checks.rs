@@ -29,6 +29,10 @@ pub(super) enum Failure {
     NullArray(TokenStream),
     /// `Obj::cast` to the headered struct named here.
     BadCast(String),
+    /// `Obj::small_int(x)` of an `x` outside 63 bits.
+    SmallIntRange,
+    /// `Obj::to_small_int` of a handle holding an object.
+    NotSmallInt,
 }
 
 impl Failure {
@@ -47,6 +51,15 @@ impl Failure {
             Failure::RemOverflow => text("attempt to calculate the remainder with overflow"),
             Failure::NullArray(t) => quote!(::std::format!("null {} dereferenced", #t.name)),
             Failure::BadCast(s) => text(&format!("Obj::cast: the object is not a `{s}`")),
+            Failure::SmallIntRange => {
+                quote!(::std::format!(
+                    "Obj::small_int: {} does not fit in 63 bits",
+                    x
+                ))
+            }
+            Failure::NotSmallInt => {
+                text("Obj::to_small_int: the handle holds an object, not an integer")
+            }
         }
     }
 }

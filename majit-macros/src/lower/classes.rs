@@ -1,8 +1,11 @@
 //! `Obj`, the handle of any `#[headered]` struct, and class tests:
 //! `Obj::from(x)`, `Obj::null()`, `o.is::<T>()`, `o.cast::<T>()`,
-//! `o.is_null()`.
+//! `o.is_null()`; small integers in a handle: `Obj::small_int(v)`,
+//! `Obj::fits_small_int(v)`, `o.is_small_int()`, `o.to_small_int()`
+//! (`int_tag`, `int_untag`, `ptr_is_tagged`).
 //!
-//! A class test is `goto_if_null` then `guard_class` (the object's class
+//! A class test is `goto_if_null`, a test of the tag bit (a small integer
+//! has no header), then `guard_class` (the object's class
 //! word, the type id of a headered layout) compared with `T`'s type id: in a
 //! trace the guard pins the class and the comparison folds, so a second
 //! test of the same object records nothing the optimizer keeps.
@@ -19,6 +22,26 @@ impl<'a> Lowerer<'a> {
     pub(super) fn obj_call(&mut self, c: &syn::ExprCall, ctor: &str, sp: Span) -> Res<Option<Val>> {
         match (ctor, c.args.len()) {
             ("null", 0) => Ok(Some(Val::scalar(Ty::Obj, Opnd::Null))),
+            ("small_int" | "fits_small_int", 1) => {
+                let a = &c.args[0];
+                let Some(v) = self.expr(a, Some(Ty::int(crate::ty::I64)))? else {
+                    return Ok(None);
+                };
+                if v.ty != Ty::int(crate::ty::I64) {
+                    return err(a.span(), format!("`Obj::{ctor}` takes an `i64`"));
+                }
+                let v = v.opnd(a.span())?;
+                let fits = self.fits_small_int(&v);
+                if ctor == "fits_small_int" {
+                    return Ok(Some(Val::scalar(Ty::BOOL, fits)));
+                }
+                let place = checks::place(&quote!(#c).to_string(), sp);
+                let bad = self.failure(Failure::SmallIntRange, place, &v, &Opnd::Int(0));
+                self.goto_if_not(&fits, bad);
+                let r = self.regs.temp(Bank::Ref);
+                self.pure("IntTag", &[v], r);
+                Ok(Some(Val::scalar(Ty::Obj, Opnd::Reg(r))))
+            }
             ("from", 1) => {
                 let a = &c.args[0];
                 let Some(v) = self.expr(a, None)? else {
@@ -38,7 +61,8 @@ impl<'a> Lowerer<'a> {
             }
             _ => err(
                 sp,
-                "`Obj` has `Obj::from(x)` (x a `#[headered]` struct) and `Obj::null()`",
+                "`Obj` has `Obj::from(x)` (x a `#[headered]` struct), `Obj::null()`, \
+                 `Obj::small_int(v)` and `Obj::fits_small_int(v)` (v an `i64`)",
             ),
         }
     }
@@ -48,18 +72,35 @@ impl<'a> Lowerer<'a> {
         let sp = m.span();
         let obj = recv.opnd(sp)?;
         let name = m.method.to_string();
-        if !m.args.is_empty() || !matches!(name.as_str(), "is" | "cast" | "is_null") {
+        let known = ["is", "cast", "is_null", "is_small_int", "to_small_int"];
+        if !m.args.is_empty() || !known.contains(&name.as_str()) {
             return err(
                 m.method.span(),
                 format!(
                     "`Obj` has no method `{name}` in a handler: use `is::<T>()`, \
-                     `cast::<T>()` or `is_null()`"
+                     `cast::<T>()`, `is_null()`, `is_small_int()` or `to_small_int()`"
                 ),
             );
         }
-        if name == "is_null" {
-            let r = self.pure_t("PtrEq", &[obj, Opnd::Null]);
-            return Ok(Some(Val::scalar(Ty::BOOL, r)));
+        match name.as_str() {
+            "is_null" => {
+                let r = self.pure_t("PtrEq", &[obj, Opnd::Null]);
+                return Ok(Some(Val::scalar(Ty::BOOL, r)));
+            }
+            "is_small_int" => {
+                let r = self.pure_t("PtrIsTagged", &[obj]);
+                return Ok(Some(Val::scalar(Ty::BOOL, r)));
+            }
+            "to_small_int" => {
+                let tagged = self.pure_t("PtrIsTagged", std::slice::from_ref(&obj));
+                let place = checks::place(&quote!(#m).to_string(), sp);
+                let nothing = Opnd::Int(0);
+                let bad = self.failure(Failure::NotSmallInt, place, &nothing, &nothing);
+                self.goto_if_not(&tagged, bad);
+                let r = self.pure_t("IntUntag", &[obj]);
+                return Ok(Some(Val::scalar(Ty::int(crate::ty::I64), r)));
+            }
+            _ => {}
         }
         let si = self.class_arg(m)?;
         let is = self.class_test(&obj, si);
@@ -128,6 +169,9 @@ impl<'a> Lowerer<'a> {
         let dst = self.regs.temp(Bank::Int);
         let (a, l) = (o.arg(), self.label_t(null));
         self.code.push(quote!(b.goto_if_null(#a, #l);));
+        let tagged = self.pure_t("PtrIsTagged", std::slice::from_ref(o));
+        let untagged = self.pure_t("IntIsZero", &[tagged]);
+        self.goto_if_not(&untagged, null);
         let class = self.regs.temp(Bank::Int);
         let c = class.tokens();
         self.code.push(quote!(b.guard_class(#a, #c);));
@@ -138,5 +182,14 @@ impl<'a> Lowerer<'a> {
         self.copy(&Opnd::Int(0), dst);
         self.bind(end);
         Opnd::Reg(dst)
+    }
+
+    /// Whether `v` fits in a handle: `(v << 1) >> 1 == v`, the form
+    /// intbounds reads as `v` within 63 bits (so `int_untag(int_tag(v))`
+    /// folds to `v` in a trace).
+    fn fits_small_int(&mut self, v: &Opnd) -> Opnd {
+        let doubled = self.pure_t("IntLshift", &[v.clone(), Opnd::Int(1)]);
+        let back = self.pure_t("IntRshift", &[doubled, Opnd::Int(1)]);
+        self.pure_t("IntEq", &[back, v.clone()])
     }
 }

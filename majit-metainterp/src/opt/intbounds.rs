@@ -132,7 +132,14 @@ fn result_bound(cx: &Cx, op: &OptOp) -> IntBound {
                 },
             )
         }
+        // An arithmetic shift by a constant is monotonic.
+        IntRshift if cx.int_const(op.op.arg(1)).is_some() => {
+            let k = cx.int_const(op.op.arg(1)).unwrap_or(0) & 63;
+            IntBound::new(arg(0).lo >> k, arg(0).hi >> k)
+        }
         IntRshift if nonneg(arg(0)) => IntBound::new(0, arg(0).hi),
+        IntUntag => IntBound::new(-(1 << 62), (1 << 62) - 1),
+        PtrIsTagged => IntBound::new(0, 1),
         UintRshift => match cx.int_const(op.op.arg(1)) {
             Some(k) if k & 63 != 0 => IntBound::new(0, (u64::MAX >> (k & 63)) as i64),
             _ => IntBound::FULL,

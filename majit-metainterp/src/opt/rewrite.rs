@@ -93,6 +93,7 @@ impl Pass for Rewrite {
                 }
             }
             GuardNonnull => cx.info_mut(op.op.arg(0)).nonnull = true,
+            IntTag => cx.info_mut(op.res).nonnull = true, // 2x + 1 is odd
             GuardIsnull => {
                 let null = cx.konst(Const::Ref(0));
                 cx.replace(op.op.arg(0), null);
@@ -259,6 +260,12 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
         (PtrEq | PtrNe, _, _) if nonnull_vs_null(cx, a, b?) => {
             Fold::Const((code == PtrNe) as i64) // p == null => 0 for p nonnull
         }
+        // -- small integers in refs --
+        (IntUntag, O(IntTag), _) if fits_small_int(cx.bound(inner(cx, a, 0)?)) => {
+            Fold::Same(inner(cx, a, 0)?) // untag(tag(x)) => x for x in 63 bits
+        }
+        (PtrIsTagged, O(IntTag), _) => Fold::Const(1), // is_tagged(tag(x)) => 1
+        (PtrIsTagged, _, _) if cx.class_of(a).is_some() => Fold::Const(0), // an object's is 0
         // -- copies --
         (SameAsI | SameAsR | SameAsF, _, _) => Fold::Same(a), // same_as(x) => x
         // -- booleans --
@@ -267,6 +274,11 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
         }
         _ => return None,
     })
+}
+
+/// Whether every value of `b` fits in a tagged ref (`Obj::small_int`).
+fn fits_small_int(b: IntBound) -> bool {
+    b.lo >= -(1 << 62) && b.hi < (1 << 62)
 }
 
 /// `a * b` or `a & b` of two booleans: two bounds on one value become one

@@ -219,6 +219,9 @@ impl<'a> Machine<'a> {
             | PtrNe
             | CastPtrToInt
             | CastIntToPtr
+            | IntTag
+            | IntUntag
+            | PtrIsTagged
             | SameAsI
             | SameAsR
             | SameAsF => self.exec_value_op(s),
@@ -399,6 +402,10 @@ impl<'a> Machine<'a> {
                 OpCode::GuardNonnullClass => Ok(Flow::GuardFailed),
                 _ => Err(ExecError::NullPointer { op_index: self.pc }),
             };
+        }
+        if obj & 1 != 0 {
+            // A small integer (`int_tag`): of no class.
+            return Ok(Flow::GuardFailed);
         }
         let header = Access {
             size: 8,
