@@ -129,8 +129,8 @@ pub fn next_serial() -> i64 {
         residual fn overflow_error(frame: Frame, pc: i64) -> Obj,
     ],
     structs = [
-        Frame { regs: Array<Obj>, cl: Closure, va: Args, top: i64, ret: i64, depth: i64, parent: Frame, call_pc: i64, spill: Args },
-        Args { items: Array<Obj> },
+        #[headered] Frame { regs: Array<Obj>, cl: Closure, va: Args, top: i64, ret: i64, depth: i64, parent: Frame, call_pc: i64, spill: Args },
+        #[headered] Args { items: Array<Obj> },
         #[headered] Int { v: i64 },
         #[headered] Float { v: f64 },
         #[headered] Bool { v: bool },
@@ -1035,14 +1035,20 @@ fn grow(frame: Frame, need: usize) -> bool {
 #[majit::traced]
 fn take_args(frame: Frame, src: Array<Obj>, at: usize, n: usize, np: i64, vararg: bool) {
     let np = np as usize;
-    let nva: usize = if vararg && n > np { n - np } else { 0 };
-    let mut va = Array::<Obj>::new(nva);
-    let mut j: usize = 0;
-    while j < nva {
-        va[j] = src[at + 1 + np + j];
-        j += 1;
+    if vararg {
+        let nva: usize = if n > np { n - np } else { 0 };
+        let mut va = Array::<Obj>::new(nva);
+        let mut j: usize = 0;
+        while j < nva {
+            va[j] = src[at + 1 + np + j];
+            j += 1;
+        }
+        frame.va = Args::new(va);
+    } else {
+        // Only a vararg function reads `...` (a compile-time rule): no
+        // allocation per call of a fixed-arity one.
+        frame.va = Args::null();
     }
-    frame.va = Args::new(va);
     let mut regs: Array<Obj> = frame.regs;
     let mut i: usize = 0;
     while i < np && i < n {
