@@ -14,18 +14,12 @@
 use dynamic::{float, int, list, run, run_driver, run_jit, SUM};
 use majit::gc::thread_heap;
 use majit::prelude::*;
-use majit_benches::min_median;
+use majit_benches::{exit_code, min_median};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 fn main() -> ExitCode {
-    match bench() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("dynamic_values: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("dynamic_values", bench())
 }
 
 /// The harness's options.

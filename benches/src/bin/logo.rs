@@ -9,19 +9,13 @@
 use aheui::cli::JitConfig;
 use aheui::code::CodeSpace;
 use aheui::engine::{self, Engine, SharedBuf};
-use majit_benches::min_median;
+use majit_benches::{exit_code, min_median};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 fn main() -> ExitCode {
-    match bench() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("logo: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("logo", bench())
 }
 
 fn bench() -> Result<(), String> {

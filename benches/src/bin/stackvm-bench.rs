@@ -7,6 +7,7 @@
 //!
 //! `cargo run --release -p majit-benches --bin stackvm-bench -- [--runs N] [NAME..]`
 
+use majit_benches::{exit_code, min_median};
 use stackvm::{Engine, Program};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,13 +24,7 @@ const DEFAULT: &[&str] = &[
 ];
 
 fn main() -> ExitCode {
-    match bench() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("stackvm bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("stackvm bench", bench())
 }
 
 fn bench() -> Result<(), String> {
@@ -107,9 +102,4 @@ fn once(prog: &Program, engine: Engine) -> Result<(Duration, String), String> {
     let start = Instant::now();
     let run = stackvm::execute(prog, engine, None)?;
     Ok((start.elapsed(), format!("{}{}", run.output, run.ending)))
-}
-
-fn min_median(times: &mut [Duration]) -> (f64, f64) {
-    times.sort();
-    (times[0].as_secs_f64(), times[times.len() / 2].as_secs_f64())
 }

@@ -6,7 +6,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 
-# program and its small N
+# program and its small N (also the list of programs and the --quick sizes of the harness
+# benches/src/bin/lua-bench.rs, which reads this table: keep it one `NAME N` a line)
 small=(
   fib 20
   loops 300
