@@ -190,7 +190,7 @@ impl GcHeap {
     fn forward_slot(&mut self, slot: *mut usize, scan: &mut Vec<usize>) -> Result<()> {
         // SAFETY: slot is a reference slot of a live object or a root.
         let v = unsafe { *slot };
-        if is_small_int(v) {
+        if is_tagged_value(v) {
             return Ok(());
         }
         if let ChunkUse::Nursery(r) = self.space.use_of(v) {
@@ -262,7 +262,7 @@ impl GcHeap {
     fn mark_slot(&mut self, slot: *mut usize, stack: &mut Vec<usize>) -> Result<()> {
         // SAFETY: slot is a reference slot of a live object or a root.
         let v = unsafe { *slot };
-        if is_small_int(v) {
+        if is_tagged_value(v) {
             return Ok(());
         }
         let fresh = match self.space.use_of(v) {
@@ -279,9 +279,10 @@ impl GcHeap {
     }
 }
 
-/// A reference slot holding a small integer (`Obj::small_int`), not an
-/// object: odd, where objects are 8-byte aligned.
+/// A reference slot holding no reference: a small integer
+/// (`Obj::small_int`, low bit 1) or a small float (`Obj::small_float`, low
+/// bits `10`), where objects are 8-byte aligned.
 #[inline]
-fn is_small_int(v: usize) -> bool {
-    v & 1 != 0
+fn is_tagged_value(v: usize) -> bool {
+    v & 3 != 0
 }

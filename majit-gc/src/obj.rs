@@ -12,15 +12,29 @@
 //! of no class (`is::<T>()` is false). A VM keeps its common integers
 //! this way instead of allocating a box per result.
 //!
+//! Or a **small float** ([`Obj::small_float`]): a double with a middle
+//! exponent (magnitudes in `[2^-255, 2^257)`, and `+0.0`) kept in the
+//! handle, its bits rotated so that the low two bits are `10`
+//! ([`majit_ir::flonum`] has the encoding). So the low two bits tell the
+//! three apart: `x1` a small integer, `10` a small float, `00` an object
+//! or null; the collector skips any reference slot whose low two bits are
+//! not `00`. `-0.0`, NaNs (payload and sign intact), infinities and
+//! extreme magnitudes do not fit: a VM boxes those.
+//!
 //! ```
 //! use majit_gc::Obj;
 //! let n = Obj::small_int(-21);
 //! assert!(n.is_small_int() && !n.is_null());
 //! assert_eq!(n.to_small_int() * 2, -42);
 //! assert!(!Obj::fits_small_int(i64::MAX));
+//! let x = Obj::small_float(-0.75);
+//! assert!(x.is_small_float() && !x.is_small_int());
+//! assert_eq!(x.to_small_float() * 2.0, -1.5);
+//! assert!(!Obj::fits_small_float(-0.0) && !Obj::fits_small_float(f64::NAN));
 //! ```
 
 use crate::thread_heap::{self, StructType};
+use majit_ir::flonum;
 
 /// The handle type of a headered GC struct (implemented by the handles
 /// `#[jit_interp]` generates for `#[headered]` structs).
@@ -86,10 +100,48 @@ impl Obj {
         );
         self.0 as i64 >> 1
     }
-    /// Whether the object is a `T` (false for null and small integers).
+    /// Whether `f` fits in a handle ([`Obj::small_float`]): `+0.0` and
+    /// magnitudes in `[2^-255, 2^257)` but 2^-255 itself; never `-0.0`, a
+    /// NaN or an infinity.
+    #[inline]
+    pub fn fits_small_float(f: f64) -> bool {
+        flonum::fits(f)
+    }
+    /// The handle holding `f`.
+    ///
+    /// # Panics
+    /// If `f` does not fit ([`Obj::fits_small_float`]), as the JIT's code does.
+    #[inline]
+    pub fn small_float(f: f64) -> Obj {
+        assert!(
+            Obj::fits_small_float(f),
+            "Obj::small_float: {f:?} does not fit in a handle"
+        );
+        Obj(flonum::encode(f) as usize)
+    }
+    /// Whether this handle holds a float rather than an object.
+    #[inline]
+    pub fn is_small_float(self) -> bool {
+        flonum::is_tagged(self.0 as u64)
+    }
+    /// The float this handle holds.
+    ///
+    /// # Panics
+    /// If it holds none ([`Obj::is_small_float`]), as the JIT's code does.
+    #[inline]
+    pub fn to_small_float(self) -> f64 {
+        assert!(
+            self.is_small_float(),
+            "Obj::to_small_float: the handle holds no float"
+        );
+        flonum::decode(self.0 as u64)
+    }
+    /// Whether the object is a `T` (false for null, small integers and
+    /// small floats).
     #[inline]
     pub fn is<T: Headered>(self) -> bool {
-        if self.0 == 0 || self.is_small_int() {
+        // Objects are 8-byte aligned: any low bit set is a tagged value.
+        if self.0 == 0 || self.0 & 3 != 0 {
             return false;
         }
         // SAFETY: a non-null untagged `Obj` is made only from a headered
@@ -118,7 +170,7 @@ impl Obj {
         self.0
     }
     /// A handle from a word the JIT produced (a headered object, a small
-    /// integer or 0).
+    /// integer, a small float or 0).
     pub fn from_raw(p: usize) -> Obj {
         Obj(p)
     }

@@ -17,6 +17,7 @@
 //! - [`verify`](mod@verify): the rules every trace obeys, checked after each pass.
 //! - [`eval`]: the executable semantics of value ops (division by zero,
 //!   shifts, casts), shared by every evaluator.
+//! - [`flonum`]: the encoding of small floats in a reference word.
 //! - `fuzzing` (feature `fuzzing`): the shared test namespace, a generator
 //!   of valid random traces, a text mutator and round-trip checks.
 //! - `testing` (feature `testing`): `expect!`, blessable expected text for
@@ -27,6 +28,7 @@
 pub mod descr;
 pub mod error;
 pub mod eval;
+pub mod flonum;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 pub mod op;
