@@ -18,6 +18,7 @@
 //!   except `float_ne`;
 //! - `cast_float_to_int` truncates toward zero and saturates, NaN gives 0.
 
+use crate::flonum;
 use crate::op::Value;
 use crate::opcode::OpCode;
 
@@ -66,6 +67,10 @@ pub fn eval_pure(op: OpCode, args: &[Value]) -> Option<Value> {
         IntTag => Value::Ref((int(0)?.wrapping_shl(1) | 1) as usize),
         IntUntag => Value::Int(ptr(0)? as i64 >> 1),
         PtrIsTagged => bool_(ptr(0)? & 1 != 0),
+        FloatTag => Value::Ref(flonum::encode(flt(0)?) as usize),
+        FloatUntag => Value::Float(flonum::decode(ptr(0)? as u64)),
+        PtrIsFloatTagged => bool_(flonum::is_tagged(ptr(0)? as u64)),
+        FloatFitsTag => bool_(flonum::fits(flt(0)?)),
         SameAsI => Value::Int(int(0)?),
         SameAsR => Value::Ref(ptr(0)?),
         SameAsF => Value::Float(flt(0)?),

@@ -315,6 +315,12 @@ opcodes! {
     IntTag                          "int_tag"                           "i"     Ref     Nothing  Plain  1   PURE;
     IntUntag                        "int_untag"                         "r"     Int     Nothing  Plain  1   PURE;
     PtrIsTagged                     "ptr_is_tagged"                     "r"     Int     Nothing  Plain  1   PURE;
+    // A small float in a ref (`Obj::small_float`, `crate::flonum`): low bits `10`.
+    // The tracer tags only values `float_fits_tag` accepts (it guards that).
+    FloatTag                        "float_tag"                         "f"     Ref     Nothing  Plain  3   PURE;
+    FloatUntag                      "float_untag"                       "r"     Float   Nothing  Plain  3   PURE;
+    PtrIsFloatTagged                "ptr_is_float_tagged"               "r"     Int     Nothing  Plain  1   PURE;
+    FloatFitsTag                    "float_fits_tag"                    "f"     Int     Nothing  Plain  3   PURE;
     SameAsI                         "same_as_i"                         "i"     Int     Nothing  Plain  1   PURE;
     SameAsR                         "same_as_r"                         "r"     Ref     Nothing  Plain  1   PURE;
     SameAsF                         "same_as_f"                         "f"     Float   Nothing  Plain  1   PURE;

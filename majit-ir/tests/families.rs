@@ -99,7 +99,12 @@ p6 = same_as_r(p5)
 p7 = int_tag(i4)
 i8 = int_untag(p7)
 i9 = ptr_is_tagged(p7)
-finish(p6, i2, i3, ptr(0x1000), i8, i9)
+f10 = cast_int_to_float(i4)
+i11 = float_fits_tag(f10)
+p12 = float_tag(f10)
+f13 = float_untag(p12)
+i14 = ptr_is_float_tagged(p12)
+finish(p6, i2, i3, ptr(0x1000), i8, i9, i11, f13, i14)
 ",
     ),
     (

@@ -484,27 +484,39 @@ fn a_small_int_round_trip_folds_once_the_value_fits() {
 }
 
 #[test]
-fn an_unchecked_small_int_round_trip_is_kept() {
-    // Without the check, tagging may drop the top bit: no fold.
+fn unchecked_round_trips_are_kept() {
+    // Without the check, tagging may drop an integer's top bit, and a
+    // double that does not fit (NaN, -0.0, 1e300) tags to another
+    // double's word: no fold; a failed check proves nothing either.
     assert_opt(
         "intbounds:rewrite",
         "
-        [i0]
+        [i0, f3]
         p1 = int_tag(i0)
         i2 = int_untag(p1)
-        finish(i2)",
+        p4 = float_tag(f3)
+        f5 = float_untag(p4)
+        i6 = float_fits_tag(f3)
+        guard_false(i6) [f3]
+        f7 = float_untag(p4)
+        finish(i2, f5, f7)",
         expect![
             "
-            [i0]
-            p1 = int_tag(i0)
-            i2 = int_untag(p1)
-            finish(i2)"
+            [i0, f1]
+            p2 = int_tag(i0)
+            i3 = int_untag(p2)
+            p4 = float_tag(f1)
+            f5 = float_untag(p4)
+            i6 = float_fits_tag(f1)
+            guard_false(i6) [f1]
+            f7 = float_untag(p4)
+            finish(i3, f5, f7)"
         ],
     );
 }
 
 #[test]
-fn an_object_of_known_class_is_not_tagged() {
+fn an_object_of_known_class_is_no_small_int_or_float() {
     assert_opt(
         "intbounds:rewrite",
         "
@@ -512,12 +524,49 @@ fn an_object_of_known_class_is_not_tagged() {
         guard_nonnull_class(p0, 22272) [p0]
         i1 = ptr_is_tagged(p0)
         guard_false(i1) [p0]
+        i2 = ptr_is_float_tagged(p0)
+        guard_false(i2) [p0]
         finish(p0)",
         expect![
             "
             [p0]
             guard_nonnull_class(p0, 22272) [p0]
             finish(p0)"
+        ],
+    );
+}
+
+#[test]
+fn a_small_float_round_trip_folds_once_the_fit_is_guarded() {
+    // The check a tracer records before `float_tag` (`Obj::small_float`):
+    // after it, untag(tag(x)) is x and the tag tests are known; a second
+    // check of x, or of an untagged value, is 1.
+    assert_opt(
+        "intbounds:rewrite",
+        "
+        [f0, p1]
+        i2 = float_fits_tag(f0)
+        guard_true(i2) [f0]
+        p3 = float_tag(f0)
+        i4 = ptr_is_float_tagged(p3)
+        guard_true(i4) [f0]
+        i5 = ptr_is_tagged(p3)
+        guard_false(i5) [f0]
+        f6 = float_untag(p3)
+        i7 = float_fits_tag(f6)
+        guard_true(i7) [f0]
+        f8 = float_untag(p1)
+        i9 = float_fits_tag(f8)
+        p10 = int_tag(i9)
+        i11 = ptr_is_float_tagged(p10)
+        finish(f6, p3, i9, i11)",
+        expect![
+            "
+            [f0, p1]
+            i2 = float_fits_tag(f0)
+            guard_true(i2) [f0]
+            p3 = float_tag(f0)
+            finish(f0, p3, 1, 0)"
         ],
     );
 }

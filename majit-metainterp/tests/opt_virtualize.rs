@@ -339,25 +339,31 @@ fn a_forced_object_keeps_its_known_class() {
 
 #[test]
 fn a_virtual_is_not_tagged_and_stays_virtual() {
-    // A class test of a virtual (`Obj::is`: the tag bit, then the class)
-    // neither forces it nor leaves a guard; a small int stored in it
-    // reads back as itself.
+    // A class test of a virtual (`Obj::is`: the tag bits, then the class)
+    // neither forces it nor leaves a guard; a small int or float stored
+    // in it reads back as itself.
     assert_opt(
         "virtualize:rewrite:heap",
         "
-        [i0]
+        [i0, f5]
         p1 = new(descr=Node)
         p2 = int_tag(i0)
         setfield_gc(p1, p2, descr=Node.next)
         i3 = ptr_is_tagged(p1)
         guard_false(i3) [i0]
+        i6 = ptr_is_float_tagged(p1)
+        guard_false(i6) [i0]
         p4 = getfield_gc_r(p1, descr=Node.next)
-        finish(p4)",
+        p7 = float_tag(f5)
+        setfield_gc(p1, p7, descr=Node.next)
+        p8 = getfield_gc_r(p1, descr=Node.next)
+        finish(p4, p8)",
         expect![
             "
-            [i0]
+            [i0, f1]
             p2 = int_tag(i0)
-            finish(p2)"
+            p3 = float_tag(f1)
+            finish(p2, p3)"
         ],
     );
 }

@@ -99,8 +99,9 @@ impl GuardEncoder for A64Emitter {
         if nonnull {
             a64!(self.ops; cbz X(p), =>stub);
         }
-        // A small integer (`int_tag`, odd) has no header to read.
-        a64!(self.ops; tst X(p), 1);
+        // A small integer or float (`int_tag`, `float_tag`: low bits not
+        // `00`) has no header to read.
+        a64!(self.ops; tst X(p), 3);
         self.branch(Cond::Ne, stub);
         a64!(self.ops; ldr w17, [X(p)]);
         let ok = self.ops.new_dynamic_label();

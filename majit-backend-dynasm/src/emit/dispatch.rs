@@ -129,6 +129,14 @@ pub enum UnaryOp {
     IntUntag,
     /// `ptr_is_tagged`: the low bit.
     PtrIsTagged,
+    /// `float_tag`: `majit_ir::flonum`'s rotation (`+0.0` as 2^-255).
+    FloatTag,
+    /// `float_untag`: the inverse rotation (2^-255 as `+0.0`).
+    FloatUntag,
+    /// `ptr_is_float_tagged`: the low two bits are `10`.
+    PtrIsFloatTagged,
+    /// `float_fits_tag`: the exponent in the middle range, or `+0.0`.
+    FloatFitsTag,
 }
 
 /// What the address of a memory op indexes.
@@ -270,6 +278,10 @@ pub fn family(opcode: OpCode) -> Family {
         IntTag => F::Unary(UnaryOp::IntTag),
         IntUntag => F::Unary(UnaryOp::IntUntag),
         PtrIsTagged => F::Unary(UnaryOp::PtrIsTagged),
+        FloatTag => F::Unary(UnaryOp::FloatTag),
+        FloatUntag => F::Unary(UnaryOp::FloatUntag),
+        PtrIsFloatTagged => F::Unary(UnaryOp::PtrIsFloatTagged),
+        FloatFitsTag => F::Unary(UnaryOp::FloatFitsTag),
         GetfieldGcI | GetfieldGcR | GetfieldGcF | GetfieldRawI | GetfieldRawF | ArraylenGc => {
             F::Load(Access::Field)
         }

@@ -21,7 +21,7 @@ use crate::emit::{Asm, CmpOp, CondCode, Encoder, FloatOp, IntOp, OvfOp, ShiftOp,
 use crate::frame;
 use dynasmrt::x64::X64Relocation;
 use dynasmrt::{DynasmApi, DynasmLabelApi};
-use majit_ir::Kind;
+use majit_ir::{flonum, Kind};
 
 pub(super) use crate::emit::plan::const_bits;
 
@@ -268,6 +268,58 @@ impl X64Emitter {
             ; mov Rd(d), DWORD 0
             ; done:
         );
+    }
+
+    // -- small floats in refs (`majit_ir::flonum`) --
+
+    /// `float_tag`: the bits (2^-255's for `+0.0`, which took its word)
+    /// rotated left by three, the low two bits `10`.
+    fn float_tag(&mut self, dst: u8, a: Loc) {
+        let d = hw(dst);
+        self.float_bits(dst, a);
+        self.mov_imm(R11, flonum::LOST as i64);
+        x64!(self.ops
+            ; test Rq(d), Rq(d)
+            ; cmovz Rq(d), tmp
+            ; rol Rq(d), 3
+            ; and Rq(d), -4
+            ; or Rq(d), 2
+        );
+    }
+
+    /// `float_untag`: an arithmetic shift right by two (the word's sign
+    /// bit, the exponent's third, refills the top two), a rotation right
+    /// by one and the exponent's top bit flipped; 2^-255 reads as `+0.0`.
+    fn float_untag(&mut self, dst: u8, a: Loc) {
+        self.load_int(R11, a);
+        self.mov_imm(R10, flonum::LOST as i64);
+        x64!(self.ops
+            ; sar tmp, 2
+            ; ror tmp, 1
+            ; btc tmp, 62
+            ; xor mtmp, tmp
+            ; cmovz tmp, mtmp
+            ; movq Rx(hw(dst)), tmp
+        );
+    }
+
+    /// `float_fits_tag`: `+0.0`, or `g` in `1..2^62` where `g` is the bits
+    /// minus 2^-255's rotated left by one (the sign to the bottom): the
+    /// middle exponents are `g` in `0..2^62` and 2^-255 itself is `g = 0`.
+    fn float_fits_tag(&mut self, dst: u8, a: Loc) {
+        let d = hw(dst);
+        self.float_bits(R11, a);
+        self.mov_imm(R10, (flonum::LOST as i64).wrapping_neg());
+        x64!(self.ops
+            ; add mtmp, tmp
+            ; rol mtmp, 1
+            ; sub mtmp, 1
+            ; test tmp, tmp
+            ; cmovz mtmp, tmp
+        );
+        self.mov_imm(dst, (1 << 62) - 1);
+        x64!(self.ops; cmp mtmp, Rq(d));
+        self.set_flags_result(Cond::B, dst);
     }
 }
 
@@ -529,6 +581,14 @@ impl Encoder for X64Emitter {
                 self.load_int(dst, a);
                 x64!(self.ops; and Rq(d), 1);
             }
+            UnaryOp::FloatTag => self.float_tag(dst, a),
+            UnaryOp::FloatUntag => self.float_untag(dst, a),
+            UnaryOp::PtrIsFloatTagged => {
+                self.load_int(R11, a);
+                x64!(self.ops; and tmp, 3; cmp tmp, 2);
+                self.set_flags_result(Cond::E, dst);
+            }
+            UnaryOp::FloatFitsTag => self.float_fits_tag(dst, a),
             UnaryOp::Copy if is_xmm(dst) => self.load_float(dst, a),
             UnaryOp::Copy => self.load_int(dst, a),
         }

@@ -91,8 +91,9 @@ impl GuardEncoder for X64Emitter {
             x64!(self.ops; test Rq(p), Rq(p));
             self.branch(Cond::E, stub);
         }
-        // A small integer (`int_tag`, odd) has no header to read.
-        x64!(self.ops; test Rb(p), 1);
+        // A small integer or float (`int_tag`, `float_tag`: low bits not
+        // `00`) has no header to read.
+        x64!(self.ops; test Rb(p), 3);
         self.branch(Cond::Ne, stub);
         x64!(self.ops; mov r10d, DWORD [Rq(p)]);
         let ok = self.ops.new_dynamic_label();

@@ -333,7 +333,7 @@ impl Gen<'_> {
     }
 
     fn pointer(&mut self) {
-        match self.rng.below(4) {
+        match self.rng.below(5) {
             0 => {
                 let op = self.rng.pick(&[OpCode::PtrEq, OpCode::PtrNe]);
                 let (a, b) = (self.value(Kind::Ref), self.value(Kind::Ref));
@@ -352,6 +352,20 @@ impl Gen<'_> {
                 let bit = self.rng.pick(&[tagged, other]);
                 self.def(Op::new(OpCode::PtrIsTagged, &[bit]));
                 self.def(Op::new(OpCode::IntUntag, &[tagged]));
+            }
+            3 => {
+                // A small float in a ref and back, as for small integers;
+                // any float, fitting or not (`float_tag` is total).
+                let f = self.value(Kind::Float);
+                self.def(Op::new(OpCode::FloatFitsTag, &[f]));
+                let tagged = self.emit(Op::new(OpCode::FloatTag, &[f]));
+                let other = self.value(Kind::Ref);
+                let word = self.rng.pick(&[tagged, other]);
+                let test = self
+                    .rng
+                    .pick(&[OpCode::PtrIsFloatTagged, OpCode::PtrIsTagged]);
+                self.def(Op::new(test, &[word]));
+                self.def(Op::new(OpCode::FloatUntag, &[tagged]));
             }
             _ => {
                 // Only a round trip: an int made up out of nothing is no ref.

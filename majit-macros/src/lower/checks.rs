@@ -33,6 +33,10 @@ pub(super) enum Failure {
     SmallIntRange,
     /// `Obj::to_small_int` of a handle holding an object.
     NotSmallInt,
+    /// `Obj::small_float(x)` of an `x` that does not fit (`x` the float).
+    SmallFloatRange,
+    /// `Obj::to_small_float` of a handle holding no float.
+    NotSmallFloat,
 }
 
 impl Failure {
@@ -60,6 +64,12 @@ impl Failure {
             Failure::NotSmallInt => {
                 text("Obj::to_small_int: the handle holds an object, not an integer")
             }
+            // The shim gets the float's bits (see `failure`).
+            Failure::SmallFloatRange => quote!(::std::format!(
+                "Obj::small_float: {:?} does not fit in a handle",
+                f64::from_bits(x as u64)
+            )),
+            Failure::NotSmallFloat => text("Obj::to_small_float: the handle holds no float"),
         }
     }
 }
@@ -96,9 +106,26 @@ impl<'a> Lowerer<'a> {
             Policy::Residual,
             true,
         );
+        // A float operand goes to the shim as its bits, converted here on
+        // the failure path (the shim takes integers).
+        let (convert, x) = match x {
+            Opnd::Reg(R {
+                bank: Bank::Float, ..
+            })
+            | Opnd::Float(_)
+            | Opnd::ConstF(_) => {
+                let bits = self.regs.temp(Bank::Int);
+                let (f, d) = (x.arg(), bits.tokens());
+                let convert =
+                    quote!(b.op(::majit::ir::OpCode::ConvertFloatBytesToLonglong, &[#f], #d););
+                (convert, Opnd::Reg(bits))
+            }
+            _ => (quote!(), x.clone()),
+        };
         let (l, x, y) = (self.label_t(label), x.arg(), y.arg());
         self.fail_blocks.push(quote! {
             b.bind(#l);
+            #convert
             b.call(#descr, ::majit::metainterp::jitcode::Arg::Int(#shim as usize as i64),
                    &[#x, #y], None);
             b.goto(#l);

@@ -2,10 +2,13 @@
 //! `Obj::from(x)`, `Obj::null()`, `o.is::<T>()`, `o.cast::<T>()`,
 //! `o.is_null()`; small integers in a handle: `Obj::small_int(v)`,
 //! `Obj::fits_small_int(v)`, `o.is_small_int()`, `o.to_small_int()`
-//! (`int_tag`, `int_untag`, `ptr_is_tagged`).
+//! (`int_tag`, `int_untag`, `ptr_is_tagged`); small floats likewise:
+//! `Obj::small_float(f)`, `Obj::fits_small_float(f)`, `o.is_small_float()`,
+//! `o.to_small_float()` (`float_tag`, `float_untag`, `ptr_is_float_tagged`,
+//! `float_fits_tag`).
 //!
-//! A class test is `goto_if_null`, a test of the tag bit (a small integer
-//! has no header), then `guard_class` (the object's class
+//! A class test is `goto_if_null`, tests of the tag bits (a small integer
+//! or float has no header), then `guard_class` (the object's class
 //! word, the type id of a headered layout) compared with `T`'s type id: in a
 //! trace the guard pins the class and the comparison folds, so a second
 //! test of the same object records nothing the optimizer keeps.
@@ -22,25 +25,8 @@ impl<'a> Lowerer<'a> {
     pub(super) fn obj_call(&mut self, c: &syn::ExprCall, ctor: &str, sp: Span) -> Res<Option<Val>> {
         match (ctor, c.args.len()) {
             ("null", 0) => Ok(Some(Val::scalar(Ty::Obj, Opnd::Null))),
-            ("small_int" | "fits_small_int", 1) => {
-                let a = &c.args[0];
-                let Some(v) = self.expr(a, Some(Ty::int(crate::ty::I64)))? else {
-                    return Ok(None);
-                };
-                if v.ty != Ty::int(crate::ty::I64) {
-                    return err(a.span(), format!("`Obj::{ctor}` takes an `i64`"));
-                }
-                let v = v.opnd(a.span())?;
-                let fits = self.fits_small_int(&v);
-                if ctor == "fits_small_int" {
-                    return Ok(Some(Val::scalar(Ty::BOOL, fits)));
-                }
-                let place = checks::place(&quote!(#c).to_string(), sp);
-                let bad = self.failure(Failure::SmallIntRange, place, &v, &Opnd::Int(0));
-                self.goto_if_not(&fits, bad);
-                let r = self.regs.temp(Bank::Ref);
-                self.pure("IntTag", &[v], r);
-                Ok(Some(Val::scalar(Ty::Obj, Opnd::Reg(r))))
+            ("small_int" | "fits_small_int" | "small_float" | "fits_small_float", 1) => {
+                self.small_value(c, ctor, sp)
             }
             ("from", 1) => {
                 let a = &c.args[0];
@@ -62,7 +48,8 @@ impl<'a> Lowerer<'a> {
             _ => err(
                 sp,
                 "`Obj` has `Obj::from(x)` (x a `#[headered]` struct), `Obj::null()`, \
-                 `Obj::small_int(v)` and `Obj::fits_small_int(v)` (v an `i64`)",
+                 `Obj::small_int(v)`, `Obj::fits_small_int(v)` (v an `i64`), \
+                 `Obj::small_float(f)` and `Obj::fits_small_float(f)` (f an `f64`)",
             ),
         }
     }
@@ -72,33 +59,59 @@ impl<'a> Lowerer<'a> {
         let sp = m.span();
         let obj = recv.opnd(sp)?;
         let name = m.method.to_string();
-        let known = ["is", "cast", "is_null", "is_small_int", "to_small_int"];
+        let known = [
+            "is",
+            "cast",
+            "is_null",
+            "is_small_int",
+            "to_small_int",
+            "is_small_float",
+            "to_small_float",
+        ];
         if !m.args.is_empty() || !known.contains(&name.as_str()) {
             return err(
                 m.method.span(),
                 format!(
                     "`Obj` has no method `{name}` in a handler: use `is::<T>()`, \
-                     `cast::<T>()`, `is_null()`, `is_small_int()` or `to_small_int()`"
+                     `cast::<T>()`, `is_null()`, `is_small_int()`, `to_small_int()`, \
+                     `is_small_float()` or `to_small_float()`"
                 ),
             );
         }
+        let float = name.ends_with("float");
+        let test = if float {
+            "PtrIsFloatTagged"
+        } else {
+            "PtrIsTagged"
+        };
         match name.as_str() {
             "is_null" => {
                 let r = self.pure_t("PtrEq", &[obj, Opnd::Null]);
                 return Ok(Some(Val::scalar(Ty::BOOL, r)));
             }
-            "is_small_int" => {
-                let r = self.pure_t("PtrIsTagged", &[obj]);
+            "is_small_int" | "is_small_float" => {
+                let r = self.pure_t(test, &[obj]);
                 return Ok(Some(Val::scalar(Ty::BOOL, r)));
             }
-            "to_small_int" => {
-                let tagged = self.pure_t("PtrIsTagged", std::slice::from_ref(&obj));
+            "to_small_int" | "to_small_float" => {
+                let tagged = self.pure_t(test, std::slice::from_ref(&obj));
                 let place = checks::place(&quote!(#m).to_string(), sp);
                 let nothing = Opnd::Int(0);
-                let bad = self.failure(Failure::NotSmallInt, place, &nothing, &nothing);
+                let what = if float {
+                    Failure::NotSmallFloat
+                } else {
+                    Failure::NotSmallInt
+                };
+                let bad = self.failure(what, place, &nothing, &nothing);
                 self.goto_if_not(&tagged, bad);
-                let r = self.pure_t("IntUntag", &[obj]);
-                return Ok(Some(Val::scalar(Ty::int(crate::ty::I64), r)));
+                let (untag, ty, bank) = if float {
+                    ("FloatUntag", Ty::F64, Bank::Float)
+                } else {
+                    ("IntUntag", Ty::int(crate::ty::I64), Bank::Int)
+                };
+                let r = self.regs.temp(bank);
+                self.pure(untag, &[obj], r);
+                return Ok(Some(Val::scalar(ty, Opnd::Reg(r))));
             }
             _ => {}
         }
@@ -169,9 +182,11 @@ impl<'a> Lowerer<'a> {
         let dst = self.regs.temp(Bank::Int);
         let (a, l) = (o.arg(), self.label_t(null));
         self.code.push(quote!(b.goto_if_null(#a, #l);));
-        let tagged = self.pure_t("PtrIsTagged", std::slice::from_ref(o));
-        let untagged = self.pure_t("IntIsZero", &[tagged]);
-        self.goto_if_not(&untagged, null);
+        for test in ["PtrIsTagged", "PtrIsFloatTagged"] {
+            let tagged = self.pure_t(test, std::slice::from_ref(o));
+            let untagged = self.pure_t("IntIsZero", &[tagged]);
+            self.goto_if_not(&untagged, null);
+        }
         let class = self.regs.temp(Bank::Int);
         let c = class.tokens();
         self.code.push(quote!(b.guard_class(#a, #c);));
@@ -182,6 +197,45 @@ impl<'a> Lowerer<'a> {
         self.copy(&Opnd::Int(0), dst);
         self.bind(end);
         Opnd::Reg(dst)
+    }
+
+    /// `Obj::small_int(v)` / `Obj::small_float(f)`: the fit check (a
+    /// failure panics as the plain method does), then the tag; or the fit
+    /// check alone (`fits_small_*`).
+    fn small_value(&mut self, c: &syn::ExprCall, ctor: &str, sp: Span) -> Res<Option<Val>> {
+        let float = ctor.ends_with("float");
+        let (ty, tname) = if float {
+            (Ty::F64, "f64")
+        } else {
+            (Ty::int(crate::ty::I64), "i64")
+        };
+        let a = &c.args[0];
+        let Some(v) = self.expr(a, Some(ty))? else {
+            return Ok(None);
+        };
+        if v.ty != ty {
+            return err(a.span(), format!("`Obj::{ctor}` takes an `{tname}`"));
+        }
+        let v = v.opnd(a.span())?;
+        let fits = if float {
+            self.pure_t("FloatFitsTag", std::slice::from_ref(&v))
+        } else {
+            self.fits_small_int(&v)
+        };
+        if ctor.starts_with("fits_") {
+            return Ok(Some(Val::scalar(Ty::BOOL, fits)));
+        }
+        let place = checks::place(&quote!(#c).to_string(), sp);
+        let (what, tag) = if float {
+            (Failure::SmallFloatRange, "FloatTag")
+        } else {
+            (Failure::SmallIntRange, "IntTag")
+        };
+        let bad = self.failure(what, place, &v, &Opnd::Int(0));
+        self.goto_if_not(&fits, bad);
+        let r = self.regs.temp(Bank::Ref);
+        self.pure(tag, &[v], r);
+        Ok(Some(Val::scalar(Ty::Obj, Opnd::Reg(r))))
     }
 
     /// Whether `v` fits in a handle: `(v << 1) >> 1 == v`, the form

@@ -3,8 +3,11 @@
 //! while a test expects them), so a test can compare them with the
 //! `JitError::Panic` of the JIT run.
 
+// Each test that includes this file uses a part of it.
+#![allow(dead_code)]
+
 use std::cell::{Cell, RefCell};
-use std::panic::{catch_unwind, UnwindSafe};
+use std::panic::{catch_unwind, AssertUnwindSafe, UnwindSafe};
 use std::sync::Once;
 
 /// A recorded panic: its message and `file:line:column`.
@@ -59,4 +62,13 @@ pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
     let r = f();
     QUIET.with(|q| q.set(false));
     r
+}
+
+/// What a run said: its panic's message, or else its result printed (a
+/// JIT run reports a helper's panic as `Err(JitError::Panic ..)`).
+pub fn said<R: std::fmt::Debug>(f: impl FnOnce() -> R) -> String {
+    match catch(AssertUnwindSafe(f)) {
+        Ok(r) => format!("{r:?}"),
+        Err(c) => c.message,
+    }
 }

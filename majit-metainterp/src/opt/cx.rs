@@ -249,6 +249,11 @@ impl Cx {
         self.infos.get(&self.resolve(r)).and_then(|i| i.class)
     }
 
+    /// Whether float `r` is known to fit in a tagged ref.
+    pub fn fits_tag(&self, r: OpRef) -> bool {
+        self.infos.get(&self.resolve(r)).is_some_and(|i| i.fits_tag)
+    }
+
     /// Whether `r` is a virtual object.
     pub fn is_virtual(&self, r: OpRef) -> bool {
         self.infos

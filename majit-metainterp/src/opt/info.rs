@@ -151,6 +151,9 @@ pub struct Info {
     pub fresh: bool,
     /// Refs: the object exists only virtually.
     pub virt: Option<Virtual>,
+    /// Floats: the value fits in a tagged ref (`float_fits_tag` is 1), so
+    /// `float_untag(float_tag(x))` is `x`.
+    pub fits_tag: bool,
 }
 
 impl Info {

@@ -139,7 +139,7 @@ fn result_bound(cx: &Cx, op: &OptOp) -> IntBound {
         }
         IntRshift if nonneg(arg(0)) => IntBound::new(0, arg(0).hi),
         IntUntag => IntBound::new(-(1 << 62), (1 << 62) - 1),
-        PtrIsTagged => IntBound::new(0, 1),
+        PtrIsTagged | PtrIsFloatTagged | FloatFitsTag => IntBound::BOOL,
         UintRshift => match cx.int_const(op.op.arg(1)) {
             Some(k) if k & 63 != 0 => IntBound::new(0, (u64::MAX >> (k & 63)) as i64),
             _ => IntBound::FULL,

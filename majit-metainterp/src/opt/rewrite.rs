@@ -83,6 +83,9 @@ impl Pass for Rewrite {
                     } else if is_bool(cx, x) {
                         cx.narrow(x, IntBound::exact(1));
                     }
+                    if v == 1 {
+                        note_fits_tag(cx, x);
+                    }
                 }
             }
             GuardValue => {
@@ -94,6 +97,8 @@ impl Pass for Rewrite {
             }
             GuardNonnull => cx.info_mut(op.op.arg(0)).nonnull = true,
             IntTag => cx.info_mut(op.res).nonnull = true, // 2x + 1 is odd
+            FloatTag => cx.info_mut(op.res).nonnull = true, // low bits 10
+            FloatUntag => cx.info_mut(op.res).fits_tag = true, // every word decodes to one
             GuardIsnull => {
                 let null = cx.konst(Const::Ref(0));
                 cx.replace(op.op.arg(0), null);
@@ -107,6 +112,15 @@ impl Pass for Rewrite {
             _ => {}
         }
     }
+}
+
+/// After `guard_true(c)`: when `c` is `float_fits_tag(x)`, `x` fits.
+fn note_fits_tag(cx: &mut Cx, c: OpRef) {
+    let x = match cx.def(c) {
+        Some(d) if d.opcode == OpCode::FloatFitsTag => d.args[0],
+        _ => return,
+    };
+    cx.info_mut(x).fits_tag = true;
 }
 
 /// Whether `r` is 0 or 1 (a comparison result or bounded so).
@@ -265,7 +279,22 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
             Fold::Same(inner(cx, a, 0)?) // untag(tag(x)) => x for x in 63 bits
         }
         (PtrIsTagged, O(IntTag), _) => Fold::Const(1), // is_tagged(tag(x)) => 1
-        (PtrIsTagged, _, _) if cx.class_of(a).is_some() => Fold::Const(0), // an object's is 0
+        (PtrIsTagged | PtrIsFloatTagged, _, _) if cx.class_of(a).is_some() => {
+            Fold::Const(0) // an object's is 0
+        }
+        // -- small floats in refs --
+        // `float_tag` is total but a double that does not fit gets another
+        // double's word (`flonum::encode`), so the round trip is `x` only
+        // for an `x` known to fit: one a `guard_true(float_fits_tag(x))`
+        // proved (the tracer guards that before every `float_tag`), or an
+        // untagged one (every word decodes to a double that fits).
+        (FloatUntag, O(FloatTag), _) if cx.fits_tag(inner(cx, a, 0)?) => {
+            Fold::Same(inner(cx, a, 0)?) // untag(tag(x)) => x for x that fits
+        }
+        (FloatFitsTag, _, _) if cx.fits_tag(a) => Fold::Const(1),
+        (PtrIsFloatTagged, O(FloatTag), _) => Fold::Const(1), // float_tagged(float_tag(x)) => 1
+        (PtrIsFloatTagged, O(IntTag), _) => Fold::Const(0),   // float_tagged(int_tag(x)) => 0
+        (PtrIsTagged, O(FloatTag), _) => Fold::Const(0),      // is_tagged(float_tag(x)) => 0
         // -- copies --
         (SameAsI | SameAsR | SameAsF, _, _) => Fold::Same(a), // same_as(x) => x
         // -- booleans --

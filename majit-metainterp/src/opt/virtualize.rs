@@ -51,8 +51,10 @@ impl Pass for Virtualize {
             ArraylenGc => self.opt_arraylen_gc(cx, op),
             PtrEq | PtrNe => self.opt_ptr_eq(cx, op),
             SameAsR => self.opt_same_as_r(cx, op),
-            // A virtual is an object, never a small integer.
-            PtrIsTagged if cx.is_virtual(op.op.arg(0)) => Outcome::Same(cx.konst(Const::Int(0))),
+            // A virtual is an object, never a small integer or float.
+            PtrIsTagged | PtrIsFloatTagged if cx.is_virtual(op.op.arg(0)) => {
+                Outcome::Same(cx.konst(Const::Int(0)))
+            }
             GuardNonnull | GuardIsnull | GuardClass | GuardNonnullClass | GuardValue => {
                 self.opt_guard_ptr(cx, op)
             }

@@ -222,6 +222,10 @@ impl<'a> Machine<'a> {
             | IntTag
             | IntUntag
             | PtrIsTagged
+            | FloatTag
+            | FloatUntag
+            | PtrIsFloatTagged
+            | FloatFitsTag
             | SameAsI
             | SameAsR
             | SameAsF => self.exec_value_op(s),
@@ -403,8 +407,8 @@ impl<'a> Machine<'a> {
                 _ => Err(ExecError::NullPointer { op_index: self.pc }),
             };
         }
-        if obj & 1 != 0 {
-            // A small integer (`int_tag`): of no class.
+        if obj & 3 != 0 {
+            // A small integer or float (`int_tag`, `float_tag`): of no class.
             return Ok(Flow::GuardFailed);
         }
         let header = Access {
