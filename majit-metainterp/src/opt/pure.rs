@@ -11,7 +11,11 @@
 //! optimizer. A call whose descr is `loop_invariant` (no arguments besides
 //! the function) is keyed the same way, so a repeat in one iteration
 //! reuses the first result; its entries are not exported to the peeled
-//! loop, so each iteration calls it once.
+//! loop, so each iteration calls it once. A tag whose round trip is the
+//! identity (`int_tag` of a value bounded to 63 bits, `float_tag` of a
+//! float known to fit) also records its inverse, `untag(tag(x)) = x`, as
+//! PyPy's `pure_from_args` does: a later untag is `x`, and through the
+//! short preamble a loop that keeps a value tagged carries it untagged.
 //!
 //! Invariant: an entry is added only when its op is committed, so a
 //! result is reused only where it is defined; a `label` clears the table
@@ -19,6 +23,7 @@
 
 use super::cx::{Cx, OptOp};
 use super::eval::eval_pure;
+use super::rewrite::fits_small_int;
 use super::{Outcome, Pass};
 use crate::warmstate::FastMap;
 use majit_ir::{CallEffect, Descr, OpCode, OpRef};
@@ -52,6 +57,31 @@ fn key(cx: &Cx, op: &OptOp) -> Option<Key> {
     Some((code, args, op.op.descr.clone()))
 }
 
+/// For a tag whose round trip is the identity (`rewrite`'s rule: a small
+/// integer bounded to 63 bits, a float known to fit), the untag opcode and
+/// the tagged value.
+fn untag_of(cx: &Cx, op: &OptOp) -> Option<(OpCode, OpRef)> {
+    let x = *op.op.args.first()?;
+    match op.op.opcode {
+        OpCode::IntTag if fits_small_int(cx.bound(x)) => Some((OpCode::IntUntag, x)),
+        OpCode::FloatTag if cx.fits_tag(x) => Some((OpCode::FloatUntag, x)),
+        _ => None,
+    }
+}
+
+impl Pure {
+    /// `k`'s result is `res` from now on (the first one stays); `export`:
+    /// it may enter the short preamble.
+    fn remember(&mut self, k: Key, res: OpRef, export: bool) {
+        if !self.seen.contains_key(&k) {
+            if export {
+                self.order.push(k.clone());
+            }
+            self.seen.insert(k, res);
+        }
+    }
+}
+
 impl Pass for Pure {
     fn name(&self) -> &'static str {
         "pure"
@@ -78,12 +108,13 @@ impl Pass for Pure {
 
     fn committed(&mut self, cx: &mut Cx, op: &OptOp) {
         if let Some(k) = key(cx, op) {
-            if !self.seen.contains_key(&k) {
-                if !loop_invariant(op) {
-                    self.order.push(k.clone());
-                }
-                self.seen.insert(k, op.res);
-            }
+            self.remember(k, op.res, !loop_invariant(op));
+        }
+        if let Some((untag, x)) = untag_of(cx, op) {
+            // untag(tag(x)) is x: a later untag reuses x, and the peeled
+            // loop's untag of a label argument becomes a label argument
+            // itself (the value travels untagged).
+            self.remember((untag, vec![op.res], None), cx.resolve(x), true);
         }
     }
 

@@ -306,7 +306,7 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
 }
 
 /// Whether every value of `b` fits in a tagged ref (`Obj::small_int`).
-fn fits_small_int(b: IntBound) -> bool {
+pub(super) fn fits_small_int(b: IntBound) -> bool {
     b.lo >= -(1 << 62) && b.hi < (1 << 62)
 }
 
