@@ -4,7 +4,8 @@
 //! value until the next rehash, so `next` keeps working while a loop
 //! clears fields.
 
-use crate::vm::{Bool, Builtin, Closure, Float, Int, Str, Table};
+use crate::value::{int_obj, int_of, is_int};
+use crate::vm::{Bool, Builtin, Closure, Float, Str, Table};
 use majit::prelude::*;
 
 /// A new table with room for `narr` array items and `nhash` hash entries.
@@ -30,15 +31,15 @@ fn normalize(k: Obj) -> Obj {
     if k.is::<Float>() {
         let f = k.cast::<Float>().v();
         if f.floor() == f && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
-            return Obj::from(Int::new(f as i64));
+            return int_obj(f as i64);
         }
     }
     k
 }
 
 fn hash(k: Obj) -> u64 {
-    let h = if k.is::<Int>() {
-        k.cast::<Int>().v() as u64
+    let h = if is_int(k) {
+        int_of(k) as u64
     } else if k.is::<Float>() {
         k.cast::<Float>().v().to_bits()
     } else if k.is::<Str>() {
@@ -68,8 +69,8 @@ pub fn same_key(a: Obj, b: Obj) -> bool {
     if a == b {
         return true;
     }
-    if a.is::<Int>() && b.is::<Int>() {
-        a.cast::<Int>().v() == b.cast::<Int>().v()
+    if is_int(a) && is_int(b) {
+        int_of(a) == int_of(b)
     } else if a.is::<Float>() && b.is::<Float>() {
         a.cast::<Float>().v() == b.cast::<Float>().v()
     } else if a.is::<Str>() && b.is::<Str>() {
@@ -103,10 +104,10 @@ fn slot_of(t: Table, k: Obj) -> Option<usize> {
 
 /// The array index (0-based) of integer key `k`, if in the array part.
 fn array_index(t: Table, k: Obj) -> Option<usize> {
-    if !k.is::<Int>() {
+    if !is_int(k) {
         return None;
     }
-    let i = k.cast::<Int>().v();
+    let i = int_of(k);
     (i >= 1 && i as u64 <= t.arr().len() as u64).then(|| i as usize - 1)
 }
 
@@ -174,9 +175,9 @@ pub fn set(t: Table, k: Obj, v: Obj) -> i64 {
     if v.is_null() {
         return SET_OK;
     }
-    if k.is::<Int>() && k.cast::<Int>().v() as u64 == t.arr().len() as u64 + 1 {
+    if is_int(k) && int_of(k) as u64 == t.arr().len() as u64 + 1 {
         grow_array(t);
-        let i = k.cast::<Int>().v() as usize - 1;
+        let i = int_of(k) as usize - 1;
         let mut arr = t.arr();
         arr[i] = v;
         return SET_OK;
@@ -196,7 +197,7 @@ fn grow_array(t: Table) {
     }
     t.set_arr(arr);
     for i in old.len() + 1..=n {
-        let k = Obj::from(Int::new(i as i64));
+        let k = int_obj(i as i64);
         if let Some(s) = slot_of(t, k) {
             let mut arr = t.arr();
             arr[i - 1] = t.vals()[s];
@@ -257,7 +258,7 @@ pub fn len(t: Table) -> i64 {
         return lo as i64;
     }
     let mut j = n as i64;
-    while !get(t, Obj::from(Int::new(j + 1))).is_null() {
+    while !get(t, int_obj(j + 1)).is_null() {
         j += 1;
     }
     j
@@ -295,7 +296,7 @@ pub fn next_position(t: Table, k: Obj) -> Result<Option<usize>, InvalidKey> {
 pub fn entry_at(t: Table, p: usize) -> (Obj, Obj) {
     let arr = t.arr();
     if p < arr.len() {
-        (Obj::from(Int::new(p as i64 + 1)), arr[p])
+        (int_obj(p as i64 + 1), arr[p])
     } else {
         let s = p - arr.len();
         (t.keys()[s], t.vals()[s])
