@@ -56,8 +56,7 @@ pub fn equal(a: Str, b: Str) -> bool {
     if a == b {
         return true;
     }
-    let (x, y) = (a.bytes(), b.bytes());
-    a.hash() == b.hash() && x.len() == y.len() && (0..x.len()).all(|i| x[i] == y[i])
+    a.hash() == b.hash() && a.bytes().as_slice() == b.bytes().as_slice()
 }
 
 /// Whether `a < b` (with `or_equal`, `a <= b`), bytewise as C's `strcmp`
