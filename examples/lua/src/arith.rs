@@ -1,7 +1,8 @@
 //! The arithmetic the interpreter calls out for (elidable helpers: pure
 //! functions of numbers), with Lua 5.4's semantics.
 
-use crate::vm::{Float, Int, Str};
+use crate::value::{int_obj, is_int};
+use crate::vm::{Float, Str};
 use majit::prelude::*;
 
 /// `a // b` on integers, flooring (`b != 0`; `MIN // -1` wraps).
@@ -90,7 +91,7 @@ pub fn shift_left(a: i64, n: i64) -> i64 {
 pub fn exact_int(o: Obj) -> Obj {
     if o.is::<Float>() {
         if let Some(i) = crate::number::float_to_int(o.cast::<Float>().v()) {
-            return Obj::from(Int::new(i));
+            return int_obj(i);
         }
     }
     o
@@ -104,7 +105,7 @@ pub fn to_number(o: Obj) -> Obj {
     }
     let bytes = crate::strings::bytes_of(o.cast::<Str>());
     match crate::number::str_to_number(&bytes) {
-        Some(crate::number::Number::Int(i)) => Obj::from(Int::new(i)),
+        Some(crate::number::Number::Int(i)) => int_obj(i),
         Some(crate::number::Number::Float(f)) => Obj::from(Float::new(f)),
         None => Obj::null(),
     }
@@ -118,7 +119,7 @@ pub fn to_number(o: Obj) -> Obj {
 /// NaN counts as below).
 pub fn for_limit(frame: crate::vm::Frame, pc: i64, limit: Obj, step: i64) -> Result<Obj, Obj> {
     let n = to_number(limit);
-    let f = if n.is::<Int>() {
+    let f = if is_int(n) {
         return Ok(n);
     } else if n.is::<Float>() {
         n.cast::<Float>().v()
@@ -127,7 +128,7 @@ pub fn for_limit(frame: crate::vm::Frame, pc: i64, limit: Obj, step: i64) -> Res
     };
     let rounded = if step < 0 { f.ceil() } else { f.floor() };
     if let Some(i) = crate::number::float_to_int(rounded) {
-        return Ok(Obj::from(Int::new(i)));
+        return Ok(int_obj(i));
     }
     let clipped = match f > 0.0 {
         true if step < 0 => return Ok(Obj::null()),
@@ -135,7 +136,7 @@ pub fn for_limit(frame: crate::vm::Frame, pc: i64, limit: Obj, step: i64) -> Res
         false if step > 0 => return Ok(Obj::null()),
         false => i64::MIN,
     };
-    Ok(Obj::from(Int::new(clipped)))
+    Ok(int_obj(clipped))
 }
 
 #[cfg(test)]

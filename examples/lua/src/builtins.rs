@@ -26,7 +26,8 @@ use crate::errors::at;
 use crate::proto::{operand_name, position};
 use crate::strings::{bytes_of, new_str, text_of};
 use crate::table::{self as tbl, new_table};
-use crate::vm::{Args, Bool, Builtin, Float, Frame, Int, Str, Table};
+use crate::value::{int_obj, int_of, is_int};
+use crate::vm::{Args, Bool, Builtin, Float, Frame, Str, Table};
 use majit::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::io::Write;
@@ -222,7 +223,7 @@ fn str_obj(b: &[u8]) -> Obj {
 }
 
 fn int(i: i64) -> Obj {
-    Obj::from(Int::new(i))
+    int_obj(i)
 }
 
 fn float(f: f64) -> Obj {
@@ -394,7 +395,7 @@ impl Call {
     /// `Float`.
     fn number(&self, i: usize) -> Result<Obj, Obj> {
         let v = crate::arith::to_number(self.arg(i));
-        match v.is::<Int>() || v.is::<Float>() {
+        match is_int(v) || v.is::<Float>() {
             true => Ok(v),
             false => Err(self.expected(i, "number")),
         }
@@ -408,8 +409,8 @@ impl Call {
     /// numeric strings convert).
     fn integer(&self, i: usize) -> Result<i64, Obj> {
         let v = self.number(i)?;
-        if v.is::<Int>() {
-            return Ok(v.cast::<Int>().v());
+        if is_int(v) {
+            return Ok(int_of(v));
         }
         crate::number::float_to_int(v.cast::<Float>().v())
             .ok_or_else(|| self.bad(i, "number has no integer representation"))

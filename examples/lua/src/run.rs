@@ -8,7 +8,8 @@ use crate::parse::parse;
 use crate::proto;
 use crate::strings::new_str;
 use crate::table::{self, new_table};
-use crate::vm::{self, Args, Closure, Frame, Int, Str, UpVal, SCRATCH};
+use crate::value::{int_obj, is_int};
+use crate::vm::{self, Args, Closure, Frame, Str, UpVal, SCRATCH};
 use majit::prelude::*;
 
 /// The native stack a run gets: room for `vm::MAX_DEPTH` nested calls
@@ -165,7 +166,7 @@ pub fn load_chunk(
 fn arg_table(script: &Script) -> crate::vm::Table {
     let t = new_table(script.args.len() as i64, 2);
     let set = |i: i64, s: &str| {
-        table::set(t, Obj::from(Int::new(i)), Obj::from(new_str(s.as_bytes())));
+        table::set(t, int_obj(i), Obj::from(new_str(s.as_bytes())));
     };
     set(-1, "lua");
     set(0, &script.script_name);
@@ -177,7 +178,7 @@ fn arg_table(script: &Script) -> crate::vm::Table {
 
 /// What `lua` prints for an error value that ended the script.
 fn error_message(e: Obj) -> String {
-    if e.is::<Str>() || e.is::<Int>() || e.is::<crate::vm::Float>() {
+    if e.is::<Str>() || is_int(e) || e.is::<crate::vm::Float>() {
         String::from_utf8_lossy(&tostring_raw(e)).into_owned()
     } else {
         format!("(error object is a {} value)", crate::errors::type_name(e))

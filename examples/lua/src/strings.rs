@@ -1,7 +1,8 @@
 //! Lua strings as GC objects: immutable byte arrays with their hash
 //! computed once at creation.
 
-use crate::vm::{Float, Int, Str};
+use crate::value::{int_of, is_int};
+use crate::vm::{Float, Str};
 use majit::prelude::*;
 
 /// The hash of a string's bytes (FNV-1a): tables look strings up by it.
@@ -28,8 +29,8 @@ pub fn bytes_of(s: Str) -> Vec<u8> {
 pub fn text_of(o: Obj) -> Option<Vec<u8>> {
     if o.is::<Str>() {
         Some(bytes_of(o.cast::<Str>()))
-    } else if o.is::<Int>() {
-        Some(crate::number::fmt_int(o.cast::<Int>().v()).into_bytes())
+    } else if is_int(o) {
+        Some(crate::number::fmt_int(int_of(o)).into_bytes())
     } else if o.is::<Float>() {
         Some(crate::number::fmt_float(o.cast::<Float>().v()).into_bytes())
     } else {
@@ -55,8 +56,7 @@ pub fn equal(a: Str, b: Str) -> bool {
     if a == b {
         return true;
     }
-    let (x, y) = (a.bytes(), b.bytes());
-    a.hash() == b.hash() && x.len() == y.len() && (0..x.len()).all(|i| x[i] == y[i])
+    a.hash() == b.hash() && a.bytes().as_slice() == b.bytes().as_slice()
 }
 
 /// Whether `a < b` (with `or_equal`, `a <= b`), bytewise as C's `strcmp`

@@ -4,7 +4,8 @@
 //! value until the next rehash, so `next` keeps working while a loop
 //! clears fields.
 
-use crate::vm::{Bool, Builtin, Closure, Float, Int, Str, Table};
+use crate::value::{int_obj, int_of, is_int};
+use crate::vm::{Bool, Builtin, Closure, Float, Str, Table};
 use majit::prelude::*;
 
 /// A new table with room for `narr` array items and `nhash` hash entries.
@@ -27,22 +28,26 @@ pub fn new_table(narr: i64, nhash: i64) -> Table {
 /// `k` as the key it stands for: a float with an integer value is that
 /// integer.
 fn normalize(k: Obj) -> Obj {
-    if k.is::<Float>() {
+    if !k.is_small_int() && k.is::<Float>() {
         let f = k.cast::<Float>().v();
         if f.floor() == f && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
-            return Obj::from(Int::new(f as i64));
+            return int_obj(f as i64);
         }
     }
     k
 }
 
+/// The hash of key `k` (class tests in the order of how common the key
+/// type is: each costs a header load and a type-id look-up).
 fn hash(k: Obj) -> u64 {
-    let h = if k.is::<Int>() {
-        k.cast::<Int>().v() as u64
-    } else if k.is::<Float>() {
-        k.cast::<Float>().v().to_bits()
+    let h = if k.is_small_int() {
+        k.to_small_int() as u64
     } else if k.is::<Str>() {
         k.cast::<Str>().hash() as u64
+    } else if k.is::<Float>() {
+        k.cast::<Float>().v().to_bits()
+    } else if is_int(k) {
+        int_of(k) as u64
     } else if k.is::<Bool>() {
         u64::from(k.cast::<Bool>().v())
     } else if k.is::<Table>() {
@@ -68,12 +73,16 @@ pub fn same_key(a: Obj, b: Obj) -> bool {
     if a == b {
         return true;
     }
-    if a.is::<Int>() && b.is::<Int>() {
-        a.cast::<Int>().v() == b.cast::<Int>().v()
-    } else if a.is::<Float>() && b.is::<Float>() {
-        a.cast::<Float>().v() == b.cast::<Float>().v()
+    // An integer has one representation (`int_obj`): a small one equals
+    // only itself.
+    if a.is_small_int() || b.is_small_int() {
+        false
     } else if a.is::<Str>() && b.is::<Str>() {
         crate::strings::equal(a.cast::<Str>(), b.cast::<Str>())
+    } else if is_int(a) && is_int(b) {
+        int_of(a) == int_of(b)
+    } else if a.is::<Float>() && b.is::<Float>() {
+        a.cast::<Float>().v() == b.cast::<Float>().v()
     } else if a.is::<Bool>() && b.is::<Bool>() {
         a.cast::<Bool>().v() == b.cast::<Bool>().v()
     } else {
@@ -83,18 +92,24 @@ pub fn same_key(a: Obj, b: Obj) -> bool {
 
 /// The hash slot holding `k`, if any.
 fn slot_of(t: Table, k: Obj) -> Option<usize> {
+    probe(t, hash(k), |s| same_key(s, k))
+}
+
+/// The hash slot from hash `h` on (`h` as [`hash`] gives it) whose key
+/// `is_key` accepts, if any.
+fn probe(t: Table, h: u64, is_key: impl Fn(Obj) -> bool) -> Option<usize> {
     let keys = t.keys();
     let cap = keys.len();
     if cap == 0 {
         return None;
     }
-    let mut i = hash(k) as usize & (cap - 1);
+    let mut i = h as usize & (cap - 1);
     loop {
         let s = keys[i];
         if s.is_null() {
             return None;
         }
-        if same_key(s, k) {
+        if is_key(s) {
             return Some(i);
         }
         i = (i + 1) & (cap - 1);
@@ -103,15 +118,23 @@ fn slot_of(t: Table, k: Obj) -> Option<usize> {
 
 /// The array index (0-based) of integer key `k`, if in the array part.
 fn array_index(t: Table, k: Obj) -> Option<usize> {
-    if !k.is::<Int>() {
+    if !is_int(k) {
         return None;
     }
-    let i = k.cast::<Int>().v();
+    let i = int_of(k);
     (i >= 1 && i as u64 <= t.arr().len() as u64).then(|| i as usize - 1)
 }
 
 /// `t[k]` without metamethods (`nil` when absent).
 pub fn get(t: Table, k: Obj) -> Obj {
+    if k.is::<Str>() {
+        // The common key: no normalizing, no array part, one class test.
+        let (key, h) = (k.cast::<Str>(), spread(k.cast::<Str>().hash() as u64));
+        let found = probe(t, h, |s| {
+            s == k || (s.is::<Str>() && crate::strings::equal(s.cast::<Str>(), key))
+        });
+        return found.map_or(Obj::null(), |s| t.vals()[s]);
+    }
     let k = normalize(k);
     if let Some(i) = array_index(t, k) {
         return t.arr()[i];
@@ -125,26 +148,11 @@ pub fn get(t: Table, k: Obj) -> Obj {
 /// `t[s]` without metamethods, for a string key given as bytes (no
 /// string object is made).
 pub fn get_bytes(t: Table, s: &[u8]) -> Obj {
-    let keys = t.keys();
-    let cap = keys.len();
-    if cap == 0 {
-        return Obj::null();
-    }
     let h = crate::strings::hash(s);
-    let mut i = spread(h as u64) as usize & (cap - 1);
-    loop {
-        let k = keys[i];
-        if k.is_null() {
-            return Obj::null();
-        }
-        if k.is::<Str>()
-            && k.cast::<Str>().hash() == h
-            && crate::strings::bytes_of(k.cast::<Str>()) == s
-        {
-            return t.vals()[i];
-        }
-        i = (i + 1) & (cap - 1);
-    }
+    let found = probe(t, spread(h as u64), |k| {
+        k.is::<Str>() && k.cast::<Str>().hash() == h && k.cast::<Str>().bytes().as_slice() == s
+    });
+    found.map_or(Obj::null(), |i| t.vals()[i])
 }
 
 /// What [`set`] refused.
@@ -174,9 +182,9 @@ pub fn set(t: Table, k: Obj, v: Obj) -> i64 {
     if v.is_null() {
         return SET_OK;
     }
-    if k.is::<Int>() && k.cast::<Int>().v() as u64 == t.arr().len() as u64 + 1 {
+    if is_int(k) && int_of(k) as u64 == t.arr().len() as u64 + 1 {
         grow_array(t);
-        let i = k.cast::<Int>().v() as usize - 1;
+        let i = int_of(k) as usize - 1;
         let mut arr = t.arr();
         arr[i] = v;
         return SET_OK;
@@ -196,7 +204,7 @@ fn grow_array(t: Table) {
     }
     t.set_arr(arr);
     for i in old.len() + 1..=n {
-        let k = Obj::from(Int::new(i as i64));
+        let k = int_obj(i as i64);
         if let Some(s) = slot_of(t, k) {
             let mut arr = t.arr();
             arr[i - 1] = t.vals()[s];
@@ -257,7 +265,7 @@ pub fn len(t: Table) -> i64 {
         return lo as i64;
     }
     let mut j = n as i64;
-    while !get(t, Obj::from(Int::new(j + 1))).is_null() {
+    while !get(t, int_obj(j + 1)).is_null() {
         j += 1;
     }
     j
@@ -295,7 +303,7 @@ pub fn next_position(t: Table, k: Obj) -> Result<Option<usize>, InvalidKey> {
 pub fn entry_at(t: Table, p: usize) -> (Obj, Obj) {
     let arr = t.arr();
     if p < arr.len() {
-        (Obj::from(Int::new(p as i64 + 1)), arr[p])
+        (int_obj(p as i64 + 1), arr[p])
     } else {
         let s = p - arr.len();
         (t.keys()[s], t.vals()[s])

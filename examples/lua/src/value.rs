@@ -4,16 +4,52 @@
 use crate::vm::{Bool, Float, Int};
 use majit::prelude::*;
 
+/// The Lua integer `v`: in the handle itself when it fits in 63 bits
+/// (`Obj::small_int`: no allocation), else boxed in an `Int`. Every
+/// integer is made here, so a value has one representation and integers
+/// compare and hash by it.
+#[majit::traced]
+#[inline]
+pub fn int_obj(v: i64) -> Obj {
+    if Obj::fits_small_int(v) {
+        Obj::small_int(v)
+    } else {
+        Obj::from(Int::new(v))
+    }
+}
+
+/// Whether `o` is a Lua integer (small or boxed).
+#[majit::traced]
+#[inline]
+pub fn is_int(o: Obj) -> bool {
+    o.is_small_int() || o.is::<Int>()
+}
+
+/// The Lua integer `o` holds (`o` an integer).
+#[majit::traced]
+#[inline]
+pub fn int_of(o: Obj) -> i64 {
+    if o.is_small_int() {
+        o.to_small_int()
+    } else {
+        o.cast::<Int>().v
+    }
+}
+
 /// Whether `o` is a number (an integer or a float).
 #[majit::traced]
+#[inline]
 pub(crate) fn is_num(o: Obj) -> bool {
-    o.is::<Int>() || o.is::<Float>()
+    o.is_small_int() || o.is::<Int>() || o.is::<Float>()
 }
 
 /// The number `o` as a float (`o` a number).
 #[majit::traced]
+#[inline]
 pub(crate) fn to_f64(o: Obj) -> f64 {
-    if o.is::<Int>() {
+    if o.is_small_int() {
+        o.to_small_int() as f64
+    } else if o.is::<Int>() {
         o.cast::<Int>().v as f64
     } else {
         o.cast::<Float>().v
@@ -22,6 +58,7 @@ pub(crate) fn to_f64(o: Obj) -> f64 {
 
 /// Lua's truth: everything but `nil` and `false`.
 #[majit::traced]
+#[inline]
 pub(crate) fn truthy(o: Obj) -> bool {
     !(o.is_null() || (o.is::<Bool>() && !o.cast::<Bool>().v))
 }

@@ -140,7 +140,16 @@ pub fn next_serial() -> i64 {
         #[headered] Builtin { serial: i64, id: i64 },
         #[headered] UpVal { v: Obj },
     ],
-    traced = [value::is_num, value::to_f64, value::truthy, grow, take_args],
+    traced = [
+        value::int_obj,
+        value::is_int,
+        value::int_of,
+        value::is_num,
+        value::to_f64,
+        value::truthy,
+        grow,
+        take_args,
+    ],
     virtualizable = frame,
 )]
 pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
@@ -165,7 +174,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             MOVE => frame.regs[a] = frame.regs[b],
             LOADK => frame.regs[a] = frame.cl.k[b | c << 20],
             LOADI => {
-                frame.regs[a] = Obj::from(Int::new(insn(pc as i64)));
+                frame.regs[a] = value::int_obj(insn(pc as i64));
                 pc += 1;
             }
             LOADF => {
@@ -212,8 +221,8 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         let t = x.cast::<Table>();
                         // The array part inline; the rest in the helper.
                         let mut found: bool = false;
-                        if key.is::<Int>() {
-                            let i: i64 = key.cast::<Int>().v;
+                        if value::is_int(key) {
+                            let i: i64 = value::int_of(key);
                             if i >= 1 && i <= t.arr.len() as i64 {
                                 v = t.arr[(i - 1) as usize];
                                 found = true;
@@ -276,8 +285,8 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     if x.is::<Table>() {
                         let t = x.cast::<Table>();
                         let mut done: bool = false;
-                        if key.is::<Int>() {
-                            let i: i64 = key.cast::<Int>().v;
+                        if value::is_int(key) {
+                            let i: i64 = value::int_of(key);
                             if i >= 1
                                 && i <= t.arr.len() as i64
                                 && (t.meta.is_null() || !t.arr[(i - 1) as usize].is_null())
@@ -334,11 +343,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 };
                 let mut i: usize = 0;
                 while i < n {
-                    table_set(
-                        t,
-                        Obj::from(Int::new(first + i as i64)),
-                        frame.regs[a + 1 + i],
-                    );
+                    table_set(t, value::int_obj(first + i as i64), frame.regs[a + 1 + i]);
                     i += 1;
                 }
             }
@@ -346,22 +351,24 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 let mut x: Obj = frame.regs[b];
                 let mut y: Obj = frame.regs[c];
                 // Strings convert for arithmetic, integral floats for the
-                // bitwise operators.
-                if op < BAND && x.is::<Str>() {
-                    x = to_number(x);
+                // bitwise operators (two small integers need neither).
+                if !(x.is_small_int() && y.is_small_int()) {
+                    if op < BAND && x.is::<Str>() {
+                        x = to_number(x);
+                    }
+                    if op < BAND && y.is::<Str>() {
+                        y = to_number(y);
+                    }
+                    if op >= BAND && x.is::<Float>() {
+                        x = exact_int(x);
+                    }
+                    if op >= BAND && y.is::<Float>() {
+                        y = exact_int(y);
+                    }
                 }
-                if op < BAND && y.is::<Str>() {
-                    y = to_number(y);
-                }
-                if op >= BAND && x.is::<Float>() {
-                    x = exact_int(x);
-                }
-                if op >= BAND && y.is::<Float>() {
-                    y = exact_int(y);
-                }
-                if x.is::<Int>() && y.is::<Int>() && op != DIV && op != POW {
-                    let i: i64 = x.cast::<Int>().v;
-                    let j: i64 = y.cast::<Int>().v;
+                if value::is_int(x) && value::is_int(y) && op != DIV && op != POW {
+                    let i: i64 = value::int_of(x);
+                    let j: i64 = value::int_of(y);
                     if j == 0 && (op == MOD || op == IDIV) {
                         return Err(arith_error(
                             frame,
@@ -382,7 +389,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         SHL => shift_left(i, j),
                         _ => shift_left(i, j.wrapping_neg()),
                     };
-                    frame.regs[a] = Obj::from(Int::new(r));
+                    frame.regs[a] = value::int_obj(r);
                 } else if value::is_num(x) && value::is_num(y) && op < BAND {
                     let f: f64 = value::to_f64(x);
                     let g: f64 = value::to_f64(y);
@@ -425,16 +432,16 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     x = exact_int(x);
                 }
                 let mut handled: bool = true;
-                if op == UNM && x.is::<Int>() {
-                    frame.regs[a] = Obj::from(Int::new(x.cast::<Int>().v.wrapping_neg()));
+                if op == UNM && value::is_int(x) {
+                    frame.regs[a] = value::int_obj(value::int_of(x).wrapping_neg());
                 } else if op == UNM && x.is::<Float>() {
                     frame.regs[a] = Obj::from(Float::new(-x.cast::<Float>().v));
-                } else if op == BNOT && x.is::<Int>() {
-                    frame.regs[a] = Obj::from(Int::new(!x.cast::<Int>().v));
+                } else if op == BNOT && value::is_int(x) {
+                    frame.regs[a] = value::int_obj(!value::int_of(x));
                 } else if op == LEN && x.is::<Str>() {
-                    frame.regs[a] = Obj::from(Int::new(x.cast::<Str>().bytes.len() as i64));
+                    frame.regs[a] = value::int_obj(x.cast::<Str>().bytes.len() as i64);
                 } else if op == LEN && x.is::<Table>() && x.cast::<Table>().meta.is_null() {
-                    frame.regs[a] = Obj::from(Int::new(table_len(x.cast::<Table>())));
+                    frame.regs[a] = value::int_obj(table_len(x.cast::<Table>()));
                 } else {
                     handled = false;
                 }
@@ -447,7 +454,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     let handler: Obj = metamethod(x, event);
                     if handler.is_null() {
                         if op == LEN && x.is::<Table>() {
-                            frame.regs[a] = Obj::from(Int::new(table_len(x.cast::<Table>())));
+                            frame.regs[a] = value::int_obj(table_len(x.cast::<Table>()));
                         } else if op == LEN {
                             return Err(len_error(frame, pc as i64 - 1, x));
                         } else {
@@ -528,9 +535,9 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 let x: Obj = frame.regs[b];
                 let y: Obj = frame.regs[c];
                 let mut holds: bool = false;
-                if x.is::<Int>() && y.is::<Int>() {
-                    let i: i64 = x.cast::<Int>().v;
-                    let j: i64 = y.cast::<Int>().v;
+                if value::is_int(x) && value::is_int(y) {
+                    let i: i64 = value::int_of(x);
+                    let j: i64 = value::int_of(y);
                     holds = match op {
                         EQ => i == j,
                         LT => i < j,
@@ -548,9 +555,9 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     // An integer and a float: compared exactly.
                     let flip: bool = x.is::<Float>();
                     let i: i64 = if flip {
-                        y.cast::<Int>().v
+                        value::int_of(y)
                     } else {
-                        x.cast::<Int>().v
+                        value::int_of(x)
                     };
                     let f: f64 = if flip {
                         x.cast::<Float>().v
@@ -623,17 +630,17 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 let limit: Obj = frame.regs[a + 1];
                 let step: Obj = frame.regs[a + 2];
                 let skip = (w >> 24) as usize;
-                if init.is::<Int>() && step.is::<Int>() {
+                if value::is_int(init) && value::is_int(step) {
                     // An integer loop (lua5.4's forprep): the limit is
                     // clipped to an integer, and the iterations are counted
                     // unsigned so that loops up to the integer limits never
                     // overflow.
-                    let i: i64 = init.cast::<Int>().v;
-                    let s: i64 = step.cast::<Int>().v;
+                    let i: i64 = value::int_of(init);
+                    let s: i64 = value::int_of(step);
                     if s == 0 {
                         return Err(for_error(frame, pc as i64 - 1, 0, step));
                     }
-                    let clipped: Obj = if limit.is::<Int>() {
+                    let clipped: Obj = if value::is_int(limit) {
                         limit
                     } else {
                         for_limit(frame, pc as i64 - 1, limit, s)?
@@ -641,7 +648,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     if clipped.is_null() {
                         pc = skip;
                     } else {
-                        let l: i64 = clipped.cast::<Int>().v;
+                        let l: i64 = value::int_of(clipped);
                         if (s > 0 && i > l) || (s < 0 && i < l) {
                             pc = skip;
                         } else {
@@ -655,7 +662,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                             } else {
                                 (s.wrapping_add(1).wrapping_neg() as u64) + 1
                             };
-                            frame.regs[a + 1] = Obj::from(Int::new((span / stride) as i64));
+                            frame.regs[a + 1] = value::int_obj((span / stride) as i64);
                             frame.regs[a + 3] = init;
                         }
                     }
@@ -707,14 +714,14 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             FORLOOP => {
                 let body = (w >> 24) as usize;
                 let idx: Obj = frame.regs[a];
-                if idx.is::<Int>() {
+                if value::is_int(idx) {
                     // The count is unsigned (FORPREP): up to 2^64 - 1.
-                    let left: i64 = frame.regs[a + 1].cast::<Int>().v;
+                    let left: i64 = value::int_of(frame.regs[a + 1]);
                     if left != 0 {
-                        let step: i64 = frame.regs[a + 2].cast::<Int>().v;
-                        let next: i64 = idx.cast::<Int>().v.wrapping_add(step);
-                        frame.regs[a + 1] = Obj::from(Int::new(left - 1));
-                        frame.regs[a] = Obj::from(Int::new(next));
+                        let step: i64 = value::int_of(frame.regs[a + 2]);
+                        let next: i64 = value::int_of(idx).wrapping_add(step);
+                        frame.regs[a + 1] = value::int_obj(left - 1);
+                        frame.regs[a] = value::int_obj(next);
                         frame.regs[a + 3] = frame.regs[a];
                         pc = body;
                         can_enter_jit!();
@@ -1036,7 +1043,8 @@ fn grow(frame: Frame, need: usize) -> bool {
 fn take_args(frame: Frame, src: Array<Obj>, at: usize, n: usize, np: i64, vararg: bool) {
     let np = np as usize;
     if vararg {
-        let nva: usize = if n > np { n - np } else { 0 };
+        // (`saturating_sub` is not traced.)
+        let nva: usize = if n > np { n } else { np } - np;
         let mut va = Array::<Obj>::new(nva);
         let mut j: usize = 0;
         while j < nva {

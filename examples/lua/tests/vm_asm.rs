@@ -5,7 +5,8 @@
 
 use lua::bytecode::{encode, encode_bx, op};
 use lua::proto::{self, Proto, UpvalDesc};
-use lua::vm::{self, Args, Closure, Float, Frame, Int, Str};
+use lua::value::{int_obj, int_of, is_int};
+use lua::vm::{self, Args, Closure, Float, Frame, Str};
 use majit::gc::thread_heap::RunHeap;
 use majit::metainterp::gcheap::GcBackend;
 use majit::prelude::*;
@@ -154,8 +155,8 @@ fn run<B: GcBackend>(main: i64, arg: Obj, jit: Option<&mut JitDriver<B>>) -> Str
 }
 
 fn describe(v: Obj) -> String {
-    if v.is::<Int>() {
-        v.cast::<Int>().v().to_string()
+    if is_int(v) {
+        int_of(v).to_string()
     } else if v.is::<Float>() {
         format!("{:?}", v.cast::<Float>().v())
     } else if v.is::<Str>() {
@@ -180,7 +181,7 @@ fn jit_matches_plain<B: GcBackend>() {
             false,
         ),
     ];
-    let arg = |n: Option<i64>| n.map_or(Obj::null(), |n| Obj::from(Int::new(n)));
+    let arg = |n: Option<i64>| n.map_or(Obj::null(), int_obj);
     for (main, n, want, recursive) in cases {
         assert_eq!(run::<B>(main, arg(n), None), want);
         let mut driver = vm::run_driver::<B>(JitParams::default().with_threshold(3)).unwrap();

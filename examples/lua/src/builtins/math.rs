@@ -6,7 +6,8 @@
 use super::base::number_of;
 use super::{def, float, int, str_obj, Call, Def};
 use crate::table as tbl;
-use crate::vm::{Float, Int, Str, Table};
+use crate::value;
+use crate::vm::{Float, Str, Table};
 use majit::prelude::*;
 use std::cell::Cell;
 
@@ -56,8 +57,8 @@ pub(super) fn install(math: Table) {
 
 /// Whether argument `i` is an integer value (`lua_isinteger`: not a
 /// numeric string).
-fn is_int(c: &Call, i: usize) -> bool {
-    c.arg(i).is::<Int>()
+fn arg_is_int(c: &Call, i: usize) -> bool {
+    value::is_int(c.arg(i))
 }
 
 /// A float with an integer value as an integer when it fits
@@ -67,22 +68,22 @@ fn num_int(f: f64) -> Obj {
 }
 
 fn floor(c: &Call) -> Result<Vec<Obj>, Obj> {
-    match is_int(c, 0) {
+    match arg_is_int(c, 0) {
         true => Ok(vec![c.arg(0)]),
         false => Ok(vec![num_int(c.float(0)?.floor())]),
     }
 }
 
 fn ceil(c: &Call) -> Result<Vec<Obj>, Obj> {
-    match is_int(c, 0) {
+    match arg_is_int(c, 0) {
         true => Ok(vec![c.arg(0)]),
         false => Ok(vec![num_int(c.float(0)?.ceil())]),
     }
 }
 
 fn abs(c: &Call) -> Result<Vec<Obj>, Obj> {
-    match is_int(c, 0) {
-        true => Ok(vec![int(c.arg(0).cast::<Int>().v().wrapping_abs())]),
+    match arg_is_int(c, 0) {
+        true => Ok(vec![int(value::int_of(c.arg(0)).wrapping_abs())]),
         false => Ok(vec![float(c.float(0)?.abs())]),
     }
 }
@@ -152,8 +153,8 @@ fn ldexp(c: &Call) -> Result<Vec<Obj>, Obj> {
 }
 
 fn fmod(c: &Call) -> Result<Vec<Obj>, Obj> {
-    if is_int(c, 0) && is_int(c, 1) {
-        let (a, d) = (c.arg(0).cast::<Int>().v(), c.arg(1).cast::<Int>().v());
+    if arg_is_int(c, 0) && arg_is_int(c, 1) {
+        let (a, d) = (value::int_of(c.arg(0)), value::int_of(c.arg(1)));
         return match d {
             0 => Err(c.bad(1, "zero")),
             -1 => Ok(vec![int(0)]),
@@ -164,7 +165,7 @@ fn fmod(c: &Call) -> Result<Vec<Obj>, Obj> {
 }
 
 fn modf(c: &Call) -> Result<Vec<Obj>, Obj> {
-    if is_int(c, 0) {
+    if arg_is_int(c, 0) {
         return Ok(vec![c.arg(0), float(0.0)]);
     }
     let n = c.float(0)?;
@@ -189,7 +190,7 @@ fn extreme(c: &Call, max: bool) -> Result<Vec<Obj>, Obj> {
 /// `a < b` for numbers and strings (`lua_compare`); other values raise
 /// the comparison error, with no position as lua5.4 raises it in C.
 fn less(a: Obj, b: Obj) -> Result<bool, Obj> {
-    let num = |o: Obj| o.is::<Int>() || o.is::<Float>();
+    let num = |o: Obj| value::is_int(o) || o.is::<Float>();
     if num(a) && num(b) {
         return Ok(crate::number::lt(number_of(a), number_of(b)));
     }
@@ -210,7 +211,7 @@ fn less(a: Obj, b: Obj) -> Result<bool, Obj> {
 
 fn tointeger(c: &Call) -> Result<Vec<Obj>, Obj> {
     let v = crate::arith::to_number(c.any(0)?);
-    let r = if v.is::<Int>() {
+    let r = if value::is_int(v) {
         v
     } else if v.is::<Float>() {
         crate::number::float_to_int(v.cast::<Float>().v()).map_or(Obj::null(), int)
@@ -222,7 +223,7 @@ fn tointeger(c: &Call) -> Result<Vec<Obj>, Obj> {
 
 fn math_type(c: &Call) -> Result<Vec<Obj>, Obj> {
     let v = c.any(0)?;
-    let r = if v.is::<Int>() {
+    let r = if value::is_int(v) {
         str_obj(b"integer")
     } else if v.is::<Float>() {
         str_obj(b"float")

@@ -2,7 +2,8 @@
 
 use super::{boolean, def, float, flush_out, int, str_obj, Call, Def};
 use crate::table as tbl;
-use crate::vm::{Bool, Int, Table};
+use crate::value::{int_of, is_int};
+use crate::vm::{Bool, Table};
 use majit::prelude::*;
 use std::time::Instant;
 
@@ -122,8 +123,8 @@ fn time(c: &Call) -> Result<Vec<Obj>, Obj> {
 /// C's `int` range.
 fn date_field(c: &Call, t: Table, key: &str, default: Option<i32>, delta: i64) -> Result<i32, Obj> {
     let v = crate::arith::to_number(tbl::get_bytes(t, key.as_bytes()));
-    let n = if v.is::<Int>() {
-        Some(v.cast::<Int>().v())
+    let n = if is_int(v) {
+        Some(int_of(v))
     } else if v.is::<crate::vm::Float>() {
         crate::number::float_to_int(v.cast::<crate::vm::Float>().v())
     } else {

@@ -8,7 +8,8 @@ use crate::format::{format, FmtArg, FormatError};
 use crate::pattern::{self, Capture, Captures, PatternError};
 use crate::strings::{bytes_of, text_of};
 use crate::table::{self as tbl, new_table};
-use crate::vm::{Bool, Builtin, Closure, Float, Int, Str, Table};
+use crate::value::{int_of, is_int};
+use crate::vm::{Bool, Builtin, Closure, Float, Str, Table};
 use majit::prelude::*;
 
 pub(super) const DEFS: &[Def] = &[
@@ -212,8 +213,8 @@ fn fmt_arg(v: Obj) -> FmtArg {
         FmtArg::Nil
     } else if v.is::<Bool>() {
         FmtArg::Bool(v.cast::<Bool>().v())
-    } else if v.is::<Int>() {
-        FmtArg::Int(v.cast::<Int>().v())
+    } else if is_int(v) {
+        FmtArg::Int(int_of(v))
     } else if v.is::<Float>() {
         FmtArg::Float(v.cast::<Float>().v())
     } else if v.is::<Str>() {
@@ -257,7 +258,7 @@ fn gsub_args(c: &Call) -> Result<(Vec<u8>, Vec<u8>, i64), Obj> {
     let r = c.arg(2);
     let max = c.opt_integer(3, s.len() as i64 + 1)?;
     let table = r.is::<Table>() && !super::io::is_file(r);
-    let ok = r.is::<Str>() || r.is::<Int>() || r.is::<Float>() || table;
+    let ok = r.is::<Str>() || is_int(r) || r.is::<Float>() || table;
     if !(ok || r.is::<Closure>() || r.is::<Builtin>()) {
         return Err(c.expected(2, "string/function/table"));
     }
@@ -296,7 +297,7 @@ fn gsub(c: &Call) -> Result<Vec<Obj>, Obj> {
 
 /// Integer field `i` of a state table.
 fn field(st: Table, i: i64) -> i64 {
-    tbl::get(st, int(i)).cast::<Int>().v()
+    int_of(tbl::get(st, int(i)))
 }
 
 /// String field `i` of a state table.

@@ -1,12 +1,12 @@
--- functions: proper tail calls in methods, to builtins, mutual recursion 5e4 deep (past MAX_DEPTH), error levels
+-- functions: proper tail calls in methods, to builtins, mutual recursion 3e4 deep (past MAX_DEPTH 20000), error levels
 local even, odd
 function even(n) if n == 0 then return "even" end return odd(n - 1) end
 function odd(n) if n == 0 then return "odd" end return even(n - 1) end
-print(even(50000), odd(50001))
+print(even(30000), odd(30001))
 local Counter = {}
 Counter.__index = Counter
 function Counter:down(n) if n == 0 then return self.name end return self:down(n - 1) end
-print(setmetatable({name = "counter"}, Counter):down(500000))
+print(setmetatable({name = "counter"}, Counter):down(30000))
 local function to_builtin(...) return select("#", ...) end
 print(to_builtin(1, nil, 3))
 local function to_rep(s, n) return string.rep(s, n) end
@@ -23,7 +23,7 @@ print(pcall(caller))
 local function tail_pcall(f) return pcall(f) end
 print(tail_pcall(function() error("in pcall", 0) end))
 local function loop_sum(n, acc) if n == 0 then return acc end return loop_sum(n - 1, acc + n) end
-print(loop_sum(50000, 0))
+print(loop_sum(30000, 0))
 local function tail_nil(x) return x() end
 print(pcall(tail_nil, nil))
 local callable = setmetatable({}, {__call = function(_, n) return "called " .. n end})
