@@ -1,8 +1,8 @@
 //! The arithmetic the interpreter calls out for (elidable helpers: pure
 //! functions of numbers), with Lua 5.4's semantics.
 
-use crate::value::{int_obj, is_int};
-use crate::vm::{Float, Str};
+use crate::value::{float_obj, float_of, int_obj, is_float, is_int};
+use crate::vm::Str;
 use majit::prelude::*;
 
 /// `a // b` on integers, flooring (`b != 0`; `MIN // -1` wraps).
@@ -89,8 +89,8 @@ pub fn shift_left(a: i64, n: i64) -> i64 {
 /// A float with an integer value as that integer; anything else as it is
 /// (a bitwise operator then fails on it).
 pub fn exact_int(o: Obj) -> Obj {
-    if o.is::<Float>() {
-        if let Some(i) = crate::number::float_to_int(o.cast::<Float>().v()) {
+    if is_float(o) {
+        if let Some(i) = crate::number::float_to_int(float_of(o)) {
             return int_obj(i);
         }
     }
@@ -106,7 +106,7 @@ pub fn to_number(o: Obj) -> Obj {
     let bytes = crate::strings::bytes_of(o.cast::<Str>());
     match crate::number::str_to_number(&bytes) {
         Some(crate::number::Number::Int(i)) => int_obj(i),
-        Some(crate::number::Number::Float(f)) => Obj::from(Float::new(f)),
+        Some(crate::number::Number::Float(f)) => float_obj(f),
         None => Obj::null(),
     }
 }
@@ -121,8 +121,8 @@ pub fn for_limit(frame: crate::vm::Frame, pc: i64, limit: Obj, step: i64) -> Res
     let n = to_number(limit);
     let f = if is_int(n) {
         return Ok(n);
-    } else if n.is::<Float>() {
-        n.cast::<Float>().v()
+    } else if is_float(n) {
+        float_of(n)
     } else {
         return Err(crate::errors::for_error(frame, pc, 2, limit));
     };

@@ -26,8 +26,8 @@ use crate::errors::at;
 use crate::proto::{operand_name, position};
 use crate::strings::{bytes_of, new_str, text_of};
 use crate::table::{self as tbl, new_table};
-use crate::value::{int_obj, int_of, is_int};
-use crate::vm::{Args, Bool, Builtin, Float, Frame, Str, Table};
+use crate::value::{float_obj, float_of, int_obj, int_of, is_float, is_int};
+use crate::vm::{Args, Bool, Builtin, Frame, Str, Table};
 use majit::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::io::Write;
@@ -227,7 +227,7 @@ fn int(i: i64) -> Obj {
 }
 
 fn float(f: f64) -> Obj {
-    Obj::from(Float::new(f))
+    float_obj(f)
 }
 
 fn boolean(b: bool) -> Obj {
@@ -395,7 +395,7 @@ impl Call {
     /// `Float`.
     fn number(&self, i: usize) -> Result<Obj, Obj> {
         let v = crate::arith::to_number(self.arg(i));
-        match is_int(v) || v.is::<Float>() {
+        match is_int(v) || is_float(v) {
             true => Ok(v),
             false => Err(self.expected(i, "number")),
         }
@@ -412,7 +412,7 @@ impl Call {
         if is_int(v) {
             return Ok(int_of(v));
         }
-        crate::number::float_to_int(v.cast::<Float>().v())
+        crate::number::float_to_int(float_of(v))
             .ok_or_else(|| self.bad(i, "number has no integer representation"))
     }
 

@@ -8,8 +8,8 @@ use crate::code::insn;
 use crate::proto::{describe_pc, operand_name, position};
 use crate::strings::new_str;
 use crate::traceback;
-use crate::value::is_int;
-use crate::vm::{Bool, Builtin, Closure, Float, Frame, Str, Table};
+use crate::value::{is_float, is_int};
+use crate::vm::{Bool, Builtin, Closure, Frame, Str, Table};
 use majit::prelude::*;
 
 /// Lua's name of the type of `v`.
@@ -18,7 +18,7 @@ pub fn type_name(v: Obj) -> &'static str {
         "nil"
     } else if v.is::<Bool>() {
         "boolean"
-    } else if is_int(v) || v.is::<Float>() {
+    } else if is_int(v) || is_float(v) {
         "number"
     } else if v.is::<Str>() {
         "string"
@@ -58,7 +58,7 @@ pub fn shown_type(v: Obj) -> String {
 }
 
 fn is_number(v: Obj) -> bool {
-    is_int(v) || v.is::<Float>()
+    is_int(v) || is_float(v)
 }
 
 /// An arithmetic instruction at `pc` failed on `x` and `y` (its

@@ -1,8 +1,8 @@
 //! Lua strings as GC objects: immutable byte arrays with their hash
 //! computed once at creation.
 
-use crate::value::{int_of, is_int};
-use crate::vm::{Float, Str};
+use crate::value::{float_of, int_of, is_float, is_int};
+use crate::vm::Str;
 use majit::prelude::*;
 
 /// The hash of a string's bytes (FNV-1a): tables look strings up by it.
@@ -31,8 +31,8 @@ pub fn text_of(o: Obj) -> Option<Vec<u8>> {
         Some(bytes_of(o.cast::<Str>()))
     } else if is_int(o) {
         Some(crate::number::fmt_int(int_of(o)).into_bytes())
-    } else if o.is::<Float>() {
-        Some(crate::number::fmt_float(o.cast::<Float>().v()).into_bytes())
+    } else if is_float(o) {
+        Some(crate::number::fmt_float(float_of(o)).into_bytes())
     } else {
         None
     }

@@ -4,8 +4,8 @@
 //! value until the next rehash, so `next` keeps working while a loop
 //! clears fields.
 
-use crate::value::{int_obj, int_of, is_int};
-use crate::vm::{Bool, Builtin, Closure, Float, Str, Table};
+use crate::value::{float_of, int_obj, int_of, is_float, is_int};
+use crate::vm::{Bool, Builtin, Closure, Str, Table};
 use majit::prelude::*;
 
 /// A new table with room for `narr` array items and `nhash` hash entries.
@@ -28,8 +28,8 @@ pub fn new_table(narr: i64, nhash: i64) -> Table {
 /// `k` as the key it stands for: a float with an integer value is that
 /// integer.
 fn normalize(k: Obj) -> Obj {
-    if !k.is_small_int() && k.is::<Float>() {
-        let f = k.cast::<Float>().v();
+    if !k.is_small_int() && is_float(k) {
+        let f = float_of(k);
         if f.floor() == f && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
             return int_obj(f as i64);
         }
@@ -44,8 +44,8 @@ fn hash(k: Obj) -> u64 {
         k.to_small_int() as u64
     } else if k.is::<Str>() {
         k.cast::<Str>().hash() as u64
-    } else if k.is::<Float>() {
-        k.cast::<Float>().v().to_bits()
+    } else if is_float(k) {
+        float_of(k).to_bits()
     } else if is_int(k) {
         int_of(k) as u64
     } else if k.is::<Bool>() {
@@ -81,8 +81,8 @@ pub fn same_key(a: Obj, b: Obj) -> bool {
         crate::strings::equal(a.cast::<Str>(), b.cast::<Str>())
     } else if is_int(a) && is_int(b) {
         int_of(a) == int_of(b)
-    } else if a.is::<Float>() && b.is::<Float>() {
-        a.cast::<Float>().v() == b.cast::<Float>().v()
+    } else if is_float(a) && is_float(b) {
+        float_of(a) == float_of(b)
     } else if a.is::<Bool>() && b.is::<Bool>() {
         a.cast::<Bool>().v() == b.cast::<Bool>().v()
     } else {
@@ -165,7 +165,7 @@ pub fn set(t: Table, k: Obj, v: Obj) -> i64 {
     if k.is_null() {
         return SET_NIL_KEY;
     }
-    if k.is::<Float>() && k.cast::<Float>().v().is_nan() {
+    if is_float(k) && float_of(k).is_nan() {
         return SET_NAN_KEY;
     }
     let k = normalize(k);

@@ -36,23 +36,56 @@ pub fn int_of(o: Obj) -> i64 {
     }
 }
 
+/// The Lua float `f`: in the handle itself when it fits
+/// (`Obj::small_float`: most magnitudes, not -0.0, NaNs or infinities),
+/// else boxed in a `Float`. Every float is made here.
+#[majit::traced]
+#[inline]
+pub fn float_obj(f: f64) -> Obj {
+    if Obj::fits_small_float(f) {
+        Obj::small_float(f)
+    } else {
+        Obj::from(Float::new(f))
+    }
+}
+
+/// Whether `o` is a Lua float (small or boxed).
+#[majit::traced]
+#[inline]
+pub fn is_float(o: Obj) -> bool {
+    o.is_small_float() || o.is::<Float>()
+}
+
+/// The Lua float `o` holds (`o` a float).
+#[majit::traced]
+#[inline]
+pub fn float_of(o: Obj) -> f64 {
+    if o.is_small_float() {
+        o.to_small_float()
+    } else {
+        o.cast::<Float>().v
+    }
+}
+
 /// Whether `o` is a number (an integer or a float).
 #[majit::traced]
 #[inline]
 pub(crate) fn is_num(o: Obj) -> bool {
-    o.is_small_int() || o.is::<Int>() || o.is::<Float>()
+    o.is_small_int() || o.is_small_float() || o.is::<Int>() || o.is::<Float>()
 }
 
 /// The number `o` as a float (`o` a number).
 #[majit::traced]
 #[inline]
 pub(crate) fn to_f64(o: Obj) -> f64 {
-    if o.is_small_int() {
+    if o.is_small_float() {
+        o.to_small_float()
+    } else if o.is_small_int() {
         o.to_small_int() as f64
-    } else if o.is::<Int>() {
-        o.cast::<Int>().v as f64
-    } else {
+    } else if o.is::<Float>() {
         o.cast::<Float>().v
+    } else {
+        o.cast::<Int>().v as f64
     }
 }
 

@@ -144,6 +144,9 @@ pub fn next_serial() -> i64 {
         value::int_obj,
         value::is_int,
         value::int_of,
+        value::float_obj,
+        value::is_float,
+        value::float_of,
         value::is_num,
         value::to_f64,
         value::truthy,
@@ -178,7 +181,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 pc += 1;
             }
             LOADF => {
-                frame.regs[a] = Obj::from(Float::new(f64::from_bits(insn(pc as i64) as u64)));
+                frame.regs[a] = value::float_obj(f64::from_bits(insn(pc as i64) as u64));
                 pc += 1;
             }
             LOADNIL => {
@@ -351,22 +354,27 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 let mut x: Obj = frame.regs[b];
                 let mut y: Obj = frame.regs[c];
                 // Strings convert for arithmetic, integral floats for the
-                // bitwise operators (two small integers need neither).
-                if !(x.is_small_int() && y.is_small_int()) {
+                // bitwise operators (two small integers need neither, nor
+                // two small numbers for arithmetic).
+                let x_small: bool = x.is_small_int() || x.is_small_float();
+                let y_small: bool = y.is_small_int() || y.is_small_float();
+                if !(x.is_small_int() && y.is_small_int()) && !(op < BAND && x_small && y_small) {
                     if op < BAND && x.is::<Str>() {
                         x = to_number(x);
                     }
                     if op < BAND && y.is::<Str>() {
                         y = to_number(y);
                     }
-                    if op >= BAND && x.is::<Float>() {
+                    if op >= BAND && value::is_float(x) {
                         x = exact_int(x);
                     }
-                    if op >= BAND && y.is::<Float>() {
+                    if op >= BAND && value::is_float(y) {
                         y = exact_int(y);
                     }
                 }
-                if value::is_int(x) && value::is_int(y) && op != DIV && op != POW {
+                // (A small float is no integer: no class tests for it.)
+                let floats: bool = x.is_small_float() || y.is_small_float();
+                if !floats && value::is_int(x) && value::is_int(y) && op != DIV && op != POW {
                     let i: i64 = value::int_of(x);
                     let j: i64 = value::int_of(y);
                     if j == 0 && (op == MOD || op == IDIV) {
@@ -402,7 +410,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         MOD => float_mod(f, g),
                         _ => float_floor_div(f, g),
                     };
-                    frame.regs[a] = Obj::from(Float::new(r));
+                    frame.regs[a] = value::float_obj(r);
                 } else {
                     let mut handler: Obj = metamethod(frame.regs[b], 10 + op - ADD);
                     if handler.is_null() {
@@ -428,14 +436,14 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             }
             UNM | BNOT | LEN => {
                 let mut x: Obj = frame.regs[b];
-                if op == BNOT && x.is::<Float>() {
+                if op == BNOT && value::is_float(x) {
                     x = exact_int(x);
                 }
                 let mut handled: bool = true;
                 if op == UNM && value::is_int(x) {
                     frame.regs[a] = value::int_obj(value::int_of(x).wrapping_neg());
-                } else if op == UNM && x.is::<Float>() {
-                    frame.regs[a] = Obj::from(Float::new(-x.cast::<Float>().v));
+                } else if op == UNM && value::is_float(x) {
+                    frame.regs[a] = value::float_obj(-value::float_of(x));
                 } else if op == BNOT && value::is_int(x) {
                     frame.regs[a] = value::int_obj(!value::int_of(x));
                 } else if op == LEN && x.is::<Str>() {
@@ -543,9 +551,9 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         LT => i < j,
                         _ => i <= j,
                     };
-                } else if x.is::<Float>() && y.is::<Float>() {
-                    let f: f64 = x.cast::<Float>().v;
-                    let g: f64 = y.cast::<Float>().v;
+                } else if value::is_float(x) && value::is_float(y) {
+                    let f: f64 = value::float_of(x);
+                    let g: f64 = value::float_of(y);
                     holds = match op {
                         EQ => f == g,
                         LT => f < g,
@@ -553,16 +561,16 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     };
                 } else if value::is_num(x) && value::is_num(y) {
                     // An integer and a float: compared exactly.
-                    let flip: bool = x.is::<Float>();
+                    let flip: bool = value::is_float(x);
                     let i: i64 = if flip {
                         value::int_of(y)
                     } else {
                         value::int_of(x)
                     };
                     let f: f64 = if flip {
-                        x.cast::<Float>().v
+                        value::float_of(x)
                     } else {
-                        y.cast::<Float>().v
+                        value::float_of(y)
                     };
                     holds = if op == EQ {
                         !lt_int_float(i, f, false, false) && lt_int_float(i, f, false, true)
@@ -699,15 +707,15 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     if s == 0.0 {
                         return Err(for_error(frame, pc as i64 - 1, 0, step));
                     }
-                    frame.regs[a] = Obj::from(Float::new(i));
-                    frame.regs[a + 1] = Obj::from(Float::new(lf));
-                    frame.regs[a + 2] = Obj::from(Float::new(s));
+                    frame.regs[a] = value::float_obj(i);
+                    frame.regs[a + 1] = value::float_obj(lf);
+                    frame.regs[a + 2] = value::float_obj(s);
                     // NaN bounds run no iteration.
                     let runs: bool = if s > 0.0 { i <= lf } else { i >= lf };
                     if !runs {
                         pc = skip;
                     } else {
-                        frame.regs[a + 3] = Obj::from(Float::new(i));
+                        frame.regs[a + 3] = value::float_obj(i);
                     }
                 }
             }
@@ -728,11 +736,11 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         continue;
                     }
                 } else {
-                    let s: f64 = frame.regs[a + 2].cast::<Float>().v;
-                    let l: f64 = frame.regs[a + 1].cast::<Float>().v;
-                    let next: f64 = idx.cast::<Float>().v + s;
+                    let s: f64 = value::float_of(frame.regs[a + 2]);
+                    let l: f64 = value::float_of(frame.regs[a + 1]);
+                    let next: f64 = value::float_of(idx) + s;
                     if (s > 0.0 && next <= l) || (s < 0.0 && next >= l) {
-                        frame.regs[a] = Obj::from(Float::new(next));
+                        frame.regs[a] = value::float_obj(next);
                         frame.regs[a + 3] = frame.regs[a];
                         pc = body;
                         can_enter_jit!();

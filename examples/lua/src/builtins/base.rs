@@ -6,8 +6,8 @@ use super::{boolean, def, float, int, io, is_str, prim, str_obj, write_out, Call
 use crate::errors::type_name;
 use crate::strings::{bytes_of, text_of};
 use crate::table as tbl;
-use crate::value::{int_of, is_int};
-use crate::vm::{Bool, Builtin, Closure, Float, Str, Table};
+use crate::value::{float_of, int_of, is_float, is_int};
+use crate::vm::{Bool, Builtin, Closure, Str, Table};
 use majit::prelude::*;
 use std::cell::Cell;
 
@@ -172,7 +172,7 @@ fn type_of(c: &Call) -> Result<Vec<Obj>, Obj> {
 fn tonumber(c: &Call) -> Result<Vec<Obj>, Obj> {
     if c.arg(1).is_null() {
         let v = c.any(0)?;
-        if is_int(v) || v.is::<Float>() {
+        if is_int(v) || is_float(v) {
             return Ok(vec![v]);
         }
         let n = match v.is::<Str>() {
@@ -238,7 +238,7 @@ fn rawequal(c: &Call) -> Result<Vec<Obj>, Obj> {
 /// Primitive equality: numbers by value, strings by content, the rest by
 /// identity.
 pub fn raw_equal(a: Obj, b: Obj) -> bool {
-    let num = |o: Obj| is_int(o) || o.is::<Float>();
+    let num = |o: Obj| is_int(o) || is_float(o);
     if num(a) && num(b) {
         return crate::number::eq(number_of(a), number_of(b));
     }
@@ -249,7 +249,7 @@ pub fn raw_equal(a: Obj, b: Obj) -> bool {
 pub(super) fn number_of(o: Obj) -> crate::number::Number {
     match is_int(o) {
         true => crate::number::Number::Int(int_of(o)),
-        false => crate::number::Number::Float(o.cast::<Float>().v()),
+        false => crate::number::Number::Float(float_of(o)),
     }
 }
 

@@ -8,8 +8,8 @@
 use super::{boolean, def, flush_out, int, prim, str_obj, write_out, Call, Def, FILE};
 use crate::strings::bytes_of;
 use crate::table::{self as tbl, new_table};
-use crate::value::{int_of, is_int};
-use crate::vm::{Float, Str, Table};
+use crate::value::{float_of, int_of, is_float, is_int};
+use crate::vm::{Str, Table};
 use majit::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -230,8 +230,8 @@ fn write_values(c: &Call, file: Table, first: usize) -> Result<Vec<Obj>, Obj> {
         let v = c.arg(i);
         let bytes = if is_int(v) {
             int_of(v).to_string().into_bytes()
-        } else if v.is::<Float>() {
-            crate::format::format_g(v.cast::<Float>().v(), 14).into_bytes()
+        } else if is_float(v) {
+            crate::format::format_g(float_of(v), 14).into_bytes()
         } else if v.is::<Str>() {
             bytes_of(v.cast::<Str>())
         } else {
@@ -403,7 +403,7 @@ fn read_values(c: &Call, file: Table, first: usize) -> Result<Vec<Obj>, Obj> {
         let v = c.arg(i);
         let format = if i >= c.args.len() {
             Format::Line(false)
-        } else if is_int(v) || v.is::<Float>() {
+        } else if is_int(v) || is_float(v) {
             Format::Count(c.integer(i)? as u64)
         } else {
             let s = c.string(i)?;

@@ -7,7 +7,7 @@ use super::base::number_of;
 use super::{def, float, int, str_obj, Call, Def};
 use crate::table as tbl;
 use crate::value;
-use crate::vm::{Float, Str, Table};
+use crate::vm::{Str, Table};
 use majit::prelude::*;
 use std::cell::Cell;
 
@@ -190,7 +190,7 @@ fn extreme(c: &Call, max: bool) -> Result<Vec<Obj>, Obj> {
 /// `a < b` for numbers and strings (`lua_compare`); other values raise
 /// the comparison error, with no position as lua5.4 raises it in C.
 fn less(a: Obj, b: Obj) -> Result<bool, Obj> {
-    let num = |o: Obj| value::is_int(o) || o.is::<Float>();
+    let num = |o: Obj| value::is_int(o) || value::is_float(o);
     if num(a) && num(b) {
         return Ok(crate::number::lt(number_of(a), number_of(b)));
     }
@@ -213,8 +213,8 @@ fn tointeger(c: &Call) -> Result<Vec<Obj>, Obj> {
     let v = crate::arith::to_number(c.any(0)?);
     let r = if value::is_int(v) {
         v
-    } else if v.is::<Float>() {
-        crate::number::float_to_int(v.cast::<Float>().v()).map_or(Obj::null(), int)
+    } else if value::is_float(v) {
+        crate::number::float_to_int(value::float_of(v)).map_or(Obj::null(), int)
     } else {
         Obj::null()
     };
@@ -225,7 +225,7 @@ fn math_type(c: &Call) -> Result<Vec<Obj>, Obj> {
     let v = c.any(0)?;
     let r = if value::is_int(v) {
         str_obj(b"integer")
-    } else if v.is::<Float>() {
+    } else if value::is_float(v) {
         str_obj(b"float")
     } else {
         Obj::null()

@@ -7,8 +7,8 @@
 use super::base::{meta_field, number_of, shown_type};
 use super::{boolean, int, prim, str_obj, Call, Def};
 use crate::table::{self as tbl};
-use crate::value::is_int;
-use crate::vm::{Builtin, Closure, Float, Str};
+use crate::value::{is_float, is_int};
+use crate::vm::{Builtin, Closure, Str};
 use majit::prelude::*;
 
 pub(super) const DEFS: &[Def] = &[
@@ -24,7 +24,7 @@ const RANLIMIT: u64 = 100;
 /// decide; `Err` the message when the values do not compare (raised with
 /// no position: lua5.4 raises it inside `sort`).
 fn primitive_lt(a: Obj, b: Obj) -> Result<Option<bool>, String> {
-    let num = |o: Obj| is_int(o) || o.is::<Float>();
+    let num = |o: Obj| is_int(o) || is_float(o);
     if num(a) && num(b) {
         return Ok(Some(crate::number::lt(number_of(a), number_of(b))));
     }

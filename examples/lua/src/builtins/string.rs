@@ -8,8 +8,8 @@ use crate::format::{format, FmtArg, FormatError};
 use crate::pattern::{self, Capture, Captures, PatternError};
 use crate::strings::{bytes_of, text_of};
 use crate::table::{self as tbl, new_table};
-use crate::value::{int_of, is_int};
-use crate::vm::{Bool, Builtin, Closure, Float, Str, Table};
+use crate::value::{float_of, int_of, is_float, is_int};
+use crate::vm::{Bool, Builtin, Closure, Str, Table};
 use majit::prelude::*;
 
 pub(super) const DEFS: &[Def] = &[
@@ -215,8 +215,8 @@ fn fmt_arg(v: Obj) -> FmtArg {
         FmtArg::Bool(v.cast::<Bool>().v())
     } else if is_int(v) {
         FmtArg::Int(int_of(v))
-    } else if v.is::<Float>() {
-        FmtArg::Float(v.cast::<Float>().v())
+    } else if is_float(v) {
+        FmtArg::Float(float_of(v))
     } else if v.is::<Str>() {
         FmtArg::Str(bytes_of(v.cast::<Str>()))
     } else {
@@ -258,7 +258,7 @@ fn gsub_args(c: &Call) -> Result<(Vec<u8>, Vec<u8>, i64), Obj> {
     let r = c.arg(2);
     let max = c.opt_integer(3, s.len() as i64 + 1)?;
     let table = r.is::<Table>() && !super::io::is_file(r);
-    let ok = r.is::<Str>() || is_int(r) || r.is::<Float>() || table;
+    let ok = r.is::<Str>() || is_int(r) || is_float(r) || table;
     if !(ok || r.is::<Closure>() || r.is::<Builtin>()) {
         return Err(c.expected(2, "string/function/table"));
     }
