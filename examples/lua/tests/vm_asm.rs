@@ -5,8 +5,8 @@
 
 use lua::bytecode::{encode, encode_bx, op};
 use lua::proto::{self, Proto, UpvalDesc};
-use lua::value::{int_obj, int_of, is_int};
-use lua::vm::{self, Args, Closure, Float, Frame, Str};
+use lua::value::{float_of, int_obj, int_of, is_float, is_int};
+use lua::vm::{self, Args, Closure, Frame, Str};
 use majit::gc::thread_heap::RunHeap;
 use majit::metainterp::gcheap::GcBackend;
 use majit::prelude::*;
@@ -157,8 +157,8 @@ fn run<B: GcBackend>(main: i64, arg: Obj, jit: Option<&mut JitDriver<B>>) -> Str
 fn describe(v: Obj) -> String {
     if is_int(v) {
         int_of(v).to_string()
-    } else if v.is::<Float>() {
-        format!("{:?}", v.cast::<Float>().v())
+    } else if is_float(v) {
+        format!("{:?}", float_of(v))
     } else if v.is::<Str>() {
         String::from_utf8_lossy(&lua::strings::bytes_of(v.cast::<Str>())).into_owned()
     } else {
