@@ -358,7 +358,9 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 // two small numbers for arithmetic).
                 let x_small: bool = x.is_small_int() || x.is_small_float();
                 let y_small: bool = y.is_small_int() || y.is_small_float();
-                if !(x.is_small_int() && y.is_small_int()) && !(op < BAND && x_small && y_small) {
+                let plain: bool =
+                    x.is_small_int() && y.is_small_int() || op < BAND && x_small && y_small;
+                if !plain {
                     if op < BAND && x.is::<Str>() {
                         x = to_number(x);
                     }
