@@ -447,7 +447,7 @@ impl Call {
 
     /// The `string` library table (every chunk's constant 0).
     fn strings(&self) -> Obj {
-        self.frame.cl().k()[0]
+        self.frame.cl().k()[crate::compile::STRINGS_K]
     }
 
     /// Where error level `level` points, as `luaL_where` gives it for

@@ -143,6 +143,21 @@ pub fn width(code: i64) -> usize {
     }
 }
 
+/// An operand `b` or `c` of the arithmetic, bitwise and comparison
+/// instructions at or above `IMM` is not a register (registers are below
+/// 2^16) but the small integer `operand - IMM_BIAS` ([`imm`]): `n - 1`
+/// and `k % 2 == 0` need no `LOADI`.
+pub const IMM: usize = 1 << 19;
+/// See [`IMM`].
+pub const IMM_BIAS: i64 = 3 << 18;
+
+/// The operand standing for the integer `v`, if it is small enough.
+pub fn imm(v: i64) -> Option<usize> {
+    (-(1 << 18)..1 << 18)
+        .contains(&v)
+        .then(|| (v + IMM_BIAS) as usize)
+}
+
 /// One instruction word.
 pub fn encode(op: i64, a: u32, b: u32, c: u32) -> i64 {
     debug_assert!(a < 1 << 16 && b < 1 << 20 && c < 1 << 20);
@@ -185,5 +200,14 @@ mod tests {
             (decode(w).0, decode(w).1, bx(w)),
             (op::JMP, 3, (1 << 40) - 1)
         );
+    }
+
+    #[test]
+    fn immediates_span_the_operand_above_the_registers() {
+        assert_eq!(
+            [imm(-(1 << 18)), imm(0), imm((1 << 18) - 1), imm(1 << 18)],
+            [Some(IMM), Some(IMM + (1 << 18)), Some((1 << 20) - 1), None]
+        );
+        assert_eq!(imm(-5).map(|o| o as i64 - IMM_BIAS), Some(-5));
     }
 }

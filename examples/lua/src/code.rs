@@ -20,12 +20,14 @@ pub const BAD_PC: i64 = 0xff;
 #[inline]
 pub fn insn(pc: i64) -> i64 {
     let (words, len) = WORDS.with(Cell::get);
-    match usize::try_from(pc) {
+    // (A negative `pc` is a huge `u64`: one comparison checks both ends.)
+    if (pc as u64) < len as u64 {
         // SAFETY: `words` points to `CODE`'s buffer of at least `len`
         // words, published by `append` after its last change; the buffer
         // only changes (moves) in `append`, which publishes it again.
-        Ok(i) if i < len => unsafe { *words.add(i) },
-        _ => BAD_PC,
+        unsafe { *words.add(pc as usize) }
+    } else {
+        BAD_PC
     }
 }
 

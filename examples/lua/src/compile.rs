@@ -10,7 +10,7 @@
 //! when the function is appended (its entry is known only then).
 
 use crate::ast::*;
-use crate::bytecode::{encode, encode_bx, op};
+use crate::bytecode::{encode, encode_bx, imm, op};
 use crate::proto::{self, Proto, UpvalDesc};
 use std::collections::{HashMap, HashSet};
 
@@ -29,11 +29,23 @@ impl std::fmt::Display for CompileError {
 }
 
 /// A compiled chunk: its main prototype and the string constants its
-/// functions share (`K[0]` is left for the strings' `__index` table).
+/// functions share, from `K[FIRST_CONSTANT]` on (see there for the first).
 pub struct Compiled {
     pub main: i64,
     pub constants: Vec<Vec<u8>>,
 }
+
+/// The constants every chunk starts with, which `run::load_chunk` sets:
+/// `K[0]` the strings' `__index` table (`STRINGS_K`), `K[1]` and `K[2]`
+/// the booleans `false` and `true` (`FALSE_K`, `TRUE_K`: one object each,
+/// so `LOADBOOL` and `NOT` allocate nothing).
+pub const FIRST_CONSTANT: usize = 3;
+/// See [`FIRST_CONSTANT`].
+pub const STRINGS_K: usize = 0;
+/// See [`FIRST_CONSTANT`].
+pub const FALSE_K: usize = 1;
+/// See [`FIRST_CONSTANT`].
+pub const TRUE_K: usize = 2;
 
 /// Compiles `chunk` (display name `name`) into the code store.
 pub fn compile(chunk: &Chunk, name: &str) -> Result<Compiled, CompileError> {
@@ -49,7 +61,7 @@ pub fn compile(chunk: &Chunk, name: &str) -> Result<Compiled, CompileError> {
     let mut c = Compiler {
         chunk: name.to_string(),
         captured,
-        constants: vec![Vec::new()],
+        constants: vec![Vec::new(); FIRST_CONSTANT],
         constant_index: HashMap::new(),
         funcs: Vec::new(),
     };
@@ -948,6 +960,18 @@ impl Compiler {
         Ok(r)
     }
 
+    /// An operand of an arithmetic or comparison instruction: a small
+    /// integer literal is an immediate (`bytecode::IMM`), anything else a
+    /// register.
+    fn operand(&mut self, e: &Expr) -> Res<usize> {
+        if let ExprKind::Int(i) = e.kind {
+            if let Some(o) = imm(i) {
+                return Ok(o);
+            }
+        }
+        self.expr_any(e)
+    }
+
     /// Evaluates `e` (one value) into register `dst`.
     fn expr_to(&mut self, e: &Expr, dst: usize) -> Res<()> {
         let free = self.free().max(dst + 1);
@@ -1042,8 +1066,10 @@ impl Compiler {
                 self.patch_here(vec![end]);
             }
             _ => {
-                let l = self.expr_any(lhs)?;
-                let r = self.expr_any(rhs)?;
+                let (l, r) = match b {
+                    BinOp::Concat => (self.expr_any(lhs)?, self.expr_any(rhs)?),
+                    _ => (self.operand(lhs)?, self.operand(rhs)?),
+                };
                 let code = match b {
                     BinOp::Add => op::ADD,
                     BinOp::Sub => op::SUB,
@@ -1105,8 +1131,8 @@ impl Compiler {
                     BinOp::Gt => (op::LT, true, false),
                     _ => (op::LE, true, false),
                 };
-                let l = self.expr_any(lhs)?;
-                let r = self.expr_any(rhs)?;
+                let l = self.operand(lhs)?;
+                let r = self.operand(rhs)?;
                 let (l, r) = if swap { (r, l) } else { (l, r) };
                 // Jump when (l op r) != a, i.e. a = !(jump_if xor negate).
                 let a = usize::from(jump_if == negate);

@@ -3,13 +3,13 @@
 //! stack deep enough for [`crate::vm::MAX_DEPTH`] nested Lua calls.
 
 use crate::builtins::{flush_out, install, set_prelude_code, tostring_raw};
-use crate::compile::compile;
+use crate::compile::{compile, FALSE_K, FIRST_CONSTANT, STRINGS_K, TRUE_K};
 use crate::parse::parse;
 use crate::proto;
 use crate::strings::new_str;
 use crate::table::{self, new_table};
 use crate::value::{int_obj, is_int};
-use crate::vm::{self, Args, Closure, Frame, Str, UpVal, SCRATCH};
+use crate::vm::{self, Args, Bool, Closure, Frame, Str, UpVal, SCRATCH};
 use majit::prelude::*;
 
 /// The native stack a run gets: room for `vm::MAX_DEPTH` nested calls
@@ -137,8 +137,8 @@ fn execute(script: &Script, options: &Options) -> Result<(), String> {
 /// Compiles `source` (chunk display name `chunk`) into a closure whose
 /// `_ENV` is `env`: the main function of a script, or what `load` returns.
 /// `strings` is the `string` library table (strings' `__index`, the
-/// constant `K[0]` of every chunk: a builtin finds it in its caller's
-/// closure). `Err` is the syntax or compile error's message.
+/// constant `K[STRINGS_K]` of every chunk: a builtin finds it in its
+/// caller's closure). `Err` is the syntax or compile error's message.
 ///
 /// Call only where no collection can happen before the closure is stored
 /// somewhere rooted (a helper, or before the run starts).
@@ -152,8 +152,10 @@ pub fn load_chunk(
     let ast = parse(source, chunk, shebang).map_err(|e| e.to_string())?;
     let compiled = compile(&ast, chunk).map_err(|e| e.to_string())?;
     let mut k = Array::<Obj>::new(compiled.constants.len());
-    k[0] = strings;
-    for (i, c) in compiled.constants.iter().enumerate().skip(1) {
+    k[STRINGS_K] = strings;
+    k[FALSE_K] = Obj::from(Bool::new(false));
+    k[TRUE_K] = Obj::from(Bool::new(true));
+    for (i, c) in compiled.constants.iter().enumerate().skip(FIRST_CONSTANT) {
         k[i] = Obj::from(new_str(c));
     }
     let mut up = Array::<Obj>::new(1);

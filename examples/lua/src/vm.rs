@@ -29,7 +29,9 @@ use crate::arith::{
 };
 use crate::builtins::{call_builtin, PCALL};
 use crate::bytecode::op::*;
+use crate::bytecode::{IMM, IMM_BIAS};
 use crate::code::insn;
+use crate::compile::{FALSE_K, STRINGS_K, TRUE_K};
 use crate::errors::{
     arith_error, call_error, chain_error, compare_error, concat_error, for_error, index_error,
     key_error, len_error, overflow_error, protected_error,
@@ -191,7 +193,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     i += 1;
                 }
             }
-            LOADBOOL => frame.regs[a] = Obj::from(Bool::new(b != 0)),
+            LOADBOOL => frame.regs[a] = frame.cl.k[if b != 0 { TRUE_K } else { FALSE_K }],
             GETUPVAL => frame.regs[a] = frame.cl.up[b].cast::<UpVal>().v,
             SETUPVAL => {
                 let cell = frame.cl.up[b].cast::<UpVal>();
@@ -239,7 +241,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         }
                         metamethod(x, 0)
                     } else if x.is::<Str>() {
-                        frame.cl.k[0]
+                        frame.cl.k[STRINGS_K]
                     } else {
                         metamethod(x, 0)
                     };
@@ -351,89 +353,119 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 }
             }
             ADD | SUB | MUL | MOD | IDIV | DIV | POW | BAND | BOR | BXOR | SHL | SHR => {
-                let mut x: Obj = frame.regs[b];
-                let mut y: Obj = frame.regs[c];
-                // Strings convert for arithmetic, integral floats for the
-                // bitwise operators (two small integers need neither, nor
-                // two small numbers for arithmetic).
-                let x_small: bool = x.is_small_int() || x.is_small_float();
-                let y_small: bool = y.is_small_int() || y.is_small_float();
-                let plain: bool =
-                    x.is_small_int() && y.is_small_int() || op < BAND && x_small && y_small;
-                if !plain {
-                    if op < BAND && x.is::<Str>() {
-                        x = to_number(x);
-                    }
-                    if op < BAND && y.is::<Str>() {
-                        y = to_number(y);
-                    }
-                    if op >= BAND && value::is_float(x) {
-                        x = exact_int(x);
-                    }
-                    if op >= BAND && value::is_float(y) {
-                        y = exact_int(y);
-                    }
-                }
-                // (A small float is no integer: no class tests for it.)
-                let floats: bool = x.is_small_float() || y.is_small_float();
-                if !floats && value::is_int(x) && value::is_int(y) && op != DIV && op != POW {
-                    let i: i64 = value::int_of(x);
-                    let j: i64 = value::int_of(y);
-                    if j == 0 && (op == MOD || op == IDIV) {
-                        return Err(arith_error(
-                            frame,
-                            pc as i64 - 1,
-                            frame.regs[b],
-                            frame.regs[c],
-                        ));
-                    }
-                    let r: i64 = match op {
-                        ADD => i.wrapping_add(j),
-                        SUB => i.wrapping_sub(j),
-                        MUL => i.wrapping_mul(j),
-                        MOD => int_mod(i, j),
-                        IDIV => int_floor_div(i, j),
-                        BAND => i & j,
-                        BOR => i | j,
-                        BXOR => i ^ j,
-                        SHL => shift_left(i, j),
-                        _ => shift_left(i, j.wrapping_neg()),
+                // An operand is a register or an immediate (bytecode::IMM).
+                let x0: Obj = if b >= IMM {
+                    Obj::small_int(b as i64 - IMM_BIAS)
+                } else {
+                    frame.regs[b]
+                };
+                let y0: Obj = if c >= IMM {
+                    Obj::small_int(c as i64 - IMM_BIAS)
+                } else {
+                    frame.regs[c]
+                };
+                // The common cases first, with the fewest tests: two small
+                // integers under `+ - *` (wrapping), two small floats under
+                // `+ - * /`.
+                if op <= MUL && x0.is_small_int() && y0.is_small_int() {
+                    let i: i64 = x0.to_small_int();
+                    let j: i64 = y0.to_small_int();
+                    let r: i64 = if op == ADD {
+                        i.wrapping_add(j)
+                    } else if op == SUB {
+                        i.wrapping_sub(j)
+                    } else {
+                        i.wrapping_mul(j)
                     };
                     frame.regs[a] = value::int_obj(r);
-                } else if value::is_num(x) && value::is_num(y) && op < BAND {
-                    let f: f64 = value::to_f64(x);
-                    let g: f64 = value::to_f64(y);
-                    let r: f64 = match op {
-                        ADD => f + g,
-                        SUB => f - g,
-                        MUL => f * g,
-                        DIV => f / g,
-                        POW => f.powf(g),
-                        MOD => float_mod(f, g),
-                        _ => float_floor_div(f, g),
+                } else if op <= DIV && x0.is_small_float() && y0.is_small_float() {
+                    let f: f64 = x0.to_small_float();
+                    let g: f64 = y0.to_small_float();
+                    let r: f64 = if op == ADD {
+                        f + g
+                    } else if op == SUB {
+                        f - g
+                    } else if op == MUL {
+                        f * g
+                    } else {
+                        f / g
                     };
                     frame.regs[a] = value::float_obj(r);
                 } else {
-                    let mut handler: Obj = metamethod(frame.regs[b], 10 + op - ADD);
-                    if handler.is_null() {
-                        handler = metamethod(frame.regs[c], 10 + op - ADD);
+                    let mut x: Obj = x0;
+                    let mut y: Obj = y0;
+                    // Strings convert for arithmetic, integral floats for the
+                    // bitwise operators (two small integers need neither, nor
+                    // two small numbers for arithmetic).
+                    let x_small: bool = x.is_small_int() || x.is_small_float();
+                    let y_small: bool = y.is_small_int() || y.is_small_float();
+                    let plain: bool =
+                        x.is_small_int() && y.is_small_int() || op < BAND && x_small && y_small;
+                    if !plain {
+                        if op < BAND && x.is::<Str>() {
+                            x = to_number(x);
+                        }
+                        if op < BAND && y.is::<Str>() {
+                            y = to_number(y);
+                        }
+                        if op >= BAND && value::is_float(x) {
+                            x = exact_int(x);
+                        }
+                        if op >= BAND && value::is_float(y) {
+                            y = exact_int(y);
+                        }
                     }
-                    if handler.is_null() {
-                        return Err(arith_error(
-                            frame,
-                            pc as i64 - 1,
-                            frame.regs[b],
-                            frame.regs[c],
-                        ));
+                    // (A small float is no integer: no class tests for it.)
+                    let floats: bool = x.is_small_float() || y.is_small_float();
+                    if !floats && value::is_int(x) && value::is_int(y) && op != DIV && op != POW {
+                        let i: i64 = value::int_of(x);
+                        let j: i64 = value::int_of(y);
+                        if j == 0 && (op == MOD || op == IDIV) {
+                            return Err(arith_error(frame, pc as i64 - 1, x0, y0));
+                        }
+                        let r: i64 = match op {
+                            ADD => i.wrapping_add(j),
+                            SUB => i.wrapping_sub(j),
+                            MUL => i.wrapping_mul(j),
+                            MOD => int_mod(i, j),
+                            IDIV => int_floor_div(i, j),
+                            BAND => i & j,
+                            BOR => i | j,
+                            BXOR => i ^ j,
+                            SHL => shift_left(i, j),
+                            _ => shift_left(i, j.wrapping_neg()),
+                        };
+                        frame.regs[a] = value::int_obj(r);
+                    } else if value::is_num(x) && value::is_num(y) && op < BAND {
+                        let f: f64 = value::to_f64(x);
+                        let g: f64 = value::to_f64(y);
+                        let r: f64 = match op {
+                            ADD => f + g,
+                            SUB => f - g,
+                            MUL => f * g,
+                            DIV => f / g,
+                            POW => f.powf(g),
+                            MOD => float_mod(f, g),
+                            _ => float_floor_div(f, g),
+                        };
+                        frame.regs[a] = value::float_obj(r);
+                    } else {
+                        let mut handler: Obj = metamethod(x0, 10 + op - ADD);
+                        if handler.is_null() {
+                            handler = metamethod(y0, 10 + op - ADD);
+                        }
+                        if handler.is_null() {
+                            return Err(arith_error(frame, pc as i64 - 1, x0, y0));
+                        }
+                        frame.regs[scratch] = handler;
+                        frame.regs[scratch + 1] = x0;
+                        frame.regs[scratch + 2] = y0;
+                        call_at = scratch;
+                        call_nargs = 2;
+                        call_c = 2;
+                        call_mode = TO_REG;
+                        call_dest = a;
                     }
-                    frame.regs[scratch] = handler;
-                    frame.regs[scratch + 1] = frame.regs[b];
-                    frame.regs[scratch + 2] = frame.regs[c];
-                    call_at = scratch;
-                    call_nargs = 2;
-                    call_c = 2;
-                    call_mode = TO_REG;
-                    call_dest = a;
                 }
             }
             UNM | BNOT | LEN => {
@@ -493,7 +525,14 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     }
                 }
             }
-            NOT => frame.regs[a] = Obj::from(Bool::new(!value::truthy(frame.regs[b]))),
+            NOT => {
+                let k: usize = if value::truthy(frame.regs[b]) {
+                    FALSE_K
+                } else {
+                    TRUE_K
+                };
+                frame.regs[a] = frame.cl.k[k];
+            }
             CONCAT => {
                 let x: Obj = frame.regs[b];
                 let y: Obj = frame.regs[c];
@@ -542,8 +581,16 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             EQ | LT | LE => {
                 let target = insn(pc as i64) as usize;
                 pc += 1;
-                let x: Obj = frame.regs[b];
-                let y: Obj = frame.regs[c];
+                let x: Obj = if b >= IMM {
+                    Obj::small_int(b as i64 - IMM_BIAS)
+                } else {
+                    frame.regs[b]
+                };
+                let y: Obj = if c >= IMM {
+                    Obj::small_int(c as i64 - IMM_BIAS)
+                } else {
+                    frame.regs[c]
+                };
                 let mut holds: bool = false;
                 if value::is_int(x) && value::is_int(y) {
                     let i: i64 = value::int_of(x);
@@ -993,14 +1040,14 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
         }
         let mut n: usize = protect + got;
         if failed {
-            frame.regs[base - 1] = Obj::from(Bool::new(false));
+            frame.regs[base - 1] = frame.cl.k[FALSE_K];
             frame.regs[base] = err;
             n = protect + 1;
             protect -= 1;
         }
         let mut t: usize = 0;
         while t < protect {
-            frame.regs[call_at + t] = Obj::from(Bool::new(true));
+            frame.regs[call_at + t] = frame.cl.k[TRUE_K];
             t += 1;
         }
         // `n` results are at call_at: adjust them to what was asked.
