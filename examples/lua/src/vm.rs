@@ -174,7 +174,6 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
         let mut call_mode: i64 = KEEP;
         let mut call_dest: usize = 0;
         let mut call_jump: usize = NO_CALL;
-        let scratch: usize = frame.regs.len() - SCRATCH;
         match op {
             MOVE => frame.regs[a] = frame.regs[b],
             LOADK => frame.regs[a] = frame.cl.k[b | c << 20],
@@ -252,6 +251,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         return Err(index_error(frame, pc as i64 - 1, x));
                     }
                     if handler.is::<Closure>() || handler.is::<Builtin>() {
+                        let scratch: usize = frame.regs.len() - SCRATCH;
                         frame.regs[scratch] = handler;
                         frame.regs[scratch + 1] = x;
                         frame.regs[scratch + 2] = key;
@@ -320,6 +320,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         }
                     }
                     if handler.is::<Closure>() || handler.is::<Builtin>() {
+                        let scratch: usize = frame.regs.len() - SCRATCH;
                         frame.regs[scratch] = handler;
                         frame.regs[scratch + 1] = x;
                         frame.regs[scratch + 2] = key;
@@ -457,6 +458,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         if handler.is_null() {
                             return Err(arith_error(frame, pc as i64 - 1, x0, y0));
                         }
+                        let scratch: usize = frame.regs.len() - SCRATCH;
                         frame.regs[scratch] = handler;
                         frame.regs[scratch + 1] = x0;
                         frame.regs[scratch + 2] = y0;
@@ -514,6 +516,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                             pc -= 1; // again, on the number
                         }
                     } else {
+                        let scratch: usize = frame.regs.len() - SCRATCH;
                         frame.regs[scratch] = handler;
                         frame.regs[scratch + 1] = x;
                         frame.regs[scratch + 2] = x;
@@ -545,6 +548,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     if handler.is_null() {
                         return Err(concat_error(frame, pc as i64 - 1, x, y));
                     }
+                    let scratch: usize = frame.regs.len() - SCRATCH;
                     frame.regs[scratch] = handler;
                     frame.regs[scratch + 1] = x;
                     frame.regs[scratch + 2] = y;
@@ -663,6 +667,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                             return Err(compare_error(frame, pc as i64 - 2, x, y));
                         }
                     } else {
+                        let scratch: usize = frame.regs.len() - SCRATCH;
                         frame.regs[scratch] = handler;
                         frame.regs[scratch + 1] = if swap { y } else { x };
                         frame.regs[scratch + 2] = if swap { x } else { y };
