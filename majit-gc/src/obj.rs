@@ -35,12 +35,19 @@
 
 use crate::thread_heap::{self, StructType};
 use majit_ir::flonum;
+use std::cell::Cell;
+use std::thread::LocalKey;
 
 /// The handle type of a headered GC struct (implemented by the handles
 /// `#[jit_interp]` generates for `#[headered]` structs).
 pub trait Headered: Copy {
     /// The struct's type in the thread heap.
     fn struct_type() -> &'static StructType;
+    /// This thread's cache of the struct's type id in its heap
+    /// ([`thread_heap::is_class`]): a thread-local of the type's own,
+    /// `const`-initialized to 0, so that a class test is a load and a
+    /// compare and reads no atomic.
+    fn class_cache() -> &'static LocalKey<Cell<u32>>;
     /// The handle of the object at `p` (an object of this type, or 0).
     fn from_raw(p: usize) -> Self;
     /// The object's address.
@@ -149,8 +156,7 @@ impl Obj {
         // object (handles held across a collection are reds, which the
         // safepoint updates).
         let class = unsafe { thread_heap::class_id(self.0) };
-        // A type that cannot be registered has no objects.
-        thread_heap::type_id(T::struct_type()).is_ok_and(|t| t.0 == class)
+        thread_heap::is_class(T::struct_type(), T::class_cache(), class)
     }
     /// The object as a `T`.
     ///

@@ -54,6 +54,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::thread::LocalKey;
 
 /// A GC struct type known at compile time, headerless or headered.
 /// Declare it as a `static` (its identity caches its type id).
@@ -210,6 +211,8 @@ thread_local! {
     /// The serial of the current heap (0: none); serials are unique in the
     /// process, so a cached type id names its heap.
     static SERIAL: Cell<u32> = const { Cell::new(0) };
+    /// The class caches filled on this thread ([`is_class`]).
+    static FILLED: RefCell<Vec<&'static LocalKey<Cell<u32>>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The next heap serial.
@@ -219,6 +222,7 @@ static NEXT_SERIAL: AtomicU32 = AtomicU32::new(1);
 /// heap.
 fn set_current(c: &mut Option<ThreadHeap>, gc: Gc) -> Option<ThreadHeap> {
     SERIAL.with(|s| s.set(NEXT_SERIAL.fetch_add(1, Ordering::Relaxed)));
+    forget_classes();
     c.replace(ThreadHeap {
         gc: Rc::new(RefCell::new(gc)),
         ids: Vec::new(),
@@ -247,6 +251,7 @@ pub fn install(gc: Gc) -> Option<Rc<RefCell<Gc>>> {
 /// it. It is freed when the last `Rc` goes.
 pub fn take() -> Option<Rc<RefCell<Gc>>> {
     SERIAL.with(|s| s.set(0));
+    forget_classes();
     CURRENT.with(|c| c.borrow_mut().take().map(|h| h.gc))
 }
 
@@ -260,6 +265,42 @@ pub fn shared() -> Result<Rc<RefCell<Gc>>> {
 #[inline]
 pub fn type_id(t: &StructType) -> Result<TypeId> {
     cached_id(&t.cached, || with_current(|h| h.type_id(t)))
+}
+
+/// Whether a headered object whose header holds type id `class` is a
+/// `t`, through `cache`, a thread-local of the type's own
+/// ([`crate::Headered::class_cache`]) holding its id in this thread's
+/// heap (0: not known). The fast path is one thread-local load and a
+/// compare, no atomic: a live object's id is never 0, and the caches a
+/// thread filled are zeroed when its heap changes ([`forget_classes`]).
+#[inline(always)]
+pub fn is_class(t: &StructType, cache: &'static LocalKey<Cell<u32>>, class: u32) -> bool {
+    let id = cache.with(Cell::get);
+    if id == class {
+        return true;
+    }
+    id == 0 && learn_class(t, cache, class)
+}
+
+/// [`is_class`]'s slow path: fills the cache.
+#[cold]
+#[inline(never)]
+fn learn_class(t: &StructType, cache: &'static LocalKey<Cell<u32>>, class: u32) -> bool {
+    // A type that cannot be registered has no objects.
+    let Ok(ty) = type_id(t) else { return false };
+    cache.with(|c| c.set(ty.0));
+    FILLED.with(|f| f.borrow_mut().push(cache));
+    ty.0 == class
+}
+
+/// Zeroes the class caches this thread filled: its heap changed.
+fn forget_classes() {
+    // (At thread exit `FILLED` may be gone, and so are the objects.)
+    let _ = FILLED.try_with(|f| {
+        for c in f.borrow_mut().drain(..) {
+            c.with(|c| c.set(0));
+        }
+    });
 }
 
 /// The type id cached in `cache` for the current heap, else `register`'s

@@ -4,7 +4,9 @@
 //! memory over many allocations, stress mode.
 
 use majit_gc::thread_heap::{self, RunHeap, StructType};
-use majit_gc::{Gc, GcConfig};
+use majit_gc::{Gc, GcConfig, Headered, Obj};
+use std::cell::Cell;
+use std::thread::LocalKey;
 
 /// `Node { value: i64, next: Node }`.
 static NODE: StructType = StructType::new("Node", 16, &[8]);
@@ -292,5 +294,63 @@ fn cached_type_ids_follow_the_current_heap() {
     let gc = thread_heap::shared().unwrap();
     assert_eq!(gc.borrow().layout(f3).unwrap().name, "First");
     drop(gc);
+    thread_heap::take();
+}
+
+/// A headered struct handle as `#[jit_interp]` makes one, with its own
+/// thread-local class cache.
+macro_rules! headered_handle {
+    ($name:ident, $ty:ident) => {
+        static $ty: StructType = StructType::headered(stringify!($name), 16, &[]);
+        #[derive(Clone, Copy)]
+        struct $name(usize);
+        impl Headered for $name {
+            fn struct_type() -> &'static StructType {
+                &$ty
+            }
+            fn class_cache() -> &'static LocalKey<Cell<u32>> {
+                thread_local! {
+                    static CACHE: Cell<u32> = const { Cell::new(0) };
+                }
+                &CACHE
+            }
+            fn from_raw(p: usize) -> Self {
+                $name(p)
+            }
+            fn to_raw(self) -> usize {
+                self.0
+            }
+        }
+    };
+}
+
+#[test]
+fn class_tests_follow_the_current_heap() {
+    headered_handle!(Apple, APPLE);
+    headered_handle!(Pear, PEAR);
+    fn new(t: &StructType) -> Obj {
+        Obj::from_raw(thread_heap::alloc(t).unwrap())
+    }
+    thread_heap::install(small_heap(None));
+    let (a, p) = (new(&APPLE), new(&PEAR));
+    assert!(a.is::<Apple>() && !a.is::<Pear>() && p.is::<Pear>() && !p.is::<Apple>());
+    // The other order in a new heap: each type has the other's id, and
+    // the cached ids of the first heap must not answer.
+    thread_heap::install(small_heap(None));
+    let (p, a) = (new(&PEAR), new(&APPLE));
+    assert!(a.is::<Apple>() && !a.is::<Pear>() && p.is::<Pear>() && !p.is::<Apple>());
+    // Another thread has caches of its own.
+    std::thread::spawn(|| {
+        thread_heap::install(small_heap(None));
+        let (p, a) = (new(&PEAR), new(&APPLE));
+        assert!(a.is::<Apple>() && !p.is::<Apple>() && p.is::<Pear>());
+        thread_heap::take();
+    })
+    .join()
+    .unwrap();
+    assert!(a.is::<Apple>() && !a.is::<Pear>() && p.is::<Pear>() && !p.is::<Apple>());
+    thread_heap::take();
+    let (a, p) = (new(&APPLE), new(&PEAR));
+    assert!(a.is::<Apple>() && !a.is::<Pear>() && p.is::<Pear>() && !p.is::<Apple>());
     thread_heap::take();
 }

@@ -925,6 +925,12 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
                 fn struct_type() -> &'static #heap::StructType {
                     Self::__majit_type()
                 }
+                fn class_cache() -> &'static ::std::thread::LocalKey<::core::cell::Cell<u32>> {
+                    ::std::thread_local! {
+                        static CACHE: ::core::cell::Cell<u32> = const { ::core::cell::Cell::new(0) };
+                    }
+                    &CACHE
+                }
                 fn from_raw(p: usize) -> #name {
                     #name::from_raw(p)
                 }
