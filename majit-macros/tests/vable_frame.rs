@@ -6,8 +6,9 @@
 //! and guard failures (a branch taken every 7th iteration) hand the
 //! interpreter the frame the plain run has. A residual helper given the
 //! frame sees and changes its current state. A frame whose array is
-//! replaced while a loop is traced aborts the trace (the VM grew its
-//! frame), and the loop is traced again with the new array.
+//! replaced while a loop is traced, by the interpreter or by a residual
+//! helper, aborts the trace (the VM grew its frame), and the loop is
+//! traced again with the new array.
 
 mod common;
 #[path = "common/heap.rs"]
@@ -44,6 +45,8 @@ const PEEKPUSH: i64 = 12;
 /// Replaces the stack with a copy twice as long while tracing (a VM
 /// growing its frame; plain runs never do).
 const GROW: i64 = 13;
+/// The same, done by a residual helper given the frame.
+const GROW_IN_HELPER: i64 = 14;
 
 /// How many negative numbers `code` holds (none): a residual helper taking
 /// a slice, which cannot be given the frame, so its call forces nothing.
@@ -61,6 +64,20 @@ fn peek(frame: Frame) -> i64 {
     seen
 }
 
+/// Replaces the frame's stack with a copy twice as long when `now` and
+/// it is shorter than 16: a residual call that changes the length of the
+/// virtualizable frame's array.
+fn grow_in_helper(frame: Frame, now: bool) {
+    let old = frame.stack();
+    if now && old.len() < 16 {
+        let mut bigger = Array::<i64>::new(old.len() * 2);
+        for i in 0..old.len() {
+            bigger[i] = old[i];
+        }
+        frame.set_stack(bigger);
+    }
+}
+
 #[jit_interp(
     greens = [pc, code],
     reds = [frame],
@@ -68,6 +85,7 @@ fn peek(frame: Frame) -> i64 {
         residual fn peek(frame: Frame) -> i64,
         residual fn emit(x: i64),
         residual fn negatives(code: &[i64]) -> i64,
+        residual fn grow_in_helper(frame: Frame, now: bool),
     ],
     structs = [Frame { pc: i64, sp: i64, stack: Array<i64> }],
     virtualizable = frame,
@@ -138,6 +156,7 @@ fn run(code: &[i64]) -> i64 {
                     frame.stack = bigger;
                 }
             }
+            GROW_IN_HELPER => grow_in_helper(frame, we_are_jitted()),
             _ => return -1,
         }
     }
@@ -258,13 +277,14 @@ fn call_results_stored_into_the_frame_are_read_back<B: GcBackend>() {
     assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{s}");
 }
 
-/// The stack grows while the loop is first traced: that trace aborts, the
-/// blackhole makes the store, and the loop is traced again on the grown
-/// stack, compiled and entered.
-fn a_frame_grown_while_tracing_is_traced_again<B: GcBackend>() {
+/// The stack grows while the loop is first traced (by `grow`: `GROW`, or
+/// `GROW_IN_HELPER` in a residual call): that trace aborts, the blackhole
+/// makes the store or goes on after the call, and the loop is traced
+/// again on the grown stack, compiled and entered.
+fn a_frame_grown_while_tracing_is_traced_again<B: GcBackend>(grow: i64) {
     let mut code = program(500, false);
-    // `GROW` at the loop head (later jump targets move by 2).
-    code.splice(4..4, [GROW, 0]);
+    // `grow` at the loop head (later jump targets move by 2).
+    code.splice(4..4, [grow, 0]);
     for i in (0..code.len()).step_by(2) {
         if (code[i] == JNZF || code[i] == JNZ) && code[i + 1] > 4 {
             code[i + 1] += 2;
@@ -281,13 +301,15 @@ fn a_frame_grown_while_tracing_is_traced_again<B: GcBackend>() {
 
 #[test]
 fn a_frame_grown_while_tracing_refexec() {
-    a_frame_grown_while_tracing_is_traced_again::<RefExec>();
+    a_frame_grown_while_tracing_is_traced_again::<RefExec>(GROW);
+    a_frame_grown_while_tracing_is_traced_again::<RefExec>(GROW_IN_HELPER);
 }
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[test]
 fn a_frame_grown_while_tracing_native() {
-    a_frame_grown_while_tracing_is_traced_again::<HostBackend>();
+    a_frame_grown_while_tracing_is_traced_again::<HostBackend>(GROW);
+    a_frame_grown_while_tracing_is_traced_again::<HostBackend>(GROW_IN_HELPER);
 }
 
 #[test]

@@ -1237,15 +1237,15 @@ impl<'a> Tracer<'a> {
 
     /// After a call that may have looked at the frame: records loads of
     /// every virtualizable value (the callee may have changed them).
-    fn vable_reload(&mut self) -> Result<(), ConcreteError> {
+    /// False when the callee changed the array's length or replaced it,
+    /// which a trace cannot follow.
+    fn vable_reload(&mut self) -> Result<bool, ConcreteError> {
         let Some((frame, old)) = self.vable.clone() else {
-            return Ok(());
+            return Ok(true);
         };
         let mut boxes = self.vable_load(frame)?;
         if boxes.len() != old.len() {
-            return Err(ConcreteError::BadJitCode(
-                "a call changed the length of the virtualizable frame's array".into(),
-            ));
+            return Ok(false);
         }
         if let Some(slot) = self
             .env
@@ -1257,14 +1257,12 @@ impl<'a> Tracer<'a> {
             // first): the array keeps its box, so a store through that
             // register is still a store to the frame.
             if boxes[slot].v != old[slot].v {
-                return Err(ConcreteError::BadJitCode(
-                    "a call replaced the virtualizable frame's array".into(),
-                ));
+                return Ok(false);
             }
             boxes[slot] = old[slot];
         }
         *self.vable_boxes() = boxes;
-        Ok(())
+        Ok(true)
     }
 
     /// Records loads of the virtualizable values of `frame`: its fields,
@@ -1383,8 +1381,16 @@ impl<'a> Tracer<'a> {
             self.set(dst, TBox { r, v });
         }
         self.top().pc = next;
-        if force {
-            self.vable_reload()?;
+        if force && !self.vable_reload()? {
+            // The callee grew or replaced the frame's array (a VM making
+            // room for results): as when the interpreter does it, the
+            // trace ends and the blackhole goes on after the call.
+            return match raised {
+                None => Ok(Step::End(self.abort(AbortReason::ArrayReplaced, None))),
+                Some(_) => Err(ConcreteError::BadJitCode(
+                    "a call that raised changed the virtualizable frame's array".into(),
+                )),
+            };
         }
         if cd.effect.can_raise {
             return self.after_call(raised);
