@@ -116,7 +116,11 @@ impl<T: Elem> Array<T> {
         // SAFETY: a non-null handle points to a live array (handles held
         // across a collection are reds, which the safepoint updates),
         // whose length word is at ARRAY_LENGTH_OFFSET.
-        unsafe { *((self.0 + crate::layout::ARRAY_LENGTH_OFFSET as usize) as *const usize) }
+        unsafe {
+            *(self.0 as *const u8)
+                .add(crate::layout::ARRAY_LENGTH_OFFSET as usize)
+                .cast::<usize>()
+        }
     }
     /// Whether the array has no items.
     pub fn is_empty(self) -> bool {
@@ -175,7 +179,13 @@ impl<T: Elem> Array<T> {
         if i >= len {
             out_of_bounds(i, len);
         }
-        (self.0 + crate::layout::ARRAY_ITEMS_OFFSET as usize + i * size_of::<T>()) as *mut T
+        // SAFETY: in bounds of the live array (checked above).
+        unsafe {
+            (self.0 as *mut u8)
+                .add(crate::layout::ARRAY_ITEMS_OFFSET as usize)
+                .cast::<T>()
+                .add(i)
+        }
     }
 }
 
