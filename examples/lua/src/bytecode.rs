@@ -145,17 +145,30 @@ pub fn width(code: i64) -> usize {
 
 /// An operand `b` or `c` of the arithmetic, bitwise and comparison
 /// instructions at or above `IMM` is not a register (registers are below
-/// 2^16) but the small integer `operand - IMM_BIAS` ([`imm`]): `n - 1`
-/// and `k % 2 == 0` need no `LOADI`.
+/// 2^16) but an immediate: below `IMM_FLOAT` the integer `operand -
+/// IMM_BIAS` ([`imm`]), from it the float `operand - IMM_FLOAT_BIAS`
+/// ([`imm_float`]). So `n - 1`, `k % 2 == 0` and `2.0 * x` need no
+/// `LOADI` or `LOADF`.
 pub const IMM: usize = 1 << 19;
 /// See [`IMM`].
-pub const IMM_BIAS: i64 = 3 << 18;
+pub const IMM_FLOAT: usize = IMM + (1 << 18);
+/// See [`IMM`].
+pub const IMM_BIAS: i64 = IMM as i64 + (1 << 17);
+/// See [`IMM`].
+pub const IMM_FLOAT_BIAS: i64 = IMM_FLOAT as i64 + (1 << 17);
 
 /// The operand standing for the integer `v`, if it is small enough.
 pub fn imm(v: i64) -> Option<usize> {
-    (-(1 << 18)..1 << 18)
+    (-(1 << 17)..1 << 17)
         .contains(&v)
         .then(|| (v + IMM_BIAS) as usize)
+}
+
+/// The operand standing for the float `f`, if it is a small integral
+/// value (not -0.0).
+pub fn imm_float(f: f64) -> Option<usize> {
+    let fits = f.fract() == 0.0 && (-131072.0..131072.0).contains(&f);
+    (fits && !(f == 0.0 && f.is_sign_negative())).then(|| (f as i64 + IMM_FLOAT_BIAS) as usize)
 }
 
 /// One instruction word.
@@ -205,9 +218,23 @@ mod tests {
     #[test]
     fn immediates_span_the_operand_above_the_registers() {
         assert_eq!(
-            [imm(-(1 << 18)), imm(0), imm((1 << 18) - 1), imm(1 << 18)],
-            [Some(IMM), Some(IMM + (1 << 18)), Some((1 << 20) - 1), None]
+            [imm(-(1 << 17)), imm(0), imm((1 << 17) - 1), imm(1 << 17)],
+            [Some(IMM), Some(IMM + (1 << 17)), Some(IMM_FLOAT - 1), None]
         );
         assert_eq!(imm(-5).map(|o| o as i64 - IMM_BIAS), Some(-5));
+        let floats = [-131072.0, 0.0, 131071.0, 131072.0, 0.5, -0.0, f64::NAN];
+        assert_eq!(
+            floats.map(imm_float),
+            [
+                Some(IMM_FLOAT),
+                Some(IMM_FLOAT + (1 << 17)),
+                Some((1 << 20) - 1),
+                None,
+                None,
+                None,
+                None
+            ]
+        );
+        assert_eq!(imm_float(-3.0).map(|o| o as i64 - IMM_FLOAT_BIAS), Some(-3));
     }
 }

@@ -10,7 +10,7 @@
 //! when the function is appended (its entry is known only then).
 
 use crate::ast::*;
-use crate::bytecode::{encode, encode_bx, imm, op};
+use crate::bytecode::{encode, encode_bx, imm, imm_float, op};
 use crate::proto::{self, Proto, UpvalDesc};
 use std::collections::{HashMap, HashSet};
 
@@ -961,15 +961,18 @@ impl Compiler {
     }
 
     /// An operand of an arithmetic or comparison instruction: a small
-    /// integer literal is an immediate (`bytecode::IMM`), anything else a
-    /// register.
+    /// integer or integral float literal is an immediate
+    /// (`bytecode::IMM`), anything else a register.
     fn operand(&mut self, e: &Expr) -> Res<usize> {
-        if let ExprKind::Int(i) = e.kind {
-            if let Some(o) = imm(i) {
-                return Ok(o);
-            }
+        let immediate = match e.kind {
+            ExprKind::Int(i) => imm(i),
+            ExprKind::Float(f) => imm_float(f),
+            _ => None,
+        };
+        match immediate {
+            Some(o) => Ok(o),
+            None => self.expr_any(e),
         }
-        self.expr_any(e)
     }
 
     /// Evaluates `e` (one value) into register `dst`.

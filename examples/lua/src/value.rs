@@ -1,6 +1,7 @@
 //! Small facts about values the interpreter and its traced functions
 //! share (traced: inlined into traces).
 
+use crate::bytecode::{IMM_BIAS, IMM_FLOAT, IMM_FLOAT_BIAS};
 use crate::vm::{Bool, Float, Int};
 use majit::prelude::*;
 
@@ -94,4 +95,16 @@ pub(crate) fn to_f64(o: Obj) -> f64 {
 #[inline]
 pub(crate) fn truthy(o: Obj) -> bool {
     !(o.is_null() || (o.is::<Bool>() && !o.cast::<Bool>().v))
+}
+
+/// The number an immediate operand stands for (`bytecode::IMM`; `o` at or
+/// above it).
+#[majit::traced]
+#[inline]
+pub(crate) fn immediate(o: usize) -> Obj {
+    if o < IMM_FLOAT {
+        Obj::small_int(o as i64 - IMM_BIAS)
+    } else {
+        Obj::small_float((o as i64 - IMM_FLOAT_BIAS) as f64)
+    }
 }

@@ -29,7 +29,7 @@ use crate::arith::{
 };
 use crate::builtins::{call_builtin, PCALL};
 use crate::bytecode::op::*;
-use crate::bytecode::{IMM, IMM_BIAS};
+use crate::bytecode::IMM;
 use crate::code::insn;
 use crate::compile::{FALSE_K, STRINGS_K, TRUE_K};
 use crate::errors::{
@@ -152,6 +152,7 @@ pub fn next_serial() -> i64 {
         value::is_num,
         value::to_f64,
         value::truthy,
+        value::immediate,
         grow,
         take_args,
     ],
@@ -355,15 +356,15 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             }
             ADD | SUB | MUL | MOD | IDIV | DIV | POW | BAND | BOR | BXOR | SHL | SHR => {
                 // An operand is a register or an immediate (bytecode::IMM).
-                let x0: Obj = if b >= IMM {
-                    Obj::small_int(b as i64 - IMM_BIAS)
-                } else {
+                let x0: Obj = if b < IMM {
                     frame.regs[b]
-                };
-                let y0: Obj = if c >= IMM {
-                    Obj::small_int(c as i64 - IMM_BIAS)
                 } else {
+                    value::immediate(b)
+                };
+                let y0: Obj = if c < IMM {
                     frame.regs[c]
+                } else {
+                    value::immediate(c)
                 };
                 // The common cases first, with the fewest tests: two small
                 // integers under `+ - *` (wrapping), two small floats under
@@ -585,15 +586,15 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             EQ | LT | LE => {
                 let target = insn(pc as i64) as usize;
                 pc += 1;
-                let x: Obj = if b >= IMM {
-                    Obj::small_int(b as i64 - IMM_BIAS)
-                } else {
+                let x: Obj = if b < IMM {
                     frame.regs[b]
-                };
-                let y: Obj = if c >= IMM {
-                    Obj::small_int(c as i64 - IMM_BIAS)
                 } else {
+                    value::immediate(b)
+                };
+                let y: Obj = if c < IMM {
                     frame.regs[c]
+                } else {
+                    value::immediate(c)
                 };
                 let mut holds: bool = false;
                 if value::is_int(x) && value::is_int(y) {
