@@ -6,8 +6,9 @@
 //! and guard failures (a branch taken every 7th iteration) hand the
 //! interpreter the frame the plain run has. A residual helper given the
 //! frame sees and changes its current state. A frame whose array is
-//! replaced while a loop is traced aborts the trace (the VM grew its
-//! frame), and the loop is traced again with the new array.
+//! replaced while a loop is traced (in the jitcode or by a residual call)
+//! aborts the trace (the VM grew its frame), and the loop is traced again
+//! with the new array.
 
 mod common;
 #[path = "common/heap.rs"]
@@ -44,6 +45,9 @@ const PEEKPUSH: i64 = 12;
 /// Replaces the stack with a copy twice as long while tracing (a VM
 /// growing its frame; plain runs never do).
 const GROW: i64 = 13;
+/// [`GROW`] through a residual helper ([`grow_stack`]): a traced function
+/// growing the frame, made residual by a too-long trace.
+const RGROW: i64 = 14;
 
 /// How many negative numbers `code` holds (none): a residual helper taking
 /// a slice, which cannot be given the frame, so its call forces nothing.
@@ -61,6 +65,16 @@ fn peek(frame: Frame) -> i64 {
     seen
 }
 
+/// Replaces `frame`'s stack with a copy twice as long.
+fn grow_stack(frame: Frame) {
+    let old = frame.stack();
+    let mut bigger = Array::<i64>::new(old.len() * 2);
+    for i in 0..old.len() {
+        bigger[i] = old[i];
+    }
+    frame.set_stack(bigger);
+}
+
 #[jit_interp(
     greens = [pc, code],
     reds = [frame],
@@ -68,6 +82,7 @@ fn peek(frame: Frame) -> i64 {
         residual fn peek(frame: Frame) -> i64,
         residual fn emit(x: i64),
         residual fn negatives(code: &[i64]) -> i64,
+        residual fn grow_stack(frame: Frame),
     ],
     structs = [Frame { pc: i64, sp: i64, stack: Array<i64> }],
     virtualizable = frame,
@@ -136,6 +151,11 @@ fn run(code: &[i64]) -> i64 {
                         i += 1;
                     }
                     frame.stack = bigger;
+                }
+            }
+            RGROW => {
+                if we_are_jitted() && frame.stack.len() < 16 {
+                    grow_stack(frame);
                 }
             }
             _ => return -1,
@@ -258,13 +278,14 @@ fn call_results_stored_into_the_frame_are_read_back<B: GcBackend>() {
     assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{s}");
 }
 
-/// The stack grows while the loop is first traced: that trace aborts, the
-/// blackhole makes the store, and the loop is traced again on the grown
-/// stack, compiled and entered.
-fn a_frame_grown_while_tracing_is_traced_again<B: GcBackend>() {
+/// The stack grows while the loop is first traced (`grow`: in the
+/// jitcode, or in a residual call): that trace aborts, the blackhole makes
+/// the store (or goes on after the call), and the loop is traced again on
+/// the grown stack, compiled and entered.
+fn a_frame_grown_while_tracing_is_traced_again<B: GcBackend>(grow: i64) {
     let mut code = program(500, false);
     // `GROW` at the loop head (later jump targets move by 2).
-    code.splice(4..4, [GROW, 0]);
+    code.splice(4..4, [grow, 0]);
     for i in (0..code.len()).step_by(2) {
         if (code[i] == JNZF || code[i] == JNZ) && code[i + 1] > 4 {
             code[i + 1] += 2;
@@ -281,13 +302,24 @@ fn a_frame_grown_while_tracing_is_traced_again<B: GcBackend>() {
 
 #[test]
 fn a_frame_grown_while_tracing_refexec() {
-    a_frame_grown_while_tracing_is_traced_again::<RefExec>();
+    a_frame_grown_while_tracing_is_traced_again::<RefExec>(GROW);
 }
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[test]
 fn a_frame_grown_while_tracing_native() {
-    a_frame_grown_while_tracing_is_traced_again::<HostBackend>();
+    a_frame_grown_while_tracing_is_traced_again::<HostBackend>(GROW);
+}
+
+#[test]
+fn a_frame_grown_by_a_residual_call_refexec() {
+    a_frame_grown_while_tracing_is_traced_again::<RefExec>(RGROW);
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn a_frame_grown_by_a_residual_call_native() {
+    a_frame_grown_while_tracing_is_traced_again::<HostBackend>(RGROW);
 }
 
 #[test]

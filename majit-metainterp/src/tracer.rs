@@ -1237,15 +1237,15 @@ impl<'a> Tracer<'a> {
 
     /// After a call that may have looked at the frame: records loads of
     /// every virtualizable value (the callee may have changed them).
-    fn vable_reload(&mut self) -> Result<(), ConcreteError> {
+    /// False when the call replaced the frame's array (or changed its
+    /// length), which the trace cannot follow.
+    fn vable_reload(&mut self) -> Result<bool, ConcreteError> {
         let Some((frame, old)) = self.vable.clone() else {
-            return Ok(());
+            return Ok(true);
         };
         let mut boxes = self.vable_load(frame)?;
         if boxes.len() != old.len() {
-            return Err(ConcreteError::BadJitCode(
-                "a call changed the length of the virtualizable frame's array".into(),
-            ));
+            return Ok(false);
         }
         if let Some(slot) = self
             .env
@@ -1257,14 +1257,12 @@ impl<'a> Tracer<'a> {
             // first): the array keeps its box, so a store through that
             // register is still a store to the frame.
             if boxes[slot].v != old[slot].v {
-                return Err(ConcreteError::BadJitCode(
-                    "a call replaced the virtualizable frame's array".into(),
-                ));
+                return Ok(false);
             }
             boxes[slot] = old[slot];
         }
         *self.vable_boxes() = boxes;
-        Ok(())
+        Ok(true)
     }
 
     /// Records loads of the virtualizable values of `frame`: its fields,
@@ -1383,8 +1381,16 @@ impl<'a> Tracer<'a> {
             self.set(dst, TBox { r, v });
         }
         self.top().pc = next;
-        if force {
-            self.vable_reload()?;
+        if force && !self.vable_reload()? {
+            if raised.is_some() {
+                return Err(ConcreteError::BadJitCode(
+                    "a call that raised replaced the virtualizable frame's array".into(),
+                ));
+            }
+            // The call grew the frame (`grow` made residual by a too-long
+            // trace): the trace ends as at a store replacing the array,
+            // after the call, where the blackhole goes on.
+            return Ok(Step::End(self.abort(AbortReason::ArrayReplaced, None)));
         }
         if cd.effect.can_raise {
             return self.after_call(raised);
