@@ -169,14 +169,22 @@ impl<T: Elem> Array<T> {
         a
     }
     /// Item `i`'s address, after the bounds check.
+    #[inline]
     fn item(&self, i: usize) -> *mut T {
         let len = self.len();
-        assert!(
-            i < len,
-            "index out of bounds: the len is {len} but the index is {i}"
-        );
+        if i >= len {
+            out_of_bounds(i, len);
+        }
         (self.0 + crate::layout::ARRAY_ITEMS_OFFSET as usize + i * size_of::<T>()) as *mut T
     }
+}
+
+/// The bounds check's panic, out of line: formatting the message inline
+/// would spill the index and length on every access.
+#[cold]
+#[inline(never)]
+fn out_of_bounds(i: usize, len: usize) -> ! {
+    panic!("index out of bounds: the len is {len} but the index is {i}")
 }
 
 impl<T: Elem> Index<usize> for Array<T> {
