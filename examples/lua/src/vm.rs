@@ -867,10 +867,10 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
         let mut failed: bool = false;
         let mut err: Obj = Obj::null();
         let mut links: usize = 0;
-        // Resolved to a Lua function (the common case, tested first), or
-        // to a builtin.
-        let mut lua: bool = false;
-        let mut resolved: bool = false;
+        // Resolved to a Lua function (the common case, which skips the
+        // loop), or to a builtin.
+        let mut lua: bool = frame.regs[base].is::<Closure>();
+        let mut resolved: bool = lua;
         while !failed && !resolved {
             let g: Obj = frame.regs[base];
             if g.is::<Closure>() {
