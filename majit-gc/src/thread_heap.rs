@@ -46,7 +46,7 @@ use crate::gc::Gc;
 use crate::jit::JitGcInfo;
 use crate::layout::{ArrayLayout, Layout, TypeId};
 use crate::nursery::RegionWords;
-use crate::roots::GcRef;
+use crate::roots::{GcRef, JitFrameRoots};
 use crate::GcError;
 use std::cell::Cell;
 use std::cell::RefCell;
@@ -445,21 +445,31 @@ pub struct RunHeap {
     arrays: NonNull<RegionWords>,
     /// The largest array the region takes, in bytes.
     max_array: usize,
+    /// The heap's list of registered frames ([`RunHeap::link`]).
+    frames: *mut *mut JitFrameRoots,
 }
 
 impl RunHeap {
     /// The current heap (created from the environment if there is none).
     pub fn current() -> Result<RunHeap> {
         let gc = shared()?;
-        let (requested, (arrays, max_array)) = {
+        let (requested, (arrays, max_array), frames) = {
             let g = gc.borrow();
-            (g.collect_requested_addr(), g.headered_region_words())
+            // SAFETY: the heap lives as long as `gc`; only the field's
+            // address is taken (as for `JitGcInfo::frames_addr`).
+            let frames = unsafe { std::ptr::addr_of_mut!((*g.heap_ptr()).roots.frames) };
+            (
+                g.collect_requested_addr(),
+                g.headered_region_words(),
+                frames,
+            )
         };
         Ok(RunHeap {
             gc,
             requested,
             arrays,
             max_array,
+            frames,
         })
     }
 
@@ -590,6 +600,115 @@ impl Drop for Roots<'_> {
     fn drop(&mut self) {
         if let Some(scope) = self.scope.take() {
             self.heap.gc.borrow_mut().leave_scope(scope);
+        }
+    }
+}
+
+/// The gcmap of a [`RootFrame`] of `N` handles (`W` words: the bitmap's
+/// length, then `N` set bits), made at compile time: declare it as a
+/// `static` and pass it to [`RootFrame::new`].
+pub struct RootMap<const N: usize, const W: usize>([u64; W]);
+
+impl<const N: usize, const W: usize> RootMap<N, W> {
+    /// The map; a compile error unless `W` is `1 + N.div_ceil(64)`.
+    pub const fn new() -> Self {
+        assert!(
+            W == 1 + N.div_ceil(64),
+            "RootMap: W must be 1 + N.div_ceil(64)"
+        );
+        let mut words = [u64::MAX; W];
+        words[0] = (W - 1) as u64;
+        if !N.is_multiple_of(64) {
+            words[W - 1] = (1u64 << (N % 64)) - 1;
+        }
+        RootMap(words)
+    }
+}
+
+impl<const N: usize, const W: usize> Default for RootMap<N, W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// GC handles (addresses, null or tagged words) that code holds across a
+/// call which may collect (the callers of a recursive `#[jit_interp]`
+/// interpreter), kept in the caller's own stack frame. While
+/// [`RunHeap::link`]ed into the heap's list of frames (the JIT frames'
+/// mechanism, `roots.rs`) the collector updates [`RootFrame::slots`] in
+/// place: rooting is a few stores, with no look-up of the heap.
+#[repr(C)]
+pub struct RootFrame<const N: usize> {
+    link: JitFrameRoots,
+    /// The handles, where the collector moved them.
+    pub slots: [usize; N],
+}
+
+impl<const N: usize> RootFrame<N> {
+    /// Unlinked frame of `slots`, described by `map`.
+    #[inline(always)]
+    pub fn new<const W: usize>(slots: [usize; N], map: &'static RootMap<N, W>) -> Self {
+        RootFrame {
+            link: JitFrameRoots {
+                base: std::ptr::null_mut(),
+                gcmap: map.0.as_ptr(),
+                prev: std::ptr::null_mut(),
+            },
+            slots,
+        }
+    }
+}
+
+/// A [`RootFrame`] linked into its heap's list of frames until this is
+/// released or dropped (frames unlink in the reverse order of linking).
+pub struct Linked<'a> {
+    frames: *mut *mut JitFrameRoots,
+    link: *mut JitFrameRoots,
+    _frame: PhantomData<&'a mut JitFrameRoots>,
+}
+
+impl RunHeap {
+    /// Roots `frame`'s slots until the returned [`Linked`] is released.
+    #[inline(always)]
+    pub fn link<'a, const N: usize>(&'a self, frame: &'a mut RootFrame<N>) -> Linked<'a> {
+        frame.link.base = frame.slots.as_mut_ptr();
+        let link: *mut JitFrameRoots = &mut frame.link;
+        // SAFETY: `frames` points into the heap `self.gc` keeps alive, and
+        // nothing else accesses it meanwhile (one thread, no call). The
+        // frame's `base` and `gcmap` describe exactly its `N` slots
+        // (`RootMap`), and the borrow `Linked` holds keeps it in place
+        // until unlinked.
+        unsafe {
+            frame.link.prev = *self.frames;
+            *self.frames = link;
+        }
+        Linked {
+            frames: self.frames,
+            link,
+            _frame: PhantomData,
+        }
+    }
+}
+
+impl Linked<'_> {
+    /// Unlinks the frame: its slots hold the handles as moved.
+    #[inline(always)]
+    pub fn release(self) {
+        drop(self);
+    }
+}
+
+impl Drop for Linked<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: as in `RunHeap::link`; the frame is still borrowed, so
+        // `link` is valid.
+        unsafe {
+            assert!(
+                *self.frames == self.link,
+                "RootFrame: unlinked out of order"
+            );
+            *self.frames = (*self.link).prev;
         }
     }
 }

@@ -323,14 +323,18 @@ impl Expand<'_> {
         if roots.is_empty() || !self.heap {
             return vec![s];
         }
-        let n = roots.len();
+        let (n, w) = (roots.len(), 1 + roots.len().div_ceil(64));
         let raw = roots.iter().map(|r| {
             let p = &r.place;
             quote!(#p.to_raw())
         });
+        let th = quote!(::majit::gc::thread_heap);
         let mut out: Vec<Stmt> = vec![
-            syn::parse_quote!(let mut __majit_roots: [usize; #n] = [#(#raw),*];),
-            syn::parse_quote!(let __majit_rooted = __majit_heap.root(&__majit_roots);),
+            syn::parse_quote!(let mut __majit_roots = #th::RootFrame::new([#(#raw),*], {
+                static MAP: #th::RootMap<#n, #w> = #th::RootMap::new();
+                &MAP
+            });),
+            syn::parse_quote!(let __majit_rooted = __majit_heap.link(&mut __majit_roots);),
         ];
         match e {
             // The arms run before the statement ends: each reloads first.
@@ -339,7 +343,7 @@ impl Expand<'_> {
                     let reload = reload(roots);
                     let body = &arm.body;
                     *arm.body = syn::parse_quote!({
-                        __majit_rooted.release(&mut __majit_roots);
+                        __majit_rooted.release();
                         #(#reload)*
                         #body
                     });
@@ -351,7 +355,7 @@ impl Expand<'_> {
             }
             _ => {
                 out.push(s);
-                out.push(syn::parse_quote!(__majit_rooted.release(&mut __majit_roots);));
+                out.push(syn::parse_quote!(__majit_rooted.release();));
                 out.extend(reload(roots));
             }
         }
@@ -360,7 +364,7 @@ impl Expand<'_> {
 }
 
 /// The statements reloading the rooted handles `roots` from
-/// `__majit_roots` (reassigned, or bound again when `let`-bound).
+/// `__majit_roots`' slots (reassigned, or bound again when `let`-bound).
 fn reload(roots: &[Rooted]) -> Vec<Stmt> {
     roots
         .iter()
@@ -368,19 +372,19 @@ fn reload(roots: &[Rooted]) -> Vec<Stmt> {
         .map(|(i, r)| match r.assign {
             true => {
                 let (p, t) = (&r.place, &r.rust);
-                syn::parse_quote!(#p = <#t>::from_raw(__majit_roots[#i]);)
+                syn::parse_quote!(#p = <#t>::from_raw(__majit_roots.slots[#i]);)
             }
             false => rebind(i, r),
         })
         .collect()
 }
 
-/// `let mut PLACE = <T>::from_raw(__majit_roots[i]);`
+/// `let mut PLACE = <T>::from_raw(__majit_roots.slots[i]);`
 fn rebind(i: usize, r: &Rooted) -> Stmt {
     let (p, t) = (&r.place, &r.rust);
     syn::parse_quote! {
         #[allow(unused_variables, unused_mut)]
-        let mut #p = <#t>::from_raw(__majit_roots[#i]);
+        let mut #p = <#t>::from_raw(__majit_roots.slots[#i]);
     }
 }
 

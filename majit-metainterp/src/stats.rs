@@ -40,8 +40,9 @@ pub enum AbortReason {
     /// which traces do not follow).
     FrameChanged,
     /// The virtualizable frame's array field was replaced (nobody: a VM
-    /// growing its frame; the blackhole makes the store, and the key is
-    /// traced again, with the new array's length, when hot).
+    /// growing its frame; the blackhole makes the store, or goes on after
+    /// the residual call that made it, and the key is traced again, with
+    /// the new array's length, when hot).
     ArrayReplaced,
     /// Compiling would take the code in use past `JitParams::max_code`
     /// (`MAJIT_MAX_CODE`; the user acts: raise it, or accept the

@@ -3,7 +3,7 @@
 //! changes once added, so in a trace, where the prototype number is a
 //! constant, these reads fold).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// Where a closure's upvalue comes from when the closure is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,17 +36,53 @@ pub struct Proto {
     pub names: std::collections::HashMap<u32, [Option<String>; 2]>,
 }
 
+/// What a call reads of a prototype, kept apart so that the plain
+/// interpreter reads it inline (the prototypes' `RefCell` is a call).
+#[derive(Clone, Copy)]
+struct Head {
+    entry: i64,
+    nparams: i64,
+    maxstack: i64,
+    is_vararg: bool,
+}
+
 thread_local! {
     static PROTOS: RefCell<Vec<Proto>> = const { RefCell::new(Vec::new()) };
+    static HEADS: RefCell<Vec<Head>> = const { RefCell::new(Vec::new()) };
+    /// `HEADS`' items and length as of the last `add`, which [`head`]
+    /// reads.
+    static HEAD_ITEMS: Cell<(*const Head, usize)> = const { Cell::new((std::ptr::null(), 0)) };
 }
 
 /// Registers `p`; returns its number.
 pub fn add(p: Proto) -> usize {
+    HEADS.with(|hs| {
+        let mut hs = hs.borrow_mut();
+        hs.push(Head {
+            entry: p.entry as i64,
+            nparams: i64::from(p.nparams),
+            maxstack: i64::from(p.maxstack),
+            is_vararg: p.is_vararg,
+        });
+        HEAD_ITEMS.with(|h| h.set((hs.as_ptr(), hs.len())));
+    });
     PROTOS.with(|ps| {
         let mut ps = ps.borrow_mut();
         ps.push(p);
         ps.len() - 1
     })
+}
+
+/// The head of prototype `p` (which must exist).
+#[inline]
+fn head(p: i64) -> Head {
+    let (heads, len) = HEAD_ITEMS.with(Cell::get);
+    let i = p as usize;
+    assert!(i < len, "no prototype {p}");
+    // SAFETY: `heads` points to `HEADS`' buffer of `len` items, published
+    // by `add` after its last change; only `add` changes (moves) it, and
+    // publishes it again.
+    unsafe { *heads.add(i) }
 }
 
 /// Sets the upvalue descriptions of prototype `id` (the compiler knows
@@ -97,23 +133,27 @@ pub fn operand_name(pc: usize, k: usize) -> Option<String> {
 }
 
 /// Elidable: the entry program counter of prototype `p`.
+#[inline]
 pub fn entry(p: i64) -> i64 {
-    with(p, |p| p.entry as i64)
+    head(p).entry
 }
 
 /// Elidable: the number of fixed parameters of prototype `p`.
+#[inline]
 pub fn nparams(p: i64) -> i64 {
-    with(p, |p| i64::from(p.nparams))
+    head(p).nparams
 }
 
 /// Elidable: the frame size of prototype `p`.
+#[inline]
 pub fn maxstack(p: i64) -> i64 {
-    with(p, |p| i64::from(p.maxstack))
+    head(p).maxstack
 }
 
 /// Elidable: whether prototype `p` takes `...`.
+#[inline]
 pub fn is_vararg(p: i64) -> bool {
-    with(p, |p| p.is_vararg)
+    head(p).is_vararg
 }
 
 /// Elidable: the number of upvalues of prototype `p`.

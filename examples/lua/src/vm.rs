@@ -920,20 +920,28 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
         let mut failed: bool = false;
         let mut err: Obj = Obj::null();
         let mut links: usize = 0;
-        let mut resolved: bool = false;
+        // Resolved to a Lua function (the common case, which skips the
+        // loop), or to a builtin.
+        let mut lua: bool = frame.regs[base].is::<Closure>();
+        let mut resolved: bool = lua;
         while !failed && !resolved {
             let g: Obj = frame.regs[base];
-            if g.is::<Builtin>() && g.cast::<Builtin>().id == PCALL && nargs > 0 {
-                if protect == MAX_PCALLS {
-                    // This `pcall`'s call fails: its `false` comes last.
-                    err = protected_error(1, g);
-                    failed = true;
-                }
-                protect += 1;
-                base += 1;
-                nargs -= 1;
-            } else if g.is::<Closure>() || g.is::<Builtin>() {
+            if g.is::<Closure>() {
+                lua = true;
                 resolved = true;
+            } else if g.is::<Builtin>() {
+                if g.cast::<Builtin>().id != PCALL || nargs == 0 {
+                    resolved = true;
+                } else {
+                    if protect == MAX_PCALLS {
+                        // This `pcall`'s call fails: its `false` comes last.
+                        err = protected_error(1, g);
+                        failed = true;
+                    }
+                    protect += 1;
+                    base += 1;
+                    nargs -= 1;
+                }
             } else {
                 let handler: Obj = metamethod(g, 29);
                 if handler.is_null() || links == MAX_LINKS {
@@ -970,9 +978,8 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             room = want - protect;
         }
         let mut got: usize = 0;
-        let mut f: Obj = frame.regs[base];
-        if !failed && f.is::<Builtin>() {
-            let id: i64 = f.cast::<Builtin>().id;
+        if !failed && !lua {
+            let id: i64 = frame.regs[base].cast::<Builtin>().id;
             match call_builtin(
                 id,
                 frame,
@@ -1005,32 +1012,39 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             err = overflow_error(frame, pc as i64 - 1);
             failed = true;
         } else if !failed {
-            // A Lua function, on a new frame (`take_args` sets its `...`).
-            let cl = f.cast::<Closure>();
-            let p: i64 = cl.proto;
-            let regs = Array::<Obj>::new(maxstack(p) as usize + SCRATCH);
-            let callee = Frame::new(
-                regs,
-                cl,
-                Args::null(),
-                0,
-                0,
-                frame.depth + 1,
-                frame,
-                pc as i64 - 1,
-                Args::null(),
-            );
-            take_args(callee, frame.regs, base, nargs, nparams(p), is_vararg(p));
-            match run(entry(p) as usize, callee) {
+            // A Lua function, on a new frame (`take_args` sets its `...`),
+            // made in a block: the fewer handles in scope at the call, the
+            // fewer the call roots.
+            let callee: Frame = {
+                let cl = frame.regs[base].cast::<Closure>();
+                let p: i64 = cl.proto;
+                let regs = Array::<Obj>::new(maxstack(p) as usize + SCRATCH);
+                let made = Frame::new(
+                    regs,
+                    cl,
+                    Args::null(),
+                    0,
+                    0,
+                    frame.depth + 1,
+                    frame,
+                    pc as i64 - 1,
+                    Args::null(),
+                );
+                take_args(made, frame.regs, base, nargs, nparams(p), is_vararg(p));
+                made
+            };
+            match run(entry(callee.cl.proto) as usize, callee) {
                 Ok(r) => {
                     got = if room < r as usize { room } else { r as usize };
                     if base + got > frame.regs.len() && !grow(frame, base + got) {
                         return Err(overflow_error(frame, pc as i64 - 1));
                     }
+                    let mut dst: Array<Obj> = frame.regs;
+                    let src: Array<Obj> = callee.regs;
                     let from = callee.ret as usize;
                     let mut k: usize = 0;
                     while k < got {
-                        frame.regs[base + k] = callee.regs[from + k];
+                        dst[base + k] = src[from + k];
                         k += 1;
                     }
                 }
@@ -1103,6 +1117,7 @@ fn grow(frame: Frame, need: usize) -> bool {
 /// parameters in its first registers, the rest in its varargs (taken
 /// first: `src` may be the frame's own registers, for a tail call).
 #[majit::traced]
+#[inline(always)]
 fn take_args(frame: Frame, src: Array<Obj>, at: usize, n: usize, np: i64, vararg: bool) {
     let np = np as usize;
     if vararg {
