@@ -781,10 +781,10 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     let left: i64 = value::int_of(frame.regs[a + 1]);
                     if left != 0 {
                         let step: i64 = value::int_of(frame.regs[a + 2]);
-                        let next: i64 = value::int_of(idx).wrapping_add(step);
+                        let next: Obj = value::int_obj(value::int_of(idx).wrapping_add(step));
                         frame.regs[a + 1] = value::int_obj(left - 1);
-                        frame.regs[a] = value::int_obj(next);
-                        frame.regs[a + 3] = frame.regs[a];
+                        frame.regs[a] = next;
+                        frame.regs[a + 3] = next;
                         pc = body;
                         can_enter_jit!();
                         continue;
@@ -794,8 +794,9 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     let l: f64 = value::float_of(frame.regs[a + 1]);
                     let next: f64 = value::float_of(idx) + s;
                     if (s > 0.0 && next <= l) || (s < 0.0 && next >= l) {
-                        frame.regs[a] = value::float_obj(next);
-                        frame.regs[a + 3] = frame.regs[a];
+                        let v: Obj = value::float_obj(next);
+                        frame.regs[a] = v;
+                        frame.regs[a + 3] = v;
                         pc = body;
                         can_enter_jit!();
                         continue;
