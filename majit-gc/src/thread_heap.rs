@@ -272,7 +272,7 @@ pub fn type_id(t: &StructType) -> Result<TypeId> {
 /// ([`crate::Headered::class_cache`]) holding its id in this thread's
 /// heap (0: not known). The fast path is one thread-local load and a
 /// compare, no atomic: a live object's id is never 0, and the caches a
-/// thread filled are zeroed when its heap changes ([`forget_classes`]).
+/// thread filled are zeroed when its heap changes (`install`, `take`).
 #[inline(always)]
 pub fn is_class(t: &StructType, cache: &'static LocalKey<Cell<u32>>, class: u32) -> bool {
     let id = cache.with(Cell::get);
