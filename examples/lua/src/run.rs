@@ -114,6 +114,7 @@ fn execute(script: &Script, options: &Options) -> Result<(), String> {
         Frame::null(),
         -1,
         Args::null(),
+        false,
     );
     let entry = proto::entry(p) as usize;
     let result = if options.jit {
@@ -129,7 +130,7 @@ fn execute(script: &Script, options: &Options) -> Result<(), String> {
         }
         r
     } else {
-        vm::run(entry, frame)
+        vm::run_plain(entry, frame)
     };
     result.map(|_| ()).map_err(error_message)
 }

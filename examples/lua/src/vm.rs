@@ -2,7 +2,10 @@
 //! frame (the virtualizable red), instruction by instruction
 //! (`bytecode.rs`); a Lua call runs it again on a new frame, so a
 //! recursive Lua function becomes `call_assembler` in compiled code.
-//! Values are `Obj` handles (nil is null); an error is `Err(value)`.
+//! Without the JIT (`run_plain`) a plain `CALL` of a Lua function instead
+//! switches to the callee's frame in the same activation, and its
+//! `RETURN` switches back (`Frame::inline`). Values are `Obj` handles
+//! (nil is null); an error is `Err(value)`.
 //!
 //! Every call the interpreter makes (`CALL`, the generic `for`'s iterator,
 //! a metamethod) goes through one sequence after the instruction's
@@ -74,6 +77,27 @@ const MAX_REGS: usize = 1_000_000;
 
 thread_local! {
     static SERIAL: Cell<i64> = const { Cell::new(0) };
+    static INLINE_CALLS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether Lua calls run in the caller's activation of the interpreter
+/// (see [`run_plain`]). Elidable: false for a whole JIT run.
+pub fn calls_inline() -> bool {
+    INLINE_CALLS.with(Cell::get)
+}
+
+/// [`run`] without the JIT: a `CALL` of a Lua function (not protected,
+/// not a metamethod's) then runs the callee in the caller's activation, a
+/// jump to its entry, and its `RETURN` jumps back (`Frame::inline`), as
+/// lua5.4 runs Lua calls; no native stack frame, rooting or `Result` per
+/// call. With the JIT every Lua call stays a call of the interpreter
+/// (`call_assembler` in compiled code): its driver returns a portal's
+/// result from the activation that entered it.
+pub fn run_plain(start: usize, frame: Frame) -> Result<i64, Obj> {
+    let was = INLINE_CALLS.with(|c| c.replace(true));
+    let r = run(start, frame);
+    INLINE_CALLS.with(|c| c.set(was));
+    r
 }
 
 /// A fresh serial number: the identity (and hash) of a table or closure,
@@ -94,6 +118,7 @@ pub fn next_serial() -> i64 {
     helpers = [
         elidable fn insn(pc: i64) -> i64,
         elidable fn entry(p: i64) -> i64,
+        elidable fn calls_inline() -> bool,
         elidable fn nparams(p: i64) -> i64,
         elidable fn maxstack(p: i64) -> i64,
         elidable fn is_vararg(p: i64) -> bool,
@@ -131,7 +156,7 @@ pub fn next_serial() -> i64 {
         residual fn overflow_error(frame: Frame, pc: i64) -> Obj,
     ],
     structs = [
-        #[headered] Frame { regs: Array<Obj>, cl: Closure, va: Args, top: i64, ret: i64, depth: i64, parent: Frame, call_pc: i64, spill: Args },
+        #[headered] Frame { regs: Array<Obj>, cl: Closure, va: Args, top: i64, ret: i64, depth: i64, parent: Frame, call_pc: i64, spill: Args, inline: bool },
         #[headered] Args { items: Array<Obj> },
         #[headered] Int { v: i64 },
         #[headered] Float { v: f64 },
@@ -155,6 +180,8 @@ pub fn next_serial() -> i64 {
         value::immediate,
         grow,
         take_args,
+        take_results,
+        copy_results,
     ],
     virtualizable = frame,
 )]
@@ -865,6 +892,17 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     b as i64 - 1
                 };
                 frame.ret = a as i64;
+                if calls_inline() && frame.inline {
+                    // Back to the caller in this activation (`run_plain`),
+                    // after its `CALL`, with the results it asked for.
+                    let callee: Frame = frame;
+                    frame = callee.parent;
+                    pc = callee.call_pc as usize + 1;
+                    if !take_results(frame, callee, n as usize) {
+                        return Err(overflow_error(frame, pc as i64 - 1));
+                    }
+                    continue;
+                }
                 return Ok(n);
             }
             CLOSURE => {
@@ -1029,24 +1067,23 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     frame,
                     pc as i64 - 1,
                     Args::null(),
+                    op == CALL && protect == 0 && calls_inline(),
                 );
                 take_args(made, frame.regs, base, nargs, nparams(p), is_vararg(p));
                 made
             };
+            if callee.inline {
+                frame = callee;
+                pc = entry(frame.cl.proto) as usize;
+                continue;
+            }
             match run(entry(callee.cl.proto) as usize, callee) {
                 Ok(r) => {
                     got = if room < r as usize { room } else { r as usize };
                     if base + got > frame.regs.len() && !grow(frame, base + got) {
                         return Err(overflow_error(frame, pc as i64 - 1));
                     }
-                    let mut dst: Array<Obj> = frame.regs;
-                    let src: Array<Obj> = callee.regs;
-                    let from = callee.ret as usize;
-                    let mut k: usize = 0;
-                    while k < got {
-                        dst[base + k] = src[from + k];
-                        k += 1;
-                    }
+                    copy_results(frame, callee, base, got);
                 }
                 Err(e) => {
                     err = e;
@@ -1110,6 +1147,50 @@ fn grow(frame: Frame, need: usize) -> bool {
     }
     frame.regs = regs;
     true
+}
+
+/// Finishes a `CALL` whose callee ran inline (`run_plain`): its `n`
+/// results, at `callee.regs[callee.ret..]`, go to the call's registers
+/// in `frame`, adjusted to the count the call asked for (all of them,
+/// setting `top`, when its `c` is 0). False if they do not fit under
+/// lua5.4's stack limit.
+#[majit::traced]
+#[inline(always)]
+fn take_results(frame: Frame, callee: Frame, n: usize) -> bool {
+    let w = insn(callee.call_pc);
+    let at = ((w >> 8) & 0xffff) as usize;
+    let c = ((w >> 44) & 0xf_ffff) as usize;
+    let got: usize = if c != 0 && c - 1 < n { c - 1 } else { n };
+    let fill: usize = if c == 0 { got } else { c - 1 };
+    if at + fill > frame.regs.len() && !grow(frame, at + fill) {
+        return false;
+    }
+    copy_results(frame, callee, at, got);
+    let mut regs: Array<Obj> = frame.regs;
+    let mut k: usize = got;
+    while k < fill {
+        regs[at + k] = Obj::null();
+        k += 1;
+    }
+    if c == 0 {
+        frame.top = (at + got) as i64;
+    }
+    true
+}
+
+/// Copies `got` results of a returned call, at `callee.regs[callee.ret..]`,
+/// to `frame.regs[at..]` (which holds them).
+#[majit::traced]
+#[inline(always)]
+fn copy_results(frame: Frame, callee: Frame, at: usize, got: usize) {
+    let mut dst: Array<Obj> = frame.regs;
+    let src: Array<Obj> = callee.regs;
+    let from = callee.ret as usize;
+    let mut k: usize = 0;
+    while k < got {
+        dst[at + k] = src[from + k];
+        k += 1;
+    }
 }
 
 /// Puts the `n` arguments after `src[at]` where a call of a prototype with
