@@ -189,6 +189,94 @@ impl<T: Elem> Array<T> {
     }
 }
 
+/// What `#[jit_interp]` makes of the virtualizable frame's `Array` field
+/// in the plain interpreter: the handle and its length kept in locals,
+/// so that an item access is a bounds check against a register and a
+/// load (through the frame it is a null check of the frame, a field load,
+/// a null check of the array and a length load besides).
+///
+/// A cached view is stale once the array may have been replaced or
+/// moved: after a safepoint or a recursive call of the interpreter (a
+/// collection), an assignment of the frame, or a call that may force the
+/// frame (a residual helper given a GC handle, a traced function that
+/// does one of these). The macro takes a new view before the first
+/// access after any of them; the view itself roots nothing.
+///
+/// ```
+/// use majit_gc::{Array, CachedArray};
+/// let a = Array::<i64>::from_slice(&[1, 2, 3]);
+/// let v = CachedArray::of(a);
+/// v.set(1, 20);
+/// assert_eq!((v.get(1), v.len(), a[1]), (20, 3, 20));
+/// ```
+#[derive(Clone, Copy)]
+pub struct CachedArray<T: Elem> {
+    array: Array<T>,
+    len: usize,
+}
+
+impl<T: Elem> CachedArray<T> {
+    /// A view of `array` (the null handle: a view whose every access
+    /// fails as the handle's would).
+    #[inline(always)]
+    pub fn of(array: Array<T>) -> CachedArray<T> {
+        let len = if array.is_null() { 0 } else { array.len() };
+        CachedArray { array, len }
+    }
+    /// Item `i` (`array[i]`).
+    #[inline(always)]
+    pub fn get(self, i: usize) -> T {
+        // SAFETY: `item` checked the bounds of the array, live while the
+        // view is fresh (the macro's invariant above); the items are `T`s.
+        unsafe { *self.item(i) }
+    }
+    /// Stores `v` as item `i` (`array[i] = v`, with its write barrier).
+    #[inline(always)]
+    pub fn set(self, i: usize, v: T) {
+        let p = self.item(i);
+        if T::IS_REF {
+            thread_heap::write_barrier_headered(self.array.0);
+        }
+        // SAFETY: as in `get`; nothing collects between the barrier and
+        // the store.
+        unsafe { *p = v }
+    }
+    /// The number of items (`array.len()`).
+    #[inline(always)]
+    pub fn len(self) -> usize {
+        if self.array.is_null() {
+            self.array.len(); // panics as the handle's would
+        }
+        self.len
+    }
+    /// Whether the array has no items.
+    #[inline(always)]
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+    #[inline(always)]
+    fn item(self, i: usize) -> *mut T {
+        if i >= self.len {
+            self.fail(i);
+        }
+        // SAFETY: `i` is in bounds of the live array of `len` items.
+        unsafe {
+            (self.array.0 as *mut u8)
+                .add(crate::layout::ARRAY_ITEMS_OFFSET as usize)
+                .cast::<T>()
+                .add(i)
+        }
+    }
+    /// Item `i` is out of bounds, or the array is null: the handle's own
+    /// panic.
+    #[cold]
+    #[inline(never)]
+    fn fail(self, i: usize) -> ! {
+        self.array.len(); // the null handle's panic
+        out_of_bounds(i, self.len)
+    }
+}
+
 /// The bounds check's panic, out of line: were it inline, the optimizer
 /// would merge the panics of an interpreter's many item accesses into one
 /// block, and every access would spill its index and length for it.

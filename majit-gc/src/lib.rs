@@ -44,7 +44,7 @@ pub mod stats;
 pub mod testing;
 pub mod thread_heap;
 
-pub use array::{Array, Elem};
+pub use array::{Array, CachedArray, Elem};
 pub use config::{GcConfig, MIN_NURSERY_SIZE, STRESS_NURSERY_SIZE};
 pub use error::{GcError, Result};
 pub use gc::Gc;

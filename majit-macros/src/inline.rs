@@ -280,12 +280,7 @@ struct Calls<'a> {
 impl Visit<'_> for Calls<'_> {
     fn visit_expr_call(&mut self, c: &syn::ExprCall) {
         if let syn::Expr::Path(p) = &*c.func {
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let segs = crate::lower::segment_names(&p.path);
             let method = match &segs[..] {
                 [.., t, m] => Some(format!("{t}_{m}")),
                 _ => None,

@@ -57,6 +57,7 @@ mod regs;
 mod traced;
 mod ty;
 mod vable;
+mod vcache;
 
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
@@ -521,6 +522,9 @@ fn expand(
 
     let places = gc_places(&state, &outer, !structs.is_empty())?;
     let mut plain = func.clone();
+    if let Some(cache) = array_cache(&attr, &state, &structs, &func, &traced_fns) {
+        cache.rewrite(&mut plain.block);
+    }
     emit::StripMarkers {
         safepoint: places.as_ref().map(|p| emit::safepoint(p, false)),
     }
@@ -580,6 +584,40 @@ fn expand(
         .zip(&attr.structs)
         .map(|(d, decl)| emit::gc_struct(&func.vis, d, decl));
     Ok(quote!(#(#types)* #plain #jit #jitcode #driver))
+}
+
+/// The plain function's cached view of the virtualizable frame's array
+/// (`vcache.rs`), when the frame has an `Array` field.
+fn array_cache<'a>(
+    attr: &'a attr::Attr,
+    state: &[lower::StateVar],
+    structs: &[lower::StructDef],
+    func: &'a syn::ItemFn,
+    traced_fns: &'a [syn::ItemFn],
+) -> Option<vcache::ArrayCache<'a>> {
+    let red = attr.virtualizable.as_ref()?;
+    let sv = state.iter().find(|s| !s.green && s.name == *red)?;
+    let ty::Ty::Gc(k) = sv.ty else { return None };
+    let def = &structs[usize::from(k)];
+    let i = def
+        .fields
+        .iter()
+        .position(|(_, t)| matches!(t, ty::Ty::GcArray(_)))?;
+    let decl = attr.structs.iter().find(|d| d.name == def.name)?;
+    let (field, field_ty) = decl.fields.get(i).map(|(f, t)| (f, t))?;
+    let nested = func.block.stmts.iter().filter_map(|s| match s {
+        Stmt::Item(syn::Item::Fn(f)) => Some(f),
+        _ => None,
+    });
+    Some(vcache::ArrayCache {
+        red,
+        field,
+        field_ty,
+        helpers: &attr.helpers,
+        bodies: traced_fns.iter().chain(nested).collect(),
+        structs: structs.iter().map(|s| s.name.clone()).collect(),
+        memo: Default::default(),
+    })
 }
 
 /// The GC references the merge point's safepoint roots, when the

@@ -47,6 +47,14 @@ const PEEKPUSH: i64 = 12;
 const GROW: i64 = 13;
 /// The same, done by a residual helper given the frame.
 const GROW_IN_HELPER: i64 = 14;
+/// Replaces the stack with a copy 4 times as long, in plain runs too, by
+/// a residual helper given the frame, then pushes the top item plus 999
+/// in the same handler (read before the call, stored after it). The
+/// plain interpreter's cached view of the stack must follow
+/// (majit-macros' `vcache.rs`).
+const WIDEN: i64 = 15;
+/// [`WIDEN`] by a traced function.
+const WIDEN_TRACED: i64 = 16;
 
 /// How many negative numbers `code` holds (none): a residual helper taking
 /// a slice, which cannot be given the frame, so its call forces nothing.
@@ -78,6 +86,28 @@ fn grow_in_helper(frame: Frame, now: bool) {
     }
 }
 
+/// [`WIDEN`] by a residual helper.
+fn widen_in_helper(frame: Frame) {
+    let old = frame.stack();
+    let mut wide = Array::<i64>::new(old.len() * 4);
+    for i in 0..old.len() {
+        wide[i] = old[i];
+    }
+    frame.set_stack(wide);
+}
+
+/// [`WIDEN`] by a traced function.
+#[majit::traced]
+fn widen(frame: Frame) {
+    let mut wide: Array<i64> = Array::<i64>::new(frame.stack.len() * 4);
+    let mut i: usize = 0;
+    while i < frame.stack.len() {
+        wide[i] = frame.stack[i];
+        i += 1;
+    }
+    frame.stack = wide;
+}
+
 #[jit_interp(
     greens = [pc, code],
     reds = [frame],
@@ -86,7 +116,9 @@ fn grow_in_helper(frame: Frame, now: bool) {
         residual fn emit(x: i64),
         residual fn negatives(code: &[i64]) -> i64,
         residual fn grow_in_helper(frame: Frame, now: bool),
+        residual fn widen_in_helper(frame: Frame),
     ],
+    traced = [widen],
     structs = [Frame { pc: i64, sp: i64, stack: Array<i64> }],
     virtualizable = frame,
 )]
@@ -157,6 +189,18 @@ fn run(code: &[i64]) -> i64 {
                 }
             }
             GROW_IN_HELPER => grow_in_helper(frame, we_are_jitted()),
+            WIDEN => {
+                let top: i64 = frame.stack[sp - 1];
+                widen_in_helper(frame);
+                frame.stack[sp] = top + 999;
+                frame.sp += 1;
+            }
+            WIDEN_TRACED => {
+                let top: i64 = frame.stack[sp - 1];
+                widen(frame);
+                frame.stack[sp] = top + 999;
+                frame.sp += 1;
+            }
             _ => return -1,
         }
     }
@@ -297,6 +341,25 @@ fn a_frame_grown_while_tracing_is_traced_again<B: GcBackend>(grow: i64) {
     let s = driver.stats();
     assert_eq!(s.aborts_for(AbortReason::ArrayReplaced), 1, "{s}");
     assert!(s.loops_compiled >= 1 && s.loop_entries >= 1, "{s}");
+}
+
+/// The plain interpreter reads and writes the stack through a view cached
+/// between calls: after a helper or a traced function replaced the stack
+/// (`WIDEN`), the store right after the call and the pushes past the old
+/// length (8) land in the new one.
+#[test]
+fn plain_runs_follow_a_replaced_stack() {
+    for widen in [WIDEN, WIDEN_TRACED] {
+        let mut code = vec![PUSH, 1, widen, 0];
+        for k in 2..=20 {
+            code.extend([PUSH, k]);
+        }
+        for _ in 1..=20 {
+            code.extend([ADD, 0]);
+        }
+        code.extend([HALT, 0]);
+        assert_eq!(run(&code), 1210, "widened by opcode {widen}");
+    }
 }
 
 #[test]

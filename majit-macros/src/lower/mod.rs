@@ -211,6 +211,11 @@ fn bank(ty: Ty) -> Bank {
     }
 }
 
+/// The names of `path`'s segments (`["value", "int_obj"]`).
+pub fn segment_names(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 /// The banks of the arguments a value of type `ty` passes to a call: a
 /// slice is its data pointer (ref bank, as at the merge point) and its
 /// length.

@@ -73,12 +73,7 @@ impl StructDef {
 /// for a declared struct).
 pub(super) fn undeclared_struct(f: &Expr) -> Option<String> {
     let Expr::Path(p) = f else { return None };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs = super::segment_names(&p.path);
     match segs.as_slice() {
         [s, ctor] if matches!(ctor.as_str(), "new" | "null") => Some(s.clone()),
         _ => None,

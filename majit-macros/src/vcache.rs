@@ -1,0 +1,438 @@
+//! The plain interpreter's cached view of the virtualizable frame's array
+//! (`majit_gc::CachedArray`): `frame.regs[i]`, `frame.regs[i] = v` and
+//! `frame.regs.len()` read the handle and length from a local instead of
+//! through the frame, refreshed before the first access after anything
+//! that may replace or move the array. Only the plain function is
+//! rewritten; traces keep the array virtual as before.
+//!
+//! What makes a view stale (`Inv`), the JIT's own contract for what may
+//! touch the frame: a macro (the merge point's safepoint, a recursive call
+//! of the interpreter, anything unknown), an assignment or rebinding of
+//! the frame, a call of a residual helper given a GC handle
+//! (`may_force`), a setter of the array field, and a traced or inline
+//! function whose body does one of these. Allocation never collects in
+//! the plain interpreter, and the other calls a handler may make (the
+//! lowering rejects any other) are pure operations.
+//!
+//! Placement is per statement of each block: a statement that may make
+//! the view stale keeps its accesses as written (always correct) and
+//! leaves the view stale; a statement with accesses and no such call gets
+//! a refresh before it when the view is stale. `if`, `match`, `while`,
+//! `loop` and plain blocks are followed into; a loop whose body may make
+//! the view stale starts each iteration stale, and any compound statement
+//! containing such a call leaves it stale (a `break` or `continue` may
+//! leave from the middle).
+
+use crate::attr::{Helper, Policy};
+use proc_macro2::TokenStream;
+use quote::format_ident;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Block, Expr, Stmt};
+
+/// The local holding the view.
+const VIEW: &str = "__majit_va";
+
+/// The rewrite's facts: the frame red, its array field, what the calls of
+/// the body are.
+pub struct ArrayCache<'a> {
+    /// The virtualizable red (`frame`).
+    pub red: &'a syn::Ident,
+    /// Its `Array` field (`regs`) and that field's type as declared.
+    pub field: &'a syn::Ident,
+    pub field_ty: &'a syn::Type,
+    pub helpers: &'a [Helper],
+    /// The bodies of traced functions and nested `fn`s (inline helpers).
+    pub bodies: Vec<&'a syn::ItemFn>,
+    /// The declared GC structs' names (`S::new(..)` allocates).
+    pub structs: Vec<String>,
+    /// Per body name: whether calling it may make the view stale (`None`
+    /// while it is being decided: recursion counts as stale).
+    pub memo: RefCell<HashMap<String, Option<bool>>>,
+}
+
+impl ArrayCache<'_> {
+    /// Rewrites the plain function's body (see the module docs).
+    pub fn rewrite(&self, block: &mut Block) {
+        self.block(block, false);
+        let (view, ty) = (format_ident!("{}", VIEW), self.field_ty);
+        block.stmts.insert(
+            0,
+            syn::parse_quote! {
+                #[allow(unused_mut, unused_variables, unused_assignments)]
+                let mut #view = ::majit::gc::CachedArray::of(<#ty>::null());
+            },
+        );
+    }
+
+    fn refresh(&self) -> Stmt {
+        let (view, red, field) = (format_ident!("{}", VIEW), self.red, self.field);
+        syn::parse_quote!(#view = ::majit::gc::CachedArray::of(#red.#field());)
+    }
+
+    /// Whether `e` may make the view stale.
+    fn inv_expr(&self, e: &Expr) -> bool {
+        let mut v = Inv {
+            cx: self,
+            found: false,
+        };
+        v.visit_expr(e);
+        v.found
+    }
+
+    fn inv_stmt(&self, s: &Stmt) -> bool {
+        let mut v = Inv {
+            cx: self,
+            found: false,
+        };
+        v.visit_stmt(s);
+        v.found
+    }
+
+    /// Whether `node` holds an access the view can serve.
+    fn accesses(&self, visit: impl FnOnce(&mut Acc)) -> bool {
+        let mut a = Acc {
+            cx: self,
+            found: false,
+        };
+        visit(&mut a);
+        a.found
+    }
+
+    fn block(&self, b: &mut Block, mut valid: bool) -> bool {
+        let mut out = Vec::with_capacity(b.stmts.len());
+        for s in std::mem::take(&mut b.stmts) {
+            valid = self.stmt(s, valid, &mut out);
+        }
+        b.stmts = out;
+        valid
+    }
+
+    /// Appends `s` (rewritten, maybe after a refresh) to `out`; whether
+    /// the view is fresh after it.
+    fn stmt(&self, s: Stmt, valid: bool, out: &mut Vec<Stmt>) -> bool {
+        match s {
+            Stmt::Expr(e, semi) if compound(&e) => {
+                let (e, v) = self.compound(e, valid, out);
+                out.push(Stmt::Expr(e, semi));
+                v
+            }
+            Stmt::Item(_) => {
+                out.push(s);
+                valid
+            }
+            mut s => {
+                if self.inv_stmt(&s) {
+                    out.push(s);
+                    return false;
+                }
+                if !self.accesses(|a| a.visit_stmt(&s)) {
+                    out.push(s);
+                    return valid;
+                }
+                if !valid {
+                    out.push(self.refresh());
+                }
+                Rewrite { cx: self }.visit_stmt_mut(&mut s);
+                out.push(s);
+                true
+            }
+        }
+    }
+
+    /// An `if`, `match`, loop or block statement.
+    fn compound(&self, mut e: Expr, mut valid: bool, out: &mut Vec<Stmt>) -> (Expr, bool) {
+        let stale = self.inv_expr(&e);
+        // A loop that keeps the view fresh gets it before it starts.
+        let looping = matches!(e, Expr::While(_) | Expr::Loop(_));
+        if looping && !stale && !valid && self.accesses(|a| a.visit_expr(&e)) {
+            out.push(self.refresh());
+            valid = true;
+        }
+        // The expressions evaluated before any branch: a condition, a
+        // scrutinee with its guards (a loop's condition runs again each
+        // iteration: only served when nothing in the loop is stale).
+        let heads: Vec<&mut Expr> = match &mut e {
+            Expr::If(i) => vec![&mut *i.cond],
+            Expr::Match(m) => {
+                let guards = m.arms.iter_mut().filter_map(|a| a.guard.as_mut());
+                std::iter::once(&mut *m.expr)
+                    .chain(guards.map(|(_, g)| &mut **g))
+                    .collect()
+            }
+            Expr::While(w) if !stale => vec![&mut *w.cond],
+            _ => vec![],
+        };
+        if heads.iter().any(|h| self.inv_expr(h)) {
+            return (e, false);
+        }
+        if heads.iter().any(|h| self.accesses(|a| a.visit_expr(h))) {
+            if !valid {
+                out.push(self.refresh());
+                valid = true;
+            }
+            for h in heads {
+                Rewrite { cx: self }.visit_expr_mut(h);
+            }
+        }
+        let after = match &mut e {
+            Expr::If(i) => {
+                let then = self.block(&mut i.then_branch, valid);
+                let other = match &mut i.else_branch {
+                    Some((_, x)) => self.branch(x, valid),
+                    None => valid,
+                };
+                then && other
+            }
+            Expr::Match(m) => {
+                // Every arm is rewritten (no short circuit).
+                let mut all = true;
+                for arm in &mut m.arms {
+                    all &= self.branch(&mut arm.body, valid);
+                }
+                all
+            }
+            Expr::While(w) => self.block(&mut w.body, valid && !stale) && !stale,
+            Expr::Loop(l) => self.block(&mut l.body, valid && !stale) && !stale,
+            Expr::Block(b) => self.block(&mut b.block, valid) && !(stale && b.label.is_some()),
+            _ => unreachable!("compound() lists these"),
+        };
+        (e, after)
+    }
+
+    /// An `else` branch or a match arm's body, as a block.
+    fn branch(&self, e: &mut Expr, valid: bool) -> bool {
+        if !matches!(e, Expr::Block(b) if b.label.is_none()) {
+            let inner = std::mem::replace(e, Expr::Verbatim(TokenStream::new()));
+            *e = syn::parse_quote!({ #inner });
+        }
+        let Expr::Block(b) = e else {
+            unreachable!("made a block above")
+        };
+        self.block(&mut b.block, valid)
+    }
+
+    /// Whether calling the traced or nested function `name` may make the
+    /// view stale (a function of that name that is not listed: it may).
+    fn body_inv(&self, name: &str) -> bool {
+        if let Some(known) = self.memo.borrow().get(name) {
+            return known.unwrap_or(true);
+        }
+        self.memo.borrow_mut().insert(name.to_string(), None);
+        let fns: Vec<&syn::ItemFn> = self
+            .bodies
+            .iter()
+            .copied()
+            .filter(|f| f.sig.ident == name)
+            .collect();
+        let stale = fns.is_empty()
+            || fns.iter().any(|f| {
+                let mut v = Inv {
+                    cx: self,
+                    found: false,
+                };
+                v.visit_block(&f.block);
+                v.found
+            });
+        self.memo.borrow_mut().insert(name.to_string(), Some(stale));
+        stale
+    }
+
+    fn call_inv(&self, c: &syn::ExprCall) -> bool {
+        let Expr::Path(p) = &*c.func else {
+            return true;
+        };
+        let segs = crate::lower::segment_names(&p.path);
+        let last = segs.last().map_or("", String::as_str);
+        // `Obj::from(..)`, `S::new(..)`, `Array::new(..)`, `f64::from_bits(..)`.
+        const PURE_TYPES: [&str; 15] = [
+            "Obj", "Array", "f64", "f32", "i64", "u64", "i32", "u32", "i16", "u16", "i8", "u8",
+            "usize", "isize", "bool",
+        ];
+        if segs.len() >= 2
+            && (PURE_TYPES.contains(&segs[0].as_str()) || self.structs.contains(&segs[0]))
+        {
+            return false;
+        }
+        if segs.len() == 1 && matches!(last, "Ok" | "Err" | "Some") {
+            return false;
+        }
+        match self
+            .helpers
+            .iter()
+            .find(|h| h.method.is_none() && h.name == last)
+        {
+            Some(h) => match h.policy {
+                Policy::Elidable | Policy::LoopInvariant => false,
+                Policy::Residual | Policy::DontLookInside => h.args.iter().any(|t| t.is_ref()),
+                Policy::Inline => self.body_inv(last),
+            },
+            None => !matches!(last, "promote" | "we_are_jitted"),
+        }
+    }
+
+    fn method_inv(&self, m: &syn::ExprMethodCall) -> bool {
+        let name = m.method.to_string();
+        if name == format!("set_{}", self.field) {
+            return true;
+        }
+        let traced = self
+            .helpers
+            .iter()
+            .any(|h| h.method.as_ref().is_some_and(|t| t.name == name));
+        traced && self.body_inv(&name)
+    }
+
+    /// `frame.regs()` (after the field syntax rewrite).
+    fn is_array(&self, e: &Expr) -> bool {
+        let Expr::MethodCall(m) = e else { return false };
+        m.method == *self.field
+            && m.args.is_empty()
+            && matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident(self.red))
+    }
+
+    /// `frame.regs()[i]`.
+    fn is_item(&self, e: &Expr) -> bool {
+        matches!(e, Expr::Index(ix) if self.is_array(&ix.expr))
+    }
+}
+
+/// The statement kinds `ArrayCache::compound` follows into.
+fn compound(e: &Expr) -> bool {
+    match e {
+        Expr::If(_) | Expr::Match(_) | Expr::While(_) | Expr::Loop(_) => true,
+        Expr::Block(b) => b.attrs.is_empty(),
+        _ => false,
+    }
+}
+
+/// Whether `op` is a compound assignment (`+=`).
+fn assigns(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+/// Finds what may make the view stale.
+struct Inv<'c, 'a> {
+    cx: &'c ArrayCache<'a>,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for Inv<'_, '_> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        if self.found {
+            return;
+        }
+        let cx = self.cx;
+        let stale = match e {
+            Expr::Macro(_) | Expr::Closure(_) => true,
+            Expr::Call(c) => cx.call_inv(c),
+            Expr::MethodCall(m) => cx.method_inv(m),
+            Expr::Assign(a) => matches!(&*a.left, Expr::Path(p) if p.path.is_ident(cx.red)),
+            Expr::Binary(b) => {
+                assigns(&b.op) && matches!(&*b.left, Expr::Path(p) if p.path.is_ident(cx.red))
+            }
+            _ => false,
+        };
+        if stale {
+            self.found = true;
+            return;
+        }
+        syn::visit::visit_expr(self, e);
+    }
+    fn visit_stmt_macro(&mut self, _: &'ast syn::StmtMacro) {
+        self.found = true;
+    }
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.found |= p.ident == *self.cx.red;
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Finds an access the view can serve.
+struct Acc<'c, 'a> {
+    cx: &'c ArrayCache<'a>,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for Acc<'_, '_> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        match e {
+            Expr::Macro(_) | Expr::Closure(_) => {}
+            Expr::Index(ix) if self.cx.is_array(&ix.expr) => self.found = true,
+            Expr::MethodCall(m)
+                if m.method == "len" && m.args.is_empty() && self.cx.is_array(&m.receiver) =>
+            {
+                self.found = true
+            }
+            _ => syn::visit::visit_expr(self, e),
+        }
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Serves the accesses of a statement from the view.
+struct Rewrite<'c, 'a> {
+    cx: &'c ArrayCache<'a>,
+}
+
+impl VisitMut for Rewrite<'_, '_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        let view = format_ident!("{}", VIEW);
+        match e {
+            Expr::Macro(_) | Expr::Closure(_) => {}
+            Expr::Assign(a) if self.cx.is_item(&a.left) => {
+                let Expr::Index(ix) = &mut *a.left else {
+                    unreachable!("is_item")
+                };
+                self.visit_expr_mut(&mut ix.index);
+                self.visit_expr_mut(&mut a.right);
+                let (i, v) = (&ix.index, &a.right);
+                // The value first, as the assignment evaluates it.
+                *e = syn::parse_quote!({
+                    let __majit_v = #v;
+                    #view.set(#i, __majit_v)
+                });
+            }
+            // A compound assignment or a `&mut` borrow of an item keeps
+            // the handle's `IndexMut`.
+            Expr::Binary(b) if assigns(&b.op) && self.cx.is_item(&b.left) => {
+                if let Expr::Index(ix) = &mut *b.left {
+                    self.visit_expr_mut(&mut ix.index);
+                }
+                self.visit_expr_mut(&mut b.right);
+            }
+            Expr::Reference(r) if r.mutability.is_some() && self.cx.is_item(&r.expr) => {
+                if let Expr::Index(ix) = &mut *r.expr {
+                    self.visit_expr_mut(&mut ix.index);
+                }
+            }
+            Expr::Index(ix) if self.cx.is_array(&ix.expr) => {
+                self.visit_expr_mut(&mut ix.index);
+                let i = &ix.index;
+                *e = syn::parse_quote!(#view.get(#i));
+            }
+            Expr::MethodCall(m)
+                if m.method == "len" && m.args.is_empty() && self.cx.is_array(&m.receiver) =>
+            {
+                *e = syn::parse_quote!(#view.len());
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
