@@ -72,22 +72,13 @@ impl ArrayCache<'_> {
         syn::parse_quote!(#view = ::majit::gc::CachedArray::of(#red.#field());)
     }
 
-    /// Whether `e` may make the view stale.
-    fn inv_expr(&self, e: &Expr) -> bool {
+    /// Whether what `visit` walks may make the view stale.
+    fn stale(&self, visit: impl FnOnce(&mut Inv)) -> bool {
         let mut v = Inv {
             cx: self,
             found: false,
         };
-        v.visit_expr(e);
-        v.found
-    }
-
-    fn inv_stmt(&self, s: &Stmt) -> bool {
-        let mut v = Inv {
-            cx: self,
-            found: false,
-        };
-        v.visit_stmt(s);
+        visit(&mut v);
         v.found
     }
 
@@ -124,7 +115,7 @@ impl ArrayCache<'_> {
                 valid
             }
             mut s => {
-                if self.inv_stmt(&s) {
+                if self.stale(|v| v.visit_stmt(&s)) {
                     out.push(s);
                     return false;
                 }
@@ -144,7 +135,7 @@ impl ArrayCache<'_> {
 
     /// An `if`, `match`, loop or block statement.
     fn compound(&self, mut e: Expr, mut valid: bool, out: &mut Vec<Stmt>) -> (Expr, bool) {
-        let stale = self.inv_expr(&e);
+        let stale = self.stale(|v| v.visit_expr(&e));
         // A loop that keeps the view fresh gets it before it starts.
         let looping = matches!(e, Expr::While(_) | Expr::Loop(_));
         if looping && !stale && !valid && self.accesses(|a| a.visit_expr(&e)) {
@@ -165,7 +156,7 @@ impl ArrayCache<'_> {
             Expr::While(w) if !stale => vec![&mut *w.cond],
             _ => vec![],
         };
-        if heads.iter().any(|h| self.inv_expr(h)) {
+        if heads.iter().any(|h| self.stale(|v| v.visit_expr(h))) {
             return (e, false);
         }
         if heads.iter().any(|h| self.accesses(|a| a.visit_expr(h))) {
@@ -227,15 +218,7 @@ impl ArrayCache<'_> {
             .copied()
             .filter(|f| f.sig.ident == name)
             .collect();
-        let stale = fns.is_empty()
-            || fns.iter().any(|f| {
-                let mut v = Inv {
-                    cx: self,
-                    found: false,
-                };
-                v.visit_block(&f.block);
-                v.found
-            });
+        let stale = fns.is_empty() || fns.iter().any(|f| self.stale(|v| v.visit_block(&f.block)));
         self.memo.borrow_mut().insert(name.to_string(), Some(stale));
         stale
     }
