@@ -13,7 +13,7 @@
 //! this way instead of allocating a box per result.
 //!
 //! Or a **small float** ([`Obj::small_float`]): a double with a middle
-//! exponent (magnitudes in `[2^-255, 2^257)`, and `+0.0`) kept in the
+//! exponent (magnitudes in `[2^-255, 2^257)`; zeros are boxed) kept in the
 //! handle, its bits rotated so that the low two bits are `10`
 //! ([`majit_ir::flonum`] has the encoding). So the low two bits tell the
 //! three apart: `x1` a small integer, `10` a small float, `00` an object
@@ -107,9 +107,8 @@ impl Obj {
         );
         self.0 as i64 >> 1
     }
-    /// Whether `f` fits in a handle ([`Obj::small_float`]): `+0.0` and
-    /// magnitudes in `[2^-255, 2^257)` but 2^-255 itself; never `-0.0`, a
-    /// NaN or an infinity.
+    /// Whether `f` fits in a handle ([`Obj::small_float`]): magnitudes in
+    /// `[2^-255, 2^257)`; never a zero, a NaN or an infinity.
     #[inline]
     pub fn fits_small_float(f: f64) -> bool {
         flonum::fits(f)

@@ -1,5 +1,5 @@
 //! Small floats in an `Obj` (`Obj::small_float`): a VM's doubles kept in
-//! the handle, with a boxed `Big` only for those that do not fit (-0.0,
+//! the handle, with a boxed `Big` only for those that do not fit (zeros,
 //! NaN, infinities, extreme magnitudes). Plain and JIT agree under GC
 //! stress (tagged words in reds, struct fields and resume data) while the
 //! values cross the encodable range both ways, alternate between +0.0 and

@@ -165,10 +165,10 @@ pub fn imm(v: i64) -> Option<usize> {
 }
 
 /// The operand standing for the float `f`, if it is a small integral
-/// value (not -0.0).
+/// value other than a zero (zeros are boxed: `majit_ir::flonum`).
 pub fn imm_float(f: f64) -> Option<usize> {
     let fits = f.fract() == 0.0 && (-131072.0..131072.0).contains(&f);
-    (fits && !(f == 0.0 && f.is_sign_negative())).then(|| (f as i64 + IMM_FLOAT_BIAS) as usize)
+    (fits && f != 0.0).then(|| (f as i64 + IMM_FLOAT_BIAS) as usize)
 }
 
 /// One instruction word.
@@ -222,13 +222,14 @@ mod tests {
             [Some(IMM), Some(IMM + (1 << 17)), Some(IMM_FLOAT - 1), None]
         );
         assert_eq!(imm(-5).map(|o| o as i64 - IMM_BIAS), Some(-5));
-        let floats = [-131072.0, 0.0, 131071.0, 131072.0, 0.5, -0.0, f64::NAN];
+        let floats = [-131072.0, 1.0, 131071.0, 131072.0, 0.5, -0.0, 0.0, f64::NAN];
         assert_eq!(
             floats.map(imm_float),
             [
                 Some(IMM_FLOAT),
-                Some(IMM_FLOAT + (1 << 17)),
+                Some(IMM_FLOAT + (1 << 17) + 1),
                 Some((1 << 20) - 1),
+                None,
                 None,
                 None,
                 None,

@@ -38,7 +38,7 @@ pub fn int_of(o: Obj) -> i64 {
 }
 
 /// The Lua float `f`: in the handle itself when it fits
-/// (`Obj::small_float`: most magnitudes, not -0.0, NaNs or infinities),
+/// (`Obj::small_float`: most magnitudes, not zeros, NaNs or infinities),
 /// else boxed in a `Float`. Every float is made here.
 #[majit::traced]
 #[inline]

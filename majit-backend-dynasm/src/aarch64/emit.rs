@@ -352,15 +352,11 @@ impl A64Emitter {
 
     // -- small floats in refs (`majit_ir::flonum`) --
 
-    /// `float_tag`: the bits (2^-255's for `+0.0`, which took its word)
-    /// rotated left by three, the low two bits `10`.
+    /// `float_tag`: the bits rotated left by three, the low two bits `10`.
     fn float_tag(&mut self, dst: u8, a: Loc) {
         let d = hw(dst);
         self.float_bits(dst, a);
-        self.mov_imm(X16, flonum::LOST as i64);
         a64!(self.ops
-            ; cmp XSP(d), 0
-            ; csel X(d), tmp, X(d), eq
             ; ror X(d), X(d), 61
             ; and XSP(d), X(d), !3u64
             ; orr XSP(d), X(d), 2
@@ -369,36 +365,29 @@ impl A64Emitter {
 
     /// `float_untag`: an arithmetic shift right by two (the word's sign
     /// bit, the exponent's third, refills the top two), a rotation right
-    /// by one and the exponent's top bit flipped; 2^-255 reads as `+0.0`.
+    /// by one and the exponent's top bit flipped.
     fn float_untag(&mut self, dst: u8, a: Loc) {
         let r = hw(self.int_reg(a, X16));
-        self.mov_imm(X17, flonum::LOST as i64);
         a64!(self.ops
             ; asr tmp, X(r), 2
             ; ror tmp, tmp, 1
             ; eor tmp, tmp, 1u64 << 62
-            ; cmp tmp, tmp2
-            ; csel tmp, xzr, tmp, eq
             ; fmov D(hw(dst)), tmp
         );
     }
 
-    /// `float_fits_tag`: `+0.0`, or `g` in `1..2^62` where `g` is the bits
-    /// minus 2^-255's rotated left by one (the sign to the bottom): the
-    /// middle exponents are `g` in `0..2^62` and 2^-255 itself is `g = 0`.
+    /// `float_fits_tag`: the bits minus 2^-255's, rotated left by one (the
+    /// sign to the bottom), are below 2^62 exactly for the middle exponents.
     fn float_fits_tag(&mut self, dst: u8, a: Loc) {
         let d = hw(dst);
         self.float_bits(X16, a);
-        self.mov_imm(X17, flonum::LOST as i64);
+        self.mov_imm(X17, flonum::LOW as i64);
         a64!(self.ops
             ; sub tmp2, tmp, tmp2
             ; ror tmp2, tmp2, 63
-            ; sub tmp2, tmp2, 1
-            ; cmp tmp, 0
-            ; csel tmp2, xzr, tmp2, eq
+            ; tst tmp2, 0xc000_0000_0000_0000u64
+            ; cset X(d), eq
         );
-        self.mov_imm(dst, (1 << 62) - 1);
-        a64!(self.ops; cmp tmp2, X(d); cset X(d), lo);
     }
 }
 

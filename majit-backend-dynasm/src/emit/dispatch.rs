@@ -129,13 +129,13 @@ pub enum UnaryOp {
     IntUntag,
     /// `ptr_is_tagged`: the low bit.
     PtrIsTagged,
-    /// `float_tag`: `majit_ir::flonum`'s rotation (`+0.0` as 2^-255).
+    /// `float_tag`: `majit_ir::flonum`'s rotation.
     FloatTag,
-    /// `float_untag`: the inverse rotation (2^-255 as `+0.0`).
+    /// `float_untag`: the inverse rotation.
     FloatUntag,
     /// `ptr_is_float_tagged`: the low two bits are `10`.
     PtrIsFloatTagged,
-    /// `float_fits_tag`: the exponent in the middle range, or `+0.0`.
+    /// `float_fits_tag`: the exponent in the middle range.
     FloatFitsTag,
 }
 

@@ -272,15 +272,11 @@ impl X64Emitter {
 
     // -- small floats in refs (`majit_ir::flonum`) --
 
-    /// `float_tag`: the bits (2^-255's for `+0.0`, which took its word)
-    /// rotated left by three, the low two bits `10`.
+    /// `float_tag`: the bits rotated left by three, the low two bits `10`.
     fn float_tag(&mut self, dst: u8, a: Loc) {
         let d = hw(dst);
         self.float_bits(dst, a);
-        self.mov_imm(R11, flonum::LOST as i64);
         x64!(self.ops
-            ; test Rq(d), Rq(d)
-            ; cmovz Rq(d), tmp
             ; rol Rq(d), 3
             ; and Rq(d), -4
             ; or Rq(d), 2
@@ -289,37 +285,28 @@ impl X64Emitter {
 
     /// `float_untag`: an arithmetic shift right by two (the word's sign
     /// bit, the exponent's third, refills the top two), a rotation right
-    /// by one and the exponent's top bit flipped; 2^-255 reads as `+0.0`.
+    /// by one and the exponent's top bit flipped.
     fn float_untag(&mut self, dst: u8, a: Loc) {
         self.load_int(R11, a);
-        self.mov_imm(R10, flonum::LOST as i64);
         x64!(self.ops
             ; sar tmp, 2
             ; ror tmp, 1
             ; btc tmp, 62
-            ; xor mtmp, tmp
-            ; cmovz tmp, mtmp
             ; movq Rx(hw(dst)), tmp
         );
     }
 
-    /// `float_fits_tag`: `+0.0`, or `g` in `1..2^62` where `g` is the bits
-    /// minus 2^-255's rotated left by one (the sign to the bottom): the
-    /// middle exponents are `g` in `0..2^62` and 2^-255 itself is `g = 0`.
+    /// `float_fits_tag`: the bits minus 2^-255's, rotated left by one (the
+    /// sign to the bottom), are below 2^62 exactly for the middle exponents.
     fn float_fits_tag(&mut self, dst: u8, a: Loc) {
-        let d = hw(dst);
         self.float_bits(R11, a);
-        self.mov_imm(R10, (flonum::LOST as i64).wrapping_neg());
+        self.mov_imm(R10, (flonum::LOW as i64).wrapping_neg());
         x64!(self.ops
             ; add mtmp, tmp
             ; rol mtmp, 1
-            ; sub mtmp, 1
-            ; test tmp, tmp
-            ; cmovz mtmp, tmp
+            ; shr mtmp, 62
         );
-        self.mov_imm(dst, (1 << 62) - 1);
-        x64!(self.ops; cmp mtmp, Rq(d));
-        self.set_flags_result(Cond::B, dst);
+        self.set_flags_result(Cond::E, dst);
     }
 }
 
