@@ -270,8 +270,9 @@ pub fn gc_places(state: &[StateVar]) -> Vec<GcPlace> {
 /// red. The check is a load through `__majit_heap` (see [`fast_heap`]).
 /// `jit`: in `NAME_jit` the driver collects (and reports failure as a
 /// `JitError`); in the plain function a failure ends the process with a
-/// message (`RunHeap::collect_or_exit`).
-pub fn safepoint(places: &[GcPlace], jit: bool) -> TokenStream {
+/// message (`RunHeap::collect_or_exit`). `refresh`: the plain function's
+/// cached view of the frame's array (`vcache.rs`), read again last.
+pub fn safepoint(places: &[GcPlace], jit: bool, refresh: Option<Stmt>) -> TokenStream {
     let n = places.len();
     let raw = places.iter().map(|p| {
         let place = &p.place;
@@ -296,6 +297,7 @@ pub fn safepoint(places: &[GcPlace], jit: bool) -> TokenStream {
             let mut __majit_roots: [usize; #n] = [#(#raw),*];
             #collect
             #(#reload)*
+            #refresh
         }
     }
 }

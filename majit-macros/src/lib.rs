@@ -522,11 +522,14 @@ fn expand(
 
     let places = gc_places(&state, &outer, !structs.is_empty())?;
     let mut plain = func.clone();
-    if let Some(cache) = array_cache(&attr, &state, &structs, &func, &traced_fns) {
+    let cache = array_cache(&attr, &state, &structs, &func, &traced_fns);
+    if let Some(cache) = &cache {
         cache.rewrite(&mut plain.block);
     }
+    // (The view's refresh after a collection: vcache.rs counts on it.)
+    let refresh = cache.as_ref().map(|c| c.refresh());
     emit::StripMarkers {
-        safepoint: places.as_ref().map(|p| emit::safepoint(p, false)),
+        safepoint: places.as_ref().map(|p| emit::safepoint(p, false, refresh)),
     }
     .visit_block_mut(&mut plain.block);
     let gc = !structs.is_empty();
@@ -543,7 +546,7 @@ fn expand(
         false => quote!(#plain),
     };
 
-    let safepoint = places.as_ref().map(|p| emit::safepoint(p, true));
+    let safepoint = places.as_ref().map(|p| emit::safepoint(p, true, None));
     let jit = match recursive {
         true => recursion::jit_items(&recursion::JitItems {
             func: &func,
@@ -617,6 +620,8 @@ fn array_cache<'a>(
         bodies: traced_fns.iter().chain(nested).collect(),
         structs: structs.iter().map(|s| s.name.clone()).collect(),
         memo: Default::default(),
+        in_loop: Default::default(),
+        breaks: Default::default(),
     })
 }
 

@@ -18,15 +18,22 @@
 //! the view stale keeps its accesses as written (always correct) and
 //! leaves the view stale; a statement with accesses and no such call gets
 //! a refresh before it when the view is stale. `if`, `match`, `while`,
-//! `loop` and plain blocks are followed into; a loop whose body may make
-//! the view stale starts each iteration stale, and any compound statement
-//! containing such a call leaves it stale (a `break` or `continue` may
+//! `loop` and plain blocks are followed into; any compound statement
+//! containing a stale-making call leaves the view stale (a `break` may
 //! leave from the middle).
+//!
+//! A loop with accesses keeps the view fresh at its head, so an iteration
+//! that made nothing stale costs no refresh: the view is refreshed before
+//! the loop, before each `continue` reached stale (every `continue` inside
+//! a statement that may make the view stale) and at the end of a body
+//! that ends stale. The JIT's markers make nothing stale:
+//! `can_enter_jit!()` is removed and the merge point's safepoint refreshes
+//! the view itself after a collection ([`ArrayCache::refresh`]).
 
 use crate::attr::{Helper, Policy};
 use proc_macro2::TokenStream;
 use quote::format_ident;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
@@ -34,6 +41,12 @@ use syn::{Block, Expr, Stmt};
 
 /// The local holding the view.
 const VIEW: &str = "__majit_va";
+/// Whether macro `m` is a marker the plain function keeps the view
+/// across: `can_enter_jit!()` (removed) or `jit_merge_point!()` (its
+/// safepoint refreshes the view after a collection).
+fn is_marker(m: &syn::Macro) -> bool {
+    m.path.is_ident("jit_merge_point") || m.path.is_ident("can_enter_jit")
+}
 
 /// The rewrite's facts: the frame red, its array field, what the calls of
 /// the body are.
@@ -51,6 +64,12 @@ pub struct ArrayCache<'a> {
     /// Per body name: whether calling it may make the view stale (`None`
     /// while it is being decided: recursion counts as stale).
     pub memo: RefCell<HashMap<String, Option<bool>>>,
+    /// Whether the innermost loop being rewritten keeps the view fresh at
+    /// its head.
+    pub in_loop: Cell<bool>,
+    /// Per loop being rewritten, innermost last: whether the view is
+    /// fresh at every `break` met so far.
+    pub breaks: RefCell<Vec<bool>>,
 }
 
 impl ArrayCache<'_> {
@@ -67,7 +86,9 @@ impl ArrayCache<'_> {
         );
     }
 
-    fn refresh(&self) -> Stmt {
+    /// The statement that refreshes the view (also the merge point's
+    /// safepoint's last, after a collection).
+    pub fn refresh(&self) -> Stmt {
         let (view, red, field) = (format_ident!("{}", VIEW), self.red, self.field);
         syn::parse_quote!(#view = ::majit::gc::CachedArray::of(#red.#field());)
     }
@@ -102,7 +123,8 @@ impl ArrayCache<'_> {
     }
 
     /// Appends `s` (rewritten, maybe after a refresh) to `out`; whether
-    /// the view is fresh after it.
+    /// the view is fresh after it (vacuously after a `continue`, `break`
+    /// or `return`).
     fn stmt(&self, s: Stmt, valid: bool, out: &mut Vec<Stmt>) -> bool {
         match s {
             Stmt::Expr(e, semi) if compound(&e) => {
@@ -110,23 +132,50 @@ impl ArrayCache<'_> {
                 out.push(Stmt::Expr(e, semi));
                 v
             }
+            Stmt::Local(mut l) if self.value_compound(&l) => {
+                let init = l.init.take().expect("value_compound: an initializer");
+                let (e, v) = self.compound(*init.expr, valid, out);
+                l.init = Some(syn::LocalInit {
+                    expr: Box::new(e),
+                    ..init
+                });
+                out.push(Stmt::Local(l));
+                v
+            }
             Stmt::Item(_) => {
                 out.push(s);
                 valid
             }
+            Stmt::Macro(ref m) if is_marker(&m.mac) => {
+                out.push(s);
+                valid
+            }
+            Stmt::Expr(Expr::Macro(ref m), _) if is_marker(&m.mac) => {
+                out.push(s);
+                valid
+            }
             mut s => {
+                let diverges = matches!(
+                    &s,
+                    Stmt::Expr(Expr::Continue(_) | Expr::Break(_) | Expr::Return(_), _)
+                );
                 if self.stale(|v| v.visit_stmt(&s)) {
+                    Continues { cx: self }.visit_stmt_mut(&mut s);
+                    self.leaves(|b| b.visit_stmt(&s), false);
                     out.push(s);
-                    return false;
+                    return diverges;
                 }
-                if !self.accesses(|a| a.visit_stmt(&s)) {
+                if self.accesses(|a| a.visit_stmt(&s)) {
+                    if !valid {
+                        out.push(self.refresh());
+                    }
+                    Rewrite { cx: self }.visit_stmt_mut(&mut s);
+                } else if !valid {
+                    Continues { cx: self }.visit_stmt_mut(&mut s);
+                    self.leaves(|b| b.visit_stmt(&s), false);
                     out.push(s);
-                    return valid;
+                    return diverges;
                 }
-                if !valid {
-                    out.push(self.refresh());
-                }
-                Rewrite { cx: self }.visit_stmt_mut(&mut s);
                 out.push(s);
                 true
             }
@@ -136,15 +185,21 @@ impl ArrayCache<'_> {
     /// An `if`, `match`, loop or block statement.
     fn compound(&self, mut e: Expr, mut valid: bool, out: &mut Vec<Stmt>) -> (Expr, bool) {
         let stale = self.stale(|v| v.visit_expr(&e));
-        // A loop that keeps the view fresh gets it before it starts.
-        let looping = matches!(e, Expr::While(_) | Expr::Loop(_));
-        if looping && !stale && !valid && self.accesses(|a| a.visit_expr(&e)) {
+        // A loop with accesses gets the view before it starts and keeps it
+        // fresh at its head (module docs); a `while` whose condition may
+        // make the view stale starts each iteration stale.
+        let looping = match &e {
+            Expr::While(w) => !self.stale(|v| v.visit_expr(&w.cond)),
+            Expr::Loop(_) => true,
+            _ => false,
+        } && self.accesses(|a| a.visit_expr(&e));
+        if looping && !valid {
             out.push(self.refresh());
             valid = true;
         }
         // The expressions evaluated before any branch: a condition, a
         // scrutinee with its guards (a loop's condition runs again each
-        // iteration: only served when nothing in the loop is stale).
+        // iteration: only served when the loop keeps the view fresh).
         let heads: Vec<&mut Expr> = match &mut e {
             Expr::If(i) => vec![&mut *i.cond],
             Expr::Match(m) => {
@@ -153,10 +208,12 @@ impl ArrayCache<'_> {
                     .chain(guards.map(|(_, g)| &mut **g))
                     .collect()
             }
-            Expr::While(w) if !stale => vec![&mut *w.cond],
+            Expr::While(w) if looping => vec![&mut *w.cond],
             _ => vec![],
         };
         if heads.iter().any(|h| self.stale(|v| v.visit_expr(h))) {
+            Continues { cx: self }.visit_expr_mut(&mut e);
+            self.leaves(|b| b.visit_expr(&e), false);
             return (e, false);
         }
         if heads.iter().any(|h| self.accesses(|a| a.visit_expr(h))) {
@@ -170,27 +227,118 @@ impl ArrayCache<'_> {
         }
         let after = match &mut e {
             Expr::If(i) => {
-                let then = self.block(&mut i.then_branch, valid);
-                let other = match &mut i.else_branch {
-                    Some((_, x)) => self.branch(x, valid),
-                    None => valid,
-                };
-                then && other
+                let mut ends = vec![self.block(&mut i.then_branch, valid)];
+                if let Some((_, x)) = &mut i.else_branch {
+                    ends.push(self.branch(x, valid));
+                }
+                // (No `else`: that way is as fresh as the view before.)
+                let other = i.else_branch.is_none().then_some(valid);
+                let mut blocks = vec![&mut i.then_branch];
+                if let Some((_, x)) = &mut i.else_branch {
+                    blocks.push(as_block(x));
+                }
+                self.join(blocks, ends, other)
             }
             Expr::Match(m) => {
                 // Every arm is rewritten (no short circuit).
-                let mut all = true;
-                for arm in &mut m.arms {
-                    all &= self.branch(&mut arm.body, valid);
-                }
-                all
+                let ends = m
+                    .arms
+                    .iter_mut()
+                    .map(|arm| self.branch(&mut arm.body, valid));
+                let ends: Vec<bool> = ends.collect();
+                let blocks = m.arms.iter_mut().map(|arm| as_block(&mut arm.body));
+                self.join(blocks.collect(), ends, None)
             }
-            Expr::While(w) => self.block(&mut w.body, valid && !stale) && !stale,
-            Expr::Loop(l) => self.block(&mut l.body, valid && !stale) && !stale,
+            Expr::While(w) => self.body(&mut w.body, looping, valid, stale),
+            Expr::Loop(l) => self.body(&mut l.body, looping, valid, stale),
             Expr::Block(b) => self.block(&mut b.block, valid) && !(stale && b.label.is_some()),
             _ => unreachable!("compound() lists these"),
         };
         (e, after)
+    }
+
+    /// Whether the view is fresh where the branches `blocks` (which end
+    /// fresh as `ends` say) join with the implicit way of an `if` without
+    /// `else` (`other`: how fresh it is). In a loop that keeps the view
+    /// fresh, where some ways arrive fresh the stale ones refresh at their
+    /// end, which the join would do on every way.
+    fn join(&self, blocks: Vec<&mut Block>, ends: Vec<bool>, other: Option<bool>) -> bool {
+        if other == Some(false) {
+            return false; // (nowhere to refresh that way)
+        }
+        let all = ends.iter().all(|&f| f);
+        let some = other == Some(true) || ends.iter().any(|&f| f);
+        if all || !some || !self.in_loop.get() {
+            return all;
+        }
+        for (b, fresh) in blocks.into_iter().zip(ends) {
+            if !fresh {
+                self.end_fresh(b);
+            }
+        }
+        true
+    }
+
+    /// Appends a refresh to `b`, keeping its value.
+    fn end_fresh(&self, b: &mut Block) {
+        let refresh = self.refresh();
+        // (Unreachable after a diverging call, as `panic!()`.)
+        let refresh: Stmt = syn::parse_quote!(#[allow(unreachable_code)] { #refresh });
+        match b.stmts.pop() {
+            Some(Stmt::Expr(tail, None)) => {
+                b.stmts.push(syn::parse_quote!(let __majit_r = #tail;));
+                b.stmts.push(refresh);
+                b.stmts.push(Stmt::Expr(syn::parse_quote!(__majit_r), None));
+            }
+            last => {
+                b.stmts.extend(last);
+                b.stmts.push(refresh);
+            }
+        }
+    }
+
+    /// A loop's body, which starts with the view fresh when the loop keeps
+    /// it fresh at its head (then it also ends fresh), else as `valid`
+    /// and nothing `stale` in the loop say; whether the view is fresh
+    /// after the loop: where a loop that keeps it fresh leaves, at its
+    /// head or at a `break`, else when nothing in the loop is stale.
+    fn body(&self, b: &mut Block, looping: bool, valid: bool, stale: bool) -> bool {
+        let outer = self.in_loop.replace(looping);
+        self.breaks.borrow_mut().push(true);
+        let fresh = self.block(b, looping || valid && !stale);
+        let breaks = self.breaks.borrow_mut().pop().expect("pushed above");
+        self.in_loop.set(outer);
+        if looping && !fresh {
+            self.end_fresh(b);
+        }
+        match looping {
+            true => breaks,
+            false => fresh && !stale,
+        }
+    }
+
+    /// Notes how fresh the view is at the `break`s of what `visit` walks:
+    /// an unlabeled one leaves the innermost loop, a labeled one (any
+    /// label, a block's too) counts for every loop.
+    fn leaves(&self, visit: impl FnOnce(&mut Breaks), fresh: bool) {
+        let mut b = Breaks::default();
+        visit(&mut b);
+        let mut stack = self.breaks.borrow_mut();
+        if b.labeled {
+            stack.iter_mut().for_each(|f| *f &= fresh);
+        } else if let (true, Some(top)) = (b.plain, stack.last_mut()) {
+            *top &= fresh;
+        }
+    }
+
+    /// Whether `l` is `let PAT = if/match/block;`, which is followed into
+    /// as a compound statement (not when it binds the frame).
+    fn value_compound(&self, l: &syn::Local) -> bool {
+        let Some(init) = &l.init else { return false };
+        init.diverge.is_none()
+            && matches!(&*init.expr, Expr::If(_) | Expr::Match(_) | Expr::Block(_))
+            && compound(&init.expr)
+            && !self.stale(|v| v.visit_pat(&l.pat))
     }
 
     /// An `else` branch or a match arm's body, as a block.
@@ -199,10 +347,7 @@ impl ArrayCache<'_> {
             let inner = std::mem::replace(e, Expr::Verbatim(TokenStream::new()));
             *e = syn::parse_quote!({ #inner });
         }
-        let Expr::Block(b) = e else {
-            unreachable!("made a block above")
-        };
-        self.block(&mut b.block, valid)
+        self.block(as_block(e), valid)
     }
 
     /// Whether calling the traced or nested function `name` may make the
@@ -282,6 +427,14 @@ impl ArrayCache<'_> {
     }
 }
 
+/// The block of a branch [`ArrayCache::branch`] made a block.
+fn as_block(e: &mut Expr) -> &mut Block {
+    match e {
+        Expr::Block(b) => &mut b.block,
+        _ => unreachable!("ArrayCache::branch made it a block"),
+    }
+}
+
 /// The statement kinds `ArrayCache::compound` follows into.
 fn compound(e: &Expr) -> bool {
     match e {
@@ -322,7 +475,8 @@ impl<'ast> Visit<'ast> for Inv<'_, '_> {
         }
         let cx = self.cx;
         let stale = match e {
-            Expr::Macro(_) | Expr::Closure(_) => true,
+            Expr::Macro(m) => !is_marker(&m.mac),
+            Expr::Closure(_) => true,
             Expr::Call(c) => cx.call_inv(c),
             Expr::MethodCall(m) => cx.method_inv(m),
             Expr::Assign(a) => matches!(&*a.left, Expr::Path(p) if p.path.is_ident(cx.red)),
@@ -337,8 +491,8 @@ impl<'ast> Visit<'ast> for Inv<'_, '_> {
         }
         syn::visit::visit_expr(self, e);
     }
-    fn visit_stmt_macro(&mut self, _: &'ast syn::StmtMacro) {
-        self.found = true;
+    fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
+        self.found |= !is_marker(&m.mac);
     }
     fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
         self.found |= p.ident == *self.cx.red;
@@ -418,4 +572,51 @@ impl VisitMut for Rewrite<'_, '_> {
         }
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Refreshes the view before every `continue` of a statement reached
+/// stale or making the view stale, so loop heads stay fresh.
+struct Continues<'c, 'a> {
+    cx: &'c ArrayCache<'a>,
+}
+
+impl VisitMut for Continues<'_, '_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Closure(_) => {}
+            Expr::Continue(_) => {
+                let refresh = self.cx.refresh();
+                *e = syn::parse_quote!({ #refresh #e });
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Finds the `break`s of a statement.
+#[derive(Default)]
+struct Breaks {
+    /// Loops entered inside (an unlabeled `break` there leaves them).
+    depth: usize,
+    /// An unlabeled `break` of the loop around the statement.
+    plain: bool,
+    /// A `break` with a label.
+    labeled: bool,
+}
+
+impl<'ast> Visit<'ast> for Breaks {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        match e {
+            Expr::Closure(_) => return,
+            Expr::Break(b) if b.label.is_some() => self.labeled = true,
+            Expr::Break(_) => self.plain |= self.depth == 0,
+            _ => {}
+        }
+        let nested = matches!(e, Expr::While(_) | Expr::Loop(_) | Expr::ForLoop(_));
+        self.depth += usize::from(nested);
+        syn::visit::visit_expr(self, e);
+        self.depth -= usize::from(nested);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }

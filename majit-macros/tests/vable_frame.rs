@@ -55,6 +55,18 @@ const GROW_IN_HELPER: i64 = 14;
 const WIDEN: i64 = 15;
 /// [`WIDEN`] by a traced function.
 const WIDEN_TRACED: i64 = 16;
+/// Replaces the stack as [`WIDEN`] does, then `continue`s (the next
+/// instruction is the first to touch the stack).
+const WIDEN_CONTINUE: i64 = 17;
+/// Replaces the stack when the argument is not zero (an `if` without
+/// `else`), touching it no more.
+const WIDEN_IF: i64 = 18;
+/// Replaces the stack in a `let`'s `if` initializer; adds the value (0)
+/// to the top item.
+const WIDEN_LET: i64 = 19;
+/// Replaces the stack and `break`s out of a loop that touches it, at the
+/// argument's iteration; adds 0 to the top item after the loop.
+const WIDEN_BREAK: i64 = 20;
 
 /// How many negative numbers `code` holds (none): a residual helper taking
 /// a slice, which cannot be given the frame, so its call forces nothing.
@@ -201,6 +213,37 @@ fn run(code: &[i64]) -> i64 {
                 frame.stack[sp] = top + 999;
                 frame.sp += 1;
             }
+            WIDEN_CONTINUE => {
+                widen_in_helper(frame);
+                continue;
+            }
+            WIDEN_IF => {
+                if arg != 0 {
+                    widen_in_helper(frame);
+                }
+            }
+            WIDEN_LET => {
+                let zero: i64 = if arg != 0 {
+                    widen_in_helper(frame);
+                    0
+                } else {
+                    frame.stack[sp - 1] - frame.stack[sp - 1]
+                };
+                frame.stack[sp - 1] += zero;
+            }
+            WIDEN_BREAK => {
+                let mut i: i64 = 0;
+                while i < 4 {
+                    let top: i64 = frame.stack[sp - 1];
+                    if i == arg {
+                        widen_in_helper(frame);
+                        break;
+                    }
+                    frame.stack[sp - 1] = top;
+                    i += 1;
+                }
+                frame.stack[sp - 1] += i - arg;
+            }
             _ => return -1,
         }
     }
@@ -346,20 +389,32 @@ fn a_frame_grown_while_tracing_is_traced_again<B: GcBackend>(grow: i64) {
 /// The plain interpreter reads and writes the stack through a view cached
 /// between calls: after a helper or a traced function replaced the stack
 /// (`WIDEN`), the store right after the call and the pushes past the old
-/// length (8) land in the new one.
+/// length (8) land in the new one, also when the handler leaves by a
+/// `continue`, an `if`, a `let` or a `break` out of a loop.
 #[test]
 fn plain_runs_follow_a_replaced_stack() {
     for widen in [WIDEN, WIDEN_TRACED] {
-        let mut code = vec![PUSH, 1, widen, 0];
-        for k in 2..=20 {
-            code.extend([PUSH, k]);
-        }
-        for _ in 1..=20 {
-            code.extend([ADD, 0]);
-        }
-        code.extend([HALT, 0]);
-        assert_eq!(run(&code), 1210, "widened by opcode {widen}");
+        assert_eq!(widened(widen, true), 1210, "widened by opcode {widen}");
     }
+    // The handler touches the stack no more after replacing it: the next
+    // instructions' pushes past the old length find the new one.
+    for widen in [WIDEN_CONTINUE, WIDEN_IF, WIDEN_LET, WIDEN_BREAK] {
+        assert_eq!(widened(widen, false), 210, "widened by opcode {widen}");
+    }
+}
+
+/// Runs `PUSH 1`, `widen 2`, the pushes of 2 to 20 and the adds that sum
+/// the stack, one more when `widen` pushes an item.
+fn widened(widen: i64, pushes: bool) -> i64 {
+    let mut code = vec![PUSH, 1, widen, 2];
+    for k in 2..=20 {
+        code.extend([PUSH, k]);
+    }
+    for _ in 0..19 + usize::from(pushes) {
+        code.extend([ADD, 0]);
+    }
+    code.extend([HALT, 0]);
+    run(&code)
 }
 
 #[test]
