@@ -288,6 +288,7 @@ fn out_of_bounds(i: usize, len: usize) -> ! {
 
 impl<T: Elem> Index<usize> for Array<T> {
     type Output = T;
+    #[inline(always)]
     fn index(&self, i: usize) -> &T {
         // SAFETY: `item` checked the bounds of a live array whose items
         // are `T`s (the `Elem` contract); nothing collects while the
@@ -298,6 +299,7 @@ impl<T: Elem> Index<usize> for Array<T> {
 }
 
 impl<T: Elem> IndexMut<usize> for Array<T> {
+    #[inline(always)]
     fn index_mut(&mut self, i: usize) -> &mut T {
         let p = self.item(i);
         if T::IS_REF {

@@ -61,13 +61,12 @@ pub mod op {
     pub const SETTABLE: i64 = 15;
     /// `R[a][K[b]] = R[c]` (`K[b]` a string).
     pub const SETFIELD: i64 = 16;
-    /// `R[a] = {}` with room for `b` array items and `c` hash entries.
-    pub const NEWTABLE: i64 = 17;
-    /// `R[a][w + i] = R[a + 1 + i]` for `i` in `0..b` (`b == 0`: up to
-    /// `top`) (+w: the first index).
-    pub const SETLIST: i64 = 18;
-    /// `R[a + 1] = R[b]; R[a] = R[b][K[c]]` (a method call's receiver).
-    pub const SELF: i64 = 19;
+    /// `if (R[b] == R[c]) != (a != 0) { pc = w }` (+w); `LT`, `LE`
+    /// likewise with `<`, `<=`. (Just before the
+    /// arithmetic: the interpreter tests `EQ..=DIV` with one comparison.)
+    pub const EQ: i64 = 17;
+    pub const LT: i64 = 18;
+    pub const LE: i64 = 19;
     /// `R[a] = R[b] + R[c]`; the arithmetic and bitwise binary operators
     /// follow in this order, all `R[a] = R[b] op R[c]`.
     pub const ADD: i64 = 20;
@@ -99,11 +98,13 @@ pub mod op {
     pub const JMP: i64 = 37;
     /// `if truthy(R[a]) == (c != 0) { pc = w }` (+w).
     pub const TESTJMP: i64 = 38;
-    /// `if (R[b] == R[c]) != (a != 0) { pc = w }` (+w); `LT`, `LE`
-    /// likewise with `<`, `<=`.
-    pub const EQ: i64 = 39;
-    pub const LT: i64 = 40;
-    pub const LE: i64 = 41;
+    /// `R[a] = {}` with room for `b` array items and `c` hash entries.
+    pub const NEWTABLE: i64 = 39;
+    /// `R[a][w + i] = R[a + 1 + i]` for `i` in `0..b` (`b == 0`: up to
+    /// `top`) (+w: the first index).
+    pub const SETLIST: i64 = 40;
+    /// `R[a + 1] = R[b]; R[a] = R[b][K[c]]` (a method call's receiver).
+    pub const SELF: i64 = 41;
     /// Numeric `for` over `R[a..a+4]` (index, limit, step, the loop
     /// variable): checks and prepares, `pc = bx` past the loop when it
     /// runs zero times.

@@ -189,59 +189,88 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
     let mut pc: usize = start;
     loop {
         jit_merge_point!();
-        let w = insn(pc as i64);
+        let mut w = insn(pc as i64);
         pc += 1;
-        let op = w & 0xff;
+        let mut op = w & 0xff;
+        if !we_are_jitted() {
+            while ((op - EQ) as u64) <= (DIV - EQ) as u64 {
+                let a = ((w >> 8) & 0xffff) as usize;
+                let b = ((w >> 24) & 0xf_ffff) as usize;
+                let c = ((w >> 44) & 0xf_ffff) as usize;
+                let x: Obj = if b < IMM {
+                    frame.regs[b]
+                } else {
+                    value::immediate(b)
+                };
+                let y: Obj = if c < IMM {
+                    frame.regs[c]
+                } else {
+                    value::immediate(c)
+                };
+                if op < ADD {
+                    let holds: bool = if x.is_small_int() && y.is_small_int() {
+                        let i: i64 = x.to_small_int();
+                        let j: i64 = y.to_small_int();
+                        if op == EQ {
+                            i == j
+                        } else if op == LT {
+                            i < j
+                        } else {
+                            i <= j
+                        }
+                    } else if x.is_small_float() && y.is_small_float() {
+                        let f: f64 = x.to_small_float();
+                        let g: f64 = y.to_small_float();
+                        if op == EQ {
+                            f == g
+                        } else if op == LT {
+                            f < g
+                        } else {
+                            f <= g
+                        }
+                    } else {
+                        break;
+                    };
+                    let target = insn(pc as i64) as usize;
+                    pc += 1;
+                    if holds != (a != 0) {
+                        pc = target;
+                    }
+                } else if op <= MUL && x.is_small_int() && y.is_small_int() {
+                    let i: i64 = x.to_small_int();
+                    let j: i64 = y.to_small_int();
+                    let r: i64 = if op == ADD {
+                        i.wrapping_add(j)
+                    } else if op == SUB {
+                        i.wrapping_sub(j)
+                    } else {
+                        i.wrapping_mul(j)
+                    };
+                    frame.regs[a] = value::int_obj(r);
+                } else if x.is_small_float() && y.is_small_float() {
+                    let f: f64 = x.to_small_float();
+                    let g: f64 = y.to_small_float();
+                    let r: f64 = if op == ADD {
+                        f + g
+                    } else if op == SUB {
+                        f - g
+                    } else if op == MUL {
+                        f * g
+                    } else {
+                        f / g
+                    };
+                    frame.regs[a] = value::float_obj(r);
+                } else {
+                    break;
+                }
+                w = insn(pc as i64);
+                pc += 1;
+                op = w & 0xff;
+            }
+        }
         let a = ((w >> 8) & 0xffff) as usize;
         let b = ((w >> 24) & 0xf_ffff) as usize;
         let c = ((w >> 44) & 0xf_ffff) as usize;
-        // The commonest arithmetic before the dispatch table, in the
-        // interpreter only: two small integers under `+ - *` (wrapping),
-        // two small floats under `+ - * /`. Traces take the handler below
-        // (the optimizer removes its redundant tests), which bridges far
-        // less often (queens.lua 11: 37 bridges against 144 with these
-        // paths traced). (`ADD..=DIV` is one unsigned comparison.)
-        if !we_are_jitted() && ((op - ADD) as u64) <= (DIV - ADD) as u64 {
-            // An operand is a register or an immediate (bytecode::IMM).
-            let x: Obj = if b < IMM {
-                frame.regs[b]
-            } else {
-                value::immediate(b)
-            };
-            let y: Obj = if c < IMM {
-                frame.regs[c]
-            } else {
-                value::immediate(c)
-            };
-            if op <= MUL && x.is_small_int() && y.is_small_int() {
-                let i: i64 = x.to_small_int();
-                let j: i64 = y.to_small_int();
-                let r: i64 = if op == ADD {
-                    i.wrapping_add(j)
-                } else if op == SUB {
-                    i.wrapping_sub(j)
-                } else {
-                    i.wrapping_mul(j)
-                };
-                frame.regs[a] = value::int_obj(r);
-                continue;
-            }
-            if x.is_small_float() && y.is_small_float() {
-                let f: f64 = x.to_small_float();
-                let g: f64 = y.to_small_float();
-                let r: f64 = if op == ADD {
-                    f + g
-                } else if op == SUB {
-                    f - g
-                } else if op == MUL {
-                    f * g
-                } else {
-                    f / g
-                };
-                frame.regs[a] = value::float_obj(r);
-                continue;
-            }
-        }
         // The call this instruction asks for, if any (module docs).
         let mut call_at: usize = NO_CALL;
         let mut call_nargs: usize = 0;
