@@ -57,13 +57,14 @@ pub mod op {
     pub const GETTABLE: i64 = 13;
     /// `R[a] = R[b][K[c]]` (`K[c]` a string).
     pub const GETFIELD: i64 = 14;
-    /// `R[a][R[b]] = R[c]`.
-    pub const SETTABLE: i64 = 15;
-    /// `R[a][K[b]] = R[c]` (`K[b]` a string).
-    pub const SETFIELD: i64 = 16;
+    /// `pc = bx`.
+    pub const JMP: i64 = 15;
+    /// `if truthy(R[a]) == (c != 0) { pc = w }` (+w).
+    pub const TESTJMP: i64 = 16;
     /// `if (R[b] == R[c]) != (a != 0) { pc = w }` (+w); `LT`, `LE`
-    /// likewise with `<`, `<=`. (Just before the
-    /// arithmetic: the interpreter tests `EQ..=DIV` with one comparison.)
+    /// likewise with `<`, `<=`. (The jumps and comparisons come just before
+    /// the arithmetic: the interpreter tests `JMP..=DIV` with one
+    /// comparison.)
     pub const EQ: i64 = 17;
     pub const LT: i64 = 18;
     pub const LE: i64 = 19;
@@ -94,10 +95,10 @@ pub mod op {
     pub const LEN: i64 = 35;
     /// `R[a] = R[b] .. R[c]` (a chain `x .. y .. z` is two, right first).
     pub const CONCAT: i64 = 36;
-    /// `pc = bx`.
-    pub const JMP: i64 = 37;
-    /// `if truthy(R[a]) == (c != 0) { pc = w }` (+w).
-    pub const TESTJMP: i64 = 38;
+    /// `R[a][R[b]] = R[c]`.
+    pub const SETTABLE: i64 = 37;
+    /// `R[a][K[b]] = R[c]` (`K[b]` a string).
+    pub const SETFIELD: i64 = 38;
     /// `R[a] = {}` with room for `b` array items and `c` hash entries.
     pub const NEWTABLE: i64 = 39;
     /// `R[a][w + i] = R[a + 1 + i]` for `i` in `0..b` (`b == 0`: up to
