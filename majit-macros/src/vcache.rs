@@ -6,27 +6,30 @@
 //! rewritten; traces keep the array virtual as before.
 //!
 //! What makes a view stale (`Inv`), the JIT's own contract for what may
-//! touch the frame: a macro (the merge point's safepoint, a recursive call
-//! of the interpreter, anything unknown), an assignment or rebinding of
-//! the frame, a call of a residual helper given a GC handle
-//! (`may_force`), a setter of the array field, and a traced or inline
-//! function whose body does one of these. Allocation never collects in
-//! the plain interpreter, and the other calls a handler may make (the
-//! lowering rejects any other) are pure operations.
+//! touch the frame: a macro (a recursive call of the interpreter, anything
+//! unknown; not the JIT's markers, below), an assignment or rebinding of
+//! the frame, a call of a residual helper given a GC handle (`may_force`),
+//! a setter of the array field, and a traced or inline function whose body
+//! does one of these. Allocation never collects in the plain interpreter,
+//! and the other calls a handler may make (the lowering rejects any other)
+//! are pure operations.
 //!
 //! Placement is per statement of each block: a statement that may make
 //! the view stale keeps its accesses as written (always correct) and
 //! leaves the view stale; a statement with accesses and no such call gets
 //! a refresh before it when the view is stale. `if`, `match`, `while`,
-//! `loop` and plain blocks are followed into; any compound statement
-//! containing a stale-making call leaves the view stale (a `break` may
-//! leave from the middle).
+//! `loop`, plain blocks and `let`s of an `if`, `match` or block are
+//! followed into.
 //!
 //! A loop with accesses keeps the view fresh at its head, so an iteration
 //! that made nothing stale costs no refresh: the view is refreshed before
 //! the loop, before each `continue` reached stale (every `continue` inside
-//! a statement that may make the view stale) and at the end of a body
-//! that ends stale. The JIT's markers make nothing stale:
+//! a statement that may make the view stale), at the end of a body that
+//! ends stale, and, where branches join with some fresh, at the end of
+//! the stale ones; the view is fresh after the loop when it is at every
+//! `break` (tracked per loop; a labeled `break` counts for all). Outside
+//! such loops a compound statement that makes the view stale anywhere
+//! leaves it stale. The JIT's markers make nothing stale:
 //! `can_enter_jit!()` is removed and the merge point's safepoint refreshes
 //! the view itself after a collection ([`ArrayCache::refresh`]).
 
