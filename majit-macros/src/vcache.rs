@@ -149,14 +149,6 @@ impl ArrayCache<'_> {
                 out.push(s);
                 valid
             }
-            Stmt::Macro(ref m) if is_marker(&m.mac) => {
-                out.push(s);
-                valid
-            }
-            Stmt::Expr(Expr::Macro(ref m), _) if is_marker(&m.mac) => {
-                out.push(s);
-                valid
-            }
             mut s => {
                 let diverges = matches!(
                     &s,
