@@ -2,12 +2,13 @@
 //!
 //! Grammar (every key at most once, `helpers` and `structs` optional):
 //! `greens = [ident, ...], reds = [ident, ...],
-//!  helpers = [policy fn name(arg: Ty, ...) -> Ty, ...],
+//!  helpers = [policy (no_force)? fn name(arg: Ty, ...) -> Ty, ...],
 //!  structs = [#[headered]? Name { field: Ty, ... }, ...], enums = [Name: repr, ...],
 //!  traced = [path, ...], virtualizable = red`
 //! where `policy` is `residual`, `elidable`, `inline`, `loop_invariant` or
-//! `dont_look_inside`, a helper's name may be a path, and a struct field is an
-//! integer, `bool`, `f64` or another declared struct. Names are checked against
+//! `dont_look_inside` (the last two may say `(no_force)`: the helper never
+//! reaches the virtualizable frame), a helper's name may be a path, and a
+//! struct field is an integer, `bool`, `f64` or another declared struct. Names are checked against
 //! the function later (the attribute alone cannot know its locals).
 
 use crate::ty::{Names, Ty};
@@ -68,6 +69,11 @@ pub struct Helper {
     /// A traced method (`methods.rs`): called as `x.name(..)`, its first
     /// argument the receiver. Its `name` is then `Type_method`.
     pub method: Option<Method>,
+    /// Declared `residual(no_force)` (or `dont_look_inside(no_force)`):
+    /// the helper never reaches the virtualizable frame, so its call is
+    /// not `may_force` even when given GC handles (the frame stays in
+    /// registers across it; see [`Helper::may_force`]).
+    pub no_force: bool,
 }
 
 /// The receiver side of a traced method.
@@ -81,6 +87,19 @@ pub struct Method {
 }
 
 impl Helper {
+    /// Whether a call of it as `policy` (its own, or `dont_look_inside`
+    /// for the residual form of a traced function) may force the
+    /// virtualizable frame: a residual call given a GC handle may be given
+    /// the frame, unless the helper is declared `no_force`. The tracer
+    /// writes the frame back before such a call and reloads it after; the
+    /// plain interpreter's cached view of the frame's array goes stale
+    /// (`vcache.rs`).
+    pub fn may_force(&self, policy: Policy) -> bool {
+        matches!(policy, Policy::Residual | Policy::DontLookInside)
+            && !self.no_force
+            && self.args.iter().any(|t| t.is_ref())
+    }
+
     /// Resolves the argument and result types, which may name declared
     /// structs: integers, `bool`, `f64` and GC handles (declared structs,
     /// `Obj`, `Array<T>`: in the ref bank; through the `extern "C"` shim
@@ -214,6 +233,34 @@ fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
     Ok(list.into_iter().collect())
 }
 
+/// The optional `(no_force)` after a helper's policy.
+fn parse_no_force(input: ParseStream, policy: Policy) -> syn::Result<bool> {
+    if !input.peek(syn::token::Paren) {
+        return Ok(false);
+    }
+    let content;
+    parenthesized!(content in input);
+    let flag: Ident = content.parse()?;
+    if flag != "no_force" || !content.is_empty() {
+        return Err(syn::Error::new(
+            flag.span(),
+            "the only helper flag is `no_force` (`residual(no_force) fn ..`: the helper never \
+             reaches the virtualizable frame)",
+        ));
+    }
+    if !matches!(policy, Policy::Residual | Policy::DontLookInside) {
+        return Err(syn::Error::new(
+            flag.span(),
+            format!(
+                "`no_force` is for `residual` and `dont_look_inside` helpers (`{}` helpers \
+                 never force the frame)",
+                policy.keyword()
+            ),
+        ));
+    }
+    Ok(true)
+}
+
 impl Parse for Helper {
     fn parse(input: ParseStream) -> syn::Result<Helper> {
         let policy_id: Ident = input.parse()?;
@@ -235,6 +282,7 @@ impl Parse for Helper {
                 ),
             ));
         };
+        let no_force = parse_no_force(input, policy)?;
         input.parse::<Token![fn]>()?;
         let path: syn::Path = input.parse()?;
         let name = path.segments.last().expect("a path").ident.clone();
@@ -273,6 +321,7 @@ impl Parse for Helper {
             ret_ty,
             err: None,
             method: None,
+            no_force,
         })
     }
 }

@@ -579,7 +579,7 @@ fn expand(
     let vable = attr
         .virtualizable
         .as_ref()
-        .map(|frame| vable::info(frame, &state, &structs))
+        .map(|frame| vable::info(frame, &state, &structs, &attr.helpers))
         .transpose()?;
     let driver = emit::driver_fn(&func.vis, &func.sig.ident, vable);
     let types = structs

@@ -310,6 +310,7 @@ pub fn helper(f: &syn::ItemFn, path: syn::Path, names: &Names) -> syn::Result<He
         ret,
         ret_ty,
         err,
+        no_force: false,
     })
 }
 

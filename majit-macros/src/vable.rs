@@ -2,6 +2,7 @@
 //! field live in registers inside compiled code (see
 //! `majit_metainterp::vable`).
 
+use crate::attr::Helper;
 use crate::lower::{gc_array_descr_value, StateVar, StructDef};
 use crate::ty::Ty;
 use proc_macro2::TokenStream;
@@ -11,11 +12,13 @@ use quote::quote;
 /// `NAME_driver`: every field of its struct but the `Array` one is a
 /// virtualized field, the `Array` field (at most one) the virtualized
 /// array. A compile error at `frame` when it is not a red of a declared
-/// GC struct, or its struct has two `Array` fields.
+/// GC struct, or its struct has two `Array` fields; at a `no_force` helper
+/// that takes the frame's struct.
 pub fn info(
     frame: &syn::Ident,
     state: &[StateVar],
     structs: &[StructDef],
+    helpers: &[Helper],
 ) -> syn::Result<TokenStream> {
     let err = |m: String| syn::Error::new(frame.span(), m);
     let mut index = 0usize;
@@ -43,6 +46,20 @@ pub fn info(
         )));
     };
     let def = &structs[usize::from(k)];
+    if let Some(h) = helpers
+        .iter()
+        .find(|h| h.no_force && h.args.contains(&sv.ty))
+    {
+        return Err(syn::Error::new(
+            h.name.span(),
+            format!(
+                "`{}` is declared `no_force` but takes the virtualizable frame's struct `{}`: a \
+                 helper given the frame may read or change it, so its call must write the frame \
+                 back (remove `no_force`)",
+                h.name, def.name
+            ),
+        ));
+    }
     let names: Vec<String> = structs.iter().map(|s| s.name.clone()).collect();
     let (mut fields, mut array) = (Vec::new(), None);
     for (i, (name, ty)) in def.fields.iter().enumerate() {

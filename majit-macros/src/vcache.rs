@@ -8,9 +8,9 @@
 //! What makes a view stale (`Inv`), the JIT's own contract for what may
 //! touch the frame: a macro (a recursive call of the interpreter, anything
 //! unknown; not the JIT's markers, below), an assignment or rebinding of
-//! the frame, a call of a residual helper given a GC handle (`may_force`),
-//! a setter of the array field, and a traced or inline function whose body
-//! does one of these. Allocation never collects in the plain interpreter,
+//! the frame, a call of a residual helper given a GC handle unless it is
+//! declared `no_force` (`may_force`), a setter of the array field, and a
+//! traced or inline function whose body does one of these. Allocation never collects in the plain interpreter,
 //! and the other calls a handler may make (the lowering rejects any other)
 //! are pure operations.
 //!
@@ -389,7 +389,7 @@ impl ArrayCache<'_> {
         {
             Some(h) => match h.policy {
                 Policy::Elidable | Policy::LoopInvariant => false,
-                Policy::Residual | Policy::DontLookInside => h.args.iter().any(|t| t.is_ref()),
+                Policy::Residual | Policy::DontLookInside => h.may_force(h.policy),
                 Policy::Inline => self.body_inv(last),
             },
             None => !matches!(last, "promote" | "we_are_jitted"),

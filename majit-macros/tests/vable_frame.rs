@@ -67,11 +67,29 @@ const WIDEN_LET: i64 = 19;
 /// Replaces the stack and `break`s out of a loop that touches it, at the
 /// argument's iteration; adds 0 to the top item after the loop.
 const WIDEN_BREAK: i64 = 20;
+/// `top += negatives_in(new array)` (0): a `no_force` helper given a GC
+/// handle that is not the frame, so its call forces nothing.
+const HANDLE: i64 = 21;
+/// Emit what [`total`], a `no_force` helper, sees of the stack: given the
+/// frame's array after all, the call writes the frame back first.
+const STACK: i64 = 22;
 
 /// How many negative numbers `code` holds (none): a residual helper taking
 /// a slice, which cannot be given the frame, so its call forces nothing.
 fn negatives(code: &[i64]) -> i64 {
     code.iter().filter(|&&c| c < 0).count() as i64
+}
+
+/// How many negative numbers `a` holds: declared `no_force`, it is never
+/// given the frame.
+fn negatives_in(a: Array<i64>) -> i64 {
+    (0..a.len()).filter(|&i| a[i] < 0).count() as i64
+}
+
+/// The sum of the first `n` items of `a`: declared `no_force`, yet given
+/// the frame's stack by [`STACK`].
+fn total(a: Array<i64>, n: i64) -> i64 {
+    (0..n as usize).map(|i| a[i]).sum()
 }
 
 /// A helper looking at the frame: its pc, depth and top item; it also
@@ -129,6 +147,8 @@ fn widen(frame: Frame) {
         residual fn negatives(code: &[i64]) -> i64,
         residual fn grow_in_helper(frame: Frame, now: bool),
         residual fn widen_in_helper(frame: Frame),
+        residual(no_force) fn negatives_in(a: Array<i64>) -> i64,
+        residual(no_force) fn total(a: Array<i64>, n: i64) -> i64,
     ],
     traced = [widen],
     structs = [Frame { pc: i64, sp: i64, stack: Array<i64> }],
@@ -185,6 +205,8 @@ fn run(code: &[i64]) -> i64 {
             }
             OBSERVE => emit(peek(frame)),
             SLICE => frame.stack[sp - 1] += negatives(code),
+            HANDLE => frame.stack[sp - 1] += negatives_in(Array::<i64>::new(1)),
+            STACK => emit(total(frame.stack, frame.sp)),
             PEEKPUSH => {
                 frame.stack[sp] = peek(frame) % 1000;
                 frame.sp += 1;
@@ -251,10 +273,10 @@ fn run(code: &[i64]) -> i64 {
 
 /// `acc = 0; n = N; do { acc += n + 1; if n % 7 == 0 { acc += 1000 };
 /// n -= 1 } while n != 0; return acc`, as (opcode, argument) pairs with
-/// `acc` and `n` in stack slots 0 and 1; with `observe`, [`peek`] sees
-/// (and bumps) `acc + n` every iteration, without it [`negatives`] adds
-/// 0.
-fn program(n: i64, observe: bool) -> Vec<i64> {
+/// `acc` and `n` in stack slots 0 and 1, and `probe` right after the add:
+/// [`OBSERVE`] ([`peek`] sees and bumps `acc + n` every iteration),
+/// [`SLICE`] or [`HANDLE`] (add 0) or [`STACK`] (emits the stack's sum).
+fn program(n: i64, probe: i64) -> Vec<i64> {
     let mut code = vec![
         (PUSH, 0),
         (PUSH, n),
@@ -280,7 +302,7 @@ fn program(n: i64, observe: bool) -> Vec<i64> {
         (HALT, 0),
     ];
     // After `ADD` (a fixed-size insertion: jump targets move by 2).
-    code.insert(5, (if observe { OBSERVE } else { SLICE }, 0));
+    code.insert(5, (probe, 0));
     for c in &mut code {
         if c.0 == JNZF {
             c.1 += 2;
@@ -297,14 +319,14 @@ fn expected(n: i64) -> i64 {
 
 fn jit_agrees<B: GcBackend>() {
     for stress in [false, true] {
-        for observe in [false, true] {
+        for probe in [SLICE, OBSERVE, HANDLE, STACK] {
             if stress {
                 stress_heap();
             }
-            let code = program(500, observe);
+            let code = program(500, probe);
             let want = run(&code);
             let seen = take_output();
-            if !observe {
+            if probe != OBSERVE {
                 assert_eq!(want, expected(500));
             }
             let mut driver = run_driver::<B>(JitParams::default().with_threshold(3)).unwrap();
@@ -315,15 +337,25 @@ fn jit_agrees<B: GcBackend>() {
             assert!(s.guard_failures >= 1, "{s}");
             let text = majit::ir::text::print(&driver.loops()[0].trace);
             let peeled = text.split(".peeled)\n").nth(1).expect("unrolled");
-            if observe {
+            match probe {
                 // The frame is written back before the call, reloaded after.
-                assert!(peeled.contains("setfield_gc") && peeled.contains("getfield_gc"));
-                continue;
-            }
-            // The call given a slice forces nothing.
-            assert!(peeled.contains("descr=negatives)"), "{text}");
-            for op in ["getfield", "setfield", "arrayitem", "arraylen", "new_array"] {
-                assert!(!peeled.contains(op), "{op} in the loop:\n{text}");
+                OBSERVE => {
+                    assert!(peeled.contains("setfield_gc") && peeled.contains("getfield_gc"))
+                }
+                // Given the frame's array, a `no_force` call forces too.
+                STACK => assert!(peeled.contains("setarrayitem_gc"), "{text}"),
+                // The call given a slice or another handle forces nothing.
+                _ => {
+                    let descr = if probe == SLICE {
+                        "negatives"
+                    } else {
+                        "negatives_in"
+                    };
+                    assert!(peeled.contains(&format!("descr={descr})")), "{text}");
+                    for op in ["getfield", "setfield", "arrayitem", "arraylen"] {
+                        assert!(!peeled.contains(op), "{op} in the loop:\n{text}");
+                    }
+                }
             }
         }
     }
@@ -369,7 +401,7 @@ fn call_results_stored_into_the_frame_are_read_back<B: GcBackend>() {
 /// makes the store or goes on after the call, and the loop is traced
 /// again on the grown stack, compiled and entered.
 fn a_frame_grown_while_tracing_is_traced_again<B: GcBackend>(grow: i64) {
-    let mut code = program(500, false);
+    let mut code = program(500, SLICE);
     // `grow` at the loop head (later jump targets move by 2).
     code.splice(4..4, [grow, 0]);
     for i in (0..code.len()).step_by(2) {

@@ -1235,6 +1235,20 @@ impl<'a> Tracer<'a> {
         }
     }
 
+    /// Whether `args` hold the virtualizable frame or its array (a call
+    /// declared not to force, e.g. a `no_force` helper, handed the frame
+    /// through an untyped handle): such a call forces the frame whatever
+    /// its descr says.
+    fn given_frame(&self, args: &[TBox]) -> bool {
+        let (Some(info), Some((frame, boxes))) = (self.env.vable, &self.vable) else {
+            return false;
+        };
+        let array = info.array().map(|_| boxes[info.array_slot()].v);
+        args.iter().any(|a| {
+            matches!(a.v, Value::Ref(p) if p != 0) && (a.v == frame.v || Some(a.v) == array)
+        })
+    }
+
     /// After a call that may have looked at the frame: records loads of
     /// every virtualizable value (the callee may have changed them).
     /// False when the callee changed the array's length or replaced it,
@@ -1368,7 +1382,7 @@ impl<'a> Tracer<'a> {
         let mut refs = vec![call.func.r];
         refs.extend(call.args.iter().map(|b| b.r));
         self.flush_stores(None);
-        let force = cd.effect.may_force && self.vable.is_some();
+        let force = cd.effect.may_force && self.vable.is_some() || self.given_frame(call.args);
         if force {
             self.vable_store();
         }

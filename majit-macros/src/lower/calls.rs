@@ -35,31 +35,31 @@ pub(super) fn call_descr(
     policy: Policy,
     raises: bool,
 ) -> TokenStream {
-    let handles = kinds.iter().any(|k| matches!(k, Bank::Ref));
-    descr(name, kinds, ret, (policy, raises), handles)
+    // A helper given a GC handle may be given the virtualizable frame: the
+    // tracer writes the frame back before the call and reloads it after.
+    let may_force = matches!(policy, Policy::Residual | Policy::DontLookInside)
+        && kinds.iter().any(|k| matches!(k, Bank::Ref));
+    descr(name, kinds, ret, (policy, raises), may_force)
 }
 
 /// The `CallDescr` expression of a call of the helper `h` with `policy`:
-/// only GC handle arguments make it `may_force` (a slice's data pointer
-/// is in the ref bank, but it is never the frame).
+/// `may_force` as [`Helper::may_force`] says (only GC handle arguments count:
+/// a slice's data pointer is in the ref bank, but it is never the frame).
 pub(super) fn helper_descr(h: &Helper, policy: Policy) -> TokenStream {
     let kinds: Vec<Bank> = h.args.iter().flat_map(|t| arg_banks(*t)).collect();
-    let handles = h.args.iter().any(|t| t.is_ref());
     let name = h.name.to_string();
-    descr(&name, &kinds, h.ret.map(bank), (policy, true), handles)
+    let may_force = h.may_force(policy);
+    descr(&name, &kinds, h.ret.map(bank), (policy, true), may_force)
 }
 
-/// [`call_descr`], `handles`: some argument is a GC handle.
+/// [`call_descr`] with `may_force` decided.
 fn descr(
     name: &str,
     kinds: &[Bank],
     ret: Option<Bank>,
     (policy, raises): (Policy, bool),
-    handles: bool,
+    may_force: bool,
 ) -> TokenStream {
-    // A helper given a GC handle may be given the virtualizable frame: the
-    // tracer writes the frame back before the call and reloads it after.
-    let may_force = matches!(policy, Policy::Residual | Policy::DontLookInside) && handles;
     let kinds = kinds.iter().map(|k| k.kind());
     let result = match ret {
         Some(Bank::Int) => quote!(::majit::ir::ResultKind::Int),
