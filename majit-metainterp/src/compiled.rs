@@ -75,6 +75,11 @@ pub struct GuardInfo {
     pub value_failures: BTreeMap<u64, u32>,
     /// A bridge was traced from this guard (successfully or not).
     pub bridged: bool,
+    /// Bridge traces from this guard that aborted; after one, the guard
+    /// counts `threshold` more failures (of the hot value) before the
+    /// next attempt, from `retry_at` on (see `JitDriver::rearm_guard`).
+    pub aborted: u32,
+    pub retry_at: u32,
 }
 
 /// The failures of a bridge's entry guard (see [`Exit::MergePoint`]).
@@ -182,6 +187,8 @@ impl Compiled {
                 failures: 0,
                 value_failures: BTreeMap::new(),
                 bridged: false,
+                aborted: 0,
+                retry_at: 0,
             })
         };
         let mut exits: Vec<(u32, Exit)> = Vec::new();

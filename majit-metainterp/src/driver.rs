@@ -342,6 +342,10 @@ impl Drop for Tracing<'_> {
 /// calls of the interpreted program their tracers run for real).
 const MAX_NESTED_TRACES: usize = 16;
 
+/// How many bridge traces from one guard may abort before the guard is
+/// left to the blackhole for good (`JitDriver::rearm_guard`).
+const BRIDGE_ATTEMPTS: u32 = 4;
+
 /// A loop's inputs (the reds alone for an entry trace: no allocation on
 /// the path of a call).
 pub(crate) type Inputs = smallvec::SmallVec<[Value; 8]>;
@@ -929,7 +933,7 @@ impl<B: Backend> JitDriver<B> {
             .map_err(|e| JitError::Resume(e.to_string()))?;
         self.write_back_at_guard(&info.snapshot, &values)?;
         if self.count_failure(id, &info, &values) {
-            return self.trace_bridge(df, &info, &values, exception);
+            return self.trace_bridge((df, id), &info, &values, exception);
         }
         let frames = frames_from_snapshot(&info.snapshot, &values);
         self.blackhole(frames, exception)
@@ -954,7 +958,7 @@ impl<B: Backend> JitDriver<B> {
             }
             None => g.failures,
         };
-        if count > threshold && !g.bridged && may_compile {
+        if count > threshold.max(g.retry_at) && !g.bridged && may_compile {
             g.bridged = true;
             return true;
         }
@@ -1152,7 +1156,7 @@ impl<B: Backend> JitDriver<B> {
     /// trace left the interpreter.
     fn trace_bridge(
         &self,
-        df: &DeadFrame,
+        (df, id): (&DeadFrame, u32),
         info: &GuardInfo,
         values: &[Value],
         exception: Option<Value>,
@@ -1176,10 +1180,18 @@ impl<B: Backend> JitDriver<B> {
                 frames,
                 ended,
                 blamed,
-                ..
+                callee,
             } => {
-                if let Some(b) = blamed {
-                    self.blame_in_bridge(b, df);
+                match (blamed, callee) {
+                    (Some(b), _) => self.blame_in_bridge(b, df),
+                    (None, callee) => {
+                        // As for a loop: the next attempt calls, not
+                        // inlines, the callee that made this one too long.
+                        if let Some(callee) = callee {
+                            self.warm.borrow_mut().dont_inline(&callee);
+                        }
+                        self.rearm_guard(id, info, values);
+                    }
                 }
                 return self.after_abort(reason, frames, ended);
             }
@@ -1364,6 +1376,28 @@ impl<B: Backend> JitDriver<B> {
         self.mark_dont_inline(b, format!("bridge from guard g{id}"));
         if let Some(Exit::Guard(g)) = self.compiled.borrow_mut().exits.get_mut(&id) {
             g.bridged = false;
+        }
+    }
+
+    /// A bridge trace from guard `id` (failing with `values`) aborted: the
+    /// guard may trace again once it failed `bridge_threshold` more times,
+    /// at most [`BRIDGE_ATTEMPTS`] times in all. Aborts are often
+    /// transient (the frame's array grew while tracing, the program ended
+    /// a loop), and a guard left without a bridge sends every later
+    /// failure through the blackhole.
+    fn rearm_guard(&self, id: u32, info: &GuardInfo, values: &[Value]) {
+        let threshold = self.params.bridge_threshold;
+        if let Some(Exit::Guard(g)) = self.compiled.borrow_mut().exits.get_mut(&id) {
+            g.aborted += 1;
+            if g.aborted < BRIDGE_ATTEMPTS {
+                let tested = info.snapshot.tested.and_then(|i| values.get(i as usize));
+                let now = match tested {
+                    Some(v) => g.value_failures.get(&v.to_bits()).copied().unwrap_or(0),
+                    None => g.failures,
+                };
+                g.retry_at = now.saturating_add(threshold);
+                g.bridged = false;
+            }
         }
     }
 

@@ -198,6 +198,9 @@ struct TFrame {
     /// start), which decide whether calls of the interpreted program are
     /// recursive (`tracer/portal.rs`).
     entry: Option<GreenKey>,
+    /// The trace's length when `entry` was set (a too-long trace blames
+    /// the biggest inlined callee, `tracer/blame.rs`).
+    entered_at: usize,
 }
 
 fn bank(kind: Kind) -> usize {
@@ -375,6 +378,7 @@ impl<'a> Tracer<'a> {
             ret_dst: None,
             live_pc: pc,
             entry: None,
+            entered_at: 0,
         }
     }
 

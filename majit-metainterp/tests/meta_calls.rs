@@ -94,6 +94,29 @@ fn a_callee_whose_inlining_is_too_long_becomes_residual() {
     assert!(s.loops_compiled >= 2, "{s}");
 }
 
+/// A bridge whose trace is too long because of a callee it inlines calls
+/// that callee when its guard fails again, and gets compiled: the branch
+/// taken every other iteration does not stay in the blackhole. (Which side
+/// of the branch the loop trace takes depends on the parity of the
+/// iteration it starts at: both are run.)
+#[test]
+fn a_bridge_too_long_for_its_callee_is_traced_again_calling_it() {
+    let (_, prog, _) = programs()
+        .into_iter()
+        .find(|(x, ..)| *x == "odd_calls")
+        .unwrap();
+    for n in [400, 401] {
+        let p = params(3, majit_metainterp::opt::DEFAULT_OPTS).with_trace_limit(22);
+        let jit = driver(p);
+        let (plain, jitted) = both(&jit, &prog, n).unwrap();
+        let s = jit.stats();
+        assert_eq!(plain, jitted, "n = {n}: {s}");
+        assert!(s.aborts_for(AbortReason::TraceTooLong) >= 1, "n = {n}: {s}");
+        assert!(s.bridges_compiled >= 1, "n = {n}: {s}");
+        assert!(s.guard_failures < 40, "n = {n}: {s}");
+    }
+}
+
 #[test]
 fn guards_failing_inside_inlined_callees_resume_every_frame() {
     // even_odd inlines the other function (not recursive by greens) and

@@ -9,7 +9,10 @@
 //! is not marked yet is blamed (ties: the lower `FuncId`), so blame
 //! depends on op counts and ids only and is deterministic. The driver
 //! marks it don't-inline and lets the key trace again; each mark takes a
-//! function out of the candidates, so this ends.
+//! function out of the candidates, so this ends. Inlined calls of the
+//! interpreted program come first: the outermost one still running, else
+//! the one (by entry greens) that recorded the most ops and is not marked
+//! yet; the driver marks its greens don't-inline.
 //!
 //! A call of a marked function is traced as a residual call of its
 //! residual form: the function runs natively (while tracing too) and the
@@ -21,6 +24,7 @@ use crate::blackhole::bad_return;
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, Insn, JitCode, JitCodeSet};
 use crate::stats::AbortReason;
+use crate::warmstate::GreenKey;
 use majit_ir::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -55,6 +59,9 @@ pub(super) struct CallSizes {
     open: Vec<(Option<FuncId>, usize)>,
     /// The ops of finished calls, per function.
     done: BTreeMap<FuncId, usize>,
+    /// The ops of finished inlined calls of the interpreted program, per
+    /// callee's entry greens, in the order they first finished.
+    callees: Vec<(GreenKey, usize)>,
 }
 
 impl CallSizes {
@@ -67,7 +74,7 @@ impl CallSizes {
     ) -> CallSizes {
         CallSizes {
             open: codes.skip(1).map(|c| (set.id_of(c), at)).collect(),
-            done: BTreeMap::new(),
+            ..CallSizes::default()
         }
     }
 
@@ -84,6 +91,27 @@ impl CallSizes {
         if !self.open.iter().any(|&(g, _)| g == Some(f)) {
             *self.done.entry(f).or_default() += at - start;
         }
+    }
+
+    /// An inlined call of the interpreted program, entered at `key`,
+    /// returned after recording `ops` ops.
+    pub(super) fn callee_done(&mut self, key: &GreenKey, ops: usize) {
+        match self.callees.iter_mut().find(|(k, _)| k == key) {
+            Some((_, n)) => *n += ops,
+            None => self.callees.push((key.clone(), ops)),
+        }
+    }
+
+    /// The finished inlined callee with the most ops that `may_mark`
+    /// accepts (ties: the first to finish).
+    pub(super) fn biggest_callee(&self, may_mark: impl Fn(&GreenKey) -> bool) -> Option<&GreenKey> {
+        let mut best: Option<&(GreenKey, usize)> = None;
+        for c in self.callees.iter().filter(|(k, n)| *n > 0 && may_mark(k)) {
+            if best.is_none_or(|b| c.1 > b.1) {
+                best = Some(c);
+            }
+        }
+        best.map(|(k, _)| k)
     }
 
     /// The ops per function at trace length `at` (open calls up to `at`).

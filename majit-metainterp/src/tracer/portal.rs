@@ -33,6 +33,7 @@ impl Tracer<'_> {
                 return self.residual_portal_call(insn, &key);
             }
             self.frames[top].entry = Some(key);
+            self.frames[top].entered_at = self.trace.ops.len();
             self.env.stats.borrow_mut().calls_inlined += 1;
         }
         self.frames[top].pc = insn.next;
@@ -117,8 +118,13 @@ impl Tracer<'_> {
 
     /// Pops the top frame, which an inlined call pushed.
     fn pop_frame(&mut self) -> TFrame {
-        self.sizes.leave(self.trace.ops.len());
-        self.frames.pop().expect("the tracer has a caller frame")
+        let at = self.trace.ops.len();
+        self.sizes.leave(at);
+        let done = self.frames.pop().expect("the tracer has a caller frame");
+        if let Some(key) = &done.entry {
+            self.sizes.callee_done(key, at - done.entered_at);
+        }
+        done
     }
 
     /// The outermost frame returns `v` (see the module docs).
@@ -149,8 +155,15 @@ impl Tracer<'_> {
         }))
     }
 
-    /// The entry greens of the outermost inlined callee, if any.
+    /// The callee a too-long trace stops inlining: the outermost inlined
+    /// callee still running, else the inlined callee that recorded the
+    /// most ops and may still be inlined.
     pub(super) fn inlined_callee(&self) -> Option<GreenKey> {
-        self.frames.iter().skip(1).find_map(|f| f.entry.clone())
+        let open = self.frames.iter().skip(1).find_map(|f| f.entry.clone());
+        open.or_else(|| {
+            self.sizes
+                .biggest_callee(|k| !(self.env.dont_inline_callee)(k))
+                .cloned()
+        })
     }
 }

@@ -48,7 +48,9 @@ pub const LOADN: i64 = 12;
 pub const PRINT: i64 = 13;
 /// `a = a / 0`: the plain interpreter panics; jitcode calls [`boom`].
 pub const BOOM: i64 = 14;
-const OPS: i64 = 15;
+/// Jump to the argument when `n` is odd (no back edge).
+pub const JODD: i64 = 15;
+const OPS: i64 = 16;
 
 thread_local! {
     static OUTPUT: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
@@ -96,7 +98,7 @@ impl Program {
     pub fn new(code: &[(i64, i64)]) -> Program {
         for &(op, arg) in code {
             assert!((0..OPS).contains(&op), "bad opcode {op}");
-            if matches!(op, JNZ | JLT2 | JZ | CALL) {
+            if matches!(op, JNZ | JLT2 | JZ | JODD | CALL) {
                 assert!((0..code.len() as i64).contains(&arg));
             }
         }
@@ -162,6 +164,7 @@ fn step(prog: i64, st: &mut State) -> Step {
         }
         JLT2 if st.n < 2 => st.pc = arg,
         JZ if st.n == 0 => st.pc = arg,
+        JODD if st.n & 1 != 0 => st.pc = arg,
         CALL => return Step::Call(arg),
         _ => {}
     }
@@ -421,6 +424,11 @@ fn portal_jitcode(entry: FuncId) -> majit_metainterp::jitcode::JitCode {
     b.goto_if_not(c.into(), top);
     b.copy(arg.into(), r.pc);
     b.goto(top);
+    b.bind(l(JODD));
+    b.op(OpCode::IntAnd, &[n.into(), Arg::Int(1)], c);
+    b.goto_if_not(c.into(), top);
+    b.copy(arg.into(), r.pc);
+    b.goto(top);
     b.bind(l(CALL));
     b.inline_call(entry, &[arg.into(), r.prog.into(), a.into()], Some(a));
     b.goto(top);
@@ -519,6 +527,48 @@ pub fn programs() -> Vec<(&'static str, Program, i64)> {
                 (RET, 0),
             ]),
             150,
+        ),
+        // a loop calling a long function on odd `n` only:
+        // a = sum over i = n..1 of (i odd ? 20 * i : i), t saving a
+        (
+            "odd_calls",
+            Program::new(&[
+                (JODD, 5),
+                (ADDN, 0),
+                (DECN, 0),
+                (JNZ, 0),
+                (RET, 0),
+                (ATOT, 0),
+                (NTOA, 0),
+                (CALL, 12),
+                (ADDT, 0),
+                (DECN, 0),
+                (JNZ, 0),
+                (RET, 0),
+                // twenty(n) = 20 * n, by addition
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (ADDN, 0),
+                (RET, 0),
+            ]),
+            400,
         ),
     ]
 }
