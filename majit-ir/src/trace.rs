@@ -94,15 +94,11 @@ impl Trace {
 
     /// Every distinct descriptor used by the ops, in first-use order.
     pub fn descrs(&self) -> Vec<Descr> {
-        let mut out: Vec<Descr> = Vec::new();
-        for op in &self.ops {
-            if let Some(d) = &op.descr {
-                if !out.iter().any(|e| e == d) {
-                    out.push(d.clone());
-                }
-            }
-        }
-        out
+        // A set, not a scan of `out`: a long trace has a fail descr per
+        // guard, thousands of them.
+        let mut seen: std::collections::HashSet<&Descr> = std::collections::HashSet::new();
+        let used = self.ops.iter().filter_map(|op| op.descr.as_ref());
+        used.filter(|d| seen.insert(*d)).cloned().collect()
     }
 
     /// The index of the last `label` op, if any.

@@ -33,13 +33,22 @@ impl A64Emitter {
     /// After a call that may raise: `take_signals(&frame[EXCEPTION..])`
     /// (a new exception replaces the pending one, the forced flag is the
     /// call's: refexec's semantics), keeping the call's result (saved at
-    /// `[sp + result_at]`).
+    /// `[sp + result_at]`). Only when the thread's signal flag is set
+    /// (`runtime::signal_flag_addr`): a call that signalled nothing just
+    /// clears the forced word.
     pub(super) fn take_signals(&mut self, result_at: u32) {
         let take = majit_metainterp::runtime::take_signals as *const () as usize;
         let (take, _) = self.pool_word(PoolSource::Abs(take));
+        let flag = majit_metainterp::runtime::signal_flag_addr();
+        let (flag, _) = self.pool_word(PoolSource::Abs(flag));
         let words = (frame::EXCEPTION * 8) as u32;
+        let forced = (frame::FORCED * 8) as u32;
         let float_at = result_at + 8;
         a64!(self.ops
+            ; str xzr, [frame, forced]
+            ; ldr tmp, =>flag
+            ; ldr tmp, [tmp]
+            ; cbz tmp, >none
             ; str x0, [sp, result_at]
             ; str d0, [sp, float_at]
             ; add x0, frame, words
@@ -47,6 +56,7 @@ impl A64Emitter {
             ; blr tmp
             ; ldr x0, [sp, result_at]
             ; ldr d0, [sp, float_at]
+            ; none:
         );
     }
 }

@@ -27,18 +27,28 @@ impl X64Emitter {
     /// After a call that may raise: `take_signals(&frame[EXCEPTION..])`
     /// (a new exception replaces the pending one, the forced flag is the
     /// call's: refexec's semantics), keeping the call's result (saved at
-    /// `[rsp + result_at]`).
+    /// `[rsp + result_at]`). Only when the thread's signal flag is set
+    /// (`runtime::signal_flag_addr`): a call that signalled nothing just
+    /// clears the forced word.
     pub(super) fn take_signals(&mut self, result_at: i32) {
         let take = majit_metainterp::runtime::take_signals as *const () as usize;
         let (take, _) = self.pool_word(PoolSource::Abs(take));
+        let flag = majit_metainterp::runtime::signal_flag_addr();
+        let (flag, _) = self.pool_word(PoolSource::Abs(flag));
         let words = (crate::frame::EXCEPTION * 8) as i32;
+        let forced = (crate::frame::FORCED * 8) as i32;
         x64!(self.ops
+            ; mov QWORD [rbp + forced], 0
+            ; mov tmp, QWORD [=>flag]
+            ; cmp QWORD [tmp], 0
+            ; je >none
             ; mov QWORD [rsp + result_at], rax
             ; movsd QWORD [rsp + result_at + 8], xmm0
             ; lea rdi, [rbp + words]
             ; call QWORD [=>take]
             ; mov rax, QWORD [rsp + result_at]
             ; movsd xmm0, QWORD [rsp + result_at + 8]
+            ; none:
         );
     }
 }

@@ -33,6 +33,6 @@ pub use call::{call_extern, CallError, MAX_FLOAT_ARGS, MAX_INT_ARGS};
 pub use gc::GcAllocator;
 pub use memory::Access;
 pub use signal::{
-    catch_panic, force_frame, panic_message, raise, raise_int, report_panic, take_panic,
-    take_signals, HelperPanic, Raised, SignalWords,
+    catch_panic, force_frame, panic_message, raise, raise_int, report_panic, signal_flag_addr,
+    take_panic, take_signals, HelperPanic, Raised, SignalWords,
 };

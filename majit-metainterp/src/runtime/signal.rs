@@ -112,6 +112,24 @@ pub struct SignalWords {
 
 thread_local! {
     static PENDING: Cell<Signals> = const { Cell::new(Signals { exception: None, forced: false }) };
+    /// Nonzero while `PENDING` holds a signal: native code reads this word
+    /// after a call and calls [`take_signals`] only when it is set.
+    static FLAG: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Makes `signals` the pending ones, keeping [`FLAG`] in step.
+fn store(signals: Signals) {
+    PENDING.with(|p| p.set(signals));
+    FLAG.with(|f| f.set(u64::from(signals != Signals::default())));
+}
+
+/// The address of this thread's word that is nonzero while a helper's
+/// signal waits for [`take_signals`]: compiled code tests it after each
+/// call that may raise and skips the call of `take_signals` when it is
+/// zero. Code runs on the thread that compiled it (a driver is not
+/// `Send`), so the address it embeds stays valid.
+pub fn signal_flag_addr() -> usize {
+    FLAG.with(|f| f.as_ptr() as usize)
 }
 
 /// A panic inside a helper that jitcode or a trace called: where
@@ -209,28 +227,26 @@ pub(crate) fn raise_value(exception: Value) {
 }
 
 fn set_exception(exception: Raised) {
-    PENDING.with(|p| {
-        p.set(Signals {
-            exception: Some(exception),
-            ..p.get()
-        })
+    store(Signals {
+        exception: Some(exception),
+        ..peek()
     });
 }
 
 /// Marks the frame of the running `call_may_force_*` as forced: the
 /// trace's next `guard_not_forced` fails.
 pub fn force_frame() {
-    PENDING.with(|p| {
-        p.set(Signals {
-            forced: true,
-            ..p.get()
-        })
+    store(Signals {
+        forced: true,
+        ..peek()
     });
 }
 
 /// Reads and clears what the helper just signalled.
 pub(crate) fn take() -> Signals {
-    PENDING.with(|p| p.replace(Signals::default()))
+    let signals = peek();
+    store(Signals::default());
+    signals
 }
 
 /// What the helper signalled so far, left pending (a recorded call's
@@ -242,7 +258,7 @@ pub(crate) fn peek() -> Signals {
 /// Makes `signals` pending, as if a helper had raised them (a replayed
 /// call, see `record.rs`).
 pub(crate) fn set(signals: Signals) {
-    PENDING.with(|p| p.set(signals));
+    store(signals);
 }
 
 /// For native backends, which call helpers from machine code: reads and
