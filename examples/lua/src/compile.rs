@@ -46,6 +46,11 @@ pub const STRINGS_K: usize = 0;
 pub const FALSE_K: usize = 1;
 /// See [`FIRST_CONSTANT`].
 pub const TRUE_K: usize = 2;
+/// The first string constant of every chunk is `"__index"`: the
+/// interpreter probes metatables for this very object
+/// (`table::first_slot`), which is the key a `t.__index = ..` of the same
+/// chunk stored.
+pub const INDEX_K: usize = FIRST_CONSTANT;
 
 /// Compiles `chunk` (display name `name`) into the code store.
 pub fn compile(chunk: &Chunk, name: &str) -> Result<Compiled, CompileError> {
@@ -65,6 +70,7 @@ pub fn compile(chunk: &Chunk, name: &str) -> Result<Compiled, CompileError> {
         constant_index: HashMap::new(),
         funcs: Vec::new(),
     };
+    c.konst(b"__index");
     let id = c.function(&main)?;
     Ok(Compiled {
         main: id,

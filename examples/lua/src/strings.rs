@@ -11,7 +11,7 @@ pub fn hash(bytes: &[u8]) -> i64 {
     for &b in bytes {
         h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
     }
-    h as i64
+    crate::table::spread(h) as i64
 }
 
 /// A new string object holding `bytes`.

@@ -43,7 +43,8 @@ fn hash(k: Obj) -> u64 {
     let h = if k.is_small_int() {
         k.to_small_int() as u64
     } else if k.is::<Str>() {
-        k.cast::<Str>().hash() as u64
+        // Spread already (`strings::hash`).
+        return k.cast::<Str>().hash() as u64;
     } else if is_float(k) {
         float_of(k).to_bits()
     } else if is_int(k) {
@@ -64,7 +65,7 @@ fn hash(k: Obj) -> u64 {
 
 /// Spreads a hash over the low bits the slot mask keeps (integers are
 /// often sequential).
-fn spread(h: u64) -> u64 {
+pub(crate) fn spread(h: u64) -> u64 {
     h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7
 }
 
@@ -116,6 +117,27 @@ fn probe(t: Table, h: u64, is_key: impl Fn(Obj) -> bool) -> Option<usize> {
     }
 }
 
+/// The hash slot of `key`, a string, when its first probe holds that
+/// very object, else -1 (`get` and `set` look further). Inline in traces
+/// and handlers: a constant key of a chunk is the object its own
+/// `t.name = v` stored, so a field access is a few loads and one compare.
+#[majit::traced]
+#[inline]
+pub fn first_slot(t: Table, key: Obj) -> i64 {
+    let keys: Array<Obj> = t.keys;
+    let cap: i64 = keys.len() as i64;
+    if cap == 0 {
+        return -1;
+    }
+    let s: Str = key.cast::<Str>();
+    let i: i64 = s.hash & (cap - 1);
+    if keys[i as usize] == key {
+        i
+    } else {
+        -1
+    }
+}
+
 /// The array index (0-based) of integer key `k`, if in the array part.
 fn array_index(t: Table, k: Obj) -> Option<usize> {
     if !is_int(k) {
@@ -129,7 +151,7 @@ fn array_index(t: Table, k: Obj) -> Option<usize> {
 pub fn get(t: Table, k: Obj) -> Obj {
     if k.is::<Str>() {
         // The common key: no normalizing, no array part, one class test.
-        let (key, h) = (k.cast::<Str>(), spread(k.cast::<Str>().hash() as u64));
+        let (key, h) = (k.cast::<Str>(), k.cast::<Str>().hash() as u64);
         let found = probe(t, h, |s| {
             s == k || (s.is::<Str>() && crate::strings::equal(s.cast::<Str>(), key))
         });
@@ -149,7 +171,7 @@ pub fn get(t: Table, k: Obj) -> Obj {
 /// string object is made).
 pub fn get_bytes(t: Table, s: &[u8]) -> Obj {
     let h = crate::strings::hash(s);
-    let found = probe(t, spread(h as u64), |k| {
+    let found = probe(t, h as u64, |k| {
         k.is::<Str>() && k.cast::<Str>().hash() == h && k.cast::<Str>().bytes().as_slice() == s
     });
     found.map_or(Obj::null(), |i| t.vals()[i])

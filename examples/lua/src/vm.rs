@@ -34,7 +34,7 @@ use crate::builtins::{call_builtin, PCALL};
 use crate::bytecode::op::*;
 use crate::bytecode::IMM;
 use crate::code::insn;
-use crate::compile::{FALSE_K, STRINGS_K, TRUE_K};
+use crate::compile::{FALSE_K, INDEX_K, STRINGS_K, TRUE_K};
 use crate::errors::{
     arith_error, call_error, chain_error, compare_error, concat_error, for_error, index_error,
     key_error, len_error, overflow_error, protected_error,
@@ -42,7 +42,7 @@ use crate::errors::{
 use crate::meta::metamethod;
 use crate::proto::{entry, is_vararg, maxstack, nparams, nupvals, upval};
 use crate::strings::{concat2, equal as str_eq, less as str_less};
-use crate::table::{get as table_get, len as table_len, new_table, set as table_set};
+use crate::table::{self, get as table_get, len as table_len, new_table, set as table_set};
 use crate::value;
 use majit::prelude::*;
 use std::cell::Cell;
@@ -179,6 +179,8 @@ pub fn next_serial() -> i64 {
         value::truthy,
         value::immediate,
         grow,
+        table::first_slot,
+        index_handler,
         take_args,
         take_results,
         copy_results,
@@ -369,13 +371,29 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                                 found = true;
                             }
                         }
+                        if !found && op != GETTABLE && !we_are_jitted() {
+                            // A constant key: the object a `t.name = v`
+                            // of this chunk stored, in its first slot.
+                            // Not in traces: its guards and length cost
+                            // more than the call (deltablue +12%: more
+                            // bridges, more too-long traces).
+                            let s: i64 = table::first_slot(t, key);
+                            if s >= 0 {
+                                v = t.vals[s as usize];
+                                found = true;
+                            }
+                        }
                         if !found {
                             v = table_get(t, key);
                         }
                         if !v.is_null() || t.meta.is_null() {
                             break;
                         }
-                        metamethod(x, 0)
+                        if we_are_jitted() {
+                            metamethod(x, 0)
+                        } else {
+                            index_handler(t, frame.cl.k[INDEX_K])
+                        }
                     } else if x.is::<Str>() {
                         frame.cl.k[STRINGS_K]
                     } else {
@@ -434,6 +452,15 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                             {
                                 t.arr[(i - 1) as usize] = v;
                                 done = true;
+                            }
+                        }
+                        if op != SETTABLE && !we_are_jitted() {
+                            // As in GETFIELD; a `nil` there may have a
+                            // `__newindex` to call.
+                            let s: i64 = table::first_slot(t, key);
+                            if s >= 0 && (t.meta.is_null() || !t.vals[s as usize].is_null()) {
+                                t.vals[s as usize] = v;
+                                break;
                             }
                         }
                         if done {
@@ -1198,6 +1225,21 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             pc = call_jump;
         }
     }
+}
+
+/// The `__index` handler of table `t`, which has a metatable: `index`
+/// (`K[INDEX_K]`, this chunk's `"__index"`) in its first slot of a table
+/// metatable, else [`metamethod`] looks it up by its bytes.
+#[majit::traced]
+fn index_handler(t: Table, index: Obj) -> Obj {
+    if t.meta.is::<Table>() {
+        let m: Table = t.meta.cast::<Table>();
+        let s: i64 = table::first_slot(m, index);
+        if s >= 0 {
+            return m.vals[s as usize];
+        }
+    }
+    metamethod(Obj::from(t), 0)
 }
 
 /// Grows `frame`'s registers to hold `need` (and the scratch registers
