@@ -964,7 +964,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     // which the JIT compiles as one), keeping its caller
                     // and depth.
                     let cl = frame.regs[a].cast::<Closure>();
-                    let p: i64 = cl.proto;
+                    let p: i64 = promote(cl.proto);
                     let size: usize = maxstack(p) as usize + SCRATCH;
                     if size > frame.regs.len() && !grow(frame, size) {
                         return Err(overflow_error(frame, pc as i64 - 1));
@@ -1157,7 +1157,10 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             // fewer the call roots.
             let callee: Frame = {
                 let cl = frame.regs[base].cast::<Closure>();
-                let p: i64 = cl.proto;
+                // A trace specializes on the callee's prototype, as
+                // LuaJIT's does: its size, entry and parameters fold, so
+                // the frame's registers are a constant-size allocation.
+                let p: i64 = promote(cl.proto);
                 let regs = Array::<Obj>::new(maxstack(p) as usize + SCRATCH);
                 let made = Frame::new(
                     regs,
