@@ -119,7 +119,10 @@ use syn::{Expr, Stmt};
 /// `helpers = [residual fn name(a: i64) -> i64, elidable fn .., inline fn ..]`
 /// (the functions handlers may call and how the JIT treats each call:
 /// `residual`, `elidable`, `loop_invariant`, `dont_look_inside`, or
-/// `inline` for nested `fn`s defined before the dispatch loop),
+/// `inline` for nested `fn`s defined before the dispatch loop; with a
+/// `virtualizable` frame, `residual(no_force) fn ..` promises the helper
+/// never reaches the frame, so a trace keeps the frame in registers
+/// across its call),
 /// `traced = [path::to::f, ..]` (functions marked [`macro@traced`],
 /// traced through), `structs = [Node { value: i64, next: Node }, #[headered] Leaf { .. }]`
 /// (GC structs: a handle type `Node` is generated, with field syntax
