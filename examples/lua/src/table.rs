@@ -150,12 +150,7 @@ fn array_index(t: Table, k: Obj) -> Option<usize> {
 /// `t[k]` without metamethods (`nil` when absent).
 pub fn get(t: Table, k: Obj) -> Obj {
     if k.is::<Str>() {
-        // The common key: no normalizing, no array part, one class test.
-        let (key, h) = (k.cast::<Str>(), k.cast::<Str>().hash() as u64);
-        let found = probe(t, h, |s| {
-            s == k || (s.is::<Str>() && crate::strings::equal(s.cast::<Str>(), key))
-        });
-        return found.map_or(Obj::null(), |s| t.vals()[s]);
+        return str_slot(t, k).map_or(Obj::null(), |s| t.vals()[s]);
     }
     let k = normalize(k);
     if let Some(i) = array_index(t, k) {
@@ -165,6 +160,15 @@ pub fn get(t: Table, k: Obj) -> Obj {
         Some(s) => t.vals()[s],
         None => Obj::null(),
     }
+}
+
+/// The hash slot holding string `k`, if any: the common key, with no
+/// normalizing, no array part and one class test.
+fn str_slot(t: Table, k: Obj) -> Option<usize> {
+    let key = k.cast::<Str>();
+    probe(t, key.hash() as u64, |s| {
+        s == k || (s.is::<Str>() && crate::strings::equal(s.cast::<Str>(), key))
+    })
 }
 
 /// `t[s]` without metamethods, for a string key given as bytes (no
@@ -186,6 +190,14 @@ pub const SET_NAN_KEY: i64 = 2;
 pub fn set(t: Table, k: Obj, v: Obj) -> i64 {
     if k.is_null() {
         return SET_NIL_KEY;
+    }
+    if k.is::<Str>() {
+        match str_slot(t, k) {
+            Some(s) => t.vals()[s] = v,
+            None if v.is_null() => {}
+            None => insert(t, k, v),
+        }
+        return SET_OK;
     }
     if is_float(k) && float_of(k).is_nan() {
         return SET_NAN_KEY;
@@ -213,6 +225,13 @@ pub fn set(t: Table, k: Obj, v: Obj) -> i64 {
     }
     insert(t, k, v);
     SET_OK
+}
+
+/// `t[k] = v` when `t[k]` is not `nil`, so that no `__newindex` applies:
+/// whether it was set. One call where a table with a metatable took a
+/// look-up and a store.
+pub fn replace(t: Table, k: Obj, v: Obj) -> bool {
+    !get(t, k).is_null() && set(t, k, v) == SET_OK
 }
 
 /// Doubles the array part and moves the hash part's integer keys that now

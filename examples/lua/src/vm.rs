@@ -42,7 +42,9 @@ use crate::errors::{
 use crate::meta::metamethod;
 use crate::proto::{entry, is_vararg, maxstack, nparams, nupvals, upval};
 use crate::strings::{concat2, equal as str_eq, less as str_less};
-use crate::table::{self, get as table_get, len as table_len, new_table, set as table_set};
+use crate::table::{
+    self, get as table_get, len as table_len, new_table, replace as table_replace, set as table_set,
+};
 use crate::value;
 use majit::prelude::*;
 use std::cell::Cell;
@@ -139,6 +141,7 @@ pub fn next_serial() -> i64 {
         residual(no_force) fn table_get(t: Table, k: Obj) -> Obj,
         residual(no_force) fn table_set(t: Table, k: Obj, v: Obj) -> i64,
         residual(no_force) fn table_len(t: Table) -> i64,
+        residual(no_force) fn table_replace(t: Table, k: Obj, v: Obj) -> bool,
         residual(no_force) fn metamethod(o: Obj, event: i64) -> Obj,
         residual fn call_builtin(id: i64, frame: Frame, base: i64, nargs: i64, pc: i64, from_c: bool) -> Result<i64, Obj>,
         residual fn arith_error(frame: Frame, pc: i64, x: Obj, y: Obj) -> Obj,
@@ -466,7 +469,10 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         if done {
                             break;
                         }
-                        if !t.meta.is_null() && table_get(t, key).is_null() {
+                        if !t.meta.is_null() {
+                            if table_replace(t, key, v) {
+                                break;
+                            }
                             handler = metamethod(x, 1);
                         }
                         if handler.is_null() {
