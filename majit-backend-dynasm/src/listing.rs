@@ -32,6 +32,10 @@ impl<A: Arch> NativeBackend<A> {
         let mut known = vec![
             (self.env.exit_routine, "exit_routine".to_string()),
             (take_signals, "take_signals".to_string()),
+            (
+                majit_metainterp::runtime::signal_flag_addr(),
+                "signal_flag".to_string(),
+            ),
             (direct.entry, "entry_trampoline".to_string()),
             (direct.pool, "frame_pool".to_string()),
             (direct.leave, "leave_direct".to_string()),
