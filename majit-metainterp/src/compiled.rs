@@ -82,6 +82,24 @@ pub struct GuardInfo {
     pub retry_at: u32,
 }
 
+impl GuardInfo {
+    /// The value a `guard_value` tested when it failed with `values`.
+    pub(crate) fn tested_value(&self, values: &[Value]) -> Option<Value> {
+        self.snapshot
+            .tested
+            .and_then(|i| values.get(i as usize).copied())
+    }
+
+    /// The failures that decide when a bridge is traced: those of the
+    /// failing value `tested` for a `guard_value`, else all of them.
+    pub(crate) fn failures_of(&self, tested: Option<Value>) -> u32 {
+        match tested {
+            Some(v) => self.value_failures.get(&v.to_bits()).copied().unwrap_or(0),
+            None => self.failures,
+        }
+    }
+}
+
 /// The failures of a bridge's entry guard (see [`Exit::MergePoint`]).
 #[derive(Clone, Debug)]
 pub(crate) struct EntryFailures {

@@ -950,14 +950,11 @@ impl<B: Backend> JitDriver<B> {
             return false;
         };
         g.failures += 1;
-        let count = match info.snapshot.tested.and_then(|i| values.get(i as usize)) {
-            Some(v) => {
-                let n = g.value_failures.entry(v.to_bits()).or_default();
-                *n += 1;
-                *n
-            }
-            None => g.failures,
-        };
+        let tested = info.tested_value(values);
+        if let Some(v) = tested {
+            *g.value_failures.entry(v.to_bits()).or_default() += 1;
+        }
+        let count = g.failures_of(tested);
         if count > threshold.max(g.retry_at) && !g.bridged && may_compile {
             g.bridged = true;
             return true;
@@ -1390,11 +1387,7 @@ impl<B: Backend> JitDriver<B> {
         if let Some(Exit::Guard(g)) = self.compiled.borrow_mut().exits.get_mut(&id) {
             g.aborted += 1;
             if g.aborted < BRIDGE_ATTEMPTS {
-                let tested = info.snapshot.tested.and_then(|i| values.get(i as usize));
-                let now = match tested {
-                    Some(v) => g.value_failures.get(&v.to_bits()).copied().unwrap_or(0),
-                    None => g.failures,
-                };
+                let now = g.failures_of(info.tested_value(values));
                 g.retry_at = now.saturating_add(threshold);
                 g.bridged = false;
             }

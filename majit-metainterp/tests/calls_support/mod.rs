@@ -530,45 +530,28 @@ pub fn programs() -> Vec<(&'static str, Program, i64)> {
         ),
         // a loop calling a long function on odd `n` only:
         // a = sum over i = n..1 of (i odd ? 20 * i : i), t saving a
-        (
-            "odd_calls",
-            Program::new(&[
-                (JODD, 5),
-                (ADDN, 0),
-                (DECN, 0),
-                (JNZ, 0),
-                (RET, 0),
-                (ATOT, 0),
-                (NTOA, 0),
-                (CALL, 12),
-                (ADDT, 0),
-                (DECN, 0),
-                (JNZ, 0),
-                (RET, 0),
-                // twenty(n) = 20 * n, by addition
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (ADDN, 0),
-                (RET, 0),
-            ]),
-            400,
-        ),
+        ("odd_calls", odd_calls(), 400),
     ]
+}
+
+/// The program `odd_calls` of [`programs`]; its callee, at 12, is
+/// `twenty(n) = 20 * n` by addition.
+fn odd_calls() -> Program {
+    let mut code = vec![
+        (JODD, 5),
+        (ADDN, 0),
+        (DECN, 0),
+        (JNZ, 0),
+        (RET, 0),
+        (ATOT, 0),
+        (NTOA, 0),
+        (CALL, 12),
+        (ADDT, 0),
+        (DECN, 0),
+        (JNZ, 0),
+        (RET, 0),
+    ];
+    code.extend([(ADDN, 0); 20]);
+    code.push((RET, 0));
+    Program::new(&code)
 }
