@@ -484,6 +484,37 @@ fn a_small_int_round_trip_folds_once_the_value_fits() {
 }
 
 #[test]
+fn a_small_int_check_of_a_bounded_value_folds() {
+    // x % 1000 is within 63 bits: the check before tagging it is decided;
+    // a value of unknown range keeps its check.
+    assert_opt(
+        "intbounds:rewrite",
+        "
+        [i0]
+        i1 = int_mod(i0, 1000)
+        i2 = int_lshift(i1, 1)
+        i3 = int_rshift(i2, 1)
+        i4 = int_eq(i3, i1)
+        guard_true(i4) [i0]
+        i5 = int_lshift(i0, 1)
+        i6 = int_rshift(i5, 1)
+        i7 = int_eq(i6, i0)
+        guard_true(i7) [i0]
+        finish(i1)",
+        expect![
+            "
+            [i0]
+            i1 = int_mod(i0, 1000)
+            i2 = int_lshift(i0, 1)
+            i3 = int_rshift(i2, 1)
+            i4 = int_eq(i3, i0)
+            guard_true(i4) [i0]
+            finish(i1)"
+        ],
+    );
+}
+
+#[test]
 fn unchecked_round_trips_are_kept() {
     // Without the check, tagging may drop an integer's top bit, and a
     // double that does not fit (NaN, -0.0, 1e300) tags to another

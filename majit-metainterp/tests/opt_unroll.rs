@@ -225,6 +225,37 @@ fn tagged_values_travel_untagged_through_the_label() {
     );
 }
 
+/// The preamble exports `i0 & 255` and its shifts as short values; the
+/// peeled loop needs only the first, so the others leave the label, and
+/// the preamble stops computing them (nothing else reads them: the range
+/// check folded).
+#[test]
+fn pruned_short_values_are_not_computed_in_the_preamble() {
+    assert_opt(
+        majit_metainterp::opt::DEFAULT_OPTS,
+        "
+        [i0, i1]
+        label(i0, i1, descr=Loop)
+        i2 = int_and(i0, 255)
+        i3 = int_lshift(i2, 1)
+        i4 = int_rshift(i3, 1)
+        i5 = int_eq(i4, i2)
+        guard_true(i5) [i1]
+        i6 = int_add(i1, i2)
+        jump(i0, i6, descr=Loop)",
+        expect![r"
+            descr Loop.peeled = target()
+            [i0, i1]
+            label(i0, i1, descr=Loop)
+            i3 = int_and(i0, 255)
+            i4 = int_add(i1, i3)
+            label(i4, i3, descr=Loop.peeled)
+            i6 = int_add(i4, i3)
+            jump(i6, i3, descr=Loop.peeled)
+        "],
+    );
+}
+
 #[test]
 fn unroll_disabled_leaves_the_loop_unpeeled() {
     let out = optimize_checked("heap:pure", &parse(AHEUI));
@@ -441,7 +472,8 @@ fn forced_jump_arguments_are_allocated_before_delayed_stores_name_them() {
 /// A bridge entering the peeled loop replays the short preamble: it
 /// re-checks the facts the peeled loop assumes about its label arguments
 /// (here `i1 < 1000` from the guard) and the loads' objects, then computes
-/// the label's extra values.
+/// the label's extra values and checks what the loop assumes of them (that
+/// `i1 < 1000` held).
 #[test]
 fn the_short_preamble_guards_the_label_facts() {
     let t = parse(
@@ -462,6 +494,7 @@ fn the_short_preamble_guards_the_label_facts() {
 descr entry0 = fail(id=0)
 descr entry1 = fail(id=1)
 descr Node.value = field(owner=Node, offset=0, size=8, kind=int, signed)
+descr entry2 = fail(id=2)
 descr Loop.peeled = target()
 [p0, i1]
 guard_nonnull(p0, descr=entry0) [p0, i1]
@@ -470,6 +503,8 @@ guard_true(i3, descr=entry1) [p0, i1]
 i5 = getfield_gc_i(p0, descr=Node.value)
 i6 = int_mul(i5, 3)
 i7 = int_lt(i1, 1000)
+i8 = int_eq(i7, 1)
+guard_true(i8, descr=entry2) [p0, i1]
 jump(i1, i6, descr=Loop.peeled)
 ";
     assert_eq!(majit_ir::text::print(short), expected);

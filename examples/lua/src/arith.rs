@@ -5,12 +5,16 @@ use crate::value::{float_obj, float_of, int_obj, is_float, is_int};
 use crate::vm::Str;
 use majit::prelude::*;
 
-/// `a // b` on integers, flooring (`b != 0`; `MIN // -1` wraps).
+/// `a // b` on integers, flooring (`b != 0`; `MIN // -1` wraps). Traced:
+/// a division in the trace, no call (and with a constant divisor the
+/// `-1` test folds).
+#[majit::traced]
+#[inline]
 pub fn int_floor_div(a: i64, b: i64) -> i64 {
     if b == -1 {
         return a.wrapping_neg();
     }
-    let q = a / b;
+    let q: i64 = a / b;
     if a % b != 0 && (a ^ b) < 0 {
         q - 1
     } else {
@@ -18,12 +22,15 @@ pub fn int_floor_div(a: i64, b: i64) -> i64 {
     }
 }
 
-/// `a % b` on integers: the sign of the divisor (`b != 0`).
+/// `a % b` on integers: the sign of the divisor (`b != 0`). Traced, as
+/// [`int_floor_div`].
+#[majit::traced]
+#[inline]
 pub fn int_mod(a: i64, b: i64) -> i64 {
     if b == -1 {
         return 0;
     }
-    let m = a % b;
+    let m: i64 = a % b;
     if m != 0 && (m ^ b) < 0 {
         m + b
     } else {

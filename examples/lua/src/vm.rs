@@ -27,8 +27,7 @@
 //! not fit: rare, and a trace that meets it aborts.
 
 use crate::arith::{
-    exact_int, float_floor_div, float_mod, for_limit, int_floor_div, int_mod, lt_int_float,
-    shift_left, to_number,
+    self, exact_int, float_floor_div, float_mod, for_limit, lt_int_float, shift_left, to_number,
 };
 use crate::builtins::{call_builtin, PCALL};
 use crate::bytecode::op::*;
@@ -126,8 +125,6 @@ pub fn next_serial() -> i64 {
         elidable fn is_vararg(p: i64) -> bool,
         elidable fn nupvals(p: i64) -> i64,
         elidable fn upval(p: i64, i: i64) -> i64,
-        elidable fn int_floor_div(a: i64, b: i64) -> i64,
-        elidable fn int_mod(a: i64, b: i64) -> i64,
         elidable fn float_floor_div(a: f64, b: f64) -> f64,
         elidable fn float_mod(a: f64, b: f64) -> f64,
         elidable fn lt_int_float(i: i64, f: f64, flip: bool, or_equal: bool) -> bool,
@@ -174,6 +171,8 @@ pub fn next_serial() -> i64 {
         value::int_obj,
         value::is_int,
         value::int_of,
+        arith::int_mod,
+        arith::int_floor_div,
         value::float_obj,
         value::is_float,
         value::float_of,
@@ -561,15 +560,15 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 if !floats && value::is_int(x) && value::is_int(y) && op != DIV && op != POW {
                     let i: i64 = value::int_of(x);
                     let j: i64 = value::int_of(y);
-                    if j == 0 && (op == MOD || op == IDIV) {
+                    if (op == MOD || op == IDIV) && j == 0 {
                         return Err(arith_error(frame, pc as i64 - 1, x0, y0));
                     }
                     let r: i64 = match op {
                         ADD => i.wrapping_add(j),
                         SUB => i.wrapping_sub(j),
                         MUL => i.wrapping_mul(j),
-                        MOD => int_mod(i, j),
-                        IDIV => int_floor_div(i, j),
+                        MOD => arith::int_mod(i, j),
+                        IDIV => arith::int_floor_div(i, j),
                         BAND => i & j,
                         BOR => i | j,
                         BXOR => i ^ j,

@@ -581,19 +581,24 @@ impl Pipeline {
 /// Which ops to keep: everything but side-effect-free ops whose result
 /// nothing kept uses (computed backwards).
 fn live_ops(out: &[OptOp]) -> Vec<bool> {
+    live(out.iter().map(|o| (&o.op, o.res)).collect())
+}
+
+/// [`live_ops`] over `(op, result)` pairs in trace order.
+pub(super) fn live(ops: Vec<(&Op, OpRef)>) -> Vec<bool> {
     let mut used: FastSet<OpRef> = FastSet::default();
-    let mut keep = vec![true; out.len()];
-    for (i, o) in out.iter().enumerate().rev() {
-        let code = o.op.opcode;
+    let mut keep = vec![true; ops.len()];
+    for (i, (op, res)) in ops.iter().enumerate().rev() {
+        let code = op.opcode;
         let removable = code.result().kind().is_some()
             && (code.is_always_pure() || code.is_load())
-            && !used.contains(&o.res);
+            && !used.contains(res);
         if removable {
             keep[i] = false;
             continue;
         }
-        used.extend(o.op.args.iter().copied());
-        if let Some(fa) = &o.op.fail_args {
+        used.extend(op.args.iter().copied());
+        if let Some(fa) = &op.fail_args {
             used.extend(fa.iter().copied());
         }
     }

@@ -132,6 +132,17 @@ fn result_bound(cx: &Cx, op: &OptOp) -> IntBound {
                 },
             )
         }
+        // A left shift by a constant that loses no bit of either end.
+        IntLshift => match cx.int_const(op.op.arg(1)) {
+            Some(k) if (0..63).contains(&k) => {
+                let (lo, hi) = (arg(0).lo, arg(0).hi);
+                match (lo << k >> k == lo, hi << k >> k == hi) {
+                    (true, true) => IntBound::new(lo << k, hi << k),
+                    _ => IntBound::FULL,
+                }
+            }
+            _ => IntBound::FULL,
+        },
         // An arithmetic shift by a constant is monotonic.
         IntRshift if cx.int_const(op.op.arg(1)).is_some() => {
             let k = cx.int_const(op.op.arg(1)).unwrap_or(0) & 63;

@@ -279,6 +279,9 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
             Fold::Same(inner(cx, a, 0)?) // untag(tag(x)) => x for x in 63 bits
         }
         (PtrIsTagged, O(IntTag), _) => Fold::Const(1), // is_tagged(tag(x)) => 1
+        (IntEq, O(IntRshift), _) if shift_round_trips(cx, a, b?) => {
+            Fold::Const(1) // (x << k) >> k == x => 1 for x in 64 - k bits
+        }
         (PtrIsTagged | PtrIsFloatTagged, _, _) if cx.class_of(a).is_some() => {
             Fold::Const(0) // an object's is 0
         }
@@ -303,6 +306,25 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
         }
         _ => return None,
     })
+}
+
+/// Whether `a` is `(x << k) >> k` (arithmetic, `k` constant) for `x`
+/// whose interval shifts by `k` without losing bits: the test whether a
+/// value fits a tagged ref, decided.
+fn shift_round_trips(cx: &Cx, a: OpRef, x: OpRef) -> bool {
+    let arg = |r: OpRef, i: usize| cx.def(r).and_then(|d| d.args.get(i).copied());
+    let Some(shifted) = arg(a, 0) else {
+        return false;
+    };
+    let is_shl = cx.def(shifted).map(|d| d.opcode) == Some(OpCode::IntLshift);
+    let k = cx.int_const(arg(a, 1).unwrap_or(a));
+    let (Some(k), true) = (k, is_shl && arg(shifted, 0) == Some(x)) else {
+        return false;
+    };
+    let fits = |v: i64| (1..63).contains(&k) && (v << k) >> k == v;
+    cx.int_const(arg(shifted, 1).unwrap_or(a)) == Some(k)
+        && fits(cx.bound(x).lo)
+        && fits(cx.bound(x).hi)
 }
 
 /// Whether every value of `b` fits in a tagged ref (`Obj::small_int`).

@@ -32,9 +32,9 @@
 //! peeled loop rebuilds it as a virtual; if the loop's end does not fit
 //! that shape, or the virtual escapes at the jump anyway, peeling is
 //! retried with that argument boxed. Facts the preamble proved about label
-//! arguments (bounds, non-nullness, class) and about the short preamble's
-//! values (non-nullness, class: a loaded object's class is tested once per
-//! loop, not per iteration) are assumed at the start of the peeled loop and
+//! arguments and about the short preamble's values (bounds, non-nullness,
+//! class: a loaded object's class, or a tag test's outcome, is checked
+//! once per loop, not per iteration) are assumed at the start of the peeled loop and
 //! checked at its end; if one does not hold there (or the loop becomes
 //! invalid under them), peeling is retried without facts. The short
 //! preamble's entry guards check the same facts, a value's right after the
@@ -371,7 +371,7 @@ fn hand_over(
         true => leaves
             .iter()
             .map(|r| Fact::of(&pre.cx, *r))
-            .chain(values.iter().map(|r| Fact::of_short(&pre.cx, *r)))
+            .chain(values.iter().map(|r| Fact::of(&pre.cx, *r)))
             .collect(),
         false => vec![Fact::default(); leaves.len() + values.len()],
     };
@@ -412,6 +412,8 @@ fn peeled_body(
     }
     for (k, s) in h.short.iter().enumerate() {
         let op = s.build(&mut body.cx, &|i| OpRef::input(i));
+        // The slot is that op of other slots: algebra may look through it.
+        body.cx.define(OpRef::input(n + k), &op, usize::MAX);
         body.import(&OptOp {
             op,
             res: OpRef::input(n + k),
@@ -512,17 +514,6 @@ impl Fact {
         }
     }
 
-    /// The fact about a short preamble value `r`: non-nullness and class
-    /// only. Its interval there mixes what its op implies (which the
-    /// import into the peeled loop derives again) with what guards proved,
-    /// which would need entry guards of their own.
-    fn of_short(cx: &Cx, r: OpRef) -> Fact {
-        Fact {
-            bound: None,
-            ..Fact::of(cx, r)
-        }
-    }
-
     fn assume(&self, cx: &mut Cx, r: OpRef) {
         if let Some(b) = self.bound {
             cx.narrow(r, b);
@@ -543,6 +534,12 @@ impl Fact {
             entry_guard(t, Op::new(OpCode::GuardClass, &[r, c]));
         }
         let Some(b) = self.bound else { return };
+        if let Some(v) = b.as_const() {
+            let v = t.add_const(Const::Int(v));
+            let ok = t.push(Op::new(OpCode::IntEq, &[r, v]));
+            entry_guard(t, Op::new(OpCode::GuardTrue, &[ok]));
+            return;
+        }
         for (cmp, limit, full) in [
             (OpCode::IntGe, b.lo, i64::MIN),
             (OpCode::IntLe, b.hi, i64::MAX),
@@ -793,6 +790,10 @@ fn merge(
     }
     let mut short = short;
     label.pruned = prune_label_args(&mut t, label_index);
+    if !label.pruned.is_empty() {
+        // The preamble computed the pruned slots' values for nothing.
+        t = without_dead_ops(&t);
+    }
     for &k in &label.pruned {
         if let Some(j) = short.as_mut().and_then(|s| s.ops.last_mut()) {
             j.args.remove(k);
@@ -812,6 +813,33 @@ fn merge(
         short_preamble: short,
         label: Some(label),
     })
+}
+
+/// `t` without the pure ops and loads whose results nothing uses.
+fn without_dead_ops(t: &Trace) -> Trace {
+    let ops = t.ops.iter().enumerate().map(|(i, o)| (o, OpRef::op(i)));
+    let keep = super::driver::live(ops.collect());
+    let mut out = Trace::new(&t.inputs);
+    let mut pos: Vec<OpRef> = Vec::with_capacity(t.ops.len());
+    for (op, keep) in t.ops.iter().zip(keep) {
+        let mut op = op.clone();
+        let map = |out: &mut Trace, r: OpRef| match r.target() {
+            RefTarget::Op(j) => pos[j],
+            RefTarget::Const(_) => out.add_const(t.get_const(r).expect("trace const")),
+            RefTarget::Input(_) => r,
+        };
+        for a in op.args.iter_mut() {
+            *a = map(&mut out, *a);
+        }
+        if let Some(fa) = op.fail_args.as_mut() {
+            for a in fa.iter_mut() {
+                *a = map(&mut out, *a);
+            }
+        }
+        // A dropped op's result is never read: any ref stands in.
+        pos.push(if keep { out.push(op) } else { OpRef::op(0) });
+    }
+    out
 }
 
 /// Drops label arguments that nothing after the label uses except the
