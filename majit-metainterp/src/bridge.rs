@@ -100,6 +100,7 @@ fn bridge_boxes(trace: &mut Trace, rd: Option<&GuardResume>, values: &[Value]) -
         Tagged::Box(i) => OpRef::input(*i as usize),
         Tagged::Const(c) => trace.add_const(*c),
         Tagged::Virtual(k) => objs[*k as usize],
+        Tagged::Tag(i, code) => trace.push(Op::new(*code, &[OpRef::input(*i as usize)])),
     };
     let store = |trace: &mut Trace, obj: OpRef, slot: &Slot, value: OpRef| {
         let op = match slot {

@@ -160,6 +160,41 @@ fn guard_value_turns_its_value_into_a_constant_after_it() {
 }
 
 #[test]
+fn a_tag_only_failures_read_is_made_by_the_resume_data() {
+    // p1 is read by the guard's resume data only: the guard keeps i0 and
+    // its resume data tags it when the guard fails (every run below 10
+    // exits there and compares the rebuilt ref).
+    let out = assert_opt(
+        majit_metainterp::opt::DEFAULT_OPTS,
+        "
+        [i0]
+        p1 = int_tag(i0)
+        i2 = int_lt(i0, 10)
+        guard_false(i2) [p1]
+        finish(i0)",
+        expect![
+            "
+            [i0]
+            i2 = int_lt(i0, 10)
+            guard_false(i2) [i0]
+            finish(i0)"
+        ],
+    );
+    let rd = &out.resume[&opt_support::AUTO_FAIL_BASE];
+    let tag = majit_metainterp::resume::Tagged::Tag(0, majit_ir::OpCode::IntTag);
+    assert_eq!(rd.values, vec![tag]);
+    assert_eq!(
+        rd.to_string().lines().next(),
+        Some("values [int_tag(BOX0)]")
+    );
+    let t = parse("[i0]\np1 = int_tag(i0)\ni2 = int_lt(i0, 10)\nguard_false(i2) [p1]\nfinish(i0)");
+    assert!(
+        opt_support::exec::check_equivalent(&t, &out, 16) > 0,
+        "no run failed the guard"
+    );
+}
+
+#[test]
 fn a_guard_that_always_fails_makes_the_trace_invalid() {
     let t = parse(
         "

@@ -168,13 +168,15 @@ fn invariant_pure_and_load_move_out_of_the_loop() {
     );
 }
 
-/// Values kept tagged in a loop (a VM's numbers in `Obj`s): after the fit
-/// check a round trip is the identity, so the peeled loop carries the
-/// untagged values as label arguments and untags nothing. (The executor's
-/// ref inputs are objects, so the tag tests fail at once there.)
+/// Values kept tagged in a loop (a VM's numbers in `Obj`s): each jump
+/// argument the preamble tags travels as the number, so the peeled loop
+/// tests no tag, untags nothing and tags nothing nobody reads. A bridge
+/// entering it through the short preamble untags after testing the tags.
+/// (The executor's ref inputs are objects, so the tag tests fail at once
+/// there.)
 #[test]
 fn tagged_values_travel_untagged_through_the_label() {
-    assert_opt(
+    let out = assert_opt(
         "intbounds:rewrite:virtualize:heap:pure:unroll",
         "
         [p0, p1, f2]
@@ -193,7 +195,7 @@ fn tagged_values_travel_untagged_through_the_label() {
         p11 = int_tag(i10)
         jump(p8, p11, f2, descr=Loop)",
         expect![
-            "
+            r"
             descr Loop.peeled = target()
             [p0, p1, f2]
             label(p0, p1, f2, descr=Loop)
@@ -205,24 +207,48 @@ fn tagged_values_travel_untagged_through_the_label() {
             f9 = float_mul(f8, f2)
             i10 = float_fits_tag(f9)
             guard_true(i10) [f9]
-            p12 = float_tag(f9)
-            i13 = int_untag(p1)
-            i14 = int_and(i13, 1023)
-            p15 = int_tag(i14)
-            label(p12, p15, f2, f9, i14, descr=Loop.peeled)
-            i17 = ptr_is_float_tagged(p12)
-            guard_true(i17) [p12]
-            i19 = ptr_is_tagged(p15)
-            guard_true(i19) [p15]
-            f21 = float_mul(f9, f2)
-            i22 = float_fits_tag(f21)
-            guard_true(i22) [f21]
-            p24 = float_tag(f21)
-            i25 = int_and(i14, 1023)
-            p26 = int_tag(i25)
-            jump(p24, p26, f2, f21, i25, descr=Loop.peeled)"
+            i12 = int_untag(p1)
+            i13 = int_and(i12, 1023)
+            label(f9, i13, f2, descr=Loop.peeled)
+            f15 = float_mul(f9, f2)
+            i16 = float_fits_tag(f15)
+            guard_true(i16) [f15]
+            i18 = int_and(i13, 1023)
+            jump(f15, i18, f2, descr=Loop.peeled)
+            "
         ],
     );
+    let short = out.short_preamble.as_ref().expect("short preamble");
+    assert!(majit_ir::verify(short).is_ok());
+    expect![
+        r"
+        descr entry0 = fail(id=0)
+        descr entry1 = fail(id=1)
+        descr entry2 = fail(id=2)
+        descr entry3 = fail(id=3)
+        descr entry4 = fail(id=4)
+        descr entry5 = fail(id=5)
+        descr Loop.peeled = target()
+        [p0, p1, f2]
+        i3 = ptr_is_float_tagged(p0)
+        guard_true(i3, descr=entry0) [p0, p1, f2]
+        f5 = float_untag(p0)
+        i6 = float_fits_tag(f5)
+        guard_true(i6, descr=entry1) [p0, p1, f2]
+        i8 = ptr_is_tagged(p1)
+        guard_true(i8, descr=entry2) [p0, p1, f2]
+        i10 = int_untag(p1)
+        i11 = int_ge(i10, 0)
+        guard_true(i11, descr=entry3) [p0, p1, f2]
+        i13 = int_le(i10, 1023)
+        guard_true(i13, descr=entry4) [p0, p1, f2]
+        i15 = float_fits_tag(f5)
+        i16 = int_eq(i15, 1)
+        guard_true(i16, descr=entry5) [p0, p1, f2]
+        jump(f5, i10, f2, descr=Loop.peeled)
+        "
+    ]
+    .assert_eq(&majit_ir::text::print(short));
 }
 
 /// The preamble exports `i0 & 255` and its shifts as short values; the
@@ -243,7 +269,8 @@ fn pruned_short_values_are_not_computed_in_the_preamble() {
         guard_true(i5) [i1]
         i6 = int_add(i1, i2)
         jump(i0, i6, descr=Loop)",
-        expect![r"
+        expect![
+            r"
             descr Loop.peeled = target()
             [i0, i1]
             label(i0, i1, descr=Loop)
@@ -252,7 +279,8 @@ fn pruned_short_values_are_not_computed_in_the_preamble() {
             label(i4, i3, descr=Loop.peeled)
             i6 = int_add(i4, i3)
             jump(i6, i3, descr=Loop.peeled)
-        "],
+        "
+        ],
     );
 }
 
@@ -472,8 +500,8 @@ fn forced_jump_arguments_are_allocated_before_delayed_stores_name_them() {
 /// A bridge entering the peeled loop replays the short preamble: it
 /// re-checks the facts the peeled loop assumes about its label arguments
 /// (here `i1 < 1000` from the guard) and the loads' objects, then computes
-/// the label's extra values and checks what the loop assumes of them (that
-/// `i1 < 1000` held).
+/// the label's extra values and checks what the preamble knew of them
+/// (that `i1 < 1000` held).
 #[test]
 fn the_short_preamble_guards_the_label_facts() {
     let t = parse(
@@ -508,6 +536,40 @@ guard_true(i8, descr=entry2) [p0, i1]
 jump(i1, i6, descr=Loop.peeled)
 ";
     assert_eq!(majit_ir::text::print(short), expected);
+}
+
+/// `i1` is a temporary the loop writes (7) before reading it again: only
+/// its guard's resume data reads the old value. A bridge leaving another
+/// value there may still enter the peeled loop: the short preamble checks
+/// nothing about it (the loop body assumes nothing).
+#[test]
+fn the_short_preamble_checks_nothing_about_a_slot_the_loop_only_overwrites() {
+    let t = parse(
+        "
+        [i0, i1]
+        label(i0, i1, descr=Loop)
+        i2 = int_add(i0, 1)
+        i3 = int_lt(i2, 100)
+        guard_true(i3) [i2, i1]
+        jump(i2, 7, descr=Loop)",
+    );
+    let out = optimize_checked(majit_metainterp::opt::DEFAULT_OPTS, &t);
+    let short = out.short_preamble.as_ref().expect("short preamble");
+    expect![
+        r"
+        descr entry0 = fail(id=0)
+        descr entry1 = fail(id=1)
+        descr Loop.peeled = target()
+        [i0, i1]
+        i2 = int_le(i0, 99)
+        guard_true(i2, descr=entry0) [i0, i1]
+        i4 = int_lt(i0, 100)
+        i5 = int_eq(i4, 1)
+        guard_true(i5, descr=entry1) [i0, i1]
+        jump(i0, i1, descr=Loop.peeled)
+        "
+    ]
+    .assert_eq(&majit_ir::text::print(short));
 }
 
 /// A value the short preamble loads (`p2`, the head of `p0`) is non-null

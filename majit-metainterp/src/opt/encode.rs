@@ -6,8 +6,9 @@
 //! bounds counts, since the facts behind them held before this guard); a
 //! virtual becomes `Virtual(i)`, its entry made *before* its fields are
 //! tagged so that cycles and sharing end at the same index (one entry per
-//! object keeps identity); anything else becomes `Box(i)`, `i` being the
-//! first position of that value in the new fail args.
+//! object keeps identity); a small number tagged by the trace becomes
+//! `Tag(i, op)` over its untagged value; anything else becomes `Box(i)`,
+//! `i` being the first position of that value in the new fail args.
 //!
 //! Runs at commit time, before the guard's `committed` hooks, so no fact
 //! the guard itself proves has been applied yet.
@@ -15,7 +16,7 @@
 use super::cx::{Cx, PendingStore};
 use crate::resume::{GuardResume, PendingField, Tagged, VirtualDesc};
 use crate::warmstate::FastMap;
-use majit_ir::{Const, Kind, Op, OpRef};
+use majit_ir::{Const, Kind, Op, OpCode, OpRef};
 
 struct Encoder<'a> {
     cx: &'a mut Cx,
@@ -54,12 +55,37 @@ impl Encoder<'_> {
             });
             return Tagged::Virtual(i);
         }
+        if let Some(t) = self.retag(r) {
+            return t;
+        }
         let next = self.boxes.len() as u32;
         let i = *self.box_index.entry(r).or_insert(next);
         if i == next {
             self.boxes.push(r);
         }
         Tagged::Box(i)
+    }
+}
+
+impl Encoder<'_> {
+    /// `Tag(i, code)` for `r = code(x)` (`int_tag`, `float_tag`) with `x`
+    /// in the fail args: the tag is then computed only when the guard
+    /// fails, and the trace's own tagging of `r` dies unless something
+    /// else reads it.
+    fn retag(&mut self, r: OpRef) -> Option<Tagged> {
+        let d = self.cx.def(r)?;
+        let code = d.opcode;
+        if !matches!(code, OpCode::IntTag | OpCode::FloatTag) {
+            return None;
+        }
+        let x = self.cx.resolve(d.args[0]);
+        if self.cx.const_of(x).is_some() || self.cx.is_virtual(x) {
+            return None;
+        }
+        match self.tag(x) {
+            Tagged::Box(i) => Some(Tagged::Tag(i, code)),
+            _ => None,
+        }
     }
 }
 

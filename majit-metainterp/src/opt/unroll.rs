@@ -165,8 +165,14 @@ impl LoopLabel {
 
     /// Whether some jump argument travels as an unboxed virtual.
     pub fn carries_virtuals(&self) -> bool {
-        self.states.iter().any(Option::is_some)
+        carries_virtuals(&self.states)
     }
+}
+
+/// Whether some state has a virtual node (tagged numbers do not count:
+/// entry guards of a short preamble untag them).
+fn carries_virtuals(states: &[Option<VState>]) -> bool {
+    states.iter().flatten().any(VState::has_virtual)
 }
 
 /// Optimizes a loop with peeling; `Err(reason)` when the trace is not a
@@ -291,11 +297,12 @@ fn peel(
         .iter()
         .map(|a| pre.rename(pre_trace, *a))
         .collect();
-    let handover = match hand_over(&mut pre, &j, unboxed, with_facts, peeled)? {
+    let read = read_inputs(loop_trace);
+    let handover = match hand_over(&mut pre, &j, unboxed, (with_facts, &read), peeled)? {
         Ok(h) => h,
         Err(p) => return Ok(p),
     };
-    if need_virtual && handover.states.iter().all(Option::is_none) {
+    if need_virtual && !carries_virtuals(&handover.states) {
         let why = "nothing virtual travels through the new label: a retrace gains nothing";
         return Ok(Peel::GiveUp(why.into()));
     }
@@ -312,10 +319,6 @@ fn peel(
         facts,
         ..
     } = handover;
-    let short_trace = states
-        .iter()
-        .all(Option::is_none)
-        .then(|| short_preamble(&loop_trace.inputs, &facts, &short, peeled));
     let label = LoopLabel {
         descr: peeled.clone(),
         states,
@@ -323,7 +326,11 @@ fn peel(
         short,
         pruned: Vec::new(),
     };
-    merge(pre_out, body_out, short_trace, label).map(|o| Peel::Done(Box::new(o)))
+    let mut out = merge(pre_out, body_out, label)?;
+    if let Some(l) = out.label.as_ref().filter(|l| !l.carries_virtuals()) {
+        out.short_preamble = Some(short_preamble(&loop_trace.inputs, l));
+    }
+    Ok(Peel::Done(Box::new(out)))
 }
 
 /// Captures, at the end of the preamble `pre` whose closing jump's
@@ -334,7 +341,7 @@ fn hand_over(
     pre: &mut Pipeline,
     j: &[OpRef],
     unboxed: &[bool],
-    with_facts: bool,
+    (with_facts, read): (bool, &[bool]),
     peeled: &Descr,
 ) -> Result<Result<Handover, Peel>, OptError> {
     let mut seen = HashSet::new();
@@ -344,8 +351,10 @@ fn hand_over(
         .map(|(r, u)| u.then(|| vstate::capture(&pre.cx, *r, &mut seen)).flatten())
         .collect();
     let mut leaves = Vec::new();
+    // The jump argument each leaf comes from.
+    let mut owner = Vec::new();
     let mut flat = HashSet::new();
-    for (r, st) in j.iter().zip(&states) {
+    for (k, (r, st)) in j.iter().zip(&states).enumerate() {
         let fits = vstate::flatten(
             &mut pre.cx,
             *r,
@@ -354,6 +363,7 @@ fn hand_over(
             &mut leaves,
         );
         debug_assert!(fits, "a captured state fits its own value");
+        owner.resize(leaves.len(), k);
     }
     let (short, values) = select_short(pre, &leaves);
     let args: Vec<OpRef> = leaves.iter().chain(&values).copied().collect();
@@ -366,11 +376,19 @@ fn hand_over(
         .map(|r| pre.cx.kind(*r).unwrap_or(Kind::Int))
         .collect();
     kinds.extend(short.iter().map(|s| s.kind));
-    // One fact per label slot: the leaves, then the short preamble's values.
+    // One fact per label slot: the leaves, then the short preamble's
+    // values. A slot the body never reads (a temporary it overwrites, kept
+    // only for resume data) gets none: a fact about it would only keep out
+    // a bridge that leaves another value there.
+    let fact = |r: &OpRef, k: &usize| match read[*k] {
+        true => Fact::of(&pre.cx, *r),
+        false => Fact::default(),
+    };
     let facts: Vec<Fact> = match with_facts {
         true => leaves
             .iter()
-            .map(|r| Fact::of(&pre.cx, *r))
+            .zip(&owner)
+            .map(|(r, k)| fact(r, k))
             .chain(values.iter().map(|r| Fact::of(&pre.cx, *r)))
             .collect(),
         false => vec![Fact::default(); leaves.len() + values.len()],
@@ -381,6 +399,20 @@ fn hand_over(
         short,
         facts,
     }))
+}
+
+/// Which inputs of the loop `t` an op of its body reads (not only its
+/// guards' fail args or the closing jump).
+fn read_inputs(t: &Trace) -> Vec<bool> {
+    let mut read = vec![false; t.inputs.len()];
+    for op in &t.ops[1..t.ops.len() - 1] {
+        for a in &op.args {
+            if let RefTarget::Input(i) = a.target() {
+                read[i] = true;
+            }
+        }
+    }
+    read
 }
 
 /// Feeds `body` (a pipeline whose inputs are the label's slots) the body
@@ -395,21 +427,18 @@ fn peeled_body(
 ) -> Result<Result<(), Peel>, OptError> {
     let last = trace.ops.len() - 1;
     let n = h.kinds.len() - h.short.len();
-    let mut inputs = (0..n).map(OpRef::input);
-    body.input_map = h
-        .states
-        .iter()
-        .map(|st| {
-            vstate::rebuild(
-                &mut body.cx,
-                st.as_ref().unwrap_or(&VState::Leaf),
-                &mut inputs,
-            )
-        })
-        .collect();
+    // Facts first: a rebuilt tag's round trip folds only for a leaf
+    // known to fit.
     for (i, f) in h.facts[..n].iter().enumerate() {
         f.assume(&mut body.cx, OpRef::input(i));
     }
+    let mut inputs = (0..n).map(OpRef::input);
+    let mut input_map = Vec::with_capacity(h.states.len());
+    for st in &h.states {
+        let st = st.as_ref().unwrap_or(&VState::Leaf);
+        input_map.push(vstate::rebuild(body, st, &mut inputs)?);
+    }
+    body.input_map = input_map;
     for (k, s) in h.short.iter().enumerate() {
         let op = s.build(&mut body.cx, &|i| OpRef::input(i));
         // The slot is that op of other slots: algebra may look through it.
@@ -498,6 +527,8 @@ pub(super) struct Fact {
     bound: Option<IntBound>,
     nonnull: bool,
     class: Option<i64>,
+    /// A float that fits in a tagged ref.
+    fits_tag: bool,
 }
 
 impl Fact {
@@ -511,6 +542,7 @@ impl Fact {
             bound,
             nonnull: is_ref && cx.is_nonnull(r),
             class: cx.class_of(r),
+            fits_tag: cx.kind(r) == Some(Kind::Float) && cx.fits_tag(r),
         }
     }
 
@@ -521,6 +553,7 @@ impl Fact {
         let info = cx.info_mut(r);
         info.nonnull |= self.nonnull;
         info.class = info.class.or(self.class);
+        info.fits_tag |= self.fits_tag;
     }
 
     /// Appends to the short preamble `t` the guards that check the fact
@@ -532,6 +565,10 @@ impl Fact {
         if let Some(c) = self.class {
             let c = t.add_const(Const::Int(c));
             entry_guard(t, Op::new(OpCode::GuardClass, &[r, c]));
+        }
+        if self.fits_tag {
+            let ok = t.push(Op::new(OpCode::FloatFitsTag, &[r]));
+            entry_guard(t, Op::new(OpCode::GuardTrue, &[ok]));
         }
         let Some(b) = self.bound else { return };
         if let Some(v) = b.as_const() {
@@ -555,6 +592,7 @@ impl Fact {
     /// Whether the value `r` passed to the next iteration has the fact.
     fn holds(&self, cx: &Cx, r: OpRef) -> bool {
         self.bound.is_none_or(|b| cx.bound(r).within(b))
+            && (!self.fits_tag || cx.fits_tag(r))
             && (!self.nonnull || cx.is_nonnull(r))
             && (self.class.is_none() || cx.class_of(r) == self.class)
     }
@@ -599,7 +637,14 @@ fn select_short(pre: &Pipeline, j: &[OpRef]) -> (Vec<ShortOp>, Vec<OpRef>) {
             let kind = cx.kind(res);
             let obj_ok =
                 !e.op.opcode.is_load() || e.op.args.first().is_some_and(|o| cx.is_nonnull(*o));
-            if cx.const_of(res).is_some() || slots.contains(&res) || kind.is_none() || !obj_ok {
+            // A tag is one instruction: recomputing it beats a register.
+            let tag = matches!(e.op.opcode, OpCode::IntTag | OpCode::FloatTag);
+            if cx.const_of(res).is_some()
+                || slots.contains(&res)
+                || kind.is_none()
+                || !obj_ok
+                || tag
+            {
                 done[i] = true;
                 continue;
             }
@@ -681,22 +726,29 @@ fn fail_id_range(trace: &Trace) -> (u32, u32) {
     .unwrap_or((0, 0))
 }
 
-/// The short preamble as a trace: from the label's original arguments to
-/// a jump into the peeled loop. It starts with guards for the `facts` the
-/// peeled loop assumes about its label arguments, guards each load's
+/// The short preamble of `label` as a trace: from the label's original
+/// arguments (kinds `inputs`) to a jump into the peeled loop. It starts
+/// with guards for the facts the peeled loop assumes about its label
+/// arguments (untagging those that travel as numbers), guards each load's
 /// object non-null (the preamble proved it for its own values only) and
-/// each short value's fact after the op computing it. Its guards' fail
-/// args are its inputs: failing one means "enter at the loop's start
-/// label instead"; their ids are placeholders (`0..`) the user renumbers.
-fn short_preamble(inputs: &[Kind], facts: &[Fact], short: &[ShortOp], peeled: &Descr) -> Trace {
+/// each short value's fact after the op computing it. Its guards' fail args are its
+/// inputs: failing one means "enter at the loop's start label instead";
+/// their ids are placeholders (`0..`) the user renumbers.
+fn short_preamble(inputs: &[Kind], label: &LoopLabel) -> Trace {
     let mut t = Trace::new(inputs);
     let n = inputs.len();
-    let mut slots: Vec<OpRef> = (0..n).map(OpRef::input).collect();
+    let mut slots: Vec<OpRef> = Vec::with_capacity(n);
     let mut nonnull = HashSet::new();
-    for (i, f) in facts[..n].iter().enumerate() {
-        f.guard(&mut t, OpRef::input(i), &mut nonnull);
+    let fact = |k: usize| &label.facts[k];
+    for (i, st) in label.states.iter().enumerate() {
+        let slot = match st {
+            Some(VState::Tagged(code)) => untag_entry(&mut t, OpRef::input(i), *code),
+            _ => OpRef::input(i),
+        };
+        fact(i).guard(&mut t, slot, &mut nonnull);
+        slots.push(slot);
     }
-    for (s, f) in short.iter().zip(&facts[n..]) {
+    for (k, s) in label.short.iter().enumerate() {
         let args: Vec<OpRef> = s
             .args
             .iter()
@@ -721,11 +773,26 @@ fn short_preamble(inputs: &[Kind], facts: &[Fact], short: &[ShortOp], peeled: &D
         let mut op = Op::new(s.opcode, &args);
         op.descr = s.descr.clone();
         let r = t.push(op);
-        f.guard(&mut t, r, &mut nonnull);
+        fact(n + k).guard(&mut t, r, &mut nonnull);
         slots.push(r);
     }
-    t.push(Op::new(OpCode::Jump, &slots).with_descr(peeled.clone()));
+    for &k in &label.pruned {
+        slots.remove(k);
+    }
+    t.push(Op::new(OpCode::Jump, &slots).with_descr(label.descr.clone()));
     t
+}
+
+/// Appends to the short preamble `t` the test that input `p` is tagged by
+/// `code` (`int_tag` or `float_tag`) and its untagging; returns the number.
+fn untag_entry(t: &mut Trace, p: OpRef, code: OpCode) -> OpRef {
+    let (test, untag) = match code {
+        OpCode::FloatTag => (OpCode::PtrIsFloatTagged, OpCode::FloatUntag),
+        _ => (OpCode::PtrIsTagged, OpCode::IntUntag),
+    };
+    let ok = t.push(Op::new(test, &[p]));
+    entry_guard(t, Op::new(OpCode::GuardTrue, &[ok]));
+    t.push(Op::new(untag, &[p]))
 }
 
 /// Appends `guard` to the short preamble `t`, failing to its inputs.
@@ -742,12 +809,7 @@ fn entry_guard(t: &mut Trace, guard: Op) {
 
 /// Joins the preamble (its closing jump becomes the peeled loop's label)
 /// and the peeled loop (its inputs become that label's arguments).
-fn merge(
-    pre: Optimized,
-    body: Optimized,
-    short: Option<Trace>,
-    mut label: LoopLabel,
-) -> Result<Optimized, OptError> {
+fn merge(pre: Optimized, body: Optimized, mut label: LoopLabel) -> Result<Optimized, OptError> {
     let mut t = pre.trace;
     let jump = t
         .ops
@@ -788,16 +850,10 @@ fn merge(
         }
         t.push(op);
     }
-    let mut short = short;
     label.pruned = prune_label_args(&mut t, label_index);
     if !label.pruned.is_empty() {
         // The preamble computed the pruned slots' values for nothing.
         t = without_dead_ops(&t);
-    }
-    for &k in &label.pruned {
-        if let Some(j) = short.as_mut().and_then(|s| s.ops.last_mut()) {
-            j.args.remove(k);
-        }
     }
     let mut resume = pre.resume;
     resume.extend(body.resume);
@@ -810,7 +866,7 @@ fn merge(
         trace: t,
         resume,
         ledger,
-        short_preamble: short,
+        short_preamble: None,
         label: Some(label),
     })
 }

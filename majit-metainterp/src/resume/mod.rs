@@ -8,8 +8,10 @@
 //! [`GuardResume`]:
 //!
 //! - `values[i]` says where ORIGINAL fail arg `i` comes from now: a slot of
-//!   the optimized guard's own fail args ([`Tagged::Box`]), a constant, or a
-//!   virtual object described in `virtuals` ([`Tagged::Virtual`]).
+//!   the optimized guard's own fail args ([`Tagged::Box`]), such a slot's
+//!   number put in a ref ([`Tagged::Tag`]: the trace never tagged it), a
+//!   constant, or a virtual object described in `virtuals`
+//!   ([`Tagged::Virtual`]).
 //! - `virtuals` (`rd_virtuals`): one entry per object that exists only
 //!   virtually: its layout and, per field that was set, a tagged value.
 //!   Entries may name each other, cycles included; one entry is one object.
@@ -30,7 +32,7 @@ mod rebuild;
 
 pub use rebuild::{rebuild, RebuildError};
 
-use majit_ir::{ArrayDescr, Const, FieldDescr, SizeDescr};
+use majit_ir::{ArrayDescr, Const, FieldDescr, OpCode, SizeDescr};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -45,6 +47,9 @@ pub enum Tagged {
     Const(Const),
     /// Entry `i` of the guard's `virtuals`.
     Virtual(u32),
+    /// Slot `i` of the fail args tagged by the op (`int_tag` or
+    /// `float_tag`): a small number in a ref that only a failure needs.
+    Tag(u32, OpCode),
 }
 
 /// The shape of a virtual object.
@@ -118,6 +123,7 @@ impl fmt::Display for Tagged {
             Tagged::Const(Const::Ref(a)) => write!(f, "ptr({a:#x})"),
             Tagged::Const(Const::Float(b)) => write!(f, "{}", f64::from_bits(*b)),
             Tagged::Virtual(i) => write!(f, "VIRTUAL{i}"),
+            Tagged::Tag(i, code) => write!(f, "{code}(BOX{i})"),
         }
     }
 }

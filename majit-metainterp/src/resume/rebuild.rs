@@ -72,11 +72,16 @@ pub unsafe fn rebuild(
         objs.push(addr);
     }
     let value = |t: &Tagged| -> Result<Value, RebuildError> {
-        match t {
-            Tagged::Box(i) => frame
-                .get(*i as usize)
+        let slot = |i: u32| {
+            frame
+                .get(i as usize)
                 .copied()
-                .ok_or_else(|| RebuildError::Malformed(format!("BOX{i} out of range"))),
+                .ok_or_else(|| RebuildError::Malformed(format!("BOX{i} out of range")))
+        };
+        match t {
+            Tagged::Box(i) => slot(*i),
+            Tagged::Tag(i, code) => majit_ir::eval::eval_pure(*code, &[slot(*i)?])
+                .ok_or_else(|| RebuildError::Malformed(format!("{t} of a {:?}", slot(*i)))),
             Tagged::Const(c) => Ok(c.value()),
             Tagged::Virtual(i) => objs
                 .get(*i as usize)
