@@ -67,6 +67,7 @@ pub fn eval_pure(op: OpCode, args: &[Value]) -> Option<Value> {
         IntTag => Value::Ref((int(0)?.wrapping_shl(1) | 1) as usize),
         IntUntag => Value::Int(ptr(0)? as i64 >> 1),
         PtrIsTagged => bool_(ptr(0)? & 1 != 0),
+        IntFitsTag => bool_(int(0)?.checked_add(int(0)?).is_some()),
         FloatTag => Value::Ref(flonum::encode(flt(0)?) as usize),
         FloatUntag => Value::Float(flonum::decode(ptr(0)? as u64)),
         PtrIsFloatTagged => bool_(flonum::is_tagged(ptr(0)? as u64)),

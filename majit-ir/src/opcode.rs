@@ -315,6 +315,8 @@ opcodes! {
     IntTag                          "int_tag"                           "i"     Ref     Nothing  Plain  1   PURE;
     IntUntag                        "int_untag"                         "r"     Int     Nothing  Plain  1   PURE;
     PtrIsTagged                     "ptr_is_tagged"                     "r"     Int     Nothing  Plain  1   PURE;
+    // Whether `v` fits in a tagged ref: `2v` does not overflow (one add and a flag).
+    IntFitsTag                      "int_fits_tag"                      "i"     Int     Nothing  Plain  1   PURE;
     // A small float in a ref (`Obj::small_float`, `crate::flonum`): low bits `10`.
     // The tracer tags only values `float_fits_tag` accepts (it guards that).
     FloatTag                        "float_tag"                         "f"     Ref     Nothing  Plain  3   PURE;

@@ -195,6 +195,60 @@ fn a_tag_only_failures_read_is_made_by_the_resume_data() {
 }
 
 #[test]
+fn a_guards_own_tested_value_resumes_as_the_constant_it_failed_with() {
+    // Failing guard_true(i1) means i1 == 0; failing guard_false of a
+    // boolean means 1: the fail args need not carry it (so the comparison
+    // fuses into its branch).
+    let out = assert_opt(
+        "intbounds:rewrite",
+        "
+        [i0]
+        i1 = int_lt(i0, 10)
+        guard_true(i1) [i0, i1]
+        i2 = int_gt(i0, 3)
+        guard_false(i2) [i2, i0]
+        finish(i0)",
+        expect![
+            "
+            [i0]
+            i1 = int_lt(i0, 10)
+            guard_true(i1) [i0]
+            i2 = int_gt(i0, 3)
+            guard_false(i2) [i0]
+            finish(i0)"
+        ],
+    );
+    let values = |k: u32| out.resume[&(opt_support::AUTO_FAIL_BASE + k)].to_string();
+    assert_eq!(values(0).lines().next(), Some("values [BOX0, 0]"));
+    assert_eq!(values(1).lines().next(), Some("values [1, BOX0]"));
+}
+
+#[test]
+fn int_fits_tag_bounds_its_operand_and_folds_once_it_is_known() {
+    assert_opt(
+        "intbounds:rewrite",
+        "
+        [i0]
+        i1 = int_fits_tag(i0)
+        guard_true(i1) [i0]
+        p2 = int_tag(i0)
+        i3 = int_untag(p2)
+        i4 = int_and(i0, 1023)
+        i5 = int_fits_tag(i4)
+        guard_true(i5) [i0]
+        finish(i3, i4)",
+        expect![
+            "
+            [i0]
+            i1 = int_fits_tag(i0)
+            guard_true(i1) [i0]
+            i4 = int_and(i0, 1023)
+            finish(i0, i4)"
+        ],
+    );
+}
+
+#[test]
 fn a_guard_that_always_fails_makes_the_trace_invalid() {
     let t = parse(
         "

@@ -697,13 +697,15 @@ fn guard_copies_take_the_ids_after_the_traces_own() {
 /// loads `Stack.head` from that slot, and replaying the load at the loop's
 /// end would read a `Node` as a `Stack` (found by a Lua program whose
 /// frame reuses a dead register for a boolean; it crashed). The load needs
-/// its object's class there, so the retrace gives up.
+/// its object's class there, so the retrace gives up. (The loop tests `p0`
+/// here: a slot the body only overwrites gets no short ops at all.)
 #[test]
 fn short_loads_are_not_replayed_on_an_object_of_another_class() {
     let loop_trace = parse(
         "
         [p0, p1, i2]
         label(p0, p1, i2, descr=Loop)
+        guard_nonnull(p0, descr=g1) [p1, i2]
         i3 = getfield_gc_i(p1, descr=Node.value)
         p4 = getfield_gc_r(p1, descr=Node.next)
         guard_nonnull_class(p4, 0x6600, descr=g0) [p1, i2]

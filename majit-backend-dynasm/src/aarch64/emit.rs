@@ -540,6 +540,7 @@ impl Encoder for A64Emitter {
             CmpOp::UGe => Cond::Hs,
             CmpOp::IsZero => Cond::Eq,
             CmpOp::IsTrue => Cond::Ne,
+            CmpOp::FitsTag => Cond::Vc,
             // After `fcmp`, unordered sets C and V: each condition below
             // is false for NaN except NE, as the float ops require.
             CmpOp::FLt => Cond::Mi,
@@ -554,6 +555,11 @@ impl Encoder for A64Emitter {
                 self.float_cmp(a, b)
             }
             CmpOp::IsZero | CmpOp::IsTrue => self.int_cmp(a, Loc::Const(Const::Int(0))),
+            CmpOp::FitsTag => {
+                // `a + a` overflows exactly when `a` needs all 64 bits.
+                let r = hw(self.int_reg(a, X16));
+                a64!(self.ops; cmn X(r), X(r));
+            }
             CmpOp::Lt
             | CmpOp::Le
             | CmpOp::Eq

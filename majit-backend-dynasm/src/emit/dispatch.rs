@@ -89,6 +89,8 @@ pub enum CmpOp {
     IsZero,
     /// `int_is_true(a)`.
     IsTrue,
+    /// `int_fits_tag(a)`: `a + a` does not overflow.
+    FitsTag,
 }
 
 /// Two-operand float ops.
@@ -262,6 +264,7 @@ pub fn family(opcode: OpCode) -> Family {
         FloatGe => F::Compare(CmpOp::FGe),
         IntIsZero => F::Compare(CmpOp::IsZero),
         IntIsTrue => F::Compare(CmpOp::IsTrue),
+        IntFitsTag => F::Compare(CmpOp::FitsTag),
         FloatAdd => F::Float(FloatOp::Add),
         FloatSub => F::Float(FloatOp::Sub),
         FloatMul => F::Float(FloatOp::Mul),

@@ -474,6 +474,11 @@ impl Encoder for X64Emitter {
                 x64!(self.ops; movzx Rd(d), Rb(d));
                 return None;
             }
+            CmpOp::FitsTag => {
+                self.load_int(R11, a);
+                x64!(self.ops; add tmp, tmp);
+                return Some(self.set_flags_result(Cond::No, dst));
+            }
             CmpOp::IsZero | CmpOp::IsTrue => {
                 let r = hw(self.int_reg(a, R11));
                 x64!(self.ops; test Rq(r), Rq(r));

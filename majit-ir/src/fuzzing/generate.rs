@@ -265,7 +265,7 @@ impl Gen<'_> {
             IntRshift,
             UintRshift,
         ];
-        let unary = [IntNeg, IntInvert, IntIsZero, IntIsTrue, SameAsI];
+        let unary = [IntNeg, IntInvert, IntIsZero, IntIsTrue, IntFitsTag, SameAsI];
         if self.rng.chance(70) {
             let op = self.rng.pick(&binary);
             let (a, b) = (self.value(Kind::Int), self.value(Kind::Int));

@@ -238,12 +238,10 @@ impl<'a> Lowerer<'a> {
         Ok(Some(Val::scalar(Ty::Obj, Opnd::Reg(r))))
     }
 
-    /// Whether `v` fits in a handle: `(v << 1) >> 1 == v`, the form
-    /// intbounds reads as `v` within 63 bits (so `int_untag(int_tag(v))`
-    /// folds to `v` in a trace).
+    /// Whether `v` fits in a handle: `int_fits_tag` (one add and its
+    /// overflow flag), which intbounds reads as `v` within 63 bits (so
+    /// `int_untag(int_tag(v))` folds to `v` in a trace).
     fn fits_small_int(&mut self, v: &Opnd) -> Opnd {
-        let doubled = self.pure_t("IntLshift", &[v.clone(), Opnd::Int(1)]);
-        let back = self.pure_t("IntRshift", &[doubled, Opnd::Int(1)]);
-        self.pure_t("IntEq", &[back, v.clone()])
+        self.pure_t("IntFitsTag", std::slice::from_ref(v))
     }
 }

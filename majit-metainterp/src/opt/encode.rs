@@ -3,7 +3,8 @@
 //! args.
 //!
 //! Each value is tagged: a constant stays a constant (an int with exact
-//! bounds counts, since the facts behind them held before this guard); a
+//! bounds counts, since the facts behind them held before this guard, and
+//! so does the guard's own tested value, whose value on failure is known); a
 //! virtual becomes `Virtual(i)`, its entry made *before* its fields are
 //! tagged so that cycles and sharing end at the same index (one entry per
 //! object keeps identity); a small number tagged by the trace becomes
@@ -14,6 +15,7 @@
 //! the guard itself proves has been applied yet.
 
 use super::cx::{Cx, PendingStore};
+use super::info::IntBound;
 use crate::resume::{GuardResume, PendingField, Tagged, VirtualDesc};
 use crate::warmstate::FastMap;
 use majit_ir::{Const, Kind, Op, OpCode, OpRef};
@@ -89,6 +91,20 @@ impl Encoder<'_> {
     }
 }
 
+/// The value `guard`'s tested operand has whenever the guard fails: 0
+/// for `guard_true`, 1 for `guard_false` of a boolean, null for
+/// `guard_nonnull`. Resume data names that constant, so the trace need not
+/// keep the operand (a comparison then fuses into its branch).
+fn failing_value(cx: &Cx, guard: &Op) -> Option<(OpRef, Const)> {
+    let arg = cx.resolve(*guard.args.first()?);
+    match guard.opcode {
+        OpCode::GuardTrue => Some((arg, Const::Int(0))),
+        OpCode::GuardFalse if cx.bound(arg).within(IntBound::BOOL) => Some((arg, Const::Int(1))),
+        OpCode::GuardNonnull => Some((arg, Const::Ref(0))),
+        _ => None,
+    }
+}
+
 /// Encodes `guard`'s resume data; returns the new fail args and the
 /// description (`original` is left 0 for the caller to fill). `pending`
 /// are the delayed stores heap kept past it.
@@ -104,12 +120,16 @@ pub(super) fn encode_guard(
         virtuals: Vec::new(),
         virtual_index: FastMap::default(),
     };
+    let failing = failing_value(e.cx, guard);
     let values = guard
         .fail_args
         .as_deref()
         .unwrap_or_default()
         .iter()
-        .map(|&r| e.tag(r))
+        .map(|&r| match failing {
+            Some((t, c)) if e.cx.resolve(r) == t => Tagged::Const(c),
+            _ => e.tag(r),
+        })
         .collect();
     let pending = pending
         .iter()

@@ -150,7 +150,7 @@ fn result_bound(cx: &Cx, op: &OptOp) -> IntBound {
         }
         IntRshift if nonneg(arg(0)) => IntBound::new(0, arg(0).hi),
         IntUntag => IntBound::new(-(1 << 62), (1 << 62) - 1),
-        PtrIsTagged | PtrIsFloatTagged | FloatFitsTag => IntBound::BOOL,
+        PtrIsTagged | PtrIsFloatTagged | FloatFitsTag | IntFitsTag => IntBound::BOOL,
         UintRshift => match cx.int_const(op.op.arg(1)) {
             Some(k) if k & 63 != 0 => IntBound::new(0, (u64::MAX >> (k & 63)) as i64),
             _ => IntBound::FULL,
@@ -291,6 +291,9 @@ fn learn_truth(cx: &mut Cx, x: OpRef, truth: bool) {
         return;
     };
     match (def.opcode, def.args.as_slice()) {
+        (OpCode::IntFitsTag, [a]) if truth => {
+            cx.narrow(*a, IntBound::new(-(1 << 62), (1 << 62) - 1));
+        }
         (OpCode::IntIsTrue, [a]) | (OpCode::IntIsZero, [a]) => {
             if truth == (def.opcode == OpCode::IntIsTrue) {
                 exclude(cx, *a, 0);

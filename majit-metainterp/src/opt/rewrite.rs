@@ -279,6 +279,7 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
             Fold::Same(inner(cx, a, 0)?) // untag(tag(x)) => x for x in 63 bits
         }
         (PtrIsTagged, O(IntTag), _) => Fold::Const(1), // is_tagged(tag(x)) => 1
+        (IntFitsTag, _, _) if fits_small_int(cx.bound(a)) => Fold::Const(1), // x in 63 bits
         (IntEq, O(IntRshift), _) if shift_round_trips(cx, a, b?) => {
             Fold::Const(1) // (x << k) >> k == x => 1 for x in 64 - k bits
         }

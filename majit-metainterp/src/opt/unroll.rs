@@ -365,7 +365,8 @@ fn hand_over(
         debug_assert!(fits, "a captured state fits its own value");
         owner.resize(leaves.len(), k);
     }
-    let (short, values) = select_short(pre, &leaves);
+    let usable: Vec<bool> = owner.iter().map(|k| read[*k]).collect();
+    let (short, values) = select_short(pre, &leaves, &usable);
     let args: Vec<OpRef> = leaves.iter().chain(&values).copied().collect();
     pre.feed_extra(Op::new(OpCode::Jump, &args).with_descr(peeled.clone()))?;
     if let Some(k) = escaped(&pre.cx, j, &states) {
@@ -615,8 +616,11 @@ pub(super) fn escaped(cx: &Cx, j: &[OpRef], states: &[Option<VState>]) -> Option
 /// Chooses the exported facts computable from the jump arguments `j`;
 /// returns them as short-preamble ops plus their values in the preamble.
 /// Besides the passes' exports, the fields of a virtual that becomes a
-/// slot are facts too (it is forced with exactly those values).
-fn select_short(pre: &Pipeline, j: &[OpRef]) -> (Vec<ShortOp>, Vec<OpRef>) {
+/// slot are facts too (it is forced with exactly those values). Only
+/// slots the body reads (`usable`) are operands: a fact about a slot the
+/// loop overwrites unread (a temporary) helps nothing, and its guard in the
+/// short preamble would keep bridges out.
+fn select_short(pre: &Pipeline, j: &[OpRef], usable: &[bool]) -> (Vec<ShortOp>, Vec<OpRef>) {
     let cx = &pre.cx;
     let mut slots: Vec<OpRef> = j.iter().map(|r| cx.resolve(*r)).collect();
     let mut candidates = pre.exports();
@@ -648,7 +652,7 @@ fn select_short(pre: &Pipeline, j: &[OpRef]) -> (Vec<ShortOp>, Vec<OpRef>) {
                 done[i] = true;
                 continue;
             }
-            let Some(args) = short_args(cx, &e.op, &slots) else {
+            let Some(args) = short_args(cx, &e.op, &slots, usable) else {
                 continue;
             };
             let obj_class = match e.op.opcode.is_load() {
@@ -674,15 +678,17 @@ fn select_short(pre: &Pipeline, j: &[OpRef]) -> (Vec<ShortOp>, Vec<OpRef>) {
     (short, values)
 }
 
-/// The arguments of `op` as slots or constants, if all are available.
-fn short_args(cx: &Cx, op: &Op, slots: &[OpRef]) -> Option<Vec<ShortArg>> {
+/// The arguments of `op` as slots or constants, if all are available
+/// (slots past `usable` are short values, always usable).
+fn short_args(cx: &Cx, op: &Op, slots: &[OpRef], usable: &[bool]) -> Option<Vec<ShortArg>> {
     op.args
         .iter()
         .map(|a| match cx.const_of(*a) {
             Some(c) => Some(ShortArg::Const(c)),
             None => slots
                 .iter()
-                .position(|s| *s == cx.resolve(*a))
+                .enumerate()
+                .position(|(i, s)| *s == cx.resolve(*a) && usable.get(i).copied().unwrap_or(true))
                 .map(ShortArg::Slot),
         })
         .collect()

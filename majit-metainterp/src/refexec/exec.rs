@@ -222,6 +222,7 @@ impl<'a> Machine<'a> {
             | IntTag
             | IntUntag
             | PtrIsTagged
+            | IntFitsTag
             | FloatTag
             | FloatUntag
             | PtrIsFloatTagged
