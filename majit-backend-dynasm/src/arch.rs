@@ -236,6 +236,9 @@ pub struct OpCx<'a> {
     /// Ops that may collect: every location holding a value that lives
     /// past the op, with its kind (refs there are GC roots).
     pub live: &'a [(Loc, Kind)],
+    /// The result is read only by the next op, a `guard_true`/`guard_false`
+    /// that branches on the flags: a comparison need not write its 0/1.
+    pub flags_only: bool,
 }
 
 /// An architecture's code emitter. The driver (`driver.rs`) walks the

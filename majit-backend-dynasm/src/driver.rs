@@ -119,6 +119,32 @@ fn kinds_of(trace: &Trace, refs: &[majit_ir::OpRef]) -> Vec<Kind> {
         .collect()
 }
 
+/// Per scheduled op: whether its result's only reader is the next op, a
+/// `guard_true`/`guard_false` testing it (no fail arg, label or jump reads
+/// it), so the guard can branch on the flags the op leaves.
+fn flags_only_results(trace: &Trace, alloc: &Allocation) -> Vec<bool> {
+    let mut reads = vec![0u32; trace.ops.len()];
+    for op in &trace.ops {
+        let fail_args = op.fail_args.iter().flatten();
+        for r in op.args.iter().chain(fail_args) {
+            if let majit_ir::RefTarget::Op(i) = r.target() {
+                reads[i] += 1;
+            }
+        }
+    }
+    let next_tests = |k: usize| {
+        let (a, next) = (&alloc.ops[k], alloc.ops.get(k + 1));
+        next.is_some_and(|n| {
+            let g = &trace.ops[n.op];
+            matches!(g.opcode, OpCode::GuardTrue | OpCode::GuardFalse)
+                && g.args.first() == Some(&majit_ir::OpRef::op(a.op))
+        })
+    };
+    (0..alloc.ops.len())
+        .map(|k| reads[alloc.ops[k].op] == 1 && next_tests(k))
+        .collect()
+}
+
 fn emit<A: Arch>(
     trace: &Trace,
     alloc: &Allocation,
@@ -130,7 +156,8 @@ fn emit<A: Arch>(
         e.emit_move(m.from, m.to, m.kind)?;
     }
     let mut exits = 0u32;
-    for a in &alloc.ops {
+    let flags_only = flags_only_results(trace, alloc);
+    for (k, a) in alloc.ops.iter().enumerate() {
         let op = &trace.ops[a.op];
         for m in &a.moves {
             e.emit_move(m.from, m.to, m.kind)?;
@@ -143,6 +170,7 @@ fn emit<A: Arch>(
             kinds: &kinds,
             result: a.result,
             live: &a.live,
+            flags_only: flags_only[k],
         };
         let exit_record = |n: &mut u32| {
             let refs = op.fail_args.as_deref().unwrap_or(&op.args);

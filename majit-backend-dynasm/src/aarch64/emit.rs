@@ -571,7 +571,9 @@ impl Encoder for A64Emitter {
             | CmpOp::UGt
             | CmpOp::UGe => self.int_cmp(a, b),
         }
-        self.cset(cond, dst);
+        if !self.flags_only {
+            self.cset(cond, dst);
+        }
         Some(cond)
     }
 

@@ -51,6 +51,7 @@ const ROWS: &[Row<A64Emitter>] = &[
     ("a float that fits a tag", |e| e.unary(UnaryOp::FloatFitsTag, 2, Loc::Reg(D1)), "30 00 66 9e 11 00 e6 d2 11 02 11 cb 31 fe d1 93 3f 06 42 f2 e2 17 9f 9a", "fmov x16, d1; mov x17, #0x3000000000000000; sub x17, x16, x17; ror x17, x17, #0x3f; tst x17, #0xc000000000000000; cset x2, eq"),
     ("float negate", |e| e.unary(UnaryOp::FloatNeg, D0, Loc::Reg(D1)), "20 40 61 1e", "fneg d0, d1"),
     ("float multiply", |e| e.float_op(FloatOp::Mul, D0, Loc::Reg(D0), Loc::Reg(D1)), "00 08 61 1e", "fmul d0, d0, d1"),
+    ("a comparison only its guard reads", |e| { e.flags_only = true; e.compare(CmpOp::Lt, 1, Loc::Reg(2), Loc::Reg(3)); }, "5f 00 03 eb", "cmp x2, x3"),
     ("fits a tag", |e| { e.compare(CmpOp::FitsTag, 1, Loc::Reg(2), Loc::Reg(2)); }, "5f 00 02 ab e1 67 9f 9a", "cmn x2, x2; cset x1, vc"),
     ("float less than", |e| { e.compare(CmpOp::FLt, 1, Loc::Reg(D0), Loc::Reg(D1)); }, "00 20 61 1e e1 57 9f 9a", "fcmp d0, d1; cset x1, mi"),
     ("save a register", |e| e.save_reg(X16 - 1), "af 67 00 f9", "str x15, [x29, #0xc8]"),

@@ -55,6 +55,9 @@ pub struct Asm<R: Relocation, C> {
     /// The flags the previous op left; cleared by every op that may
     /// change them.
     pub(crate) flags: Option<Flags<C>>,
+    /// The comparison being emitted is read only through the flags (see
+    /// `OpCx::flags_only`): its 0/1 result is not written.
+    pub(crate) flags_only: bool,
     /// Class words and the GC contract.
     pub(crate) env: EmitEnv,
 }
@@ -73,6 +76,7 @@ impl<R: Relocation, C> Asm<R, C> {
             stubs: Vec::new(),
             inline_exits: Vec::new(),
             flags: None,
+            flags_only: false,
             env,
         }
     }

@@ -617,7 +617,9 @@ where
             }
             Family::Compare(op) => {
                 let a = a.expect("comparison");
+                self.flags_only = cx.flags_only;
                 let cond = self.compare(op, dst, a, b.unwrap_or(a));
+                self.flags_only = false;
                 self.flags = cond.map(|cond| Flags {
                     op: cx.index,
                     cond,
@@ -783,6 +785,7 @@ mod tests {
                 kinds: &kinds,
                 result,
                 live: &[],
+                flags_only: false,
             };
             let mut e = Host::emitter(0);
             e.emit_op(&cx).unwrap_or_else(|err| panic!("{op}: {err}"));

@@ -243,8 +243,10 @@ impl X64Emitter {
     /// Materialises the flags as 0/1 in `dst` (without changing them);
     /// returns `cond` for a following guard.
     fn set_flags_result(&mut self, cond: Cond, dst: Reg) -> Cond {
-        self.setcc(cond, dst);
-        x64!(self.ops; movzx Rd(hw(dst)), Rb(hw(dst)));
+        if !self.flags_only {
+            self.setcc(cond, dst);
+            x64!(self.ops; movzx Rd(hw(dst)), Rb(hw(dst)));
+        }
         cond
     }
 

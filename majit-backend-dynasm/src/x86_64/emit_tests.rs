@@ -47,6 +47,7 @@ const ROWS: &[Row<X64Emitter>] = &[
     ("int to float", |e| e.unary(UnaryOp::IntToFloat, XMM0, Loc::Reg(RAX)), "f2 48 0f 2a c0", "cvtsi2sd xmm0, rax"),
     ("float add", |e| e.float_op(FloatOp::Add, XMM0, Loc::Reg(XMM0), Loc::Reg(XMM1)), "f2 40 0f 58 c1", "addsd xmm0, xmm1"),
     ("fits a tag", |e| { e.compare(CmpOp::FitsTag, RDX, Loc::Reg(RSI), Loc::Reg(RSI)); }, "49 89 f3 4d 01 db 40 0f 91 c2 40 0f b6 d2", "mov r11, rsi; add r11, r11; setno dl; movzx edx, dl"),
+    ("a comparison only its guard reads", |e| { e.flags_only = true; e.compare(CmpOp::Lt, RDX, Loc::Reg(RSI), Loc::Reg(RCX)); }, "48 3b f1", "cmp rsi, rcx"),
     ("is_true", |e| { e.compare(CmpOp::IsTrue, RDX, Loc::Reg(RSI), Loc::Reg(RSI)); }, "48 85 f6 40 0f 95 c2 40 0f b6 d2", "test rsi, rsi; setne dl; movzx edx, dl"),
     ("pointer plus offset", |e| e.ptr_add(RAX, Loc::Reg(RBX), int(16)), "48 8d 84 23 10 00 00 00", "lea rax, [rbx+0x10]"),
     ("divide by zero", |e| e.div_mod(false, true, R10, Loc::Reg(RAX), int(0)), "49 c7 c2 00 00 00 00", "mov r10, 0"),
