@@ -27,6 +27,11 @@ pub fn int_floor_div(a: i64, b: i64) -> i64 {
 #[majit::traced]
 #[inline]
 pub fn int_mod(a: i64, b: i64) -> i64 {
+    if b > 0 && b & (b - 1) == 0 {
+        // Flooring by a power of two keeps the low bits, whatever the
+        // sign (with a constant divisor the test folds: one `and`).
+        return a & (b - 1);
+    }
     if b == -1 {
         return 0;
     }
@@ -158,6 +163,17 @@ mod tests {
             (int_floor_div(i64::MIN, -1), int_mod(i64::MIN, -1)),
             (i64::MIN, 0)
         );
+        // Powers of two: the low bits, also for negative and extreme values.
+        for (a, b, m) in [
+            (-7, 4, 1),
+            (-8, 4, 0),
+            (7, 4, 3),
+            (i64::MIN, 2, 0),
+            (i64::MAX, 1, 0),
+        ] {
+            assert_eq!(int_mod(a, b), m, "{a} % {b}");
+            assert_eq!(int_mod(a, b), a.rem_euclid(b), "{a} % {b}");
+        }
         assert_eq!(float_mod(5.5, -2.0), -0.5);
         assert_eq!(float_floor_div(7.0, -2.0), -4.0);
     }

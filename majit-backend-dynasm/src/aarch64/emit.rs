@@ -274,6 +274,37 @@ impl A64Emitter {
         (ra, rb)
     }
 
+    /// Signed `a / d` or `a % d` for a constant `d` by its magic number
+    /// `(m, s)` (`plan::signed_magic`): `smulh` and shifts where `sdiv`
+    /// takes its tens of cycles.
+    fn div_by_constant(&mut self, is_mod: bool, dst: Reg, a: Loc, d: i64, (m, s): (i64, u32)) {
+        let ra = self.int_reg(a, X16);
+        let q = if ra == X16 { X17 } else { X16 };
+        let (ha, hq) = (hw(ra), hw(q));
+        self.mov_imm(q, m);
+        a64!(self.ops; smulh X(hq), X(ha), X(hq));
+        if d > 0 && m < 0 {
+            a64!(self.ops; add X(hq), X(hq), X(ha));
+        } else if d < 0 && m > 0 {
+            a64!(self.ops; sub X(hq), X(hq), X(ha));
+        }
+        if s > 0 {
+            a64!(self.ops; asr X(hq), X(hq), s);
+        }
+        // Truncation: a negative quotient rounds up by its sign bit.
+        a64!(self.ops; add X(hq), X(hq), X(hq), lsr 63);
+        let hd = hw(dst);
+        if is_mod {
+            // The divisor in the scratch `a` does not occupy, or in `dst`
+            // (then `a` is in the other scratch, not in `dst`).
+            let t = if ra == X16 { dst } else { X17 };
+            self.mov_imm(t, d);
+            a64!(self.ops; msub X(hd), X(hq), X(hw(t)), X(ha));
+        } else {
+            a64!(self.ops; mov X(hd), X(hq));
+        }
+    }
+
     /// `int_mul_ovf`: the low half in `dst`, and flags NE exactly when the
     /// high half is not the sign extension of the low half.
     fn mul_ovf(&mut self, dst: Reg, a: Loc, b: Loc) {
@@ -490,6 +521,12 @@ impl Encoder for A64Emitter {
             let v = majit_ir::eval::eval_int_binary(op, const_bits(x), const_bits(y))
                 .expect("division is a two-int op");
             return self.mov_imm(dst, v);
+        }
+        if let Loc::Const(c) = b {
+            let v = const_bits(c);
+            if let Some(magic) = signed.then(|| crate::emit::plan::signed_magic(v)).flatten() {
+                return self.div_by_constant(is_mod, dst, a, v, magic);
+            }
         }
         let d = hw(dst);
         let ra = self.int_reg(a, X16);

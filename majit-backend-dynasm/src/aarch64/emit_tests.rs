@@ -52,6 +52,7 @@ const ROWS: &[Row<A64Emitter>] = &[
     ("float negate", |e| e.unary(UnaryOp::FloatNeg, D0, Loc::Reg(D1)), "20 40 61 1e", "fneg d0, d1"),
     ("float multiply", |e| e.float_op(FloatOp::Mul, D0, Loc::Reg(D0), Loc::Reg(D1)), "00 08 61 1e", "fmul d0, d0, d1"),
     ("a comparison only its guard reads", |e| { e.flags_only = true; e.compare(CmpOp::Lt, 1, Loc::Reg(2), Loc::Reg(3)); }, "5f 00 03 eb", "cmp x2, x3"),
+    ("signed modulo by a constant", |e| e.div_mod(true, true, 1, Loc::Reg(2), int(7)), "b0 24 89 d2 50 92 a4 f2 30 49 d2 f2 90 24 e9 f2 50 7c 50 9b 10 fe 41 93 10 fe 50 8b f1 00 80 d2 01 8a 11 9b", "mov x16, #0x4925; movk x16, #0x2492, lsl #16; movk x16, #0x9249, lsl #32; movk x16, #0x4924, lsl #48; smulh x16, x2, x16; asr x16, x16, #0x1; add x16, x16, x16, lsr #63; mov x17, #0x7; msub x1, x16, x17, x2"),
     ("fits a tag", |e| { e.compare(CmpOp::FitsTag, 1, Loc::Reg(2), Loc::Reg(2)); }, "5f 00 02 ab e1 67 9f 9a", "cmn x2, x2; cset x1, vc"),
     ("float less than", |e| { e.compare(CmpOp::FLt, 1, Loc::Reg(D0), Loc::Reg(D1)); }, "00 20 61 1e e1 57 9f 9a", "fcmp d0, d1; cset x1, mi"),
     ("save a register", |e| e.save_reg(X16 - 1), "af 67 00 f9", "str x15, [x29, #0xc8]"),

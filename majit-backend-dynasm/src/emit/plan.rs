@@ -135,3 +135,101 @@ pub fn const_bits(c: Const) -> i64 {
         Const::Float(b) => b as i64,
     }
 }
+
+/// Signed division by the constant `d` as a multiplication (Hacker's
+/// Delight, 10-1): `(m, s)` such that for every `n`, with `q` the high
+/// word of `n * m`, plus `n` when `d > 0 > m`, minus `n` when `d < 0 < m`,
+/// shifted right arithmetically by `s`, plus its sign bit, `q == n / d`
+/// (truncating). `None` for `d` in `-1..=1` and `i64::MIN`, which the
+/// emitters handle otherwise.
+pub fn signed_magic(d: i64) -> Option<(i64, u32)> {
+    if (-1..=1).contains(&d) || d == i64::MIN {
+        return None;
+    }
+    const TWO63: u64 = 1 << 63;
+    let ad = d.unsigned_abs();
+    let t = TWO63 + ((d as u64) >> 63);
+    let anc = t - 1 - t % ad;
+    let (mut q1, mut r1) = (TWO63 / anc, TWO63 % anc);
+    let (mut q2, mut r2) = (TWO63 / ad, TWO63 % ad);
+    let mut p = 63u32;
+    loop {
+        p += 1;
+        (q1, r1) = (q1.wrapping_mul(2), r1.wrapping_mul(2));
+        if r1 >= anc {
+            (q1, r1) = (q1.wrapping_add(1), r1 - anc);
+        }
+        (q2, r2) = (q2.wrapping_mul(2), r2.wrapping_mul(2));
+        if r2 >= ad {
+            (q2, r2) = (q2.wrapping_add(1), r2 - ad);
+        }
+        let delta = ad - r2;
+        if !(q1 < delta || (q1 == delta && r1 == 0)) {
+            break;
+        }
+    }
+    let m = q2.wrapping_add(1) as i64;
+    Some((if d < 0 { m.wrapping_neg() } else { m }, p - 64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signed_magic;
+
+    /// The quotient the emitted sequence computes.
+    fn by_magic(n: i64, d: i64) -> i64 {
+        let (m, s) = signed_magic(d).expect("a divisor with a magic number");
+        let mut q = ((i128::from(n) * i128::from(m)) >> 64) as i64;
+        if d > 0 && m < 0 {
+            q = q.wrapping_add(n);
+        }
+        if d < 0 && m > 0 {
+            q = q.wrapping_sub(n);
+        }
+        q >>= s;
+        q.wrapping_add((q as u64 >> 63) as i64)
+    }
+
+    #[test]
+    fn magic_numbers_divide_like_idiv() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut ns = vec![
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            7,
+            -7,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+            1000,
+            -999,
+        ];
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ns.push(x as i64);
+            ns.push((x as i64) >> (x % 60));
+        }
+        let mut ds: Vec<i64> = (2..300).chain(-300..-1).collect();
+        ds.extend([
+            1000,
+            1 << 20,
+            641,
+            1_000_000_007,
+            i64::MAX,
+            i64::MIN + 1,
+            -(1 << 40) - 3,
+        ]);
+        for &d in &ds {
+            for &n in &ns {
+                assert_eq!(by_magic(n, d), n.wrapping_div(d), "{n} / {d}");
+            }
+        }
+        assert_eq!(signed_magic(1), None);
+        assert_eq!(signed_magic(i64::MIN), None);
+    }
+}

@@ -95,6 +95,38 @@ impl X64Emitter {
         }
     }
 
+    /// Signed `a / d` or `a % d` for a constant `d` by its magic number
+    /// `(m, s)` (`plan::signed_magic`): a multiply-high and shifts where
+    /// `idiv` takes tens of cycles. Uses `rax`, `rdx` and `r11`, as
+    /// `idiv` does.
+    fn div_by_constant(&mut self, is_mod: bool, dst: Reg, a: Loc, d: i64, (m, s): (i64, u32)) {
+        self.load_int(R11, a);
+        self.mov_imm(regs::RAX, m);
+        x64!(self.ops; imul tmp);
+        if d > 0 && m < 0 {
+            x64!(self.ops; add rdx, tmp);
+        } else if d < 0 && m > 0 {
+            x64!(self.ops; sub rdx, tmp);
+        }
+        if s > 0 {
+            x64!(self.ops; sar rdx, s as i8);
+        }
+        // Truncation: a negative quotient rounds up by its sign bit.
+        x64!(self.ops; mov rax, rdx; shr rax, 63; add rdx, rax);
+        if is_mod {
+            if fits_i32(d) {
+                x64!(self.ops; imul rdx, rdx, d as i32);
+            } else {
+                self.mov_imm(regs::RAX, d);
+                x64!(self.ops; imul rdx, rax);
+            }
+            x64!(self.ops; mov rax, tmp; sub rax, rdx);
+        } else {
+            x64!(self.ops; mov rax, rdx);
+        }
+        self.load_int(dst, Loc::Reg(regs::RAX));
+    }
+
     /// The tail of `div_mod` with a register divisor: the results for a
     /// zero divisor (`a / 0 = 0`, `a % 0 = a`, with `a` in `rax`) and,
     /// signed, for -1 (`-a` and 0), at the labels its checks jump to.
@@ -398,6 +430,9 @@ impl Encoder for X64Emitter {
                     }
                 }
                 return;
+            }
+            if let Some(magic) = signed.then(|| crate::emit::plan::signed_magic(v)).flatten() {
+                return self.div_by_constant(is_mod, dst, a, v, magic);
             }
         }
         self.load_int(R11, b);

@@ -50,6 +50,7 @@ const ROWS: &[Row<X64Emitter>] = &[
     ("a comparison only its guard reads", |e| { e.flags_only = true; e.compare(CmpOp::Lt, RDX, Loc::Reg(RSI), Loc::Reg(RCX)); }, "48 3b f1", "cmp rsi, rcx"),
     ("is_true", |e| { e.compare(CmpOp::IsTrue, RDX, Loc::Reg(RSI), Loc::Reg(RSI)); }, "48 85 f6 40 0f 95 c2 40 0f b6 d2", "test rsi, rsi; setne dl; movzx edx, dl"),
     ("pointer plus offset", |e| e.ptr_add(RAX, Loc::Reg(RBX), int(16)), "48 8d 84 23 10 00 00 00", "lea rax, [rbx+0x10]"),
+    ("signed modulo by a constant", |e| e.div_mod(true, true, RCX, Loc::Reg(RSI), int(7)), "49 89 f3 48 b8 25 49 92 24 49 92 24 49 49 f7 eb 48 c1 fa 01 48 89 d0 48 c1 e8 3f 48 01 c2 48 69 d2 07 00 00 00 4c 89 d8 48 29 d0 48 89 c1", "mov r11, rsi; mov rax, 0x4924924924924925; imul r11; sar rdx, 1; mov rax, rdx; shr rax, 0x3f; add rdx, rax; imul rdx, 7; mov rax, r11; sub rax, rdx; mov rcx, rax"),
     ("divide by zero", |e| e.div_mod(false, true, R10, Loc::Reg(RAX), int(0)), "49 c7 c2 00 00 00 00", "mov r10, 0"),
     ("unsigned divide by a constant", |e| e.div_mod(false, false, R10, Loc::Reg(RAX), int(10)), "49 c7 c3 0a 00 00 00 31 d2 49 f7 f3 49 89 c2", "mov r11, 0xa; xor edx, edx; div r11; mov r10, rax"),
     ("unsigned modulo by -1", |e| e.div_mod(true, false, RBX, Loc::Reg(RAX), int(-1)), "49 c7 c3 ff ff ff ff 31 d2 49 f7 f3 48 89 d0 48 89 c3", "mov r11, 0xffffffffffffffff; xor edx, edx; div r11; mov rax, rdx; mov rbx, rax"),
