@@ -27,11 +27,6 @@ pub fn int_floor_div(a: i64, b: i64) -> i64 {
 #[majit::traced]
 #[inline]
 pub fn int_mod(a: i64, b: i64) -> i64 {
-    if b > 0 && b & (b - 1) == 0 {
-        // Flooring by a power of two keeps the low bits, whatever the
-        // sign (with a constant divisor the test folds: one `and`).
-        return a & (b - 1);
-    }
     if b == -1 {
         return 0;
     }
