@@ -104,7 +104,8 @@ i11 = float_fits_tag(f10)
 p12 = float_tag(f10)
 f13 = float_untag(p12)
 i14 = ptr_is_float_tagged(p12)
-finish(p6, i2, i3, ptr(0x1000), i8, i9, i11, f13, i14)
+i15 = int_fits_tag(i8)
+finish(p6, i2, i3, ptr(0x1000), i8, i9, i11, f13, i14, i15)
 ",
     ),
     (
