@@ -381,15 +381,15 @@ fn hand_over(
     // values. A slot the body never reads (a temporary it overwrites, kept
     // only for resume data) gets none: a fact about it would only keep out
     // a bridge that leaves another value there.
-    let fact = |r: &OpRef, k: &usize| match read[*k] {
+    let fact = |r: &OpRef, read: &bool| match read {
         true => Fact::of(&pre.cx, *r),
         false => Fact::default(),
     };
     let facts: Vec<Fact> = match with_facts {
         true => leaves
             .iter()
-            .zip(&owner)
-            .map(|(r, k)| fact(r, k))
+            .zip(&usable)
+            .map(|(r, u)| fact(r, u))
             .chain(values.iter().map(|r| Fact::of(&pre.cx, *r)))
             .collect(),
         false => vec![Fact::default(); leaves.len() + values.len()],
@@ -745,13 +745,12 @@ fn short_preamble(inputs: &[Kind], label: &LoopLabel) -> Trace {
     let n = inputs.len();
     let mut slots: Vec<OpRef> = Vec::with_capacity(n);
     let mut nonnull = HashSet::new();
-    let fact = |k: usize| &label.facts[k];
     for (i, st) in label.states.iter().enumerate() {
         let slot = match st {
             Some(VState::Tagged(code)) => untag_entry(&mut t, OpRef::input(i), *code),
             _ => OpRef::input(i),
         };
-        fact(i).guard(&mut t, slot, &mut nonnull);
+        label.facts[i].guard(&mut t, slot, &mut nonnull);
         slots.push(slot);
     }
     for (k, s) in label.short.iter().enumerate() {
@@ -779,7 +778,7 @@ fn short_preamble(inputs: &[Kind], label: &LoopLabel) -> Trace {
         let mut op = Op::new(s.opcode, &args);
         op.descr = s.descr.clone();
         let r = t.push(op);
-        fact(n + k).guard(&mut t, r, &mut nonnull);
+        label.facts[n + k].guard(&mut t, r, &mut nonnull);
         slots.push(r);
     }
     for &k in &label.pruned {
