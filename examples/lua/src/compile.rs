@@ -46,11 +46,6 @@ pub const STRINGS_K: usize = 0;
 pub const FALSE_K: usize = 1;
 /// See [`FIRST_CONSTANT`].
 pub const TRUE_K: usize = 2;
-/// The first string constant of every chunk is `"__index"`: the
-/// interpreter probes metatables for this very object
-/// (`table::first_slot`), which is the key a `t.__index = ..` of the same
-/// chunk stored.
-pub const INDEX_K: usize = FIRST_CONSTANT;
 
 /// Compiles `chunk` (display name `name`) into the code store.
 pub fn compile(chunk: &Chunk, name: &str) -> Result<Compiled, CompileError> {
@@ -70,7 +65,6 @@ pub fn compile(chunk: &Chunk, name: &str) -> Result<Compiled, CompileError> {
         constant_index: HashMap::new(),
         funcs: Vec::new(),
     };
-    c.konst(b"__index");
     let id = c.function(&main)?;
     Ok(Compiled {
         main: id,
@@ -282,6 +276,9 @@ struct Func {
     line: u32,
     /// Operand names of instructions that can fail (see `Proto::names`).
     names: HashMap<u32, [Option<String>; 2]>,
+    /// The field instructions and the names of their keys
+    /// (`shape::add_sites`).
+    sites: Vec<(usize, i64)>,
 }
 
 /// Where a name refers to.
@@ -330,7 +327,20 @@ impl Compiler {
     }
 
     fn op(&mut self, op: i64, a: usize, b: usize, c: usize) -> usize {
-        self.emit(encode(op, a as u32, b as u32, c as u32))
+        let at = self.emit(encode(op, a as u32, b as u32, c as u32));
+        // A field instruction's key is a string constant: its name is what
+        // the instruction looks up in a shaped table.
+        let key = match op {
+            op::GETFIELD | op::GETTABUP | op::SELF => Some(c),
+            op::SETFIELD | op::SETTABUP => Some(b),
+            _ => None,
+        };
+        if let Some(k) = key {
+            let text = &self.constants[k];
+            let name = crate::shape::intern(crate::strings::hash(text), text);
+            self.f().sites.push((at, name));
+        }
+        at
     }
 
     /// An instruction with a jump target in its `bx` field (to patch).
@@ -454,6 +464,7 @@ impl Compiler {
             is_vararg: body.is_vararg,
             line: body.line,
             names: HashMap::new(),
+            sites: Vec::new(),
         });
         if self.funcs.len() == 1 {
             // The main chunk's only upvalue: the globals table's cell.
@@ -502,6 +513,7 @@ impl Compiler {
         }
         let at = crate::code::append(&f.words);
         debug_assert_eq!(at, entry);
+        crate::shape::add_sites(entry, f.words.len(), &f.sites);
         proto::add(Proto {
             entry,
             nparams: f.nparams as u32,

@@ -15,6 +15,7 @@ pub mod parse;
 pub mod pattern;
 pub mod proto;
 pub mod run;
+pub mod shape;
 pub mod strings;
 pub mod table;
 pub mod traceback;

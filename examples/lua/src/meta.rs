@@ -1,7 +1,7 @@
 //! Metatables: which metamethod an operation looks for, by event number
 //! (the interpreter passes small integers, not strings).
 
-use crate::table::get_bytes;
+use crate::table::{get_bytes, get_name};
 use crate::vm::Table;
 use majit::prelude::*;
 
@@ -43,7 +43,12 @@ pub fn metatable(o: Obj) -> Obj {
 pub fn metamethod(o: Obj, event: i64) -> Obj {
     let meta = metatable(o);
     if meta.is::<Table>() {
-        get_bytes(meta.cast::<Table>(), event_name(event))
+        let m = meta.cast::<Table>();
+        if m.shape() == crate::shape::DICT {
+            get_bytes(m, event_name(event))
+        } else {
+            get_name(m, crate::shape::event(event))
+        }
     } else {
         Obj::null()
     }

@@ -1,20 +1,20 @@
-//! Lua tables: an array part for the keys `1..=n` and an open-addressed
-//! hash part for the rest, in GC arrays (residual helpers: they allocate
-//! and loop). A key set to `nil` stays in the hash part with a `nil`
-//! value until the next rehash, so `next` keeps working while a loop
-//! clears fields.
+//! Lua tables: an array part for the keys `1..=n` and a hash part for the
+//! rest, in GC arrays (residual helpers: they allocate and loop). The hash
+//! part of a table whose other keys are all strings, and few, is *shaped*
+//! (`shape.rs`): its keys sit in insertion order in slots `0..`, so that
+//! compiled code finds a field at a slot its shape gives. Any other key
+//! makes it an open-addressed hash table for good ([`shape::DICT`]). A key
+//! set to `nil` keeps its slot (and `nil` value) until the next rehash,
+//! so `next` keeps working while a loop clears fields.
 
+use crate::shape;
 use crate::value::{float_of, int_obj, int_of, is_float, is_int};
 use crate::vm::{Bool, Builtin, Closure, Str, Table};
 use majit::prelude::*;
 
 /// A new table with room for `narr` array items and `nhash` hash entries.
 pub fn new_table(narr: i64, nhash: i64) -> Table {
-    let cap = if nhash > 0 {
-        (nhash as usize * 4 / 3 + 1).next_power_of_two()
-    } else {
-        0
-    };
+    let cap = nhash.max(0) as usize;
     Table::new(
         crate::vm::next_serial(),
         Array::<Obj>::new(narr.max(0) as usize),
@@ -22,6 +22,7 @@ pub fn new_table(narr: i64, nhash: i64) -> Table {
         Array::<Obj>::new(cap),
         0,
         Obj::null(),
+        shape::EMPTY,
     )
 }
 
@@ -93,7 +94,28 @@ pub fn same_key(a: Obj, b: Obj) -> bool {
 
 /// The hash slot holding `k`, if any.
 fn slot_of(t: Table, k: Obj) -> Option<usize> {
+    if t.shape() != shape::DICT {
+        return if k.is::<Str>() {
+            shaped_slot(t, k.cast::<Str>())
+        } else {
+            None
+        };
+    }
     probe(t, hash(k), |s| same_key(s, k))
+}
+
+/// The slot of string `k` in shaped table `t`, if any: a scan of a few
+/// keys, else the shape's index.
+fn shaped_slot(t: Table, k: Str) -> Option<usize> {
+    let used = t.used() as usize;
+    if used <= 8 {
+        let keys = t.keys();
+        return (0..used)
+            .find(|&i| keys[i] == Obj::from(k) || crate::strings::equal(keys[i].cast::<Str>(), k));
+    }
+    let name = shape::find(k.hash(), k.bytes().as_slice())?;
+    let s = shape::slot(t.shape(), name);
+    (s >= 0).then_some(s as usize)
 }
 
 /// The hash slot from hash `h` on (`h` as [`hash`] gives it) whose key
@@ -117,10 +139,11 @@ fn probe(t: Table, h: u64, is_key: impl Fn(Obj) -> bool) -> Option<usize> {
     }
 }
 
-/// The hash slot of `key`, a string, when its first probe holds that
-/// very object, else -1 (`get` and `set` look further). Inline in traces
-/// and handlers: a constant key of a chunk is the object its own
-/// `t.name = v` stored, so a field access is a few loads and one compare.
+/// The slot of `key`, a string, in hash table `t` (shape
+/// [`shape::DICT`]) when its first probe holds that very object, else -1
+/// (`get` and `set` look further). For the plain interpreter: a constant
+/// key of a chunk is the object its own `t.name = v` stored, so a field
+/// access is a few loads and one compare.
 #[majit::traced]
 #[inline]
 pub fn first_slot(t: Table, key: Obj) -> i64 {
@@ -166,6 +189,9 @@ pub fn get(t: Table, k: Obj) -> Obj {
 /// normalizing, no array part and one class test.
 fn str_slot(t: Table, k: Obj) -> Option<usize> {
     let key = k.cast::<Str>();
+    if t.shape() != shape::DICT {
+        return shaped_slot(t, key);
+    }
     probe(t, key.hash() as u64, |s| {
         s == k || (s.is::<Str>() && crate::strings::equal(s.cast::<Str>(), key))
     })
@@ -175,10 +201,22 @@ fn str_slot(t: Table, k: Obj) -> Option<usize> {
 /// string object is made).
 pub fn get_bytes(t: Table, s: &[u8]) -> Obj {
     let h = crate::strings::hash(s);
+    if t.shape() != shape::DICT {
+        return shape::find(h, s).map_or(Obj::null(), |name| get_name(t, name));
+    }
     let found = probe(t, h as u64, |k| {
         k.is::<Str>() && k.cast::<Str>().hash() == h && k.cast::<Str>().bytes().as_slice() == s
     });
     found.map_or(Obj::null(), |i| t.vals()[i])
+}
+
+/// `t[name]` without metamethods, for shaped table `t` and a key given
+/// by its name (`shape.rs`).
+pub fn get_name(t: Table, name: i64) -> Obj {
+    match shape::slot(t.shape(), name) {
+        -1 => Obj::null(),
+        s => t.vals()[s as usize],
+    }
 }
 
 /// What [`set`] refused.
@@ -194,7 +232,10 @@ pub fn set(t: Table, k: Obj, v: Obj) -> i64 {
     if k.is::<Str>() {
         match str_slot(t, k) {
             Some(s) => t.vals()[s] = v,
-            None if v.is_null() => {}
+            // A shaped table takes a new key even with a `nil` value, so
+            // that its shape does not depend on which fields were `nil`
+            // when it was made (`{link = nil, id = 1}`).
+            None if v.is_null() && t.shape() == shape::DICT => {}
             None => insert(t, k, v),
         }
         return SET_OK;
@@ -257,6 +298,17 @@ fn grow_array(t: Table) {
 
 /// Adds the new key `k` to the hash part.
 fn insert(t: Table, k: Obj, v: Obj) {
+    if t.shape() != shape::DICT {
+        if k.is::<Str>() {
+            let key = k.cast::<Str>();
+            let name = shape::intern(key.hash(), key.bytes().as_slice());
+            if let Some(next) = shape::with_name(t.shape(), name) {
+                return append_slot(t, k, v, next);
+            }
+        }
+        t.set_shape(shape::DICT);
+        rehash(t);
+    }
     if (t.used() as usize + 1) * 4 > t.keys().len() * 3 {
         rehash(t);
     }
@@ -269,6 +321,28 @@ fn insert(t: Table, k: Obj, v: Obj) {
     keys[i] = k;
     vals[i] = v;
     t.set_used(t.used() + 1);
+}
+
+/// Puts the new key `k` (value `v`) of shaped table `t` in its next slot;
+/// `next` is its shape with `k`.
+fn append_slot(t: Table, k: Obj, v: Obj, next: i64) {
+    let i = t.used() as usize;
+    if i == t.keys().len() {
+        let cap = (i * 2).max(4);
+        let (old_keys, old_vals) = (t.keys(), t.vals());
+        let (mut keys, mut vals) = (Array::<Obj>::new(cap), Array::<Obj>::new(cap));
+        for j in 0..i {
+            keys[j] = old_keys[j];
+            vals[j] = old_vals[j];
+        }
+        t.set_keys(keys);
+        t.set_vals(vals);
+    }
+    let (mut keys, mut vals) = (t.keys(), t.vals());
+    keys[i] = k;
+    vals[i] = v;
+    t.set_used(i as i64 + 1);
+    t.set_shape(next);
 }
 
 /// Rebuilds the hash part with room for twice its live entries, dropping

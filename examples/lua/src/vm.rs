@@ -33,13 +33,16 @@ use crate::builtins::{call_builtin, PCALL};
 use crate::bytecode::op::*;
 use crate::bytecode::IMM;
 use crate::code::insn;
-use crate::compile::{FALSE_K, INDEX_K, STRINGS_K, TRUE_K};
+use crate::compile::{FALSE_K, STRINGS_K, TRUE_K};
 use crate::errors::{
     arith_error, call_error, chain_error, compare_error, concat_error, for_error, index_error,
     key_error, len_error, overflow_error, protected_error,
 };
 use crate::meta::metamethod;
 use crate::proto::{entry, is_vararg, maxstack, nparams, nupvals, upval};
+use crate::shape::{
+    field_next, field_slot, len as shape_len, slot as shape_slot, DICT, INDEX_NAME,
+};
 use crate::strings::{concat2, equal as str_eq, less as str_less};
 use crate::table::{
     self, get as table_get, len as table_len, new_table, replace as table_replace, set as table_set,
@@ -131,6 +134,10 @@ pub fn next_serial() -> i64 {
         elidable fn shift_left(a: i64, n: i64) -> i64,
         elidable fn str_eq(a: Str, b: Str) -> bool,
         elidable fn str_less(a: Str, b: Str, or_equal: bool) -> bool,
+        elidable fn field_slot(shape: i64, pc: i64) -> i64,
+        elidable fn field_next(shape: i64, pc: i64) -> i64,
+        elidable fn shape_len(shape: i64) -> i64,
+        elidable fn shape_slot(shape: i64, name: i64) -> i64,
         residual(no_force) fn to_number(o: Obj) -> Obj,
         residual(no_force) fn concat2(x: Obj, y: Obj) -> Obj,
         residual fn next_serial() -> i64,
@@ -162,7 +169,7 @@ pub fn next_serial() -> i64 {
         #[headered] Float { v: f64 },
         #[headered] Bool { v: bool },
         #[headered] Str { hash: i64, bytes: Array<u8> },
-        #[headered] Table { serial: i64, arr: Array<Obj>, keys: Array<Obj>, vals: Array<Obj>, used: i64, meta: Obj },
+        #[headered] Table { serial: i64, arr: Array<Obj>, keys: Array<Obj>, vals: Array<Obj>, used: i64, meta: Obj, shape: i64 },
         #[headered] Closure { serial: i64, proto: i64, k: Array<Obj>, up: Array<Obj> },
         #[headered] Builtin { serial: i64, id: i64 },
         #[headered] UpVal { v: Obj },
@@ -373,16 +380,24 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                                 found = true;
                             }
                         }
-                        if !found && op != GETTABLE && !we_are_jitted() {
-                            // A constant key: the object a `t.name = v`
-                            // of this chunk stored, in its first slot.
-                            // Not in traces: its guards and length cost
-                            // more than the call (deltablue +12%: more
-                            // bridges, more too-long traces).
-                            let s: i64 = table::first_slot(t, key);
-                            if s >= 0 {
-                                v = t.vals[s as usize];
+                        if !found && op != GETTABLE {
+                            if t.shape != DICT {
+                                // A shaped table: the slot of this
+                                // instruction's key depends on the shape
+                                // only (a constant in traces).
+                                let s: i64 = field_slot(promote(t.shape), pc as i64 - 1);
+                                if s >= 0 {
+                                    v = t.vals[s as usize];
+                                }
                                 found = true;
+                            } else if !we_are_jitted() {
+                                // A constant key: the object a `t.name = v`
+                                // of this chunk stored, in its first slot.
+                                let s: i64 = table::first_slot(t, key);
+                                if s >= 0 {
+                                    v = t.vals[s as usize];
+                                    found = true;
+                                }
                             }
                         }
                         if !found {
@@ -391,11 +406,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                         if !v.is_null() || t.meta.is_null() {
                             break;
                         }
-                        if we_are_jitted() {
-                            metamethod(x, 0)
-                        } else {
-                            index_handler(t, frame.cl.k[INDEX_K])
-                        }
+                        index_handler(t)
                     } else if x.is::<Str>() {
                         frame.cl.k[STRINGS_K]
                     } else {
@@ -456,10 +467,30 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                                 done = true;
                             }
                         }
-                        if op != SETTABLE && !we_are_jitted() {
+                        if op != SETTABLE {
                             // As in GETFIELD; a `nil` there may have a
                             // `__newindex` to call.
-                            let s: i64 = table::first_slot(t, key);
+                            let mut s: i64 = -1;
+                            if t.shape != DICT {
+                                let sh: i64 = promote(t.shape);
+                                s = field_slot(sh, pc as i64 - 1);
+                                if s < 0 && t.meta.is_null() {
+                                    // A new key (no `__newindex` to ask):
+                                    // into the next slot if there is room,
+                                    // as `table::set` would.
+                                    let next: i64 = field_next(sh, pc as i64 - 1);
+                                    let n: i64 = shape_len(sh);
+                                    if next != DICT && n < t.keys.len() as i64 {
+                                        t.keys[n as usize] = key;
+                                        t.vals[n as usize] = v;
+                                        t.used = n + 1;
+                                        t.shape = next;
+                                        break;
+                                    }
+                                }
+                            } else if !we_are_jitted() {
+                                s = table::first_slot(t, key);
+                            }
                             if s >= 0 && (t.meta.is_null() || !t.vals[s as usize].is_null()) {
                                 t.vals[s as usize] = v;
                                 break;
@@ -1235,15 +1266,18 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
     }
 }
 
-/// The `__index` handler of table `t`, which has a metatable: `index`
-/// (`K[INDEX_K]`, this chunk's `"__index"`) in its first slot of a table
-/// metatable, else [`metamethod`] looks it up by its bytes.
+/// The `__index` handler of table `t`, which has a metatable: in a shaped
+/// metatable at the slot its shape gives (a guard and a load in traces),
+/// else [`metamethod`] looks it up.
 #[majit::traced]
-fn index_handler(t: Table, index: Obj) -> Obj {
+fn index_handler(t: Table) -> Obj {
     if t.meta.is::<Table>() {
         let m: Table = t.meta.cast::<Table>();
-        let s: i64 = table::first_slot(m, index);
-        if s >= 0 {
+        if m.shape != DICT {
+            let s: i64 = shape_slot(promote(m.shape), INDEX_NAME);
+            if s < 0 {
+                return Obj::null();
+            }
             return m.vals[s as usize];
         }
     }
