@@ -12,6 +12,7 @@
 //! errors as `lua5.4` does for the call's site (see `Call::bad`).
 
 mod base;
+pub(crate) mod fast;
 mod io;
 mod load;
 mod math;
@@ -48,7 +49,7 @@ const FILE: &str = "FILE*";
 /// lua5.4's `pushglobalfuncname` finds: `string.rep`, `print`), how many
 /// leading arguments the prelude adds before the user's (messages count
 /// the user's only), and its code.
-struct Def {
+pub(crate) struct Def {
     lib: &'static str,
     key: &'static str,
     shown: &'static str,
@@ -81,7 +82,7 @@ const fn prim(key: &'static str, shown: &'static str, hidden: usize, fun: Fun) -
 
 /// Every builtin, library by library; a builtin's id is its index in
 /// their concatenation (`pcall` first).
-const LIBS: [&[Def]; 8] = [
+pub(crate) const LIBS: [&[Def]; 8] = [
     base::DEFS,
     string::DEFS,
     table::DEFS,
@@ -96,7 +97,7 @@ const LIBS: [&[Def]; 8] = [
 /// builtin only for its error without arguments).
 pub const PCALL: i64 = 0;
 
-fn def_of(id: i64) -> &'static Def {
+pub(crate) fn def_of(id: i64) -> &'static Def {
     let mut i = id as usize;
     for lib in LIBS {
         if i < lib.len() {

@@ -144,10 +144,25 @@ pub fn nparams(p: i64) -> i64 {
     head(p).nparams
 }
 
-/// Elidable: the frame size of prototype `p`.
+/// Elidable: the registers a frame of prototype `p` gets: the compiler's
+/// `maxstack`, or more once [`widen`] asked for more.
 #[inline]
 pub fn maxstack(p: i64) -> i64 {
     head(p).maxstack
+}
+
+/// Frames of prototype `p` get at least `regs` registers from now on: a
+/// `return g(..)` in `p` made its frame grow for a larger `g`, and a trace
+/// that meets a frame growing aborts (json.lua's `parse_value`, whose
+/// tail calls made every call's trace abort). Only a size: a trace that
+/// folded the old one still runs correctly (its frames grow as before).
+pub fn widen(p: i64, regs: i64) {
+    HEADS.with(|hs| {
+        let mut hs = hs.borrow_mut();
+        let h = &mut hs[p as usize];
+        h.maxstack = h.maxstack.max(regs);
+        // (The buffer did not move: `HEAD_ITEMS` stays right.)
+    });
 }
 
 /// Elidable: whether prototype `p` takes `...`.

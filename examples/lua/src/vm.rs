@@ -29,6 +29,9 @@
 use crate::arith::{
     self, exact_int, float_floor_div, float_mod, for_limit, lt_int_float, shift_left, to_number,
 };
+use crate::builtins::fast::{
+    self, ffloor, floor_fits, fsqrt, kind as fast_kind, str_byte, str_sub,
+};
 use crate::builtins::{call_builtin, PCALL};
 use crate::bytecode::op::*;
 use crate::bytecode::IMM;
@@ -39,7 +42,7 @@ use crate::errors::{
     key_error, len_error, overflow_error, protected_error,
 };
 use crate::meta::metamethod;
-use crate::proto::{entry, is_vararg, maxstack, nparams, nupvals, upval};
+use crate::proto::{entry, is_vararg, maxstack, nparams, nupvals, upval, widen};
 use crate::shape::{
     field_next, field_slot, len as shape_len, slot as shape_slot, DICT, INDEX_NAME,
 };
@@ -134,6 +137,12 @@ pub fn next_serial() -> i64 {
         elidable fn shift_left(a: i64, n: i64) -> i64,
         elidable fn str_eq(a: Str, b: Str) -> bool,
         elidable fn str_less(a: Str, b: Str, or_equal: bool) -> bool,
+        elidable fn fast_kind(id: i64) -> i64,
+        elidable fn floor_fits(f: f64) -> bool,
+        elidable fn fsqrt(f: f64) -> f64,
+        elidable fn ffloor(f: f64) -> f64,
+        elidable fn str_byte(s: Str, i: i64) -> i64,
+        residual(no_force) fn str_sub(s: Str, i: i64, j: i64) -> Str,
         elidable fn field_slot(shape: i64, pc: i64) -> i64,
         elidable fn field_next(shape: i64, pc: i64) -> i64,
         elidable fn shape_len(shape: i64) -> i64,
@@ -141,6 +150,7 @@ pub fn next_serial() -> i64 {
         residual(no_force) fn to_number(o: Obj) -> Obj,
         residual(no_force) fn concat2(x: Obj, y: Obj) -> Obj,
         residual fn next_serial() -> i64,
+        residual fn widen(p: i64, regs: i64),
         residual fn new_table(narr: i64, nhash: i64) -> Table,
         residual(no_force) fn table_get(t: Table, k: Obj) -> Obj,
         residual(no_force) fn table_set(t: Table, k: Obj, v: Obj) -> i64,
@@ -189,6 +199,9 @@ pub fn next_serial() -> i64 {
         value::immediate,
         grow,
         table::first_slot,
+        fast::applies,
+        fast::call,
+        fast::results,
         index_handler,
         take_args,
         take_results,
@@ -547,7 +560,13 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 };
                 let mut i: usize = 0;
                 while i < n {
-                    table_set(t, value::int_obj(first + i as i64), frame.regs[a + 1 + i]);
+                    // Into the array part `NEWTABLE` sized, inline.
+                    let k: i64 = first + i as i64;
+                    if k >= 1 && k <= t.arr.len() as i64 {
+                        t.arr[(k - 1) as usize] = frame.regs[a + 1 + i];
+                    } else {
+                        table_set(t, value::int_obj(k), frame.regs[a + 1 + i]);
+                    }
                     i += 1;
                 }
             }
@@ -1002,8 +1021,11 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     let cl = frame.regs[a].cast::<Closure>();
                     let p: i64 = promote(cl.proto);
                     let size: usize = maxstack(p) as usize + SCRATCH;
-                    if size > frame.regs.len() && !grow(frame, size) {
-                        return Err(overflow_error(frame, pc as i64 - 1));
+                    if size > frame.regs.len() {
+                        widen(frame.cl.proto, maxstack(p));
+                        if !grow(frame, size) {
+                            return Err(overflow_error(frame, pc as i64 - 1));
+                        }
                     }
                     let np: i64 = nparams(p);
                     take_args(frame, frame.regs, a, call_nargs, np, is_vararg(p));
@@ -1155,19 +1177,47 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
         }
         let mut got: usize = 0;
         if !failed && !lua {
-            let id: i64 = frame.regs[base].cast::<Builtin>().id;
-            match call_builtin(
-                id,
-                frame,
-                base as i64,
-                nargs as i64,
-                pc as i64 - 1,
-                protect > 0,
-            ) {
-                Ok(r) => got = r as usize,
-                Err(e) => {
-                    err = e;
-                    failed = true;
+            // The builtin is a constant in traces: its inline path, if
+            // any, folds in (`builtins/fast.rs`).
+            let id: i64 = promote(frame.regs[base].cast::<Builtin>().id);
+            let kind: i64 = fast_kind(id);
+            let mut done: bool = false;
+            if kind != fast::NONE && nargs <= 3 {
+                let x: Obj = if nargs >= 1 {
+                    frame.regs[base + 1]
+                } else {
+                    Obj::null()
+                };
+                let y: Obj = if nargs >= 2 {
+                    frame.regs[base + 2]
+                } else {
+                    Obj::null()
+                };
+                let z: Obj = if nargs >= 3 {
+                    frame.regs[base + 3]
+                } else {
+                    Obj::null()
+                };
+                if fast::applies(kind, nargs as i64, x, y, z) {
+                    frame.regs[base] = fast::call(kind, nargs as i64, x, y, z);
+                    got = fast::results(kind) as usize;
+                    done = true;
+                }
+            }
+            if !done {
+                match call_builtin(
+                    id,
+                    frame,
+                    base as i64,
+                    nargs as i64,
+                    pc as i64 - 1,
+                    protect > 0,
+                ) {
+                    Ok(r) => got = r as usize,
+                    Err(e) => {
+                        err = e;
+                        failed = true;
+                    }
                 }
             }
             // Results past the registers are in `frame.spill`.

@@ -33,7 +33,7 @@ pub(super) const DEFS: &[Def] = &[
 
 /// Start position `i` (1-based, negative from the end) as `posrelatI`
 /// clips it: at least 1.
-fn start_pos(i: i64, len: usize) -> usize {
+pub(super) fn start_pos(i: i64, len: usize) -> usize {
     if i > 0 {
         i as usize
     } else if i == 0 || i < -(len as i64) {
@@ -44,7 +44,7 @@ fn start_pos(i: i64, len: usize) -> usize {
 }
 
 /// End position `j` as `getendpos` clips it: in `0..=len`.
-fn end_pos(j: i64, len: usize) -> usize {
+pub(super) fn end_pos(j: i64, len: usize) -> usize {
     if j > len as i64 {
         len
     } else if j >= 0 {
