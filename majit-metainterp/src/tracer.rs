@@ -125,10 +125,11 @@ pub struct SnapFrame {
     pub values: Vec<SnapValue>,
 }
 
-/// The resume snapshot of one guard: frames, outermost first.
+/// The resume snapshot of one guard: frames, outermost first (shared with
+/// the neighbouring guards' snapshots while a frame does not change).
 #[derive(Clone, Debug)]
 pub struct Snapshot {
-    pub frames: Vec<SnapFrame>,
+    pub frames: Vec<Arc<SnapFrame>>,
     /// For a `guard_value`: the fail-arg slot holding the tested value, so
     /// failures can be counted per value.
     pub tested: Option<u32>,
@@ -164,6 +165,16 @@ pub fn frame_live_set(code: &JitCode, pc: usize, callee_dst: Option<RegOp>) -> L
         .unwrap_or_default()
 }
 
+/// The registers of [`frame_live_set`], in its order, without building it.
+fn live_regs(
+    live: Option<&LiveSet>,
+    callee_dst: Option<RegOp>,
+) -> impl Iterator<Item = RegOp> + '_ {
+    live.into_iter()
+        .flat_map(LiveSet::regs)
+        .filter(move |&r| Some(r) != callee_dst)
+}
+
 /// The virtualizable frame's box and its virtualizable values' boxes
 /// (`vable.rs`).
 pub type VableBoxes = (TBox, Vec<TBox>);
@@ -182,6 +193,18 @@ fn snap_value(fail_args: &mut Vec<OpRef>, b: TBox) -> SnapValue {
         }
     };
     SnapValue::Arg(i as u32)
+}
+
+/// A frame of the last snapshot, for the next guard's snapshot to share
+/// while the tracer frame at its depth shows the same boxes at the same
+/// place. Fail args are numbered outermost frame first, so a frame below
+/// only shared frames numbers its values the same again.
+struct SnapCache {
+    frame: Arc<SnapFrame>,
+    callee_dst: Option<RegOp>,
+    boxes: Vec<OpRef>,
+    /// The length of the fail args after this frame's (in `snap_args`).
+    end: usize,
 }
 
 /// One tracer frame.
@@ -329,6 +352,9 @@ pub struct Tracer<'a> {
     trace: Trace,
     frames: Vec<TFrame>,
     guards: Vec<(u32, Snapshot)>,
+    /// The last snapshot's frames and their fail args (`snapshot`).
+    snap_cache: Vec<SnapCache>,
+    snap_args: Vec<OpRef>,
     started: bool,
     /// Merge points passed without closing (a bridge that meets one again
     /// ends there with a `finish`).
@@ -409,6 +435,8 @@ impl<'a> Tracer<'a> {
             trace: Trace::new(&kinds),
             frames: Vec::new(),
             guards: Vec::new(),
+            snap_cache: Vec::new(),
+            snap_args: Vec::new(),
             started: false,
             passed: Vec::new(),
             heap: HeapCache::default(),
@@ -481,6 +509,8 @@ impl<'a> Tracer<'a> {
             trace,
             frames: Vec::new(),
             guards: Vec::new(),
+            snap_cache: Vec::new(),
+            snap_args: Vec::new(),
             started: true,
             passed: Vec::new(),
             heap: HeapCache::default(),
@@ -606,25 +636,63 @@ impl<'a> Tracer<'a> {
     }
 
     /// The snapshot of the current frames, and the guard's fail args.
-    fn snapshot(&self) -> (Snapshot, Vec<OpRef>) {
+    fn snapshot(&mut self) -> (Snapshot, Vec<OpRef>) {
         let mut fail_args: Vec<OpRef> = Vec::new();
-        let mut frames = Vec::new();
-        for (k, f) in self.frames.iter().enumerate() {
-            let is_top = k + 1 == self.frames.len();
-            let pc = if is_top { f.live_pc } else { f.pc };
+        let mut frames = Vec::with_capacity(self.frames.len());
+        let mut cache = std::mem::take(&mut self.snap_cache);
+        let mut shared = true;
+        for k in 0..self.frames.len() {
+            let f = &self.frames[k];
+            let pc = if k + 1 == self.frames.len() {
+                f.live_pc
+            } else {
+                f.pc
+            };
             let callee_dst = self.frames.get(k + 1).and_then(|c| c.ret_dst);
-            let live = frame_live_set(&f.code, pc, callee_dst);
-            let values = live
-                .regs()
-                .map(|reg| snap_value(&mut fail_args, f.regs[bank(reg.kind)][reg.index as usize]))
+            let live = f.code.live_at(pc);
+            let regs =
+                || live_regs(live, callee_dst).map(|r| f.regs[bank(r.kind)][r.index as usize]);
+            if shared {
+                if let Some(c) = cache.get(k) {
+                    let same = Arc::ptr_eq(&c.frame.code, &f.code)
+                        && (c.frame.pc, c.frame.ret_dst, c.callee_dst)
+                            == (pc, f.ret_dst, callee_dst)
+                        && regs().map(|b| b.r).eq(c.boxes.iter().copied());
+                    if same {
+                        let start = if k == 0 { 0 } else { cache[k - 1].end };
+                        fail_args.extend_from_slice(&self.snap_args[start..c.end]);
+                        frames.push(c.frame.clone());
+                        continue;
+                    }
+                }
+                shared = false;
+                cache.truncate(k);
+            }
+            let mut boxes = Vec::new();
+            let values = regs()
+                .map(|b| {
+                    boxes.push(b.r);
+                    snap_value(&mut fail_args, b)
+                })
                 .collect();
-            frames.push(SnapFrame {
+            let frame = Arc::new(SnapFrame {
                 code: f.code.clone(),
                 pc,
                 ret_dst: f.ret_dst,
                 values,
             });
+            cache.push(SnapCache {
+                frame: frame.clone(),
+                callee_dst,
+                boxes,
+                end: fail_args.len(),
+            });
+            frames.push(frame);
         }
+        if !shared {
+            self.snap_args.clone_from(&fail_args);
+        }
+        self.snap_cache = cache;
         let vable = self
             .vable
             .iter()
