@@ -25,7 +25,7 @@ use crate::params::JitParams;
 use crate::resume::{GuardResume, Layout, RebuildError, ResumeMap, Slot, Tagged};
 use crate::runtime::Allocator;
 use crate::stats::AbortReason;
-use crate::tracer::{const_of, frame_live_set, BridgeFrame, SnapValue, Snapshot, TBox, VableBoxes};
+use crate::tracer::{const_of, live_regs, BridgeFrame, SnapValue, Snapshot, TBox, VableBoxes};
 use majit_ir::{Const, Descr, FailDescr, Kind, Op, OpCode, OpRef, RefTarget, Trace, Value};
 
 /// The values of a failed guard's original fail args (the ones its
@@ -193,9 +193,7 @@ pub(crate) fn bridge_start(
     let mut frames = Vec::new();
     for (k, sf) in snap.frames.iter().enumerate() {
         let callee_dst = snap.frames.get(k + 1).and_then(|c| c.ret_dst);
-        let live = frame_live_set(&sf.code, sf.pc, callee_dst);
-        let regs = live
-            .regs()
+        let regs = live_regs(&sf.code, sf.pc, callee_dst)
             .zip(&sf.values)
             .map(|(reg, sv)| (reg, box_of(sv)))
             .collect();

@@ -1609,10 +1609,10 @@ pub fn frames_from_snapshot(snap: &Snapshot, values: &[Value]) -> Vec<BhFrame> {
         .map(|k| {
             let sf = &snap.frames[k];
             let callee_dst = snap.frames.get(k + 1).and_then(|c| c.ret_dst);
-            let live = crate::tracer::frame_live_set(&sf.code, sf.pc, callee_dst);
             let mut f = BhFrame::new(sf.code.clone(), sf.pc);
             f.ret_dst = sf.ret_dst;
-            for (reg, sv) in live.regs().zip(&sf.values) {
+            let live = crate::tracer::live_regs(&sf.code, sf.pc, callee_dst);
+            for (reg, sv) in live.zip(&sf.values) {
                 f.set(reg, sv.resolve(values));
             }
             f

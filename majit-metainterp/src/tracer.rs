@@ -121,7 +121,7 @@ pub struct SnapFrame {
     pub pc: usize,
     /// Where this frame's result goes in its caller (inner frames).
     pub ret_dst: Option<RegOp>,
-    /// The live registers' values, in the order of [`frame_live_set`].
+    /// The live registers' values, in the order of [`live_regs`].
     pub values: Vec<SnapValue>,
 }
 
@@ -157,20 +157,16 @@ pub enum ResumeAt {
     Never,
 }
 
-/// The registers a resumed frame needs: the live set of its marker; for a
-/// caller, without the register the callee's result will be written to.
-pub fn frame_live_set(code: &JitCode, pc: usize, callee_dst: Option<RegOp>) -> LiveSet {
-    code.live_at(pc)
-        .map(|l| l.without(callee_dst))
-        .unwrap_or_default()
-}
-
-/// The registers of [`frame_live_set`], in its order, without building it.
-fn live_regs(
-    live: Option<&LiveSet>,
+/// The live registers of a frame resuming at `pc`, in bank order (ints,
+/// refs, floats): those of the `-live-` marker there, without the register
+/// a callee's result goes to (`callee_dst`), which the call writes.
+pub fn live_regs(
+    code: &JitCode,
+    pc: usize,
     callee_dst: Option<RegOp>,
 ) -> impl Iterator<Item = RegOp> + '_ {
-    live.into_iter()
+    code.live_at(pc)
+        .into_iter()
         .flat_map(LiveSet::regs)
         .filter(move |&r| Some(r) != callee_dst)
 }
@@ -649,9 +645,9 @@ impl<'a> Tracer<'a> {
                 f.pc
             };
             let callee_dst = self.frames.get(k + 1).and_then(|c| c.ret_dst);
-            let live = f.code.live_at(pc);
-            let regs =
-                || live_regs(live, callee_dst).map(|r| f.regs[bank(r.kind)][r.index as usize]);
+            let regs = || {
+                live_regs(&f.code, pc, callee_dst).map(|r| f.regs[bank(r.kind)][r.index as usize])
+            };
             if shared {
                 if let Some(c) = cache.get(k) {
                     let same = Arc::ptr_eq(&c.frame.code, &f.code)

@@ -140,10 +140,14 @@ fn prune(frames: &mut [BhFrame]) {
     for k in 0..frames.len() {
         let callee_dst = frames.get(k + 1).and_then(|c| c.ret_dst);
         let f = &mut frames[k];
-        let live = majit_metainterp::tracer::frame_live_set(&f.code, f.pc, callee_dst);
+        let live: Vec<RegOp> =
+            majit_metainterp::tracer::live_regs(&f.code, f.pc, callee_dst).collect();
         for kind in [Kind::Int, Kind::Ref, Kind::Float] {
             for i in 0..f.code.regs_of(kind) {
-                if !live.bank(kind).contains(&(i as u16)) {
+                if !live.contains(&RegOp {
+                    kind,
+                    index: i as u16,
+                }) {
                     let garbage = match kind {
                         Kind::Int => Value::Int(0x5a5a_5a5a_5a5a),
                         Kind::Ref => Value::Ref(0x10),

@@ -11,7 +11,7 @@
 
 use super::{def_of, LIBS};
 use crate::table::{get as table_get, len as table_len, set as table_set};
-use crate::value::{float_obj, int_obj, is_float, to_f64};
+use crate::value::{float_obj, float_of, int_obj, is_float, to_f64};
 use crate::vm::{Str, Table};
 use majit::prelude::*;
 use std::sync::OnceLock;
@@ -58,7 +58,12 @@ pub fn applies(kind: i64, nargs: i64, x: Obj, y: Obj, z: Obj) -> bool {
     if kind == SQRT {
         nargs == 1 && (x.is_small_int() || is_float(x))
     } else if kind == FLOOR {
-        nargs == 1 && (x.is_small_int() || (is_float(x) && floor_fits(crate::value::float_of(x))))
+        if nargs != 1 || !(x.is_small_int() || is_float(x)) {
+            return false;
+        }
+        // An integer result `math.floor` gives exactly (the same
+        // elidable floor as `call`'s: one call in a trace).
+        x.is_small_int() || ffloor(float_of(x)).abs() <= 9.007_199_254_740_992e15
     } else if kind == BYTE {
         if nargs == 1 {
             if !x.is::<Str>() {
@@ -100,7 +105,7 @@ pub fn call(kind: i64, nargs: i64, x: Obj, y: Obj, z: Obj) -> Obj {
         if x.is_small_int() {
             x
         } else {
-            int_obj(ffloor(crate::value::float_of(x)) as i64)
+            int_obj(ffloor(float_of(x)) as i64)
         }
     } else if kind == BYTE {
         let i: i64 = if nargs == 1 { 1 } else { y.to_small_int() };
@@ -147,12 +152,6 @@ pub fn results(kind: i64) -> i64 {
     } else {
         1
     }
-}
-
-/// Whether the floor of `f` is an integer `math.floor` gives exactly
-/// (elidable).
-pub fn floor_fits(f: f64) -> bool {
-    f.floor().abs() <= 9.007_199_254_740_992e15
 }
 
 /// `f.sqrt()` (elidable).
