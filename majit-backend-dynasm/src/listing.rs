@@ -57,6 +57,10 @@ impl<A: Arch> NativeBackend<A> {
                 (gc.malloc_varsize_fn, "gc.malloc_varsize".to_string()),
                 (gc.write_barrier_fn, "gc.write_barrier".to_string()),
                 (gc.collect_fn, "gc.collect".to_string()),
+                (
+                    gc.collect_requested_addr,
+                    "gc.collect_requested".to_string(),
+                ),
                 (gc.frames_addr, "gc.frames".to_string()),
             ]);
             for r in &gc.headerless {

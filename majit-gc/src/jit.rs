@@ -74,6 +74,11 @@ pub struct JitGcInfo {
     pub write_barrier_fn: usize,
     /// `extern "C" fn(heap, frame) -> usize` (1 on success, 0 on failure)
     pub collect_fn: usize,
+    /// The address of the byte that is nonzero while the heap asks for a
+    /// collection ([`Gc::collect_requested`]): helpers that
+    /// allocate without collecting set it, and `cond_call_gc_collect`
+    /// calls `collect_fn` when it is set.
+    pub collect_requested_addr: usize,
     /// `extern "C" fn(heap, frame)`
     pub push_frame_fn: usize,
     /// `extern "C" fn(heap)`
@@ -153,6 +158,7 @@ impl Gc {
             malloc_varsize_fn: majit_gc_malloc_varsize as *const () as usize,
             write_barrier_fn: majit_gc_write_barrier as *const () as usize,
             collect_fn: majit_gc_collect as *const () as usize,
+            collect_requested_addr: self.collect_requested_addr() as usize,
             push_frame_fn: majit_gc_push_frame as *const () as usize,
             pop_frame_fn: majit_gc_pop_frame as *const () as usize,
             frames_addr: std::ptr::addr_of!(heap.roots.frames) as usize,

@@ -30,6 +30,12 @@
 //!   collection point), already had a barrier since then, or the value is
 //!   a constant (null or a prebuilt object, which is never young).
 //!
+//! - A `jump` that closes a loop body (since the last `label`, or the
+//!   whole bridge) holding a call gets `cond_call_gc_collect()` in front:
+//!   helpers allocate without collecting and only ask for a collection,
+//!   which compiled code would otherwise never run (a loop of allocating
+//!   calls would fill the old space with young garbage).
+//!
 //! Collection points, which end a batch and empty the fresh and barrier
 //! sets: every allocation that is not batched, calls whose descr says
 //! `can_collect` or `may_force`, any other op flagged `CAN_MALLOC`, and
@@ -181,6 +187,7 @@ pub fn rewrite_with_origins(
         pending_zero: Vec::new(),
         batch: None,
         header: header_descr(),
+        calls: false,
     };
     let mut origins = Vec::with_capacity(trace.ops.len());
     for (i, op) in trace.ops.iter().enumerate() {
@@ -212,6 +219,8 @@ struct Rewriter<'a> {
     pending_zero: Vec<(OpRef, Arc<FieldDescr>)>,
     batch: Option<Batch>,
     header: Descr,
+    /// A call was copied since the last `label`.
+    calls: bool,
 }
 
 impl Rewriter<'_> {
@@ -307,8 +316,14 @@ impl Rewriter<'_> {
                 if !op.opcode.is_always_pure() {
                     self.flush_zeroing();
                 }
+                if op.opcode == OpCode::Jump && self.calls {
+                    self.emit(OpCode::CondCallGcCollect, &[], None);
+                }
                 if op.opcode == OpCode::Label || collects(op) {
                     self.collection_point();
+                }
+                if op.opcode.is_call() || op.opcode == OpCode::Label {
+                    self.calls = op.opcode.is_call();
                 }
                 Ok(self.copy(op, &args, trace))
             }

@@ -312,3 +312,41 @@ fn random_traces_rewrite_into_valid_traces() {
         "the generator exercised too little: {seen:?}"
     );
 }
+
+#[test]
+fn a_loop_body_with_a_call_polls_for_a_collection_before_its_jump() {
+    // The preamble's call does not count for the body behind the label;
+    // the body's call does (a bridge without a label counts from its
+    // start). A body without calls gets no poll.
+    assert_rewrite(
+        "
+        [i0]
+        call_n(1048592, i0, descr=Call.i_v)
+        label(i0, descr=Loop)
+        i1 = int_add(i0, 1)
+        call_n(1048592, i1, descr=Call.i_v)
+        jump(i1, descr=Loop)",
+        "
+        [i0]
+        call_n(1048592, i0, descr=Call.i_v)
+        label(i0, descr=Loop)
+        i1 = int_add(i0, 1)
+        call_n(1048592, i1, descr=Call.i_v)
+        cond_call_gc_collect()
+        jump(i1, descr=Loop)",
+    );
+    assert_rewrite(
+        "
+        [i0]
+        call_n(1048592, i0, descr=Call.i_v)
+        label(i0, descr=Loop)
+        i1 = int_add(i0, 1)
+        jump(i1, descr=Loop)",
+        "
+        [i0]
+        call_n(1048592, i0, descr=Call.i_v)
+        label(i0, descr=Loop)
+        i1 = int_add(i0, 1)
+        jump(i1, descr=Loop)",
+    );
+}

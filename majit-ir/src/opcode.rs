@@ -376,6 +376,9 @@ opcodes! {
     NurseryPtrIncrement             "nursery_ptr_increment"             "ri"    Ref     Nothing  Inline 1   PURE;
     CondCallGcWb                    "cond_call_gc_wb"                   "r"     Void    Nothing  Slow   1   SIDE_EFFECT;
     CondCallGcWbArray               "cond_call_gc_wb_array"             "ri"    Void    Nothing  Slow   1   SIDE_EFFECT;
+    // a loop's back edge after calls, which allocate without collecting
+    // (the mutator's helpers): collects when the heap asked for it
+    CondCallGcCollect               "cond_call_gc_collect"              ""      Void    Nothing  Slow   1   SIDE_EFFECT | CAN_MALLOC;
     // -- calls: arg 0 is the function address --
     CallI                           "call_i"                            "i*"    Int     Call     Plain  1   CALLS;
     CallR                           "call_r"                            "i*"    Ref     Call     Plain  1   CALLS;

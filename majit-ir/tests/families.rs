@@ -190,6 +190,7 @@ p3 = call_malloc_nursery_headerless(16, descr=Node)
 p4 = call_malloc_nursery_varsize(3, descr=IntArray)
 cond_call_gc_wb(p0)
 cond_call_gc_wb_array(p0, 2)
+cond_call_gc_collect()
 finish(p2, p3, p4)
 ",
     ),

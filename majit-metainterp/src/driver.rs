@@ -1567,10 +1567,17 @@ impl<B: Backend> JitDriver<B> {
 }
 
 impl<B: Backend> JitDriver<B> {
-    /// The `MAJIT_STATS` summary of this driver ([`crate::summary`]).
+    /// The `MAJIT_STATS` summary of this driver ([`crate::summary`]),
+    /// ending with the GC line ([`crate::summary::gc_line`]) for a driver
+    /// on a heap.
     pub fn summary(&self) -> String {
         let backend = self.backend.borrow();
-        crate::summary::render(&self.stats(), backend.name(), &self.compiled.borrow())
+        let mut text =
+            crate::summary::render(&self.stats(), backend.name(), &self.compiled.borrow());
+        if let Some(gc) = &self.gc {
+            text += &crate::summary::gc_line(&gc.borrow().stats());
+        }
+        text
     }
 
     /// The `MAJIT_LOG` report of this driver ([`crate::log`]): traces,

@@ -125,6 +125,21 @@ pub fn render(s: &Stats, backend: &str, compiled: &Compiled) -> String {
     out
 }
 
+/// The summary's line for the GC heap a driver runs on (what
+/// [`JitDriver::summary`](crate::driver::JitDriver::summary) appends).
+///
+/// ```
+/// use majit_metainterp::summary;
+/// let text = summary::gc_line(&majit_gc::GcStats::default());
+/// assert!(text.starts_with("gc: 0 minor and 0 major collections"));
+/// ```
+pub fn gc_line(g: &majit_gc::GcStats) -> String {
+    format!(
+        "gc: {} minor and {} major collections, {} bytes promoted, old space peak {} bytes\n",
+        g.minor_collections, g.major_collections, g.promoted_bytes, g.old_bytes_peak
+    )
+}
+
 /// The guards that failed most (ties by fail id), at most
 /// [`HOTTEST_GUARDS`], each with where it is.
 fn hottest_guards(compiled: &Compiled) -> String {

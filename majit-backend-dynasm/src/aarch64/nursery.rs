@@ -74,6 +74,15 @@ impl GcEncoder for A64Emitter {
         Ok(())
     }
 
+    fn flag_test(&mut self, flag: usize, done: DynamicLabel) {
+        let (flag, _) = self.pool_word(PoolSource::Abs(flag));
+        a64!(self.ops
+            ; ldr tmp, =>flag
+            ; ldrb w16, [tmp]
+            ; cbz tmp, =>done
+        );
+    }
+
     fn save_reg(&mut self, r: Reg) {
         self.frame_str(r, frame::save_slot_offset(r) as i64);
     }

@@ -201,6 +201,8 @@ pub enum Family {
     MallocNursery,
     MallocVarsize,
     WriteBarrier,
+    /// `cond_call_gc_collect`: a collection when the heap asked for one.
+    CollectPoll,
     /// `save_exception_*`: take the pending exception.
     SaveException,
     Guard(GuardOp),
@@ -303,6 +305,7 @@ pub fn family(opcode: OpCode) -> Family {
         CallMallocNursery | CallMallocNurseryHeaderless => F::MallocNursery,
         CallMallocNurseryVarsize => F::MallocVarsize,
         CondCallGcWb | CondCallGcWbArray => F::WriteBarrier,
+        CondCallGcCollect => F::CollectPoll,
         New | NewWithVtable | NewArray | NewArrayClear => F::Unsupported("needs the GC rewrite"),
         GuardTrue => F::Guard(GuardOp::True),
         GuardFalse => F::Guard(GuardOp::False),
@@ -375,6 +378,18 @@ where
         self.card_test(cx, &gc, done)?;
         let args = [(Self::REGS.int_args[1], Loc::Reg(Self::SCRATCH))];
         self.slow_call(cx, &gc, gc.write_barrier_fn, &args, false, None)?;
+        self.ops.dynamic_label(done);
+        Ok(())
+    }
+
+    /// `cond_call_gc_collect()`: the GC's collection, when the heap's
+    /// request flag is set.
+    fn collect_poll(&mut self, cx: &OpCx) -> Result<(), CompileError> {
+        let gc = plan::gc(&self.env, cx)?;
+        let done = self.ops.new_dynamic_label();
+        self.flag_test(gc.collect_requested_addr, done);
+        let args = [(Self::REGS.int_args[1], NULL)];
+        self.slow_call(cx, &gc, gc.collect_fn, &args, true, None)?;
         self.ops.dynamic_label(done);
         Ok(())
     }
@@ -642,6 +657,7 @@ where
             Family::MallocNursery => self.malloc_nursery(cx, dst)?,
             Family::MallocVarsize => self.malloc_varsize(cx, dst)?,
             Family::WriteBarrier => self.write_barrier(cx)?,
+            Family::CollectPoll => self.collect_poll(cx)?,
             Family::SaveException => self.take_exception(dst),
             Family::Unsupported(why) => return Err(plan::unsupported(cx.op, why)),
             Family::Guard(_) | Family::Control => {
@@ -812,6 +828,7 @@ mod tests {
                     | Family::MallocNursery
                     | Family::MallocVarsize
                     | Family::WriteBarrier
+                    | Family::CollectPoll
             );
             if op.is_call() {
                 assert!(call_like, "{op}: {f:?}");

@@ -150,6 +150,8 @@ pub trait GcEncoder {
     /// The card test of the object in `SCRATCH`: a branch to `done` when
     /// no barrier is needed.
     fn card_test(&mut self, cx: &OpCx, gc: &JitGcInfo, done: DynamicLabel) -> Emitted;
+    /// A branch to `done` when the byte at address `flag` is zero.
+    fn flag_test(&mut self, flag: usize, done: DynamicLabel);
     /// Register `r`'s save slot := `r`.
     fn save_reg(&mut self, r: Reg);
     /// `r` := its save slot.

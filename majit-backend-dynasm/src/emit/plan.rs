@@ -22,7 +22,10 @@ pub fn supports(opcode: OpCode, has_gc: bool) -> bool {
     use super::dispatch::Family;
     match super::dispatch::family(opcode) {
         Family::Unsupported(_) => false,
-        Family::MallocNursery | Family::MallocVarsize | Family::WriteBarrier => has_gc,
+        Family::MallocNursery
+        | Family::MallocVarsize
+        | Family::WriteBarrier
+        | Family::CollectPoll => has_gc,
         _ => true,
     }
 }

@@ -70,6 +70,15 @@ impl GcEncoder for X64Emitter {
         Ok(())
     }
 
+    fn flag_test(&mut self, flag: usize, done: DynamicLabel) {
+        let (flag, _) = self.pool_word(PoolSource::Abs(flag));
+        x64!(self.ops
+            ; mov r10, QWORD [=>flag]
+            ; cmp BYTE [r10], 0
+            ; je =>done
+        );
+    }
+
     fn save_reg(&mut self, r: Reg) {
         let at = frame::save_slot_offset(r);
         if is_xmm(r) {

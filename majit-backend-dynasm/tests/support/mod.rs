@@ -13,7 +13,7 @@
 //! refs as `null` or a number; `buf` is the buffer's address (int or ref).
 //! Helpers are named by symbols: `@ii_i`, `@i_v`, `@ff_f`, `@ff_v`,
 //! `@many`, `@r_r`, `@force_i`, `@scribble`, `@c11`, `@collect`,
-//! `@raise_ref`. The exception a run leaves pending must agree too.
+//! `@raise_ref`, `@alloc_uncollected`. The exception a run leaves pending must agree too.
 
 #![allow(dead_code)]
 
@@ -135,6 +135,28 @@ pub extern "C" fn collect(a: i64) -> i64 {
     a.wrapping_add(1)
 }
 
+thread_local! {
+    /// The heap `@alloc_uncollected` allocates on.
+    static UNCOLLECTED_HEAP: RefCell<Option<Rc<RefCell<majit_gc::Gc>>>> =
+        const { RefCell::new(None) };
+}
+
+/// A helper that allocates a `Node` on [`UNCOLLECTED_HEAP`] as a
+/// mutator's helper does, without collecting (a stress heap then asks for
+/// a collection), and returns `a + 1`.
+pub extern "C" fn alloc_uncollected(a: i64) -> i64 {
+    UNCOLLECTED_HEAP.with(|h| {
+        if let Some(gc) = &*h.borrow() {
+            let node = test_namespace()
+                .descr("Node")
+                .and_then(|d| d.as_size().cloned());
+            let ty = majit_gc::TypeId(node.expect("the Node layout").type_id);
+            gc.borrow_mut().alloc_uncollected(ty).expect("allocation");
+        }
+    });
+    a.wrapping_add(1)
+}
+
 /// Raises the ref `p` ([`majit_metainterp::runtime::raise`]) when `n % 3
 /// == 0`; returns `n + 1` either way (a raising call still has a result).
 pub extern "C" fn raise_ref(p: usize, n: i64) -> i64 {
@@ -177,6 +199,7 @@ pub fn namespace(buf: &Buffer) -> Namespace {
         ("c11", c11 as *const () as usize),
         ("collect", collect as *const () as usize),
         ("raise_ref", raise_ref as *const () as usize),
+        ("alloc_uncollected", alloc_uncollected as *const () as usize),
     ] {
         ns.add_symbol(sym, Const::Int(f as i64));
     }
@@ -670,6 +693,11 @@ macro_rules! backend_suite {
                     assert_eq!(outcome.1.as_deref(), Some(exit), "{n}");
                     assert_eq!(outcome.2[..2], [Some(first), Some(n as u64)], "{n}");
                 }
+            }
+
+            #[test]
+            fn helper_allocations_are_collected_at_the_back_edge() {
+                $crate::support::polled_collections::<ArchImpl>(500);
             }
 
             #[test]
@@ -1200,6 +1228,47 @@ pub fn escaping_nodes<A: Arch>(n: i64) {
         assert_eq!(values, (0..=n).rev().collect::<Vec<_>>());
         assert!(gc.stats().minor_collections >= n as u64, "{:?}", gc.stats());
     }
+}
+
+/// A loop whose only allocations are `@alloc_uncollected`'s, `n`
+/// iterations on a stress heap: each asks for a collection, which the
+/// poll the GC rewrite puts before the `jump` runs, moving the node the
+/// loop carries (first out of the nursery) without losing it.
+pub fn polled_collections<A: Arch>(n: i64) {
+    let text = format!(
+        "descr Call.alloc = call(args=[int], result=int, effect=random)
+        [i0]
+        p0 = new(descr=Node)
+        setfield_gc(p0, 7, descr=Node.value)
+        label(i0, p0, descr=Loop)
+        i1 = call_i(@alloc_uncollected, i0, descr=Call.alloc)
+        i2 = int_lt(i1, {n})
+        guard_true(i2, descr=g2) [i1, p0]
+        jump(i1, p0, descr=Loop)"
+    );
+    let trace = parse_text(&text, &Buffer::new());
+    let heap = stress_heap();
+    let mut native = NativeBackend::<A>::with_gc(heap.borrow().jit_info()).expect("backend");
+    for d in test_namespace().descrs() {
+        if let majit_ir::Descr::Field(f) = d {
+            native.register_field(f);
+        }
+    }
+    let code = native.compile_loop(&trace).expect("native compiles");
+    UNCOLLECTED_HEAP.with(|h| *h.borrow_mut() = Some(heap.clone()));
+    let found = native.execute(code, &[Value::Int(0)]);
+    UNCOLLECTED_HEAP.with(|h| *h.borrow_mut() = None);
+    let found = found.expect("native runs");
+    assert_eq!(found.descr.as_ref().map(|d| d.name()), Some("g2"));
+    assert_eq!(found.values[0], Value::Int(n));
+    let gc = heap.borrow();
+    let node = majit_gc::GcRef(found.values[1].to_bits() as usize);
+    assert_eq!(gc.read_word(node, 0), 7, "the carried node survived");
+    let minors = gc.stats().minor_collections;
+    assert!(
+        minors >= n as u64 - 1,
+        "{minors} collections for {n} requests"
+    );
 }
 
 /// Random allocating traces (majit-ir's generator with memory on),

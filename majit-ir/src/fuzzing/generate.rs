@@ -699,6 +699,8 @@ impl Gen<'_> {
             }
             3 => {
                 let Some((obj, _)) = self.pick_object(false) else {
+                    // No object to bar: the other slow GC op.
+                    self.emit(Op::new(CondCallGcCollect, &[]));
                     return;
                 };
                 self.emit(Op::new(CondCallGcWb, &[obj]));

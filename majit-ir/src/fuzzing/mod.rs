@@ -81,7 +81,7 @@ pub struct Knobs {
     /// (otherwise end with `finish`). Such loops run until a guard fails.
     pub loops: bool,
     /// The lowered GC forms (`call_malloc_nursery*`, `nursery_ptr_increment`,
-    /// `cond_call_gc_wb*`), which a trace normally has only after the GC
+    /// `cond_call_gc_wb*`, `cond_call_gc_collect`), which a trace normally has only after the GC
     /// rewrite.
     pub lowered: bool,
 }

@@ -269,6 +269,9 @@ impl<'a> Machine<'a> {
                     .write_barrier_array(obj, index);
                 Ok(Flow::Next)
             }
+            // Optional: a collection changes no value of the trace, and
+            // this executor's allocator collects at its own allocations.
+            CondCallGcCollect => Ok(Flow::Next),
             // -- calls --
             CallI | CallR | CallF | CallN | CallPureI | CallPureR | CallPureF | CallPureN
             | CallMayForceI | CallMayForceR | CallMayForceF | CallMayForceN | CallAssemblerI
