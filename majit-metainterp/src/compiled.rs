@@ -45,6 +45,9 @@ pub struct LoopInfo {
     /// The number of values a `jump` to the label carries: the reds, then
     /// the virtualizable frame's values.
     pub label_args: usize,
+    /// Retraces of this loop that did not compile (see
+    /// `RETRACE_FAILURES` in the driver).
+    pub retrace_failures: u32,
 }
 
 /// One compiled bridge.

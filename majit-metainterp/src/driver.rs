@@ -346,6 +346,12 @@ const MAX_NESTED_TRACES: usize = 16;
 /// left to the blackhole for good (`JitDriver::rearm_guard`).
 const BRIDGE_ATTEMPTS: u32 = 4;
 
+/// Failed retraces of one loop after which bridges ending at it no longer
+/// try one: the loop's body forces what such bridges bring virtual alike
+/// for most of them, and every attempt optimizes the bridge again
+/// (richards: 56 attempts, all failed, a tenth of its run).
+const RETRACE_FAILURES: u32 = 2;
+
 /// A loop's inputs (the reds alone for an entry trace: no allocation on
 /// the path of a call).
 pub(crate) type Inputs = smallvec::SmallVec<[Value; 8]>;
@@ -1137,6 +1143,7 @@ impl<B: Backend> JitDriver<B> {
             budget: c.budget,
             entry,
             label_args,
+            retrace_failures: 0,
         });
         self.warm.borrow_mut().set_loop(&key, n);
         let direct = self.direct_entry(n);
@@ -1232,16 +1239,18 @@ impl<B: Backend> JitDriver<B> {
         let Some(li) = self.ends_at_loop_start(fin) else {
             return false;
         };
-        let (labels, retraces) = {
+        let (labels, retraces, failures) = {
             let compiled = self.compiled.borrow();
-            let all = &compiled.loops[li].labels;
-            let labels: Vec<LoopLabel> = all
+            let l = &compiled.loops[li];
+            let labels: Vec<LoopLabel> = l
+                .labels
                 .iter()
                 .filter(|l| l.carries_virtuals())
                 .cloned()
                 .collect();
             // The loop's own label first, then one per retrace.
-            (labels, all.len().saturating_sub(1) as u32)
+            let retraces = l.labels.len().saturating_sub(1) as u32;
+            (labels, retraces, l.retrace_failures)
         };
         let enter = |force: bool, notes: &mut Vec<String>| {
             labels.iter().any(|label| {
@@ -1253,10 +1262,15 @@ impl<B: Backend> JitDriver<B> {
             self.count(|s| s.bridges_into_body += 1);
             return true;
         }
-        if retraces < self.params.retrace_limit {
+        if failures >= RETRACE_FAILURES {
+            notes.push(format!(
+                "not retraced: {failures} retraces of the loop failed"
+            ));
+        } else if retraces < self.params.retrace_limit {
             if self.retrace(li, fin, guard, retraces + 1, notes) {
                 return true;
             }
+            self.compiled.borrow_mut().loops[li].retrace_failures += 1;
         } else {
             let limit = self.params.retrace_limit;
             notes.push(format!(
