@@ -172,6 +172,59 @@ impl<T: Elem> Array<T> {
         }
         a
     }
+    /// A new array holding the items of `parts`, one after another
+    /// (exits as [`Array::new`]).
+    ///
+    /// ```
+    /// use majit_gc::Array;
+    /// let a = Array::<u8>::from_slices(&[b"ab", b"", b"c"]);
+    /// assert_eq!(a.as_slice(), b"abc");
+    /// ```
+    pub fn from_slices(parts: &[&[T]]) -> Array<T> {
+        let a = Self::new(parts.iter().map(|p| p.len()).sum());
+        let mut at = (a.0 + crate::layout::ARRAY_ITEMS_OFFSET as usize) as *mut T;
+        for p in parts {
+            // SAFETY: `a` is a fresh array of the parts' total length,
+            // distinct from each of them; `at` advances within it.
+            unsafe {
+                std::ptr::copy_nonoverlapping(p.as_ptr(), at, p.len());
+                at = at.add(p.len());
+            }
+        }
+        if T::IS_REF {
+            // As in `from_slice`.
+            thread_heap::write_barrier_headered(a.0);
+        }
+        a
+    }
+    /// Moves the items `src` to start at index `dest`, as
+    /// `slice::copy_within` (one write barrier for a reference array, as
+    /// a store would take). Panics as an index does when either range
+    /// passes the end.
+    ///
+    /// ```
+    /// use majit_gc::Array;
+    /// let a = Array::<i64>::from_slice(&[1, 2, 3, 4]);
+    /// a.copy_within(0..3, 1);
+    /// assert_eq!(a.as_slice(), &[1, 1, 2, 3]);
+    /// ```
+    pub fn copy_within(self, src: std::ops::Range<usize>, dest: usize) {
+        let len = self.len();
+        let count = src.end.saturating_sub(src.start);
+        if src.end > len || src.start > src.end {
+            out_of_bounds(src.end, len);
+        }
+        if dest.saturating_add(count) > len {
+            out_of_bounds(dest.saturating_add(count), len);
+        }
+        if T::IS_REF {
+            thread_heap::write_barrier_headered(self.0);
+        }
+        let items = (self.0 + crate::layout::ARRAY_ITEMS_OFFSET as usize) as *mut T;
+        // SAFETY: both ranges are in bounds of the live array (checked
+        // above); `ptr::copy` allows them to overlap; nothing collects.
+        unsafe { std::ptr::copy(items.add(src.start), items.add(dest), count) }
+    }
     /// Item `i`'s address, after the bounds check.
     #[inline]
     fn item(&self, i: usize) -> *mut T {

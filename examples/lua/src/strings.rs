@@ -7,8 +7,13 @@ use majit::prelude::*;
 
 /// The hash of a string's bytes (FNV-1a): tables look strings up by it.
 pub fn hash(bytes: &[u8]) -> i64 {
+    hash_parts(&[bytes])
+}
+
+/// [`hash`] of the bytes of `parts` one after another.
+fn hash_parts(parts: &[&[u8]]) -> i64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
+    for &b in parts.iter().flat_map(|p| p.iter()) {
         h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
     }
     crate::table::spread(h) as i64
@@ -17,6 +22,11 @@ pub fn hash(bytes: &[u8]) -> i64 {
 /// A new string object holding `bytes`.
 pub fn new_str(bytes: &[u8]) -> Str {
     Str::new(hash(bytes), Array::from_slice(bytes))
+}
+
+/// A new string object holding the bytes of `parts` one after another.
+fn new_str_of(parts: &[&[u8]]) -> Str {
+    Str::new(hash_parts(parts), Array::from_slices(parts))
 }
 
 /// The bytes of `s`.
@@ -38,16 +48,21 @@ pub fn text_of(o: Obj) -> Option<Vec<u8>> {
     }
 }
 
-/// `x .. y` for strings and numbers; `nil` otherwise (a metamethod or an
-/// error follows).
-pub fn concat2(x: Obj, y: Obj) -> Obj {
-    match (text_of(x), text_of(y)) {
-        (Some(mut a), Some(b)) => {
-            a.extend_from_slice(&b);
-            Obj::from(new_str(&a))
-        }
-        _ => Obj::null(),
+/// `f` of the bytes `..` takes of a string (not copied) or a number;
+/// `None` for other values.
+fn with_text<R>(o: Obj, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    if o.is::<Str>() {
+        Some(f(o.cast::<Str>().bytes().as_slice()))
+    } else {
+        text_of(o).map(|t| f(&t))
     }
+}
+
+/// `x .. y` for strings and numbers; `nil` otherwise (a metamethod or an
+/// error follows). The operands' bytes go straight into the new string.
+pub fn concat2(x: Obj, y: Obj) -> Obj {
+    let s = with_text(x, |a| with_text(y, |b| new_str_of(&[a, b])));
+    s.flatten().map_or(Obj::null(), Obj::from)
 }
 
 /// Whether two strings hold the same bytes (elidable: strings never

@@ -361,6 +361,23 @@ fn rehash(t: Table) {
     }
 }
 
+/// `t[d..=d + b - a] = t[a..=b]` (raw, integer keys) when both ranges lie
+/// in the array part, as one move: whether it did (else the caller moves
+/// item by item). An empty range (`b < a`) is moved.
+pub fn move_in_array(t: Table, a: i64, b: i64, d: i64) -> bool {
+    if b < a {
+        return true;
+    }
+    let len = t.arr().len() as i64;
+    let last = d.checked_add(b - a);
+    if a < 1 || d < 1 || b > len || last.is_none_or(|l| l > len) {
+        return false;
+    }
+    t.arr()
+        .copy_within(a as usize - 1..b as usize, d as usize - 1);
+    true
+}
+
 /// `#t` without metamethods: a border (a `n` with `t[n]` non-nil and
 /// `t[n + 1]` nil, or 0).
 pub fn len(t: Table) -> i64 {

@@ -36,8 +36,14 @@ fn insert(c: &Call) -> Result<Vec<Obj>, Obj> {
             if (pos as u64).wrapping_sub(1) >= e as u64 {
                 return Err(c.bad(1, "position out of bounds"));
             }
-            for i in (pos + 1..=e).rev() {
-                set(t, i, get(t, i - 1));
+            if pos < e {
+                // The top item first: it may grow the array part.
+                set(t, e, get(t, e - 1));
+                if !tbl::move_in_array(t, pos, e - 2, pos + 1) {
+                    for i in (pos + 1..e).rev() {
+                        set(t, i, get(t, i - 1));
+                    }
+                }
             }
             pos
         }
@@ -50,17 +56,18 @@ fn insert(c: &Call) -> Result<Vec<Obj>, Obj> {
 fn remove(c: &Call) -> Result<Vec<Obj>, Obj> {
     let t = c.table(0)?;
     let size = tbl::len(t);
-    let mut pos = c.opt_integer(1, size)?;
+    let pos = c.opt_integer(1, size)?;
     // lua5.4.4 blames argument #1 here.
     if pos != size && (pos as u64).wrapping_sub(1) > size as u64 {
         return Err(c.bad(0, "position out of bounds"));
     }
     let removed = get(t, pos);
-    while pos < size {
-        set(t, pos, get(t, pos + 1));
-        pos += 1;
+    if pos < size && !tbl::move_in_array(t, pos + 1, size, pos) {
+        for i in pos..size {
+            set(t, i, get(t, i + 1));
+        }
     }
-    set(t, pos, Obj::null());
+    set(t, pos.max(size), Obj::null());
     Ok(vec![removed])
 }
 
@@ -149,7 +156,11 @@ fn move_(c: &Call) -> Result<Vec<Obj>, Obj> {
         if t > i64::MAX - n + 1 {
             return Err(c.bad(3, "destination wrap around"));
         }
-        let forward = t > e || t <= f || dst.serial() != src.serial();
+        let same = dst.serial() == src.serial();
+        if same && tbl::move_in_array(src, f, e, t) {
+            return Ok(vec![Obj::from(dst)]);
+        }
+        let forward = t > e || t <= f || !same;
         for k in 0..n {
             let i = if forward { k } else { n - 1 - k };
             set(dst, t + i, get(src, f + i));
