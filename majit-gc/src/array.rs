@@ -156,21 +156,7 @@ impl<T: Elem> Array<T> {
     }
     /// A new array holding a copy of `items` (exits as [`Array::new`]).
     pub fn from_slice(items: &[T]) -> Array<T> {
-        let a = Self::new(items.len());
-        // SAFETY: `a` is a fresh array of `items.len()` `T`s, distinct
-        // from `items`.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                items.as_ptr(),
-                (a.0 + crate::layout::ARRAY_ITEMS_OFFSET as usize) as *mut T,
-                items.len(),
-            );
-        }
-        if T::IS_REF {
-            // A large array is allocated old: record it, as a store would.
-            thread_heap::write_barrier_headered(a.0);
-        }
-        a
+        Self::from_slices(&[items])
     }
     /// A new array holding the items of `parts`, one after another
     /// (exits as [`Array::new`]).
@@ -192,7 +178,7 @@ impl<T: Elem> Array<T> {
             }
         }
         if T::IS_REF {
-            // As in `from_slice`.
+            // A large array is allocated old: record it, as a store would.
             thread_heap::write_barrier_headered(a.0);
         }
         a

@@ -322,8 +322,10 @@ impl Rewriter<'_> {
                 if op.opcode == OpCode::Label || collects(op) {
                     self.collection_point();
                 }
-                if op.opcode.is_call() || op.opcode == OpCode::Label {
-                    self.calls = op.opcode.is_call();
+                if op.opcode == OpCode::Label {
+                    self.calls = false;
+                } else if op.opcode.is_call() {
+                    self.calls = true;
                 }
                 Ok(self.copy(op, &args, trace))
             }
