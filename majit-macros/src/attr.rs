@@ -4,7 +4,7 @@
 //! `greens = [ident, ...], reds = [ident, ...],
 //!  helpers = [policy (no_force)? fn name(arg: Ty, ...) -> Ty, ...],
 //!  structs = [#[headered]? Name { field: Ty, ... }, ...], enums = [Name: repr, ...],
-//!  traced = [path, ...], virtualizable = red`
+//!  traced = [path, ...], virtualizable = red (opaque_to_callees)?`
 //! where `policy` is `residual`, `elidable`, `inline`, `loop_invariant` or
 //! `dont_look_inside` (the last two may say `(no_force)`: the helper never
 //! reaches the virtualizable frame), a helper's name may be a path, and a
@@ -224,6 +224,32 @@ pub struct Attr {
     /// The red holding the interpreter's frame, a GC struct whose fields
     /// and `Array` field live in registers inside compiled code.
     pub virtualizable: Option<Ident>,
+    /// `virtualizable = frame(opaque_to_callees)`: calls of the
+    /// interpreted program never look at their callers' frames
+    /// (`VirtualizableInfo::opaque_to_callees`).
+    pub opaque_to_callees: bool,
+}
+
+/// `red` or `red(opaque_to_callees)`: the virtualizable frame and its
+/// promise.
+fn virtualizable_arg(input: ParseStream) -> syn::Result<(Ident, bool)> {
+    let red: Ident = input.parse()?;
+    if !input.peek(syn::token::Paren) {
+        return Ok((red, false));
+    }
+    let content;
+    parenthesized!(content in input);
+    let flag: Ident = content.parse()?;
+    if flag != "opaque_to_callees" || !content.is_empty() {
+        return Err(syn::Error::new(
+            flag.span(),
+            format!(
+                "unknown `virtualizable` option `{flag}`: the only one is `opaque_to_callees` \
+                 (calls of the interpreted program never read or write their callers' frames)"
+            ),
+        ));
+    }
+    Ok((red, true))
 }
 
 fn ident_list(input: ParseStream) -> syn::Result<Vec<Ident>> {
@@ -398,7 +424,9 @@ impl Parse for Attr {
                     let list = Punctuated::<syn::Path, Token![,]>::parse_terminated(&content)?;
                     traced = Some(list.into_iter().collect());
                 }
-                "virtualizable" if virtualizable.is_none() => virtualizable = Some(input.parse()?),
+                "virtualizable" if virtualizable.is_none() => {
+                    virtualizable = Some(virtualizable_arg(input)?)
+                }
                 "greens" | "reds" | "helpers" | "structs" | "enums" | "traced"
                 | "virtualizable" => return Err(dup(&key)),
                 other => {
@@ -429,7 +457,8 @@ impl Parse for Attr {
             structs: structs.unwrap_or_default(),
             enums: enums.unwrap_or_default(),
             traced: traced.unwrap_or_default(),
-            virtualizable,
+            opaque_to_callees: virtualizable.as_ref().is_some_and(|v: &(Ident, bool)| v.1),
+            virtualizable: virtualizable.map(|v| v.0),
         })
     }
 }

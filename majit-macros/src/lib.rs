@@ -122,7 +122,9 @@ use syn::{Expr, Stmt};
 /// `inline` for nested `fn`s defined before the dispatch loop; with a
 /// `virtualizable` frame, `residual(no_force) fn ..` promises the helper
 /// never reaches the frame, so a trace keeps the frame in registers
-/// across its call),
+/// across its call; `virtualizable = frame(opaque_to_callees)` promises
+/// that calls of the interpreted program never read or write their
+/// callers' frames, so a trace keeps them in registers across those too),
 /// `traced = [path::to::f, ..]` (functions marked [`macro@traced`],
 /// traced through), `structs = [Node { value: i64, next: Node }, #[headered] Leaf { .. }]`
 /// (GC structs: a handle type `Node` is generated, with field syntax
@@ -582,7 +584,15 @@ fn expand(
     let vable = attr
         .virtualizable
         .as_ref()
-        .map(|frame| vable::info(frame, &state, &structs, &attr.helpers))
+        .map(|frame| {
+            vable::info(
+                frame,
+                attr.opaque_to_callees,
+                &state,
+                &structs,
+                &attr.helpers,
+            )
+        })
         .transpose()?;
     let driver = emit::driver_fn(&func.vis, &func.sig.ident, vable);
     let types = structs

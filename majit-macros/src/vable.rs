@@ -1,6 +1,6 @@
-//! `virtualizable = frame`: the red GC struct whose fields and `Array`
-//! field live in registers inside compiled code (see
-//! `majit_metainterp::vable`).
+//! `virtualizable = frame` (or `frame(opaque_to_callees)`): the red GC
+//! struct whose fields and `Array` field live in registers inside compiled
+//! code (see `majit_metainterp::vable`).
 
 use crate::attr::Helper;
 use crate::lower::{gc_array_descr_value, StateVar, StructDef};
@@ -16,6 +16,7 @@ use quote::quote;
 /// that takes the frame's struct.
 pub fn info(
     frame: &syn::Ident,
+    opaque_to_callees: bool,
     state: &[StateVar],
     structs: &[StructDef],
     helpers: &[Helper],
@@ -85,8 +86,9 @@ pub fn info(
             _ => fields.push(quote!(::std::sync::Arc::new(#d))),
         }
     }
+    let opaque = opaque_to_callees.then(|| quote!(.opaque_to_callees()));
     Ok(quote! {
         ::majit::metainterp::vable::VirtualizableInfo::new(#index)
-            .with_fields(::std::vec![#(#fields),*]) #array
+            .with_fields(::std::vec![#(#fields),*]) #array #opaque
     })
 }

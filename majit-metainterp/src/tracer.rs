@@ -1347,6 +1347,31 @@ impl<'a> Tracer<'a> {
         Ok(true)
     }
 
+    /// After a portal call the frame is opaque to
+    /// ([`VirtualizableInfo::opaque_to_callees`]): an error if the callee
+    /// broke the promise, changing a virtualizable value the trace keeps
+    /// in a box.
+    fn check_frame_untouched(&self) -> Result<(), ConcreteError> {
+        let (Some(info), Some((frame, boxes))) = (self.env.vable, &self.vable) else {
+            return Ok(());
+        };
+        let now = info.read(frame.v.as_ref().unwrap_or(0))?;
+        let changed =
+            (0..boxes.len().max(now.len())).find(|&k| now.get(k) != boxes.get(k).map(|b| &b.v));
+        let Some(k) = changed else {
+            return Ok(());
+        };
+        let what = match info.fields().get(k) {
+            Some(f) => format!("field {}", f.name),
+            None if k == info.array_slot() => "array".to_string(),
+            None => format!("array item {}", k - info.items_start()),
+        };
+        Err(ConcreteError::BadJitCode(format!(
+            "a call of the interpreted program changed its caller's virtualizable {what}, \
+             but the frame was declared opaque to callees"
+        )))
+    }
+
     /// Records loads of the virtualizable values of `frame`: its fields,
     /// then its array and the array's items.
     fn vable_load(&mut self, frame: TBox) -> Result<Vec<TBox>, ConcreteError> {
@@ -1450,7 +1475,10 @@ impl<'a> Tracer<'a> {
         let mut refs = vec![call.func.r];
         refs.extend(call.args.iter().map(|b| b.r));
         self.flush_stores(None);
-        let force = cd.effect.may_force && self.vable.is_some() || self.given_frame(call.args);
+        let portal = call.family == OpCode::CallAssemblerI;
+        let opaque = portal && self.env.vable.is_some_and(|i| i.is_opaque_to_callees());
+        let force =
+            cd.effect.may_force && self.vable.is_some() && !opaque || self.given_frame(call.args);
         if force {
             self.vable_store();
         }
@@ -1463,6 +1491,9 @@ impl<'a> Tracer<'a> {
             self.set(dst, TBox { r, v });
         }
         self.top().pc = next;
+        if opaque && !force {
+            self.check_frame_untouched()?;
+        }
         if force && !self.vable_reload()? {
             // The callee grew or replaced the frame's array (a VM making
             // room for results): as when the interpreter does it, the

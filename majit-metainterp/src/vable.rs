@@ -30,6 +30,15 @@
 //!   get a written-back frame: the trace stores every box into the frame
 //!   before the call and reloads them all after it, so the callee may also
 //!   change the frame. Other residual calls must not read or write it.
+//! - **Calls of the interpreted program** (portal calls, `call_assembler`)
+//!   may force too, unless the VM promises
+//!   ([`VirtualizableInfo::opaque_to_callees`]) that code running for a
+//!   callee never reads or writes its callers' virtualized fields and
+//!   items: then the boxes stay in registers across the call, with no
+//!   stores before it and no loads after it, as in a call of a compiled
+//!   function in a static compiler. The tracer holds the VM to the write
+//!   half of the promise: a portal call that changed the frame while the
+//!   trace was recorded is an error.
 //!
 //! The frame identified is the red's own box: a frame reached another way
 //! (a different ref to the same object) is an ordinary object, so the VM
@@ -70,6 +79,7 @@ pub struct VirtualizableInfo {
     red: usize,
     fields: Vec<Arc<FieldDescr>>,
     array: Option<(Arc<FieldDescr>, Arc<ArrayDescr>)>,
+    opaque_to_callees: bool,
 }
 
 impl VirtualizableInfo {
@@ -80,6 +90,7 @@ impl VirtualizableInfo {
             red,
             fields: Vec::new(),
             array: None,
+            opaque_to_callees: false,
         }
     }
 
@@ -98,6 +109,31 @@ impl VirtualizableInfo {
     ) -> VirtualizableInfo {
         self.array = Some((field, array));
         self
+    }
+
+    /// Promises that while a call of the interpreted program runs (a
+    /// portal call: the callee's compiled code, its interpreter, its
+    /// helpers), nothing reads or writes the virtualized fields and array
+    /// items of the frames that called it, nor replaces their arrays. A VM
+    /// whose error paths walk the caller chain reads only what compiled
+    /// code never changes (a return address set when the frame was made).
+    /// Compiled code then keeps the caller's boxes in registers across
+    /// `call_assembler` instead of writing the frame back and reloading it.
+    ///
+    /// ```
+    /// use majit_metainterp::vable::VirtualizableInfo;
+    /// let info = VirtualizableInfo::new(0).opaque_to_callees();
+    /// assert!(info.is_opaque_to_callees());
+    /// ```
+    pub fn opaque_to_callees(mut self) -> VirtualizableInfo {
+        self.opaque_to_callees = true;
+        self
+    }
+
+    /// Whether the VM made the promise of
+    /// [`VirtualizableInfo::opaque_to_callees`].
+    pub fn is_opaque_to_callees(&self) -> bool {
+        self.opaque_to_callees
     }
 
     /// The index of the frame among the reds.

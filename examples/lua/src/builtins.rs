@@ -28,7 +28,7 @@ use crate::proto::{operand_name, position};
 use crate::strings::{bytes_of, new_str, text_of};
 use crate::table::{self as tbl, new_table};
 use crate::value::{float_obj, float_of, int_obj, int_of, is_float, is_int};
-use crate::vm::{Args, Bool, Builtin, Frame, Str, Table};
+use crate::vm::{Args, Bool, Builtin, Frame, Str, Table, PCALLED};
 use majit::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::io::Write;
@@ -254,17 +254,6 @@ enum Site {
     C,
 }
 
-/// Whether the call at `pc` in `frame` is `pcall`'s (whose callee then
-/// runs called from C).
-fn calls_pcall(frame: Frame, pc: i64) -> bool {
-    let w = insn(pc);
-    if w & 0xff != op::CALL && w & 0xff != op::TAILCALL {
-        return false;
-    }
-    let f = frame.regs()[((w >> 8) & 0xffff) as usize];
-    f.is::<Builtin>() && f.cast::<Builtin>().id() == PCALL
-}
-
 /// The function name of the call at `pc` (`"rep"`, method or not).
 fn call_name(pc: i64) -> Option<(String, bool)> {
     call_name_of(pc).map(|(name, kind)| (name, kind == "method"))
@@ -319,8 +308,9 @@ impl Call {
             if f.parent().is_null() || f.call_pc() < 0 {
                 return Site::C;
             }
+            // A function `pcall` called runs called from C.
+            from_c = f.call_kind() == PCALLED;
             (f, pc) = (f.parent(), f.call_pc());
-            from_c = calls_pcall(f, pc);
         }
     }
 
@@ -475,8 +465,9 @@ impl Call {
             if f.parent().is_null() || f.call_pc() < 0 {
                 return String::new();
             }
+            // A function `pcall` called runs called from C.
+            from_c = f.call_kind() == PCALLED;
             (f, pc) = (f.parent(), f.call_pc());
-            from_c = calls_pcall(f, pc);
             n += 1;
         }
     }

@@ -114,7 +114,7 @@ fn execute(script: &Script, options: &Options) -> Result<(), String> {
         Frame::null(),
         -1,
         Args::null(),
-        false,
+        vm::CALLED,
     );
     let entry = proto::entry(p) as usize;
     let result = if options.jit {

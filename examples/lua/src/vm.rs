@@ -4,7 +4,7 @@
 //! recursive Lua function becomes `call_assembler` in compiled code.
 //! Without the JIT (`run_plain`) a plain `CALL` of a Lua function instead
 //! switches to the callee's frame in the same activation, and its
-//! `RETURN` switches back (`Frame::inline`). Values are `Obj` handles
+//! `RETURN` switches back (`Frame::call_kind`). Values are `Obj` handles
 //! (nil is null); an error is `Err(value)`.
 //!
 //! Every call the interpreter makes (`CALL`, the generic `for`'s iterator,
@@ -74,6 +74,16 @@ const NO_CALL: usize = usize::MAX;
 /// C stack limit, counted as its `pcall(pcall, ..., f)` reaches it).
 const MAX_PCALLS: usize = 197;
 
+/// How a frame was called (`Frame::call_kind`): by a call of the
+/// interpreter, in its caller's activation ([`run_plain`]), or by a
+/// `pcall` (a C level for error positions and tracebacks). Kept in the
+/// callee because compiled code keeps its frame's registers, the called
+/// function among them, out of memory while the callee runs (the frame
+/// is `opaque_to_callees`).
+pub const CALLED: i64 = 0;
+pub const INLINE: i64 = 1;
+pub const PCALLED: i64 = 2;
+
 /// `__call` handlers one call goes through before "stack overflow".
 const MAX_LINKS: usize = 1000;
 
@@ -93,7 +103,7 @@ pub fn calls_inline() -> bool {
 
 /// [`run`] without the JIT: a `CALL` of a Lua function (not protected,
 /// not a metamethod's) then runs the callee in the caller's activation, a
-/// jump to its entry, and its `RETURN` jumps back (`Frame::inline`), as
+/// jump to its entry, and its `RETURN` jumps back (`Frame::call_kind`), as
 /// lua5.4 runs Lua calls; no native stack frame, rooting or `Result` per
 /// call. With the JIT every Lua call stays a call of the interpreter
 /// (`call_assembler` in compiled code): its driver returns a portal's
@@ -170,7 +180,7 @@ pub fn next_serial() -> i64 {
         residual fn overflow_error(frame: Frame, pc: i64) -> Obj,
     ],
     structs = [
-        #[headered] Frame { regs: Array<Obj>, cl: Closure, va: Args, top: i64, ret: i64, depth: i64, parent: Frame, call_pc: i64, spill: Args, inline: bool },
+        #[headered] Frame { regs: Array<Obj>, cl: Closure, va: Args, top: i64, ret: i64, depth: i64, parent: Frame, call_pc: i64, spill: Args, call_kind: i64 },
         #[headered] Args { items: Array<Obj> },
         #[headered] Int { v: i64 },
         #[headered] Float { v: f64 },
@@ -204,7 +214,7 @@ pub fn next_serial() -> i64 {
         take_results,
         copy_results,
     ],
-    virtualizable = frame,
+    virtualizable = frame(opaque_to_callees),
 )]
 pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
     let mut pc: usize = start;
@@ -1049,7 +1059,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     b as i64 - 1
                 };
                 frame.ret = a as i64;
-                if calls_inline() && frame.inline {
+                if calls_inline() && frame.call_kind == INLINE {
                     // Back to the caller in this activation (`run_plain`),
                     // after its `CALL`, with the results it asked for.
                     let callee: Frame = frame;
@@ -1245,6 +1255,12 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 // the frame's registers are a constant-size allocation.
                 let p: i64 = promote(cl.proto);
                 let regs = Array::<Obj>::new(maxstack(p) as usize + SCRATCH);
+                let mut kind: i64 = CALLED;
+                if protect > 0 {
+                    kind = PCALLED;
+                } else if op == CALL && calls_inline() {
+                    kind = INLINE;
+                }
                 let made = Frame::new(
                     regs,
                     cl,
@@ -1255,12 +1271,12 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                     frame,
                     pc as i64 - 1,
                     Args::null(),
-                    op == CALL && protect == 0 && calls_inline(),
+                    kind,
                 );
                 take_args(made, frame.regs, base, nargs, nparams(p), is_vararg(p));
                 made
             };
-            if callee.inline {
+            if callee.call_kind == INLINE {
                 frame = callee;
                 pc = entry(frame.cl.proto) as usize;
                 continue;

@@ -133,7 +133,7 @@ fn run<B: GcBackend>(main: i64, arg: Obj, jit: Option<&mut JitDriver<B>>) -> Str
         Frame::null(),
         -1,
         Args::null(),
-        false,
+        vm::CALLED,
     );
     // The run's collections may move the frame this function reads.
     let heap = RunHeap::current().unwrap();
