@@ -159,8 +159,8 @@ pub fn load_chunk(
     for (i, c) in compiled.constants.iter().enumerate().skip(FIRST_CONSTANT) {
         k[i] = Obj::from(new_str(c));
     }
-    let mut up = Array::<Obj>::new(1);
-    up[0] = Obj::from(UpVal::new(env));
+    let mut up = Array::<UpVal>::new(1);
+    up[0] = UpVal::new(env);
     Ok(Closure::new(vm::next_serial(), compiled.main, k, up))
 }
 

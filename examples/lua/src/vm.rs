@@ -187,7 +187,7 @@ pub fn next_serial() -> i64 {
         #[headered] Bool { v: bool },
         #[headered] Str { hash: i64, bytes: Array<u8> },
         #[headered] Table { serial: i64, arr: Array<Obj>, keys: Array<Obj>, vals: Array<Obj>, used: i64, meta: Obj, shape: i64 },
-        #[headered] Closure { serial: i64, proto: i64, k: Array<Obj>, up: Array<Obj> },
+        #[headered] Closure { serial: i64, proto: i64, k: Array<Obj>, up: Array<UpVal> },
         #[headered] Builtin { serial: i64, id: i64 },
         #[headered] UpVal { v: Obj },
     ],
@@ -361,9 +361,9 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
                 }
             }
             LOADBOOL => frame.regs[a] = frame.cl.k[if b != 0 { TRUE_K } else { FALSE_K }],
-            GETUPVAL => frame.regs[a] = frame.cl.up[b].cast::<UpVal>().v,
+            GETUPVAL => frame.regs[a] = frame.cl.up[b].v,
             SETUPVAL => {
-                let cell = frame.cl.up[b].cast::<UpVal>();
+                let cell = frame.cl.up[b];
                 cell.v = frame.regs[a];
             }
             NEWCELL => frame.regs[a] = Obj::from(UpVal::new(frame.regs[b])),
@@ -374,7 +374,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             }
             GETTABLE | GETFIELD | GETTABUP | SELF => {
                 let mut x: Obj = if op == GETTABUP {
-                    frame.cl.up[b].cast::<UpVal>().v
+                    frame.cl.up[b].v
                 } else {
                     frame.regs[b]
                 };
@@ -461,7 +461,7 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             }
             SETTABLE | SETFIELD | SETTABUP => {
                 let mut x: Obj = if op == SETTABUP {
-                    frame.cl.up[a].cast::<UpVal>().v
+                    frame.cl.up[a].v
                 } else {
                     frame.regs[a]
                 };
@@ -1075,13 +1075,14 @@ pub fn run(start: usize, mut frame: Frame) -> Result<i64, Obj> {
             CLOSURE => {
                 let p = w >> 24;
                 let nu = nupvals(p);
-                let mut up = Array::<Obj>::new(nu as usize);
+                // Typed cells: an upvalue access is a load, no class guard.
+                let mut up = Array::<UpVal>::new(nu as usize);
                 let mut i: i64 = 0;
                 while i < nu {
                     let d: i64 = upval(p, i);
                     let at = (d & 0xffff_ffff) as usize;
                     up[i as usize] = if d >> 32 != 0 {
-                        frame.regs[at]
+                        frame.regs[at].cast::<UpVal>()
                     } else {
                         frame.cl.up[at]
                     };

@@ -6,7 +6,7 @@
 use lua::bytecode::{encode, encode_bx, op};
 use lua::proto::{self, Proto, UpvalDesc};
 use lua::value::{float_of, int_obj, int_of, is_float, is_int};
-use lua::vm::{self, Args, Closure, Frame, Str};
+use lua::vm::{self, Args, Closure, Frame, Str, UpVal};
 use majit::gc::thread_heap::RunHeap;
 use majit::metainterp::gcheap::GcBackend;
 use majit::prelude::*;
@@ -120,7 +120,7 @@ fn float_sum_program() -> i64 {
 /// Runs prototype `main` on `arg`, plain or with the JIT driver `jit`;
 /// describes its one result or its error.
 fn run<B: GcBackend>(main: i64, arg: Obj, jit: Option<&mut JitDriver<B>>) -> String {
-    let cl = Closure::new(0, main, Array::<Obj>::new(0), Array::<Obj>::new(0));
+    let cl = Closure::new(0, main, Array::<Obj>::new(0), Array::<UpVal>::new(0));
     let mut regs = Array::<Obj>::new(proto::maxstack(main) as usize + vm::SCRATCH);
     regs[0] = arg;
     let frame = Frame::new(
