@@ -33,8 +33,12 @@ use crate::layout::{ARRAY_ITEMS_OFFSET, ARRAY_LENGTH_OFFSET, FLAG_TRACK_YOUNG_PT
 use crate::roots::JitFrameRoots;
 use crate::space::{ChunkUse, CHUNK_SIZE};
 
-/// A function applied to each reference slot while tracing.
-type SlotVisitor = fn(&mut GcHeap, *mut usize, &mut Vec<usize>) -> Result<()>;
+/// A function applied to each reference slot while tracing: a type
+/// parameter, not a `fn` pointer, so the per-slot call is inlined (a
+/// minor collection visits every slot of every remembered array).
+trait SlotVisitor: Fn(&mut GcHeap, *mut usize, &mut Vec<usize>) -> Result<()> {}
+
+impl<F: Fn(&mut GcHeap, *mut usize, &mut Vec<usize>) -> Result<()>> SlotVisitor for F {}
 
 impl GcHeap {
     /// Runs a minor collection (with `frame`, if not null, as an extra
@@ -164,7 +168,7 @@ impl GcHeap {
     }
 
     /// Applies `visit` to every reference slot of object `obj`.
-    fn trace(&mut self, obj: usize, work: &mut Vec<usize>, visit: SlotVisitor) -> Result<()> {
+    fn trace(&mut self, obj: usize, work: &mut Vec<usize>, visit: impl SlotVisitor) -> Result<()> {
         let ty = self.type_of(obj);
         let shape = self.shapes[ty.0 as usize];
         if shape.item_size == 0 {
@@ -187,6 +191,7 @@ impl GcHeap {
     }
 
     /// Minor-collection visitor: moves a young referent out of the nursery.
+    #[inline(always)]
     fn forward_slot(&mut self, slot: *mut usize, scan: &mut Vec<usize>) -> Result<()> {
         // SAFETY: slot is a reference slot of a live object or a root.
         let v = unsafe { *slot };

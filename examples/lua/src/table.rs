@@ -285,6 +285,11 @@ fn grow_array(t: Table) {
         arr[i] = old[i];
     }
     t.set_arr(arr);
+    // Only a dictionary-mode hash part holds integer keys (a shaped one
+    // holds strings alone): skip a probe per new slot.
+    if t.shape() != shape::DICT || t.used() == 0 {
+        return;
+    }
     for i in old.len() + 1..=n {
         let k = int_obj(i as i64);
         if let Some(s) = slot_of(t, k) {
