@@ -115,6 +115,37 @@ fn is_zero_of_a_comparison_becomes_its_negation() {
 }
 
 #[test]
+fn a_comparison_tested_against_one_or_zero_is_itself_or_its_negation() {
+    // An interpreter's `(a < b) != k` with the constant `k` of a Lua `LT`.
+    assert_opt(
+        "rewrite",
+        "
+        [i0, i1]
+        i2 = int_lt(i0, i1)
+        i3 = int_ne(i2, 1)
+        guard_true(i3) [i0]
+        i4 = uint_le(i0, i1)
+        i5 = int_eq(i4, 0)
+        guard_false(i5) [i0]
+        i6 = int_eq(i2, 1)
+        i7 = int_ne(i4, 0)
+        finish(i6, i7)",
+        expect![
+            r"
+            [i0, i1]
+            i2 = int_lt(i0, i1)
+            i3 = int_ge(i0, i1)
+            guard_true(i3) [i0]
+            i5 = uint_le(i0, i1)
+            i6 = uint_gt(i0, i1)
+            guard_false(i6) [i0]
+            finish(i2, i5)
+            "
+        ],
+    );
+}
+
+#[test]
 fn duplicate_guards_go() {
     assert_opt(
         "rewrite",

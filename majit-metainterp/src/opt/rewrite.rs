@@ -260,11 +260,14 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
         (IntNeg, O(IntNeg), _) => Fold::Same(inner(cx, a, 0)?), // -(-x) => x
         (IntInvert, O(IntInvert), _) => Fold::Same(inner(cx, a, 0)?), // ~~x => x
         (IntIsTrue, _, _) if bool_bound => Fold::Same(a),       // is_true(b) => b for b in 0..=1
-        (IntIsZero, O(c), _) if c.negated_comparison().is_some() => {
+        (IntIsZero, O(c), _) | (IntNe, O(c), K(1)) | (IntEq, O(c), K(0))
+            if c.negated_comparison().is_some() =>
+        {
             let d = cx.def(a)?;
             let neg = c.negated_comparison()?;
-            Fold::Rewrite(Op::new(neg, &d.args)) // !(x < y) => x >= y
+            Fold::Rewrite(Op::new(neg, &d.args)) // !(x < y), (x < y) != 1 => x >= y
         }
+        (IntNe, _, K(0)) | (IntEq, _, K(1)) if bool_bound => Fold::Same(a), // b != 0 => b
         // -- comparisons of a value with itself --
         (IntEq | IntLe | IntGe | UintLe | UintGe, _, _) if same => Fold::Const(1), // x == x => 1
         (IntNe | IntLt | IntGt | UintLt | UintGt, _, _) if same => Fold::Const(0), // x < x => 0
