@@ -578,6 +578,8 @@ impl Encoder for A64Emitter {
             CmpOp::IsZero => Cond::Eq,
             CmpOp::IsTrue => Cond::Ne,
             CmpOp::FitsTag => Cond::Vc,
+            CmpOp::Tagged => Cond::Ne,
+            CmpOp::FloatTagged => Cond::Eq,
             // After `fcmp`, unordered sets C and V: each condition below
             // is false for NaN except NE, as the float ops require.
             CmpOp::FLt => Cond::Mi,
@@ -596,6 +598,14 @@ impl Encoder for A64Emitter {
                 // `a + a` overflows exactly when `a` needs all 64 bits.
                 let r = hw(self.int_reg(a, X16));
                 a64!(self.ops; cmn X(r), X(r));
+            }
+            CmpOp::Tagged => {
+                let r = hw(self.int_reg(a, X16));
+                a64!(self.ops; tst X(r), 1);
+            }
+            CmpOp::FloatTagged => {
+                let r = hw(self.int_reg(a, X16));
+                a64!(self.ops; and tmp, X(r), 3; cmp tmp, 2);
             }
             CmpOp::Lt
             | CmpOp::Le
@@ -664,16 +674,8 @@ impl Encoder for A64Emitter {
                 let r = hw(self.int_reg(a, X16));
                 a64!(self.ops; asr X(d), X(r), 1);
             }
-            UnaryOp::PtrIsTagged => {
-                let r = hw(self.int_reg(a, X16));
-                a64!(self.ops; and XSP(d), X(r), 1);
-            }
             UnaryOp::FloatTag => self.float_tag(dst, a),
             UnaryOp::FloatUntag => self.float_untag(dst, a),
-            UnaryOp::PtrIsFloatTagged => {
-                let r = hw(self.int_reg(a, X16));
-                a64!(self.ops; and tmp, X(r), 3; cmp tmp, 2; cset X(d), eq);
-            }
             UnaryOp::FloatFitsTag => self.float_fits_tag(dst, a),
             UnaryOp::Copy if is_float(dst) => self.load_float(dst, a),
             UnaryOp::Copy => self.load_int(dst, a),

@@ -91,6 +91,11 @@ pub enum CmpOp {
     IsTrue,
     /// `int_fits_tag(a)`: `a + a` does not overflow.
     FitsTag,
+    /// `ptr_is_tagged(a)`: the low bit is set (a comparison, so the
+    /// guard testing it branches on the flags).
+    Tagged,
+    /// `ptr_is_float_tagged(a)`: the low two bits are `10`.
+    FloatTagged,
 }
 
 /// Two-operand float ops.
@@ -129,14 +134,10 @@ pub enum UnaryOp {
     IntTag,
     /// `int_untag`: an arithmetic shift right by one.
     IntUntag,
-    /// `ptr_is_tagged`: the low bit.
-    PtrIsTagged,
     /// `float_tag`: `majit_ir::flonum`'s rotation.
     FloatTag,
     /// `float_untag`: the inverse rotation.
     FloatUntag,
-    /// `ptr_is_float_tagged`: the low two bits are `10`.
-    PtrIsFloatTagged,
     /// `float_fits_tag`: the exponent in the middle range.
     FloatFitsTag,
 }
@@ -282,10 +283,10 @@ pub fn family(opcode: OpCode) -> Family {
         CastPtrToInt | CastIntToPtr | SameAsI | SameAsR | SameAsF => F::Unary(UnaryOp::Copy),
         IntTag => F::Unary(UnaryOp::IntTag),
         IntUntag => F::Unary(UnaryOp::IntUntag),
-        PtrIsTagged => F::Unary(UnaryOp::PtrIsTagged),
+        PtrIsTagged => F::Compare(CmpOp::Tagged),
         FloatTag => F::Unary(UnaryOp::FloatTag),
         FloatUntag => F::Unary(UnaryOp::FloatUntag),
-        PtrIsFloatTagged => F::Unary(UnaryOp::PtrIsFloatTagged),
+        PtrIsFloatTagged => F::Compare(CmpOp::FloatTagged),
         FloatFitsTag => F::Unary(UnaryOp::FloatFitsTag),
         GetfieldGcI | GetfieldGcR | GetfieldGcF | GetfieldRawI | GetfieldRawF | ArraylenGc => {
             F::Load(Access::Field)

@@ -516,6 +516,16 @@ impl Encoder for X64Emitter {
                 x64!(self.ops; add tmp, tmp);
                 return Some(self.set_flags_result(Cond::No, dst));
             }
+            CmpOp::Tagged => {
+                let r = hw(self.int_reg(a, R11));
+                x64!(self.ops; test Rb(r), 1);
+                return Some(self.set_flags_result(Cond::Ne, dst));
+            }
+            CmpOp::FloatTagged => {
+                self.load_int(R11, a);
+                x64!(self.ops; and tmp, 3; cmp tmp, 2);
+                return Some(self.set_flags_result(Cond::E, dst));
+            }
             CmpOp::IsZero | CmpOp::IsTrue => {
                 let r = hw(self.int_reg(a, R11));
                 x64!(self.ops; test Rq(r), Rq(r));
@@ -606,17 +616,8 @@ impl Encoder for X64Emitter {
                 self.load_int(dst, a);
                 x64!(self.ops; sar Rq(d), 1);
             }
-            UnaryOp::PtrIsTagged => {
-                self.load_int(dst, a);
-                x64!(self.ops; and Rq(d), 1);
-            }
             UnaryOp::FloatTag => self.float_tag(dst, a),
             UnaryOp::FloatUntag => self.float_untag(dst, a),
-            UnaryOp::PtrIsFloatTagged => {
-                self.load_int(R11, a);
-                x64!(self.ops; and tmp, 3; cmp tmp, 2);
-                self.set_flags_result(Cond::E, dst);
-            }
             UnaryOp::FloatFitsTag => self.float_fits_tag(dst, a),
             UnaryOp::Copy if is_xmm(dst) => self.load_float(dst, a),
             UnaryOp::Copy => self.load_int(dst, a),
