@@ -146,6 +146,32 @@ fn a_comparison_tested_against_one_or_zero_is_itself_or_its_negation() {
 }
 
 #[test]
+fn a_ref_tested_against_null_needs_no_null_guard_after() {
+    assert_opt(
+        "rewrite",
+        "
+        [p0, p1]
+        i2 = ptr_ne(p0, null)
+        guard_true(i2) [p0]
+        guard_nonnull(p0) [p0]
+        i3 = ptr_eq(p1, null)
+        guard_false(i3) [p1]
+        guard_nonnull(p1) [p1]
+        finish()",
+        expect![
+            r"
+            [p0, p1]
+            i2 = ptr_ne(p0, null)
+            guard_true(i2) [p0]
+            i4 = ptr_eq(p1, null)
+            guard_false(i4) [p1]
+            finish()
+        "
+        ],
+    );
+}
+
+#[test]
 fn duplicate_guards_go() {
     assert_opt(
         "rewrite",

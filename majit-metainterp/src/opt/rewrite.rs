@@ -83,9 +83,7 @@ impl Pass for Rewrite {
                     } else if is_bool(cx, x) {
                         cx.narrow(x, IntBound::exact(1));
                     }
-                    if v == 1 {
-                        note_fits_tag(cx, x);
-                    }
+                    note_test(cx, x, v == 1);
                 }
             }
             GuardValue => {
@@ -114,13 +112,24 @@ impl Pass for Rewrite {
     }
 }
 
-/// After `guard_true(c)`: when `c` is `float_fits_tag(x)`, `x` fits.
-fn note_fits_tag(cx: &mut Cx, c: OpRef) {
-    let x = match cx.def(c) {
-        Some(d) if d.opcode == OpCode::FloatFitsTag => d.args[0],
-        _ => return,
-    };
-    cx.info_mut(x).fits_tag = true;
+/// After a guard that `c` is `held`: what the test `c` is proves of its
+/// operand. `float_fits_tag(x)` held: `x` fits; `p != null` held (or
+/// `p == null` failed): `p` is not null.
+fn note_test(cx: &mut Cx, c: OpRef, held: bool) {
+    let Some(d) = cx.def(c) else { return };
+    let (code, args) = (d.opcode, d.args.clone());
+    let null = |r: OpRef| cx.const_of(r) == Some(Const::Ref(0));
+    match (code, held) {
+        (OpCode::FloatFitsTag, true) => cx.info_mut(args[0]).fits_tag = true,
+        (OpCode::PtrNe, true) | (OpCode::PtrEq, false) => {
+            if let Some(&p) = args.iter().find(|&&r| !null(r)) {
+                if args.iter().any(|&r| null(r)) {
+                    cx.info_mut(p).nonnull = true;
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Whether `r` is 0 or 1 (a comparison result or bounded so).
