@@ -378,6 +378,34 @@ fn bounds_from_a_guard_decide_later_comparisons() {
 }
 
 #[test]
+fn unsigned_guards_on_non_negative_values_bound_both_sides() {
+    // How a `call_assembler`'s status word is read back: at most 1, above
+    // 0, then not below 1 (known).
+    assert_opt(
+        "intbounds:rewrite",
+        "
+        [i0]
+        i1 = uint_gt(i0, 1)
+        guard_false(i1) [i0]
+        i2 = uint_gt(i0, 0)
+        guard_true(i2) [i0]
+        i3 = uint_lt(i0, 1)
+        guard_false(i3) [i0]
+        finish(i0)",
+        expect![
+            r"
+            [i0]
+            i1 = uint_gt(i0, 1)
+            guard_false(i1) [i0]
+            i3 = uint_gt(i0, 0)
+            guard_true(i3) [i0]
+            finish(i0)
+        "
+        ],
+    );
+}
+
+#[test]
 fn overflow_check_proven_by_bounds_is_removed() {
     assert_opt(
         "intbounds",

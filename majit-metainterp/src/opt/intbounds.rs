@@ -354,6 +354,9 @@ fn learn_comparison(cx: &mut Cx, code: OpCode, a: OpRef, b: OpRef) {
                 exclude(cx, b, v);
             }
         }
+        // on two non-negative values unsigned and signed agree
+        UintLt if ba.lo >= 0 && bb.lo >= 0 => learn_comparison(cx, IntLt, a, b),
+        UintLe if ba.lo >= 0 && bb.lo >= 0 => learn_comparison(cx, IntLe, a, b),
         // unsigned a < b with b >= 0 means 0 <= a < b
         UintLt if bb.lo >= 0 && bb.hi > 0 => {
             cx.narrow(a, IntBound::new(0, bb.hi - 1));
