@@ -10,10 +10,7 @@
 //! producer and compiles as it is; a trace without them gains nothing
 //! from a second rewrite, so the test is exact.
 //!
-//! The pass needs the field descriptors of every layout it allocates (to
-//! null reference fields the trace leaves unwritten); the backend learns
-//! them from the descrs of each trace it compiles, like the class words
-//! of `register_layout`. Headerless layouts allocate from their region,
+//! Headerless layouts allocate from their region,
 //! which the heap creates when the layout is registered there: if a
 //! trace names a layout the backend's [`JitGcInfo`] snapshot does not
 //! list, the backend re-reads the regions from the live heap first.
@@ -22,7 +19,7 @@ use crate::arch::Arch;
 use crate::native::NativeBackend;
 use majit_gc::rewrite::{rewrite_with_origins, RewriteConfig};
 use majit_gc::{JitGcInfo, TypeId};
-use majit_ir::{Descr, DescrUse, Trace};
+use majit_ir::{DescrUse, Trace};
 use majit_metainterp::CompileError;
 use std::borrow::Cow;
 
@@ -40,11 +37,6 @@ impl<A: Arch> NativeBackend<A> {
         &mut self,
         trace: &'t Trace,
     ) -> Result<(Cow<'t, Trace>, Option<Vec<usize>>), CompileError> {
-        for d in trace.descrs() {
-            if let Descr::Field(f) = &d {
-                self.fields.entry(f.name.clone()).or_insert(d.clone());
-            }
-        }
         let Some(gc) = self.env.gc.as_mut() else {
             return Ok((Cow::Borrowed(trace), None));
         };
@@ -53,9 +45,7 @@ impl<A: Arch> NativeBackend<A> {
             return Ok((Cow::Borrowed(trace), None));
         }
         let config = RewriteConfig::from_jit_info(gc);
-        let fields = &self.fields;
-        let lookup = |name: &str| fields.get(name).cloned();
-        rewrite_with_origins(trace, &config, &lookup)
+        rewrite_with_origins(trace, &config)
             .map(|(out, origins)| (Cow::Owned(out), Some(origins)))
             .map_err(|e| CompileError::Invalid(format!("GC rewrite: {e}")))
     }

@@ -113,9 +113,6 @@ pub struct NativeBackend<A: Arch> {
     pub(crate) env: EmitEnv,
     sched: Box<dyn SchedStrategy>,
     policy: Box<dyn AllocPolicy>,
-    /// Field descriptors of every compiled trace, by name, for the GC
-    /// rewrite (see `gclower.rs`).
-    pub(crate) fields: BTreeMap<String, majit_ir::Descr>,
     /// The spill slots of the jitframes running right now (runs nest when
     /// a helper runs code of this backend, see `Backend::execute_in`): code
     /// compiled meanwhile must fit the smallest (see [`FRAME_HEADROOM`]).
@@ -173,7 +170,6 @@ impl<A: Arch> NativeBackend<A> {
             },
             sched: Box::new(NativeSched),
             policy: Box::new(NativePolicy),
-            fields: BTreeMap::new(),
             running: Vec::new(),
             frames,
             _arch: PhantomData,
@@ -201,15 +197,6 @@ impl<A: Arch> NativeBackend<A> {
         if !self.env.classes.contains(&entry) {
             self.env.classes.push(entry);
         }
-    }
-
-    /// Tells the GC rewrite about a field descriptor that traces may not
-    /// name themselves (a reference field of a layout they allocate but
-    /// never write). Fields named by compiled traces are learnt
-    /// automatically.
-    pub fn register_field(&mut self, field: &std::sync::Arc<majit_ir::FieldDescr>) {
-        let d = majit_ir::Descr::Field(field.clone());
-        self.fields.insert(field.name.clone(), d);
     }
 
     /// Replaces the scheduling strategy and allocation policy (one

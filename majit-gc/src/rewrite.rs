@@ -19,11 +19,11 @@
 //!   object instead (a bump, batched with its neighbours) and get their
 //!   length stored (`setfield_gc(p, n, descr=Gc.array_length)`); the items
 //!   are the nursery's zeroed bytes.
-//! - Each fresh fixed-size object's reference fields that the trace has
-//!   not written yet are nulled (`setfield_gc(p, null, descr=F)`) before
-//!   the next op that is neither a `setfield_gc` nor pure: a guard, load,
-//!   call, allocation, label or jump can then never see garbage, even
-//!   with an allocator that does not pre-zero (majit-gc does).
+//! - Allocations are zero-filled (the nursery's free bytes are zero, an
+//!   old-space allocation is cleared), so a fresh object needs no null
+//!   stores, and a `setfield_gc` of 0 or null into a field of a fresh
+//!   object that the trace has not written since the allocation is
+//!   dropped (an interpreter's constructor spelling out its defaults).
 //! - `setfield_gc` / `setarrayitem_gc` of a reference gets
 //!   `cond_call_gc_wb(obj)` / `cond_call_gc_wb_array(obj, index)` in
 //!   front, unless `obj` is fresh (allocated by this trace since the last
@@ -43,7 +43,7 @@
 
 use crate::jit::JitGcInfo;
 use majit_ir::{Const, Descr, FieldDescr, Kind, Op, OpCode, OpRef, RefTarget, SizeDescr, Trace};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -106,8 +106,7 @@ impl RewriteConfig {
     }
 }
 
-/// Why a trace could not be rewritten. Who acts: whoever built the trace
-/// or the descriptor lookup.
+/// Why a trace could not be rewritten. Who acts: whoever built the trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RewriteError {
     /// An op lacks the descriptor sort the pass needs.
@@ -115,8 +114,6 @@ pub enum RewriteError {
         op_index: usize,
         expected: &'static str,
     },
-    /// A layout lists a field the trace and the lookup do not know.
-    UnknownField { layout: String, field: String },
 }
 
 impl fmt::Display for RewriteError {
@@ -125,20 +122,13 @@ impl fmt::Display for RewriteError {
             RewriteError::BadDescr { op_index, expected } => {
                 write!(f, "op {op_index}: expected a {expected} descr")
             }
-            RewriteError::UnknownField { layout, field } => write!(
-                f,
-                "layout `{layout}` lists field `{field}`, which is neither used by the trace \
-                 nor known to the descriptor lookup"
-            ),
         }
     }
 }
 
 impl std::error::Error for RewriteError {}
 
-/// Rewrites `trace`. `lookup` finds descriptors by name (the field
-/// descriptors of a layout's reference fields when the trace does not use
-/// them itself).
+/// Rewrites `trace`.
 ///
 /// ```
 /// use majit_gc::rewrite::{rewrite, RewriteConfig};
@@ -150,15 +140,11 @@ impl std::error::Error for RewriteError {}
 ///     p1 = new(descr=Node)
 ///     setfield_gc(p1, i0, descr=Node.value)
 ///     finish(p1)").unwrap();
-/// let out = rewrite(&t, &RewriteConfig::default(), &|_| None).unwrap();
+/// let out = rewrite(&t, &RewriteConfig::default()).unwrap();
 /// assert!(print(&out).contains("call_malloc_nursery_headerless(16, descr=Node)"));
 /// ```
-pub fn rewrite(
-    trace: &Trace,
-    config: &RewriteConfig,
-    lookup: &dyn Fn(&str) -> Option<Descr>,
-) -> Result<Trace, RewriteError> {
-    rewrite_with_origins(trace, config, lookup).map(|(out, _)| out)
+pub fn rewrite(trace: &Trace, config: &RewriteConfig) -> Result<Trace, RewriteError> {
+    rewrite_with_origins(trace, config).map(|(out, _)| out)
 }
 
 /// [`rewrite`], also returning for each output op the index of the input
@@ -168,23 +154,14 @@ pub fn rewrite(
 pub fn rewrite_with_origins(
     trace: &Trace,
     config: &RewriteConfig,
-    lookup: &dyn Fn(&str) -> Option<Descr>,
 ) -> Result<(Trace, Vec<usize>), RewriteError> {
-    let mut fields = HashMap::new();
-    for d in trace.descrs() {
-        if let Descr::Field(f) = d {
-            fields.insert(f.name.clone(), f);
-        }
-    }
     let mut pass = Rewriter {
         config,
-        lookup,
-        fields,
         out: Trace::new(&trace.inputs),
         map: Vec::with_capacity(trace.ops.len()),
         fresh: HashSet::new(),
         barriered: HashSet::new(),
-        pending_zero: Vec::new(),
+        written: Vec::new(),
         batch: None,
         header: header_descr(),
         calls: false,
@@ -208,15 +185,14 @@ struct Batch {
 
 struct Rewriter<'a> {
     config: &'a RewriteConfig,
-    lookup: &'a dyn Fn(&str) -> Option<Descr>,
-    fields: HashMap<String, Arc<FieldDescr>>,
     out: Trace,
     /// Input op index → output value.
     map: Vec<OpRef>,
     fresh: HashSet<OpRef>,
     barriered: HashSet<OpRef>,
-    /// Fresh objects' reference fields not written yet, in order.
-    pending_zero: Vec<(OpRef, Arc<FieldDescr>)>,
+    /// The byte ranges (object, start, end) of fresh objects the trace
+    /// wrote.
+    written: Vec<(OpRef, u32, u32)>,
     batch: Option<Batch>,
     header: Descr,
     /// A call was copied since the last `label`.
@@ -289,13 +265,19 @@ impl Rewriter<'_> {
                     .as_ref()
                     .and_then(Descr::as_field)
                     .ok_or(bad("field"))?;
-                if field.kind == Kind::Ref {
-                    self.pending_zero
-                        .retain(|(obj, f)| !(*obj == args[0] && f.name == field.name));
-                    if self.needs_barrier(trace, args[0], op.args[1]) {
-                        self.emit(OpCode::CondCallGcWb, &[args[0]], None);
-                        self.barriered.insert(args[0]);
+                if self.fresh.contains(&args[0]) {
+                    let bytes = (args[0], field.offset, field.offset + u32::from(field.size));
+                    let untouched = !self.written.iter().any(|w| overlap(*w, bytes));
+                    if untouched && is_zero(trace, op.args[1]) {
+                        // The allocation is zero-filled: the store changes
+                        // nothing.
+                        return Ok(args[1]);
                     }
+                    self.written.push(bytes);
+                }
+                if field.kind == Kind::Ref && self.needs_barrier(trace, args[0], op.args[1]) {
+                    self.emit(OpCode::CondCallGcWb, &[args[0]], None);
+                    self.barriered.insert(args[0]);
                 }
                 Ok(self.copy(op, &args, trace))
             }
@@ -305,7 +287,6 @@ impl Rewriter<'_> {
                     .as_ref()
                     .and_then(Descr::as_array)
                     .ok_or(bad("array"))?;
-                self.flush_zeroing();
                 if array.kind == Kind::Ref && self.needs_barrier(trace, args[0], op.args[2]) {
                     self.emit(OpCode::CondCallGcWbArray, &[args[0], args[1]], None);
                     self.barriered.insert(args[0]);
@@ -313,9 +294,6 @@ impl Rewriter<'_> {
                 Ok(self.copy(op, &args, trace))
             }
             _ => {
-                if !op.opcode.is_always_pure() {
-                    self.flush_zeroing();
-                }
                 if op.opcode == OpCode::Jump && self.calls {
                     self.emit(OpCode::CondCallGcCollect, &[], None);
                 }
@@ -397,29 +375,7 @@ impl Rewriter<'_> {
             self.bump_headered(size.type_id, bytes)
         };
         self.fresh.insert(r);
-        for name in &size.fields {
-            let field = self.field(&size.name, name)?;
-            if field.kind == Kind::Ref {
-                self.pending_zero.push((r, field));
-            }
-        }
         Ok(r)
-    }
-
-    fn field(&mut self, layout: &str, name: &str) -> Result<Arc<FieldDescr>, RewriteError> {
-        if let Some(f) = self.fields.get(name) {
-            return Ok(f.clone());
-        }
-        match (self.lookup)(name) {
-            Some(Descr::Field(f)) => {
-                self.fields.insert(name.to_string(), f.clone());
-                Ok(f)
-            }
-            _ => Err(RewriteError::UnknownField {
-                layout: layout.to_string(),
-                field: name.to_string(),
-            }),
-        }
     }
 
     /// Whether a store of input value `value` into output object `obj`
@@ -429,22 +385,24 @@ impl Rewriter<'_> {
             && trace.kind_of(value) == Some(Kind::Ref)
     }
 
-    /// Emits the pending null stores.
-    fn flush_zeroing(&mut self) {
-        let null = self.out.add_const(Const::Ref(0));
-        for (obj, field) in std::mem::take(&mut self.pending_zero) {
-            self.emit(OpCode::SetfieldGc, &[obj, null], Some(Descr::Field(field)));
-        }
-    }
-
     /// Before an op that may collect: objects must be complete, and
     /// nothing allocated before it is known young afterwards.
     fn collection_point(&mut self) {
-        self.flush_zeroing();
         self.batch = None;
         self.fresh.clear();
+        self.written.clear();
         self.barriered.clear();
     }
+}
+
+/// Whether two written byte ranges `(object, start, end)` share a byte.
+fn overlap(a: (OpRef, u32, u32), b: (OpRef, u32, u32)) -> bool {
+    a.0 == b.0 && a.1 < b.2 && b.1 < a.2
+}
+
+/// Whether input value `r` is the constant 0 or null.
+fn is_zero(trace: &Trace, r: OpRef) -> bool {
+    matches!(trace.get_const(r), Some(Const::Int(0) | Const::Ref(0)))
 }
 
 /// Whether `op` may run a collection.

@@ -112,6 +112,5 @@ pub fn rewrite_namespace() -> Namespace {
 
 /// `trace` (in [`rewrite_namespace`]) lowered by the GC rewrite pass.
 pub fn rewrite_test_trace(trace: &Trace, config: &RewriteConfig) -> Result<Trace, RewriteError> {
-    let ns = rewrite_namespace();
-    rewrite(trace, config, &|name| ns.descr(name).cloned())
+    rewrite(trace, config)
 }

@@ -1150,11 +1150,6 @@ pub fn gc_differential<A: Arch>(
     for l in &layouts {
         native.register_layout(l);
     }
-    for d in test_namespace().descrs() {
-        if let majit_ir::Descr::Field(f) = d {
-            native.register_field(f);
-        }
-    }
     let code = native
         .compile_loop(given)
         .map_err(|e| format!("native: {e}\n{}", print(given)))?;
@@ -1249,11 +1244,6 @@ pub fn polled_collections<A: Arch>(n: i64) {
     let trace = parse_text(&text, &Buffer::new());
     let heap = stress_heap();
     let mut native = NativeBackend::<A>::with_gc(heap.borrow().jit_info()).expect("backend");
-    for d in test_namespace().descrs() {
-        if let majit_ir::Descr::Field(f) = d {
-            native.register_field(f);
-        }
-    }
     let code = native.compile_loop(&trace).expect("native compiles");
     UNCOLLECTED_HEAP.with(|h| *h.borrow_mut() = Some(heap.clone()));
     let found = native.execute(code, &[Value::Int(0)]);
