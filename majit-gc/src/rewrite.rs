@@ -161,6 +161,7 @@ pub fn rewrite_with_origins(
         map: Vec::with_capacity(trace.ops.len()),
         fresh: HashSet::new(),
         barriered: HashSet::new(),
+        zeroed: HashSet::new(),
         written: Vec::new(),
         batch: None,
         header: header_descr(),
@@ -190,7 +191,11 @@ struct Rewriter<'a> {
     map: Vec<OpRef>,
     fresh: HashSet<OpRef>,
     barriered: HashSet<OpRef>,
-    /// The byte ranges (object, start, end) of fresh objects the trace
+    /// Fresh objects whose bytes the trace did not write are still the
+    /// allocation's zeros: nothing but `setfield_gc`s (in `written`) can
+    /// have touched them since.
+    zeroed: HashSet<OpRef>,
+    /// The byte ranges (object, start, end) of `zeroed` objects the trace
     /// wrote.
     written: Vec<(OpRef, u32, u32)>,
     batch: Option<Batch>,
@@ -265,7 +270,7 @@ impl Rewriter<'_> {
                     .as_ref()
                     .and_then(Descr::as_field)
                     .ok_or(bad("field"))?;
-                if self.fresh.contains(&args[0]) {
+                if self.zeroed.contains(&args[0]) {
                     let bytes = (args[0], field.offset, field.offset + u32::from(field.size));
                     let untouched = !self.written.iter().any(|w| overlap(*w, bytes));
                     if untouched && is_zero(trace, op.args[1]) {
@@ -294,6 +299,10 @@ impl Rewriter<'_> {
                 Ok(self.copy(op, &args, trace))
             }
             _ => {
+                if op.opcode.has_side_effect() {
+                    // A call given a fresh object may have written it.
+                    self.forget_zeros();
+                }
                 if op.opcode == OpCode::Jump && self.calls {
                     self.emit(OpCode::CondCallGcCollect, &[], None);
                 }
@@ -375,6 +384,7 @@ impl Rewriter<'_> {
             self.bump_headered(size.type_id, bytes)
         };
         self.fresh.insert(r);
+        self.zeroed.insert(r);
         Ok(r)
     }
 
@@ -385,12 +395,18 @@ impl Rewriter<'_> {
             && trace.kind_of(value) == Some(Kind::Ref)
     }
 
+    /// No fresh object is known to hold zeros any more.
+    fn forget_zeros(&mut self) {
+        self.zeroed.clear();
+        self.written.clear();
+    }
+
     /// Before an op that may collect: objects must be complete, and
     /// nothing allocated before it is known young afterwards.
     fn collection_point(&mut self) {
         self.batch = None;
         self.fresh.clear();
-        self.written.clear();
+        self.forget_zeros();
         self.barriered.clear();
     }
 }

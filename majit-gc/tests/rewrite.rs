@@ -74,8 +74,8 @@ fn headered_new_gets_a_header_store_and_unwritten_refs_stay_zero() {
 #[test]
 fn zero_stores_into_fresh_unwritten_fields_go() {
     // The allocation is zero-filled: a constructor's explicit 0 and null
-    // change nothing until the field was written, or the object may have
-    // been written by whatever ran at a collection point.
+    // change nothing until the field was written, or an op that writes
+    // memory some other way (a raw store, any call) may have written it.
     assert_rewrite(
         "
         [i0, p9]
@@ -84,20 +84,27 @@ fn zero_stores_into_fresh_unwritten_fields_go() {
         setfield_gc(p1, null, descr=Stack.head)
         setfield_gc(p1, i0, descr=Stack.len)
         setfield_gc(p1, 0, descr=Stack.len)
+        p2 = new_with_vtable(descr=Stack)
+        setfield_raw(i0, i0, descr=RawCell.int)
+        setfield_gc(p2, null, descr=Stack.head)
         call_n(1048592, i0, descr=Call.i_v)
         setfield_gc(p1, null, descr=Stack.head)
         setfield_gc(p9, 0, descr=Stack.len)
-        finish(p1)",
+        finish(p1, p2)",
         "
         [i0, p9]
-        p1 = call_malloc_nursery(24)
+        p1 = call_malloc_nursery(48)
         setfield_gc(p1, 3, descr=Gc.header)
         setfield_gc(p1, i0, descr=Stack.len)
         setfield_gc(p1, 0, descr=Stack.len)
+        p2 = nursery_ptr_increment(p1, 24)
+        setfield_gc(p2, 3, descr=Gc.header)
+        setfield_raw(i0, i0, descr=RawCell.int)
+        setfield_gc(p2, null, descr=Stack.head)
         call_n(1048592, i0, descr=Call.i_v)
         setfield_gc(p1, null, descr=Stack.head)
         setfield_gc(p9, 0, descr=Stack.len)
-        finish(p1)",
+        finish(p1, p2)",
     );
 }
 
