@@ -22,8 +22,10 @@
 //! - Allocations are zero-filled (the nursery's free bytes are zero, an
 //!   old-space allocation is cleared), so a fresh object needs no null
 //!   stores, and a `setfield_gc` of 0 or null into a field of a fresh
-//!   object that the trace has not written since the allocation is
-//!   dropped (an interpreter's constructor spelling out its defaults).
+//!   object is dropped while nothing can have written those bytes since
+//!   the allocation: no `setfield_gc` to them, no call or raw store, no
+//!   collection point (an interpreter's constructor spelling out its
+//!   defaults).
 //! - `setfield_gc` / `setarrayitem_gc` of a reference gets
 //!   `cond_call_gc_wb(obj)` / `cond_call_gc_wb_array(obj, index)` in
 //!   front, unless `obj` is fresh (allocated by this trace since the last
