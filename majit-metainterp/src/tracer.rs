@@ -53,6 +53,7 @@
 mod blame;
 mod exceptions;
 mod facts;
+mod fail_args;
 mod heap_cache;
 mod portal;
 mod quasi;
@@ -68,6 +69,7 @@ use crate::stats::{AbortReason, Stats};
 use crate::vable::VirtualizableInfo;
 use crate::warmstate::{FastMap, FastSet, GreenKey};
 use facts::{Facts, Fold};
+use fail_args::FailArgs;
 use heap_cache::HeapCache;
 use majit_ir::{
     ArrayDescr, CallDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode,
@@ -174,22 +176,6 @@ pub fn live_regs(
 /// The virtualizable frame's box and its virtualizable values' boxes
 /// (`vable.rs`).
 pub type VableBoxes = (TBox, Vec<TBox>);
-
-/// Where box `b` comes from at a guard: a constant, or its slot among
-/// `fail_args` (appended when new).
-fn snap_value(fail_args: &mut Vec<OpRef>, b: TBox) -> SnapValue {
-    if b.r.is_const() {
-        return SnapValue::Const(b.v);
-    }
-    let i = match fail_args.iter().position(|&a| a == b.r) {
-        Some(i) => i,
-        None => {
-            fail_args.push(b.r);
-            fail_args.len() - 1
-        }
-    };
-    SnapValue::Arg(i as u32)
-}
 
 /// A frame of the last snapshot, for the next guard's snapshot to share
 /// while the tracer frame at its depth shows the same boxes at the same
@@ -351,6 +337,8 @@ pub struct Tracer<'a> {
     /// The last snapshot's frames and their fail args (`snapshot`).
     snap_cache: Vec<SnapCache>,
     snap_args: Vec<OpRef>,
+    /// The fail args being gathered (`snapshot`).
+    fail_args: FailArgs,
     started: bool,
     /// Merge points passed without closing (a bridge that meets one again
     /// ends there with a `finish`).
@@ -433,6 +421,7 @@ impl<'a> Tracer<'a> {
             guards: Vec::new(),
             snap_cache: Vec::new(),
             snap_args: Vec::new(),
+            fail_args: FailArgs::default(),
             started: false,
             passed: Vec::new(),
             heap: HeapCache::default(),
@@ -507,6 +496,7 @@ impl<'a> Tracer<'a> {
             guards: Vec::new(),
             snap_cache: Vec::new(),
             snap_args: Vec::new(),
+            fail_args: FailArgs::default(),
             started: true,
             passed: Vec::new(),
             heap: HeapCache::default(),
@@ -633,7 +623,8 @@ impl<'a> Tracer<'a> {
 
     /// The snapshot of the current frames, and the guard's fail args.
     fn snapshot(&mut self) -> (Snapshot, Vec<OpRef>) {
-        let mut fail_args: Vec<OpRef> = Vec::new();
+        let mut fail_args = std::mem::take(&mut self.fail_args);
+        fail_args.begin();
         let mut frames = Vec::with_capacity(self.frames.len());
         let mut cache = std::mem::take(&mut self.snap_cache);
         let mut shared = true;
@@ -656,7 +647,7 @@ impl<'a> Tracer<'a> {
                         && regs().map(|b| b.r).eq(c.boxes.iter().copied());
                     if same {
                         let start = if k == 0 { 0 } else { cache[k - 1].end };
-                        fail_args.extend_from_slice(&self.snap_args[start..c.end]);
+                        fail_args.extend(&self.snap_args[start..c.end]);
                         frames.push(c.frame.clone());
                         continue;
                     }
@@ -668,7 +659,7 @@ impl<'a> Tracer<'a> {
             let values = regs()
                 .map(|b| {
                     boxes.push(b.r);
-                    snap_value(&mut fail_args, b)
+                    fail_args.value(b)
                 })
                 .collect();
             let frame = Arc::new(SnapFrame {
@@ -681,20 +672,23 @@ impl<'a> Tracer<'a> {
                 frame: frame.clone(),
                 callee_dst,
                 boxes,
-                end: fail_args.len(),
+                end: fail_args.args().len(),
             });
             frames.push(frame);
         }
         if !shared {
-            self.snap_args.clone_from(&fail_args);
+            self.snap_args.clear();
+            self.snap_args.extend_from_slice(fail_args.args());
         }
         self.snap_cache = cache;
         let vable = self
             .vable
             .iter()
             .flat_map(|(frame, boxes)| std::iter::once(frame).chain(boxes))
-            .map(|b| snap_value(&mut fail_args, *b))
+            .map(|b| fail_args.value(*b))
             .collect();
+        let args = fail_args.args().to_vec();
+        self.fail_args = fail_args;
         (
             Snapshot {
                 frames,
@@ -702,7 +696,7 @@ impl<'a> Tracer<'a> {
                 vable,
                 resume_at: ResumeAt::Insn,
             },
-            fail_args,
+            args,
         )
     }
 
