@@ -193,11 +193,31 @@ pub enum PoolWord {
     Own(usize),
 }
 
+/// An arch's shared runtime code and the offsets of its routines in it.
+#[derive(Debug)]
+pub struct Runtime {
+    pub code: Vec<u8>,
+    /// The entry trampoline, `extern "C" fn(frame, code) -> frame`: saves
+    /// the callee-saved registers, puts `frame` in the frame register and
+    /// jumps to `code`.
+    pub entry: usize,
+    /// The exit routine: stores every allocatable register in its save
+    /// slot (a guard's fail args may be in any), then falls into `leave`.
+    pub exit: usize,
+    /// Restores the entry's callee-saved registers and returns the frame
+    /// to the entry's caller; a `finish` jumps here after saving just the
+    /// registers its values are in.
+    pub leave: usize,
+}
+
 /// Backend-wide facts an emitter may need besides the trace.
 #[derive(Clone, Debug, Default)]
 pub struct EmitEnv {
     /// Address of the shared exit routine.
     pub exit_routine: usize,
+    /// Address of the exit routine's second half, which saves no
+    /// registers ([`Runtime::leave`]).
+    pub leave_routine: usize,
     /// `(class word, type id)` of every layout the backend knows: the
     /// vtable for layouts that have one, the type id itself otherwise
     /// (what `guard_class` compares, see refexec's docs).
@@ -289,12 +309,8 @@ pub trait Arch {
     /// A fresh emitter that also sees the backend's class map and GC
     /// contract (needed by `guard_class` and the allocation ops).
     fn emitter_with(env: &EmitEnv) -> Box<dyn Emitter>;
-    /// The shared runtime code: `(bytes, entry offset, exit offset)`. The
-    /// entry is `extern "C" fn(frame, code) -> frame`: it saves the
-    /// callee-saved registers, puts `frame` in the frame register and jumps
-    /// to `code`; the exit routine stores every allocatable register in its
-    /// save slot and returns the frame to the entry's caller.
-    fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError>;
+    /// The shared runtime code (see [`Runtime`]).
+    fn runtime() -> Result<Runtime, CompileError>;
     /// Calls the entry trampoline at `entry` with `frame` and `code`.
     ///
     /// # Safety

@@ -31,6 +31,7 @@ impl<A: Arch> NativeBackend<A> {
         let direct = &self.env.direct;
         let mut known = vec![
             (self.env.exit_routine, "exit_routine".to_string()),
+            (self.env.leave_routine, "leave_routine".to_string()),
             (take_signals, "take_signals".to_string()),
             (
                 majit_metainterp::runtime::signal_flag_addr(),

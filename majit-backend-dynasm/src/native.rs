@@ -145,13 +145,13 @@ impl<A: Arch> NativeBackend<A> {
     /// allocation checker runs in debug builds and when `MAJIT_CHECK_REGALLOC`
     /// is set.
     pub fn new() -> Result<Self, CompileError> {
-        let (code, entry, exit) = A::runtime()?;
-        let runtime = CodeBlock::new(&code, &[])?;
+        let rt = A::runtime()?;
+        let runtime = CodeBlock::new(&rt.code, &[])?;
         let base = runtime.addr();
         let frames = FramePool::new(A::regs(), MIN_FRAME_SLOTS, FRAME_POOL);
         Ok(NativeBackend {
             _runtime: runtime,
-            entry: base + entry,
+            entry: base + rt.entry,
             traces: BTreeMap::new(),
             next_id: 0,
             tokens: BTreeMap::new(),
@@ -159,10 +159,11 @@ impl<A: Arch> NativeBackend<A> {
             max_slots: 0,
             check: cfg!(debug_assertions) || std::env::var_os("MAJIT_CHECK_REGALLOC").is_some(),
             env: EmitEnv {
-                exit_routine: base + exit,
+                exit_routine: base + rt.exit,
+                leave_routine: base + rt.leave,
                 direct: DirectEnv {
                     pool: frames.addr(),
-                    entry: base + entry,
+                    entry: base + rt.entry,
                     leave: majit_metainterp::portal::leave_direct as *const () as usize,
                     ..DirectEnv::default()
                 },

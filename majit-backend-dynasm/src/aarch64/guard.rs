@@ -24,7 +24,7 @@
 use super::a64;
 use super::emit::{const_bits, A64Emitter, Cond};
 use super::regs::{self, hw, is_float, X16, X17};
-use crate::arch::{Loc, Reg};
+use crate::arch::{Loc, Reg, Runtime};
 use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
 use dynasmrt::aarch64::Aarch64Relocation;
@@ -166,7 +166,7 @@ impl GuardEncoder for A64Emitter {
 /// `sp` stays 16-byte aligned), puts the frame in `x29` and branches to
 /// the code. The exit routine stores every allocatable register into its
 /// save slot, returns the frame in `x0` and restores the record.
-pub fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
+pub fn runtime() -> Result<Runtime, CompileError> {
     let mut ops: VecAssembler<Aarch64Relocation> = VecAssembler::new(0);
     let entry = ops.offset().0;
     a64!(ops
@@ -194,6 +194,7 @@ pub fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
             a64!(ops; str X(h), [frame, at]);
         }
     }
+    let leave = ops.offset().0;
     a64!(ops
         ; mov x0, frame
         ; ldp d14, d15, [sp, 144]
@@ -211,5 +212,10 @@ pub fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
     let code = ops
         .finalize()
         .map_err(|e| CompileError::ImplLimit(format!("assembler: {e}")))?;
-    Ok((code, entry, exit))
+    Ok(Runtime {
+        code,
+        entry,
+        exit,
+        leave,
+    })
 }

@@ -43,7 +43,7 @@ pub mod memory;
 pub mod nursery;
 pub mod regs;
 
-use crate::arch::{Arch, EmitEnv, Emitter, OpConstraints, RegFile};
+use crate::arch::{Arch, EmitEnv, Emitter, OpConstraints, RegFile, Runtime};
 use majit_ir::Op;
 use majit_metainterp::CompileError;
 
@@ -92,7 +92,7 @@ impl Arch for Aarch64 {
         Box::new(emit::A64Emitter::new(env.clone()))
     }
 
-    fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
+    fn runtime() -> Result<Runtime, CompileError> {
         guard::runtime()
     }
 

@@ -48,6 +48,7 @@ pub struct Asm<R: Relocation, C> {
     pub(crate) ops: VecAssembler<R>,
     pool: Vec<(DynamicLabel, PoolSource)>,
     exit_word: DynamicLabel,
+    leave_word: Option<DynamicLabel>,
     labels: Vec<(usize, DynamicLabel)>,
     pub(crate) stubs: Vec<Stub>,
     /// Exits emitted inline (`finish`): label of the token and the record.
@@ -72,6 +73,7 @@ impl<R: Relocation, C> Asm<R, C> {
             ops,
             pool: vec![(exit_word, PoolSource::Abs(env.exit_routine))],
             exit_word,
+            leave_word: None,
             labels: Vec::new(),
             stubs: Vec::new(),
             inline_exits: Vec::new(),
@@ -91,6 +93,17 @@ impl<R: Relocation, C> Asm<R, C> {
     /// The pool word holding the exit routine's address.
     pub(crate) fn exit_word(&self) -> DynamicLabel {
         self.exit_word
+    }
+
+    /// The pool word holding the leave routine's address (made at the
+    /// first `finish`).
+    pub(crate) fn leave_word(&mut self) -> DynamicLabel {
+        if let Some(w) = self.leave_word {
+            return w;
+        }
+        let (w, _) = self.pool_word(PoolSource::Abs(self.env.leave_routine));
+        self.leave_word = Some(w);
+        w
     }
 
     /// Defines a new label here for label op `op_index`.

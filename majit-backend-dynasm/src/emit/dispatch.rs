@@ -724,10 +724,21 @@ where
             let tag = frame::returned_tag(value.map(|v| v.1)) as i64;
             self.store_frame_word(frame::RETURNED, Loc::Const(Const::Int(tag)));
         }
+        let saved: Vec<Reg> = exit
+            .values
+            .iter()
+            .filter_map(|v| match v.0 {
+                Loc::Reg(r) => Some(r),
+                _ => None,
+            })
+            .collect();
         let here = self.ops.new_dynamic_label();
         self.ops.dynamic_label(here);
+        for r in saved {
+            self.store_frame_word(frame::HEADER + r as usize, Loc::Reg(r));
+        }
         self.store_exit_token(here);
-        let w = self.exit_word();
+        let w = self.leave_word();
         self.jump_word(w);
         self.inline_exit(here, exit);
         Ok(())

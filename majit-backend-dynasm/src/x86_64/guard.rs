@@ -18,7 +18,7 @@
 use super::emit::{const_bits, Cond, X64Emitter};
 use super::regs::{self, hw, is_xmm, R10, R11};
 use super::x64;
-use crate::arch::{Loc, Reg};
+use crate::arch::{Loc, Reg, Runtime};
 use crate::emit::{Encoder, GuardEncoder};
 use crate::frame;
 use dynasmrt::x64::X64Relocation;
@@ -148,7 +148,7 @@ impl GuardEncoder for X64Emitter {
 }
 
 /// The entry trampoline and the exit routine: `(code, entry, exit)`.
-pub fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
+pub fn runtime() -> Result<Runtime, CompileError> {
     let mut ops: VecAssembler<X64Relocation> = VecAssembler::new(0);
     let entry = ops.offset().0;
     x64!(ops
@@ -172,6 +172,7 @@ pub fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
             x64!(ops; mov QWORD [rbp + at], Rq(hw(r)));
         }
     }
+    let leave = ops.offset().0;
     x64!(ops
         ; mov rax, rbp
         ; add rsp, 8
@@ -186,5 +187,10 @@ pub fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
     let code = ops
         .finalize()
         .map_err(|e| CompileError::ImplLimit(format!("assembler: {e}")))?;
-    Ok((code, entry, exit))
+    Ok(Runtime {
+        code,
+        entry,
+        exit,
+        leave,
+    })
 }

@@ -27,7 +27,7 @@ pub mod memory;
 pub mod nursery;
 pub mod regs;
 
-use crate::arch::{Arch, EmitEnv, Emitter, OpConstraints, RegFile};
+use crate::arch::{Arch, EmitEnv, Emitter, OpConstraints, RegFile, Runtime};
 use majit_ir::{Op, OpCode};
 use majit_metainterp::CompileError;
 
@@ -81,7 +81,7 @@ impl Arch for X86_64 {
         Box::new(emit::X64Emitter::new(env.clone()))
     }
 
-    fn runtime() -> Result<(Vec<u8>, usize, usize), CompileError> {
+    fn runtime() -> Result<Runtime, CompileError> {
         guard::runtime()
     }
 
