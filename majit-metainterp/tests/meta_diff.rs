@@ -472,6 +472,10 @@ fn say_loop(n: i64) -> i64 {
 /// The read end of the pipe [`read_byte`] reads.
 static BYTES: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
 
+/// Held by each test that sets [`BYTES`]: run concurrently, one test's
+/// reads would drain the other's pipe and then block on it forever.
+static BYTES_USER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Reads one byte from [`BYTES`] (-1 at its end): input the forked
 /// reference execution cannot read again (the pipe is shared with it).
 extern "C" fn read_byte(_: i64) -> i64 {
@@ -488,6 +492,7 @@ extern "C" fn read_byte(_: i64) -> i64 {
 
 #[test]
 fn residual_calls_with_effects_are_replayed_to_the_reference_execution() {
+    let _bytes = BYTES_USER.lock().unwrap_or_else(|e| e.into_inner());
     let mut fds = [0; 2];
     // SAFETY: `fds` is a writable array of two ints.
     assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
@@ -596,6 +601,7 @@ fn a_ten_million_iteration_entry_is_checked_in_bounded_slices() {
 
 #[test]
 fn a_long_entry_reading_past_the_pipe_buffer_is_checked() {
+    let _bytes = BYTES_USER.lock().unwrap_or_else(|e| e.into_inner());
     let mut fds = [0; 2];
     // SAFETY: `fds` is a writable array of two ints.
     assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
