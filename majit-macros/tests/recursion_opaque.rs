@@ -220,6 +220,16 @@ fn opaque_calls_agree<B: GcBackend>() {
         assert_eq!(calls.len(), 2, "{t:?}");
         let between = &t.ops[calls[0]..calls[1]];
         assert!(!between.iter().any(|o| touches_caller(o, t)), "{t:?}");
+        // The return stores back only what changed: the frame's parent,
+        // loaded at entry and never written, is not stored.
+        let parent_stored = t.ops.iter().any(|o| {
+            o.opcode == OpCode::SetfieldGc
+                && o.args[0] == OpRef::input(0)
+                && o.descr
+                    .as_ref()
+                    .is_some_and(|d| d.name().ends_with("parent"))
+        });
+        assert!(!parent_stored, "{t:?}");
     }
 }
 

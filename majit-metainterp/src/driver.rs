@@ -49,7 +49,9 @@ use crate::params::JitParams;
 use crate::portal::PortalRunner;
 use crate::runtime::{take_panic, Allocator, HelperPanic, MallocAllocator, Raised, Shared};
 use crate::stats::{AbortReason, DontInline, Stats};
-use crate::tracer::{Blame, Finished, Inlinee, ResumeAt, Snapshot, TraceEnd, TraceEnv, Tracer};
+use crate::tracer::{
+    Blame, Finished, Inlinee, LoopTarget, ResumeAt, Snapshot, TraceEnd, TraceEnv, Tracer,
+};
 use crate::vable::VirtualizableInfo;
 use crate::warmstate::{GreenKey, Visit, WarmState};
 use majit_ir::{Descr, Kind, OpCode, TargetDescr, Value};
@@ -1023,7 +1025,11 @@ impl<B: Backend> JitDriver<B> {
             let li = warm.borrow().loop_at(k)?;
             let c = compiled.borrow();
             let l = &c.loops[li];
-            Some((l.target.clone(), l.label_args))
+            Some(LoopTarget {
+                label: l.target.clone(),
+                inputs: l.label_args,
+                entry: l.entry,
+            })
         };
         let dont_inline = |k: &GreenKey| warm.borrow().get(k).is_some_and(|e| e.dont_inline);
         // A copy: a nested run may mark functions while this trace runs.

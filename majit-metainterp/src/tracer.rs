@@ -173,6 +173,16 @@ pub fn live_regs(
         .filter(move |&r| Some(r) != callee_dst)
 }
 
+/// A compiled loop a trace may jump to (`TraceEnv::loop_target`).
+pub struct LoopTarget {
+    /// Its label's descr.
+    pub label: Descr,
+    /// Its label's number of inputs.
+    pub inputs: usize,
+    /// An entry trace's label (see `vable_store`).
+    pub entry: bool,
+}
+
 /// The virtualizable frame's box and its virtualizable values' boxes
 /// (`vable.rs`).
 pub type VableBoxes = (TBox, Vec<TBox>);
@@ -301,9 +311,8 @@ pub struct TraceEnv<'a> {
     pub trace_limit: usize,
     /// The next free fail-descr id (advanced by each guard and finish).
     pub next_fail_id: &'a Cell<u32>,
-    /// The label of the compiled loop at a green key and its number of
-    /// inputs, if there is such a loop.
-    pub loop_target: &'a dyn Fn(&GreenKey) -> Option<(Descr, usize)>,
+    /// The compiled loop at a green key, if there is one.
+    pub loop_target: &'a dyn Fn(&GreenKey) -> Option<LoopTarget>,
     /// The virtualizable frame's description, if the driver has one.
     pub vable: Option<&'a VirtualizableInfo>,
     /// The functions whose calls are traced as residual calls.
@@ -357,6 +366,10 @@ pub struct Tracer<'a> {
     budget: Option<(u32, Vec<Value>)>,
     /// The virtualizable frame's box and its virtualizable values' boxes.
     vable: Option<VableBoxes>,
+    /// Per virtualizable value, the box its place in the frame is known
+    /// to hold (loaded from it or stored to it by this trace; nothing else
+    /// writes it, see `vable_store`). Empty when unknown (a bridge).
+    vable_memory: Vec<Option<OpRef>>,
     /// The ops recorded per inlined function, for a too-long trace's blame.
     sizes: blame::CallSizes,
     quasi: QuasiState,
@@ -430,6 +443,7 @@ impl<'a> Tracer<'a> {
             known_outcome: false,
             budget: None,
             vable: None,
+            vable_memory: Vec::new(),
             sizes: blame::CallSizes::default(),
             quasi: QuasiState::default(),
             pending: None,
@@ -505,6 +519,7 @@ impl<'a> Tracer<'a> {
             known_outcome: resume_at == ResumeAt::Insn,
             budget: None,
             vable,
+            vable_memory: Vec::new(),
             sizes,
             quasi: QuasiState::default(),
             pending: None,
@@ -763,6 +778,9 @@ impl<'a> Tracer<'a> {
             .flat_map(|(frame, boxes)| std::iter::once(frame).chain(boxes));
         for x in regs.chain(vable).filter(|x| x.r == r) {
             *x = TBox { r: c, v };
+        }
+        for m in self.vable_memory.iter_mut().filter(|m| **m == Some(r)) {
+            *m = Some(c);
         }
     }
 
@@ -1275,13 +1293,20 @@ impl<'a> Tracer<'a> {
             })
     }
 
-    /// Before a call that may look at the frame: records the stores that
-    /// bring the frame and its array up to date.
+    /// Before a call that may look at the frame, and at the portal's
+    /// return: records the stores that bring the frame and its array up to
+    /// date. A value whose place already holds its box is not stored
+    /// again: only the trace writes a virtualizable frame while it runs
+    /// (callees force it first or promise not to, `opaque_to_callees`).
     fn vable_store(&mut self) {
         let (Some(info), Some((frame, boxes))) = (self.env.vable, self.vable.clone()) else {
             return;
         };
-        for (f, b) in info.fields().iter().zip(&boxes) {
+        self.vable_memory.resize(boxes.len(), None);
+        for (k, (f, b)) in info.fields().iter().zip(&boxes).enumerate() {
+            if self.vable_memory[k].replace(b.r) == Some(b.r) {
+                continue;
+            }
             let d = Descr::Field(f.clone());
             self.trace
                 .push(Op::new(OpCode::SetfieldGc, &[frame.r, b.r]).with_descr(d));
@@ -1289,6 +1314,10 @@ impl<'a> Tracer<'a> {
         if let Some((_, a)) = info.array() {
             let arr = boxes[info.array_slot()].r;
             for (i, b) in boxes[info.items_start()..].iter().enumerate() {
+                let k = info.items_start() + i;
+                if self.vable_memory[k].replace(b.r) == Some(b.r) {
+                    continue;
+                }
                 let idx = self.konst(Value::Int(i as i64)).r;
                 let d = Descr::Array(a.clone());
                 self.trace
@@ -1388,6 +1417,7 @@ impl<'a> Tracer<'a> {
                 boxes.push(self.record(op, v));
             }
         }
+        self.vable_memory = boxes.iter().map(|b| Some(b.r)).collect();
         Ok(boxes)
     }
 
@@ -1553,21 +1583,31 @@ impl<'a> Tracer<'a> {
             red_refs.extend(boxes.iter().map(|b| b.r));
         }
         let own = match &self.kind {
-            TraceKind::Loop { start, target, .. } if *start == key => Some(target.clone()),
+            TraceKind::Loop {
+                start,
+                target,
+                entry,
+            } if *start == key => Some((target.clone(), *entry)),
             _ => None,
         };
         // A loop traced with another virtualizable array length takes a
         // different number of inputs.
-        let other = (self.env.loop_target)(&key)
-            .filter(|(_, n)| *n == red_refs.len())
-            .map(|(t, _)| t);
+        let other = (self.env.loop_target)(&key).filter(|t| t.inputs == red_refs.len());
         let mut finish = None;
         let mut jumped_to = None;
-        if let Some(target) = own.clone().or(other.clone()) {
+        let target = own.clone().or(other.map(|t| (t.label, t.entry)));
+        if let Some((target, entry)) = target {
             if own.is_none() {
                 jumped_to = Some(key.clone());
             }
             self.flush_stores(None);
+            if entry {
+                // An entry trace's label follows its loads of the frame,
+                // and the code after it takes the frame as holding the
+                // values its trace has not changed (`vable_store`): so does
+                // every jump to it.
+                self.vable_store();
+            }
             self.trace
                 .push(Op::new(OpCode::Jump, &red_refs).with_descr(target));
         } else if self.ends_at_seen_merge_points() && self.passed.contains(&key) {
