@@ -144,10 +144,34 @@ impl JitParams {
         JitParams::from_lookup(|k| std::env::var(k).ok())
     }
 
+    /// A VM's own defaults `base` overridden by the `MAJIT_*` environment
+    /// variables (a VM whose traces record more or fewer ops per
+    /// instruction tunes `trace_limit`, and the user can still set it).
+    ///
+    /// ```
+    /// use majit_metainterp::params::JitParams;
+    /// let base = JitParams::default().with_trace_limit(4000);
+    /// let p = JitParams::from_env_over(base).unwrap();
+    /// let want = std::env::var("MAJIT_TRACE_LIMIT").map_or(4000, |v| v.parse().unwrap());
+    /// assert_eq!(p.trace_limit, want);
+    /// ```
+    pub fn from_env_over(base: JitParams) -> Result<JitParams, ParamError> {
+        JitParams::lookup_over(base, |k| std::env::var(k).ok())
+    }
+
     /// Defaults overridden by the values `lookup` returns for the
     /// `MAJIT_*` names.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<JitParams, ParamError> {
-        let mut p = JitParams::default();
+        JitParams::lookup_over(JitParams::default(), lookup)
+    }
+
+    /// `base` overridden by the values `lookup` returns for the `MAJIT_*`
+    /// names.
+    fn lookup_over(
+        base: JitParams,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<JitParams, ParamError> {
+        let mut p = base;
         if let Some(v) = lookup("MAJIT_THRESHOLD") {
             p.threshold = number("MAJIT_THRESHOLD", &v, 1, u32::MAX)?;
         }
