@@ -724,18 +724,12 @@ where
             let tag = frame::returned_tag(value.map(|v| v.1)) as i64;
             self.store_frame_word(frame::RETURNED, Loc::Const(Const::Int(tag)));
         }
-        let saved: Vec<Reg> = exit
-            .values
-            .iter()
-            .filter_map(|v| match v.0 {
-                Loc::Reg(r) => Some(r),
-                _ => None,
-            })
-            .collect();
         let here = self.ops.new_dynamic_label();
         self.ops.dynamic_label(here);
-        for r in saved {
-            self.store_frame_word(frame::HEADER + r as usize, Loc::Reg(r));
+        for &(loc, _) in &exit.values {
+            if let Loc::Reg(r) = loc {
+                self.store_frame_word(frame::HEADER + r as usize, loc);
+            }
         }
         self.store_exit_token(here);
         let w = self.leave_word();

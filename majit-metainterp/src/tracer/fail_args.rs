@@ -2,11 +2,10 @@
 //! order the snapshot meets it.
 //!
 //! Every guard's snapshot looks up each live box of each frame and of the
-//! virtualizable. Searching the args gathered so far made a guard cost
-//! quadratic in its args, which dominated tracing of long traces with
-//! deep inlining (deltablue: 12k instructions a guard). Here each box's
-//! slot is found by its trace position, in tables stamped per guard so
-//! that starting a guard clears nothing.
+//! virtualizable. Searching the args gathered so far made a guard's cost
+//! quadratic in its args (long traces with deep inlining have the most).
+//! Here each box's slot is found by its trace position, in tables stamped
+//! per guard so that starting a guard clears nothing.
 
 use super::{SnapValue, TBox};
 use majit_ir::{OpRef, RefTarget};
