@@ -56,6 +56,29 @@ pub struct FieldDescr {
     pub quasi_immutable: bool,
 }
 
+impl FieldDescr {
+    /// A mutable signed 8-byte integer field `Owner.field` at offset 0:
+    /// a word of memory the JIT itself keeps (a counter, a flag).
+    ///
+    /// ```
+    /// use majit_ir::{FieldDescr, Kind};
+    /// let d = FieldDescr::word("Budget", "left");
+    /// assert_eq!((d.name.as_str(), d.offset, d.size, d.kind), ("Budget.left", 0, 8, Kind::Int));
+    /// ```
+    pub fn word(owner: &str, field: &str) -> FieldDescr {
+        FieldDescr {
+            name: format!("{owner}.{field}"),
+            owner: owner.to_string(),
+            offset: 0,
+            size: 8,
+            signed: true,
+            kind: Kind::Int,
+            immutable: false,
+            quasi_immutable: false,
+        }
+    }
+}
+
 /// The layout of an array (`new_array`, `getarrayitem_*`, raw arrays).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ArrayDescr {

@@ -348,6 +348,40 @@ fn loop_frames() -> Vec<i64> {
     ])
 }
 
+/// f(k) (k in slot 0) adds k, k - 1, ..., 1 up in slot 1, in a loop
+/// (counting down in slot 2) whose merge point (pc 2) is not the
+/// function's first, then returns that sum plus f(k + 1), or the sum alone
+/// at k == n.
+fn sums_frames(n: i64) -> Vec<i64> {
+    flat(&[
+        (PUSH, 0), // slot 1
+        (LOAD, 0), // slot 2
+        (LOAD, 1), // 2: loop head
+        (LOAD, 2),
+        (ADD, 0),
+        (STORE, 1),
+        (LOAD, 2),
+        (PUSH, 1),
+        (SUB, 0),
+        (STORE, 2),
+        (LOAD, 2),
+        (JNZB, 2),
+        (LOAD, 0),
+        (PUSH, n),
+        (SUB, 0),
+        (JZF, 23),
+        (LOAD, 0),
+        (PUSH, 1),
+        (ADD, 0),
+        (CALLF, 0),
+        (LOAD, 1),
+        (ADD, 0),
+        (RETF, 0),
+        (LOAD, 1), // 23
+        (RETF, 0),
+    ])
+}
+
 /// A frame holding `n` in slot 0.
 fn frame_of(n: i64) -> Frame {
     let f = Frame::new(1, Array::<i64>::new(8));
@@ -410,4 +444,42 @@ fn recursive_stack_machine_with_gc_frames_native() {
 #[test]
 fn recursive_stack_machine_with_gc_frames_native_diff_mode() {
     frames_agree::<HostBackend>(3);
+}
+
+/// f(1) of `sums_frames`: the first calls of f barely loop, so f's entry
+/// trace (traced at its third call) ends in a `finish` at the loop's merge
+/// point before a loop is compiled there. Once one is, the guard on the
+/// loop word before that `finish` fails, and when hot gets a bridge into
+/// the loop (`loop_words.rs`): later calls stay in compiled code instead
+/// of leaving to the driver at that merge point on every call.
+fn entry_traces_enter_later_loops<B: GcBackend>() {
+    let n = 300;
+    let code = sums_frames(n);
+    let want = frames(&code, 0, frame_of(1));
+    assert_eq!(want, (1..=n).map(|k| k * (k + 1) / 2).sum::<i64>());
+    let threshold = 5;
+    let params = JitParams::default()
+        .with_threshold(3)
+        .with_bridge_threshold(threshold);
+    let mut driver = frames_driver::<B>(params).unwrap();
+    let got = frames_jit(&mut driver, &code, 0, frame_of(1)).unwrap();
+    assert_eq!(got, want);
+    let s = driver.stats();
+    assert_eq!(s.entry_traces_compiled, 1, "{s}");
+    assert!(s.portal_entries >= 290, "{s}");
+    assert!(s.bridges_to_loop_start >= 1, "{s}");
+    // The entry trace leaves at its loop-word guard only until that guard
+    // has its bridge into the loop.
+    assert!(s.merge_point_exits <= u64::from(threshold) + 1, "{s}");
+}
+
+#[test]
+fn an_entry_trace_enters_a_loop_compiled_after_it_refexec() {
+    entry_traces_enter_later_loops::<RefExec>();
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn an_entry_trace_enters_a_loop_compiled_after_it_native() {
+    entry_traces_enter_later_loops::<HostBackend>();
 }

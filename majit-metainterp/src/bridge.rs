@@ -26,6 +26,7 @@ use crate::resume::{GuardResume, Layout, RebuildError, ResumeMap, Slot, Tagged};
 use crate::runtime::Allocator;
 use crate::stats::AbortReason;
 use crate::tracer::{const_of, live_regs, BridgeFrame, SnapValue, Snapshot, TBox, VableBoxes};
+use crate::vable::VirtualizableInfo;
 use majit_ir::{Const, Descr, FailDescr, Kind, Op, OpCode, OpRef, RefTarget, Trace, Value};
 
 /// The values of a failed guard's original fail args (the ones its
@@ -259,20 +260,32 @@ pub(crate) fn enter_peeled(trace: &mut Trace, short: &Trace, next_fail_id: &mut 
     guards
 }
 
-/// The bridge of a hot entry guard (see [`enter_peeled`]) of a bridge
-/// into the loop whose start label is `target`: it jumps to `target` with
-/// the guard's original fail args (the loop's reds; `values` are their
-/// values), re-allocating virtuals; the dead frame's values are `frame`.
+/// The bridge of a hot guard resuming at a merge point (a bridge's entry
+/// guard, see [`enter_peeled`], or a loop-word guard) into the loop whose
+/// start label is `target`: it jumps to `target` with the guard's
+/// original fail args (the loop's reds and virtualizable values; `values`
+/// are their values), re-allocating virtuals; the dead frame's values are
+/// `frame`. Into an entry trace (`vable`: its frame's description) it
+/// first writes the virtualizable values to the frame, as the code after
+/// that label expects.
 pub(crate) fn to_loop_start(
     frame: &[Value],
     resume: Option<&GuardResume>,
     values: &[Value],
     target: &Descr,
+    vable: Option<(&VirtualizableInfo, usize)>,
 ) -> Trace {
     let kinds: Vec<Kind> = frame.iter().map(|v| v.kind()).collect();
     let mut trace = Trace::new(&kinds);
     let boxes = bridge_boxes(&mut trace, resume, values);
     let args: Vec<OpRef> = boxes.iter().map(|b| b.r).collect();
+    if let Some((info, reds)) = vable {
+        let index = |i| trace.add_const(Const::Int(i));
+        let ops = info.store_ops(args[info.red()], &args[reds..], |_, _| false, index);
+        for op in ops {
+            trace.push(op);
+        }
+    }
     trace.push(Op::new(OpCode::Jump, &args).with_descr(target.clone()));
     trace
 }

@@ -103,14 +103,36 @@ impl GuardInfo {
     }
 }
 
-/// The failures of a bridge's entry guard (see [`Exit::MergePoint`]).
+/// The failures of a guard that gets a bridge to a loop's start once hot
+/// (see [`Exit::MergePoint`]).
 #[derive(Clone, Debug)]
 pub(crate) struct EntryFailures {
-    /// The start label of the loop the bridge enters.
-    pub target: Descr,
+    /// The start label of the loop the bridge enters; `None`: the loop
+    /// compiled at the guard's merge point by then (a loop-word guard).
+    pub target: Option<Descr>,
     pub failures: u32,
-    /// A bridge to `target` was compiled from this guard (or attempted).
+    /// A bridge was compiled from this guard (or attempted).
     pub bridged: bool,
+}
+
+impl EntryFailures {
+    /// No failures yet.
+    pub(crate) fn new(target: Option<Descr>) -> EntryFailures {
+        EntryFailures {
+            target,
+            failures: 0,
+            bridged: false,
+        }
+    }
+}
+
+/// A guard of a trace that resumes at the merge point with `greens`, as
+/// the trace registers it (see [`Exit::MergePoint`]).
+#[derive(Clone, Debug)]
+pub(crate) struct AtMerge {
+    pub id: u32,
+    pub greens: Vec<Value>,
+    pub counted: Option<EntryFailures>,
 }
 
 /// What an exit of compiled code means.
@@ -125,10 +147,11 @@ pub(crate) enum Exit {
     Return(bool),
     /// A guard that resumes at the merge point with these greens: its
     /// original fail args are the reds (rebuilt through `resume` when
-    /// optimized). Differential mode's budget guard (`diff/budget.rs`) and
-    /// a bridge's entry guards before it jumps into a peeled loop
-    /// (`bridge.rs`) are such guards; the latter count their failures
-    /// (`Some`), to get a bridge to the loop's start once hot.
+    /// optimized). Differential mode's budget guard (`diff/budget.rs`), a
+    /// bridge's entry guards before it jumps into a peeled loop
+    /// (`bridge.rs`) and the loop-word guard before a `finish` to a merge
+    /// point (`loop_words.rs`) are such guards; the latter two count their
+    /// failures (`Some`), to get a bridge to the loop's start once hot.
     MergePoint(Vec<Value>, Option<GuardResume>, Option<EntryFailures>),
 }
 
@@ -189,15 +212,15 @@ impl Compiled {
     /// optimizer, each guard in it, with the snapshot of the guard it was
     /// copied from, `GuardResume::original`), its `finish`, if any, with
     /// its meaning (`Exit::Finish` or `Exit::Return`), and the guards
-    /// resuming at the merge point with `greens` (`at_merge`: a budget
-    /// guard, a bridge's entry guards) and copies of them. `next_fail_id`
+    /// resuming at a merge point (`at_merge`: a budget guard, a bridge's
+    /// entry guards, a loop-word guard) and copies of them. `next_fail_id`
     /// stays above every id used.
     pub(crate) fn register_exits(
         &mut self,
         guards: Vec<(u32, Snapshot)>,
         resume: Option<ResumeMap>,
         finish: Option<(u32, Exit)>,
-        (at_merge, greens): (Vec<u32>, Vec<Value>),
+        at_merge: Vec<AtMerge>,
         next_fail_id: &std::cell::Cell<u32>,
     ) {
         let snapshots: BTreeMap<u32, Snapshot> = guards.into_iter().collect();
@@ -217,14 +240,15 @@ impl Compiled {
             None => {
                 exits.extend(snapshots.into_iter().map(|(id, s)| (id, guard(s, None))));
                 let merge = at_merge
-                    .iter()
-                    .map(|&id| (id, Exit::MergePoint(greens.clone(), None, None)));
+                    .into_iter()
+                    .map(|m| (m.id, Exit::MergePoint(m.greens, None, m.counted)));
                 exits.extend(merge);
             }
             Some(resume) => {
                 for (id, rd) in resume {
-                    if at_merge.contains(&rd.original) {
-                        exits.push((id, Exit::MergePoint(greens.clone(), Some(rd), None)));
+                    if let Some(m) = at_merge.iter().find(|m| m.id == rd.original) {
+                        let (greens, counted) = (m.greens.clone(), m.counted.clone());
+                        exits.push((id, Exit::MergePoint(greens, Some(rd), counted)));
                     } else if let Some(s) = snapshots.get(&rd.original) {
                         exits.push((id, guard(s.clone(), Some(rd))));
                     }
@@ -240,15 +264,16 @@ impl Compiled {
         }
     }
 
-    /// Counts a failure of the bridge entry guard `id`; when it is hot and
-    /// `may_compile`, marks it bridged and returns the start label of the
-    /// loop its bridge goes to.
+    /// Counts a failure of the counted merge-point guard `id`; when it is
+    /// hot and `may_compile`, marks it bridged and returns the start label
+    /// of the loop its bridge goes to (`Some(None)`: the loop compiled at
+    /// its merge point).
     pub(crate) fn count_entry_failure(
         &mut self,
         id: u32,
         threshold: u32,
         may_compile: bool,
-    ) -> Option<Descr> {
+    ) -> Option<Option<Descr>> {
         let Some(Exit::MergePoint(_, _, Some(e))) = self.exits.get_mut(&id) else {
             return None;
         };
@@ -290,20 +315,6 @@ impl Compiled {
             .collect();
         for id in ids {
             self.exits.remove(&id);
-        }
-    }
-
-    /// Makes the merge-point exits `ids` (already registered) the entry
-    /// guards of a bridge into the loop whose start label is `target`.
-    pub(crate) fn count_entry_failures(&mut self, ids: &[u32], target: &Descr) {
-        for id in ids {
-            if let Some(Exit::MergePoint(_, _, counted)) = self.exits.get_mut(id) {
-                *counted = Some(EntryFailures {
-                    target: target.clone(),
-                    failures: 0,
-                    bridged: false,
-                });
-            }
         }
     }
 }

@@ -39,7 +39,7 @@
 use crate::backend::{Backend, CodeId, DeadFrame, ExecError, ExitId, Exited};
 use crate::blackhole::{BhFrame, Blackhole, Outcome};
 use crate::bridge::{self, BridgeStart, CompiledTrace, Rejected};
-use crate::compiled::{BridgeInfo, Compiled, Exit, GuardInfo, LoopInfo};
+use crate::compiled::{AtMerge, BridgeInfo, Compiled, EntryFailures, Exit, GuardInfo, LoopInfo};
 use crate::diff::{self, DiffState};
 use crate::jitcode::eval::ConcreteError;
 use crate::jitcode::{FuncId, JOp, JitCode, JitCodeSet, RegOp};
@@ -278,6 +278,9 @@ pub struct JitDriver<B: Backend> {
     pub(crate) runner: Cell<Option<PortalRunner<B>>>,
     /// The call targets of `call_assembler_*` (`callasm.rs`).
     pub(crate) targets: RefCell<crate::callasm::Targets>,
+    /// Whether a loop is compiled at a merge point, for traces that end
+    /// there (`loop_words.rs`).
+    pub(crate) loop_words: crate::loop_words::LoopWords,
     /// Direct calls (`Backend::call_target`) that left their callee's code
     /// other than by a return.
     pub(crate) direct_left: Cell<u64>,
@@ -425,6 +428,7 @@ impl<B: Backend> JitDriver<B> {
             vable: None,
             runner: Cell::new(None),
             targets: RefCell::default(),
+            loop_words: Default::default(),
             direct_left: Cell::new(0),
             checking: Cell::new(0),
             tracing: RefCell::new(Vec::new()),
@@ -896,8 +900,15 @@ impl<B: Backend> JitDriver<B> {
             let mut compiled = self.compiled.borrow_mut();
             compiled.count_entry_failure(id, threshold, self.may_compile())
         });
-        if let Some(target) = hot.flatten() {
-            let trace = bridge::to_loop_start(&df.values, resume.as_ref(), &values, &target);
+        let target = hot.flatten().and_then(|t| match t {
+            Some(label) => Some((label, false)),
+            None => self.start_at(&greens, &values),
+        });
+        if let Some((target, entry)) = target {
+            let vable = self.vable.as_ref().filter(|_| entry);
+            let vable = vable.map(|info| (info, self.red_kinds.len()));
+            let (rd, frame) = (resume.as_ref(), &df.values);
+            let trace = bridge::to_loop_start(frame, rd, &values, &target, vable);
             let fin = Finished {
                 trace,
                 guards: Vec::new(),
@@ -905,6 +916,7 @@ impl<B: Backend> JitDriver<B> {
                 returned: None,
                 jumped_to: None,
                 budget: None,
+                loop_word_guard: None,
                 greens: greens.clone(),
                 reds: values.clone(),
                 validity: crate::quasi::Validity::new(self.invalidated.clone()),
@@ -914,6 +926,27 @@ impl<B: Backend> JitDriver<B> {
             }
         }
         Ok(Next::MergePoint(greens, self.reds_of_exit(values)?))
+    }
+
+    /// The start label of the loop compiled at the merge point with
+    /// `greens`, if a bridge from there may jump to it with `values` (a
+    /// loop-word guard's: as many as it has inputs), and whether it is an
+    /// entry trace's.
+    fn start_at(&self, greens: &[Value], values: &[Value]) -> Option<(Descr, bool)> {
+        let t = self.loop_target(&GreenKey::new(greens))?;
+        (t.inputs == values.len()).then_some((t.label, t.entry))
+    }
+
+    /// The loop compiled at `key`, as a trace's jump target.
+    pub(crate) fn loop_target(&self, key: &GreenKey) -> Option<LoopTarget> {
+        let li = self.warm.borrow().loop_at(key)?;
+        let c = self.compiled.borrow();
+        let l = &c.loops[li];
+        Some(LoopTarget {
+            label: l.target.clone(),
+            inputs: l.label_args,
+            entry: l.entry,
+        })
     }
 
     /// A guard with a snapshot failed: the blackhole resumes its frames,
@@ -1020,16 +1053,11 @@ impl<B: Backend> JitDriver<B> {
         let start = Instant::now();
         self.count(|s| s.traces_started += 1);
         let validity = crate::quasi::Validity::new(self.invalidated.clone());
-        let (warm, compiled) = (&self.warm, &self.compiled);
-        let lookup = |k: &GreenKey| {
-            let li = warm.borrow().loop_at(k)?;
-            let c = compiled.borrow();
-            let l = &c.loops[li];
-            Some(LoopTarget {
-                label: l.target.clone(),
-                inputs: l.label_args,
-                entry: l.entry,
-            })
+        let warm = &self.warm;
+        let lookup = |k: &GreenKey| self.loop_target(k);
+        let loop_word = |k: &GreenKey| {
+            let compiled = warm.borrow().loop_at(k).is_some();
+            self.loop_words.addr(k, compiled)
         };
         let dont_inline = |k: &GreenKey| warm.borrow().get(k).is_some_and(|e| e.dont_inline);
         // A copy: a nested run may mark functions while this trace runs.
@@ -1041,6 +1069,7 @@ impl<B: Backend> JitDriver<B> {
             trace_limit: self.params.trace_limit,
             next_fail_id: &self.next_fail_id,
             loop_target: &lookup,
+            loop_word: &loop_word,
             budget_word: self.budget.as_ref().map(diff::budget::Budget::addr),
             vable: self.vable.as_ref(),
             portal: self.portal_call(),
@@ -1152,6 +1181,7 @@ impl<B: Backend> JitDriver<B> {
             retrace_failures: 0,
         });
         self.warm.borrow_mut().set_loop(&key, n);
+        self.loop_words.set(&key);
         let direct = self.direct_entry(n);
         self.targets.borrow_mut().set_loop(&key, n, direct);
         self.count(|s| {
@@ -1345,6 +1375,11 @@ impl<B: Backend> JitDriver<B> {
             }
             BridgeEnd::Retrace { name, .. } => format!("not retraced as {name}"),
         };
+        let budget = budget.map(|id| AtMerge {
+            id,
+            greens: fin.greens.clone(),
+            counted: None,
+        });
         match self.compile_valid(fin, Some(guard), budget.into_iter().collect(), Some(end)) {
             Ok(c) => {
                 let label = c.label.clone();
@@ -1425,18 +1460,20 @@ impl<B: Backend> JitDriver<B> {
         entry: Option<(Vec<u32>, Descr)>,
         notes: &[String],
     ) -> Result<(), Rejected> {
-        let ids = entry.as_ref().map(|e| e.0.clone()).unwrap_or_default();
-        let c = self.compile_valid(fin, Some(guard), ids, None)?;
-        let jumps = c.trace.ops.last().is_some_and(|o| o.opcode == OpCode::Jump);
-        self.count(|s| match entry {
-            Some(_) => s.bridges_into_body += 1,
-            None => s.bridges_to_loop_start += u64::from(jumps),
+        let into_body = entry.is_some();
+        let (ids, target) = entry.unzip();
+        let at_merge = ids.unwrap_or_default().into_iter().map(|id| AtMerge {
+            id,
+            greens: fin.greens.clone(),
+            counted: Some(EntryFailures::new(target.clone())),
         });
-        if let Some((ids, target)) = entry {
-            self.compiled
-                .borrow_mut()
-                .count_entry_failures(&ids, &target);
-        }
+        let at_merge = at_merge.collect();
+        let c = self.compile_valid(fin, Some(guard), at_merge, None)?;
+        let jumps = c.trace.ops.last().is_some_and(|o| o.opcode == OpCode::Jump);
+        self.count(|s| match into_body {
+            true => s.bridges_into_body += 1,
+            false => s.bridges_to_loop_start += u64::from(jumps),
+        });
         self.attach_bridge(c, guard, notes);
         Ok(())
     }
@@ -1496,12 +1533,12 @@ impl<B: Backend> JitDriver<B> {
     /// compiles a finished trace whose validity word is registered, as a
     /// loop or as a bridge of `bridge_of`; registers its exits on success
     /// (see `bridge.rs`), `at_merge` (bridge entry guards, a retrace's
-    /// budget guard) as exits to the merge point the trace ends at.
+    /// budget guard) among them.
     fn compile_valid(
         &self,
         fin: Finished,
         bridge_of: Option<ExitId>,
-        at_merge: Vec<u32>,
+        at_merge: Vec<AtMerge>,
         end: Option<BridgeEnd>,
     ) -> Result<CompiledTrace, Rejected> {
         if !fin.validity.is_valid() {
@@ -1538,9 +1575,22 @@ impl<B: Backend> JitDriver<B> {
                 bridge::allocations(&recorded).saturating_sub(bridge::allocations(&trace));
             s.allocations_removed += removed;
         });
-        let (budget, greens) = fin.budget.unzip();
-        let greens = greens.unwrap_or_else(|| fin.greens.clone());
-        let at_merge = (budget.into_iter().chain(at_merge).collect(), greens);
+        let budget = fin.budget.map(|(id, greens)| AtMerge {
+            id,
+            greens,
+            counted: None,
+        });
+        let loop_word = fin.loop_word_guard.map(|id| AtMerge {
+            id,
+            greens: fin.greens.clone(),
+            counted: Some(EntryFailures::new(None)),
+        });
+        let budget_id = budget.as_ref().map(|b| b.id);
+        let at_merge = budget
+            .into_iter()
+            .chain(loop_word)
+            .chain(at_merge)
+            .collect();
         let finish = fin.finish.map(|id| match fin.returned {
             Some(v) => (id, Exit::Return(v.is_some())),
             None => (id, Exit::Finish(fin.greens)),
@@ -1560,7 +1610,7 @@ impl<B: Backend> JitDriver<B> {
             ledger,
             short_preamble,
             label,
-            budget,
+            budget: budget_id,
         })
     }
 

@@ -68,6 +68,7 @@ pub mod gcheap;
 pub mod jitcode;
 pub mod lifetime;
 pub mod log;
+pub(crate) mod loop_words;
 pub mod opt;
 pub mod params;
 pub mod perfmap;

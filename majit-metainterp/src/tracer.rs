@@ -297,6 +297,9 @@ pub struct Finished {
     /// Differential mode's budget guard after the label (`diff/budget.rs`):
     /// its fail-descr id and the greens of the merge point it resumes at.
     pub budget: Option<(u32, Vec<Value>)>,
+    /// When the trace ends in a `finish` to a merge point: the fail-descr
+    /// id of the guard on its loop word before it (`loop_words.rs`).
+    pub loop_word_guard: Option<u32>,
     /// The state at the merge point the trace ended at.
     pub greens: Vec<Value>,
     pub reds: Vec<Value>,
@@ -313,6 +316,8 @@ pub struct TraceEnv<'a> {
     pub next_fail_id: &'a Cell<u32>,
     /// The compiled loop at a green key, if there is one.
     pub loop_target: &'a dyn Fn(&GreenKey) -> Option<LoopTarget>,
+    /// The address of the loop word of a green key (`loop_words.rs`).
+    pub loop_word: &'a dyn Fn(&GreenKey) -> usize,
     /// The virtualizable frame's description, if the driver has one.
     pub vable: Option<&'a VirtualizableInfo>,
     /// The functions whose calls are traced as residual calls.
@@ -1302,27 +1307,14 @@ impl<'a> Tracer<'a> {
         let (Some(info), Some((frame, boxes))) = (self.env.vable, self.vable.clone()) else {
             return;
         };
-        self.vable_memory.resize(boxes.len(), None);
-        for (k, (f, b)) in info.fields().iter().zip(&boxes).enumerate() {
-            if self.vable_memory[k].replace(b.r) == Some(b.r) {
-                continue;
-            }
-            let d = Descr::Field(f.clone());
-            self.trace
-                .push(Op::new(OpCode::SetfieldGc, &[frame.r, b.r]).with_descr(d));
-        }
-        if let Some((_, a)) = info.array() {
-            let arr = boxes[info.array_slot()].r;
-            for (i, b) in boxes[info.items_start()..].iter().enumerate() {
-                let k = info.items_start() + i;
-                if self.vable_memory[k].replace(b.r) == Some(b.r) {
-                    continue;
-                }
-                let idx = self.konst(Value::Int(i as i64)).r;
-                let d = Descr::Array(a.clone());
-                self.trace
-                    .push(Op::new(OpCode::SetarrayitemGc, &[arr, idx, b.r]).with_descr(d));
-            }
+        let mut memory = std::mem::take(&mut self.vable_memory);
+        memory.resize(boxes.len(), None);
+        let boxes: Vec<OpRef> = boxes.iter().map(|b| b.r).collect();
+        let held = |k: usize, b: OpRef| memory[k].replace(b) == Some(b);
+        let ops = info.store_ops(frame.r, &boxes, held, |i| self.konst(Value::Int(i)).r);
+        self.vable_memory = memory;
+        for op in ops {
+            self.trace.push(op);
         }
     }
 
@@ -1593,7 +1585,7 @@ impl<'a> Tracer<'a> {
         // A loop traced with another virtualizable array length takes a
         // different number of inputs.
         let other = (self.env.loop_target)(&key).filter(|t| t.inputs == red_refs.len());
-        let mut finish = None;
+        let (mut finish, mut loop_word_guard) = (None, None);
         let mut jumped_to = None;
         let target = own.clone().or(other.map(|t| (t.label, t.entry)));
         if let Some((target, entry)) = target {
@@ -1611,8 +1603,12 @@ impl<'a> Tracer<'a> {
             self.trace
                 .push(Op::new(OpCode::Jump, &red_refs).with_descr(target));
         } else if self.ends_at_seen_merge_points() && self.passed.contains(&key) {
-            let (id, descr) = self.fail_descr(false);
             self.flush_stores(None);
+            let (id, descr) = self.fail_descr(false);
+            let word = (self.env.loop_word)(&key);
+            crate::loop_words::record(&mut self.trace, word, descr, &red_refs);
+            loop_word_guard = Some(id);
+            let (id, descr) = self.fail_descr(false);
             self.trace
                 .push(Op::new(OpCode::Finish, &red_refs).with_descr(descr));
             finish = Some(id);
@@ -1630,6 +1626,7 @@ impl<'a> Tracer<'a> {
             returned: None,
             jumped_to,
             budget: self.budget.take(),
+            loop_word_guard,
             greens,
             reds: reds.iter().map(|b| b.v).collect(),
             validity: self.env.validity.clone(),

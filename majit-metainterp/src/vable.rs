@@ -48,7 +48,7 @@
 
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::runtime::Allocator;
-use majit_ir::{ArrayDescr, FieldDescr, Kind, Value};
+use majit_ir::{ArrayDescr, Descr, FieldDescr, Kind, Op, OpCode, OpRef, Value};
 use std::sync::Arc;
 
 /// The description of a virtualizable frame: which red is the frame, which
@@ -232,6 +232,38 @@ impl VirtualizableInfo {
             }
         }
         Ok(())
+    }
+
+    /// The ops storing the virtualizable values `boxes` (in
+    /// [`VirtualizableInfo::read`]'s order) into `frame` and its array,
+    /// but not value `k` when `held(k, box)` (its place holds that box
+    /// already); `index(i)` is the constant array index `i`. The array ref
+    /// is not stored (the frame's array never changes in a trace).
+    pub(crate) fn store_ops(
+        &self,
+        frame: OpRef,
+        boxes: &[OpRef],
+        mut held: impl FnMut(usize, OpRef) -> bool,
+        mut index: impl FnMut(i64) -> OpRef,
+    ) -> Vec<Op> {
+        let mut ops = Vec::new();
+        for (k, (f, &b)) in self.fields.iter().zip(boxes).enumerate() {
+            if !held(k, b) {
+                let d = Descr::Field(f.clone());
+                ops.push(Op::new(OpCode::SetfieldGc, &[frame, b]).with_descr(d));
+            }
+        }
+        if let Some((_, a)) = &self.array {
+            let arr = boxes[self.array_slot()];
+            for (i, &b) in boxes[self.items_start()..].iter().enumerate() {
+                if !held(self.items_start() + i, b) {
+                    let d = Descr::Array(a.clone());
+                    let idx = index(i as i64);
+                    ops.push(Op::new(OpCode::SetarrayitemGc, &[arr, idx, b]).with_descr(d));
+                }
+            }
+        }
+        ops
     }
 
     /// Writes virtualizable values (as [`VirtualizableInfo::read`] returns

@@ -19,7 +19,7 @@
 //! store, as it would at a raw store. With diff mode off nothing is
 //! recorded.
 
-use majit_ir::{Const, Descr, FieldDescr, Kind, Op, OpCode, OpRef, Trace};
+use majit_ir::{Const, Descr, FieldDescr, Op, OpCode, OpRef, Trace};
 use std::cell::Cell;
 use std::sync::Arc;
 
@@ -65,16 +65,7 @@ impl Budget {
 /// `descr`, fail args the label's) to `trace`, whose last op is the loop's
 /// label.
 pub(crate) fn record(trace: &mut Trace, word: usize, descr: Descr, label_args: &[OpRef]) {
-    let field = Descr::Field(Arc::new(FieldDescr {
-        name: "DiffBudget.left".into(),
-        owner: "DiffBudget".into(),
-        offset: 0,
-        size: 8,
-        signed: true,
-        kind: Kind::Int,
-        immutable: false,
-        quasi_immutable: false,
-    }));
+    let field = Descr::Field(Arc::new(FieldDescr::word("DiffBudget", "left")));
     let obj = trace.add_const(Const::Ref(word));
     let (one, zero) = (
         trace.add_const(Const::Int(1)),

@@ -149,6 +149,7 @@ impl Tracer<'_> {
             returned: Some(v.map(|b| b.v)),
             jumped_to: None,
             budget: self.budget.take(),
+            loop_word_guard: None,
             greens: Vec::new(),
             reds: Vec::new(),
             validity: self.env.validity.clone(),
