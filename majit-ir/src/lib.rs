@@ -33,6 +33,7 @@ pub mod flonum;
 pub mod fuzzing;
 pub mod op;
 pub mod opcode;
+pub mod refmap;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;
@@ -46,6 +47,7 @@ pub use descr::{
 pub use error::{ParseError, VerifyError, VerifyErrorKind, VerifyErrors};
 pub use op::{Args, Const, Op, OpRef, RefTarget, Value};
 pub use opcode::{DescrUse, GcRole, Kind, OpCode, OpInfo, ResultKind};
+pub use refmap::RefMap;
 pub use text::{parse, parse_with, print, print_with, Namespace};
 pub use trace::Trace;
 pub use verify::verify;

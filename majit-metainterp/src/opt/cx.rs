@@ -24,8 +24,8 @@
 use super::info::{Info, IntBound, Virtual};
 use super::ledger::{Ledger, LedgerKind};
 use crate::resume::{Layout, Slot};
-use crate::warmstate::{FastMap, FastSet};
-use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, RefTarget, Trace};
+use crate::warmstate::FastSet;
+use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, RefMap, RefTarget, Trace};
 
 /// An op travelling through the pipeline, with the value id of its result
 /// (void ops get an id too; nothing refers to it).
@@ -50,12 +50,12 @@ pub struct Cx {
     /// The output constant pool (a trace without ops).
     pool: Trace,
     next_id: usize,
-    forward: FastMap<OpRef, OpRef>,
-    infos: FastMap<OpRef, Info>,
-    defs: FastMap<OpRef, Op>,
-    kinds: FastMap<OpRef, Kind>,
+    forward: RefMap<OpRef>,
+    infos: RefMap<Info>,
+    defs: RefMap<Op>,
+    kinds: RefMap<Kind>,
     /// The input-trace op index each value id came from.
-    origins: FastMap<OpRef, usize>,
+    origins: RefMap<usize>,
     emitted: Vec<OptOp>,
     pending: Vec<PendingStore>,
     /// The `enable_opts` word of the pass currently running.
@@ -68,18 +68,18 @@ pub struct Cx {
 
 impl Cx {
     pub(super) fn new(inputs: &[Kind]) -> Cx {
-        let mut kinds = FastMap::default();
+        let mut kinds = RefMap::default();
         for (i, &k) in inputs.iter().enumerate() {
             kinds.insert(OpRef::input(i), k);
         }
         Cx {
             pool: Trace::new(inputs),
             next_id: 0,
-            forward: FastMap::default(),
-            infos: FastMap::default(),
-            defs: FastMap::default(),
+            forward: RefMap::default(),
+            infos: RefMap::default(),
+            defs: RefMap::default(),
             kinds,
-            origins: FastMap::default(),
+            origins: RefMap::default(),
             emitted: Vec::new(),
             pending: Vec::new(),
             pass: "input",
@@ -201,7 +201,7 @@ impl Cx {
     /// Mutable access to the facts about `r`.
     pub fn info_mut(&mut self, r: OpRef) -> &mut Info {
         let r = self.resolve(r);
-        self.infos.entry(r).or_default()
+        self.infos.get_or_default(r)
     }
 
     /// The integer bounds of `r` (exact for constants).
@@ -345,6 +345,9 @@ impl Cx {
     /// stores may emit a delayed store of another forced object, which
     /// must already be allocated in the output.
     pub fn force_all(&mut self, roots: &[OpRef], why: &str) {
+        if !self.any_virtual(roots) {
+            return;
+        }
         let mut forced = Vec::new();
         let mut todo: Vec<(OpRef, String)> = roots
             .iter()
@@ -405,7 +408,15 @@ impl Cx {
     /// Forces every virtual argument of `op` (an op that lets them escape),
     /// all allocations first.
     pub fn force_args(&mut self, op: &Op, why: &str) {
-        let args: Vec<OpRef> = op.args.to_vec();
-        self.force_all(&args, why);
+        if self.any_virtual(&op.args) {
+            let args: Vec<OpRef> = op.args.to_vec();
+            self.force_all(&args, why);
+        }
+    }
+
+    /// Whether one of `refs` is virtual (most ops force nothing: this
+    /// spares them the work lists and ledger texts).
+    pub fn any_virtual(&self, refs: &[OpRef]) -> bool {
+        refs.iter().any(|&r| self.is_virtual(r))
     }
 }

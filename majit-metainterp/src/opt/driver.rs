@@ -494,11 +494,14 @@ impl Pipeline {
         for a in &mut op.op.args {
             *a = self.cx.resolve(*a);
         }
+        let forces = self.cx.any_virtual(&op.op.args);
         if op.op.opcode.is_guard() {
             // Guards never force their fail args; a virtual guard argument
             // is an op virtualize does not model.
-            let why = format!("tested by `{}`", op.op.opcode);
-            self.cx.force_args(&op.op, &why);
+            if forces {
+                let why = format!("tested by `{}`", op.op.opcode);
+                self.cx.force_args(&op.op, &why);
+            }
             self.commit_forced();
             let pending = self.cx.take_pending();
             let (boxes, rd) = encode_guard(&mut self.cx, &op.op, &pending);
@@ -508,8 +511,10 @@ impl Pipeline {
                 self.resume.insert(d.id, GuardResume { original, ..rd });
             }
         } else {
-            let why = format!("used by `{}`", op.op.opcode);
-            self.cx.force_args(&op.op, &why);
+            if forces {
+                let why = format!("used by `{}`", op.op.opcode);
+                self.cx.force_args(&op.op, &why);
+            }
             self.commit_forced();
         }
         if op.op.opcode.accesses_gc_object() {

@@ -113,10 +113,11 @@ pub(super) fn encode_guard(
     guard: &Op,
     pending: &[PendingStore],
 ) -> (Vec<OpRef>, GuardResume) {
+    let n = guard.fail_args.as_deref().map_or(0, |a| a.len());
     let mut e = Encoder {
         cx,
-        boxes: Vec::new(),
-        box_index: FastMap::default(),
+        boxes: Vec::with_capacity(n),
+        box_index: FastMap::with_capacity_and_hasher(n, Default::default()),
         virtuals: Vec::new(),
         virtual_index: FastMap::default(),
     };
