@@ -656,6 +656,9 @@ impl<'a> Tracer<'a> {
                 f.pc
             };
             let callee_dst = self.frames.get(k + 1).and_then(|c| c.ret_dst);
+            // Sized like the frame's previous snapshot: live sets change
+            // little from one guard to the next.
+            let live = cache.get(k).map_or(0, |c| c.boxes.len());
             let regs = || {
                 live_regs(&f.code, pc, callee_dst).map(|r| f.regs[bank(r.kind)][r.index as usize])
             };
@@ -675,13 +678,12 @@ impl<'a> Tracer<'a> {
                 shared = false;
                 cache.truncate(k);
             }
-            let mut boxes = Vec::new();
-            let values = regs()
-                .map(|b| {
-                    boxes.push(b.r);
-                    fail_args.value(b)
-                })
-                .collect();
+            let mut boxes = Vec::with_capacity(live);
+            let mut values = Vec::with_capacity(live);
+            values.extend(regs().map(|b| {
+                boxes.push(b.r);
+                fail_args.value(b)
+            }));
             let frame = Arc::new(SnapFrame {
                 code: f.code.clone(),
                 pc,
@@ -701,12 +703,12 @@ impl<'a> Tracer<'a> {
             self.snap_args.extend_from_slice(fail_args.args());
         }
         self.snap_cache = cache;
-        let vable = self
+        let mut vable = Vec::with_capacity(self.vable.as_ref().map_or(0, |v| 1 + v.1.len()));
+        let boxes = self
             .vable
             .iter()
-            .flat_map(|(frame, boxes)| std::iter::once(frame).chain(boxes))
-            .map(|b| fail_args.value(*b))
-            .collect();
+            .flat_map(|(frame, boxes)| std::iter::once(frame).chain(boxes));
+        vable.extend(boxes.map(|b| fail_args.value(*b)));
         let args = fail_args.args().to_vec();
         self.fail_args = fail_args;
         (
@@ -746,9 +748,8 @@ impl<'a> Tracer<'a> {
                 .map(|i| i as u32);
         }
         let (id, descr) = self.fail_descr(false);
-        let op = Op::new(opcode, args)
-            .with_descr(descr)
-            .with_fail_args(&fail_args);
+        let mut op = Op::new(opcode, args).with_descr(descr);
+        op.fail_args = Some(fail_args);
         self.trace.push(op);
         self.guards.push((id, snap));
     }
