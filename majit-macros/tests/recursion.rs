@@ -453,7 +453,9 @@ fn recursive_stack_machine_with_gc_frames_native_diff_mode() {
 /// the loop (`loop_words.rs`): later calls stay in compiled code instead
 /// of leaving to the driver at that merge point on every call.
 fn entry_traces_enter_later_loops<B: GcBackend>() {
-    let n = 300;
+    // Each level of the recursion nests a run of the driver on the native
+    // stack: 40 levels fit a test thread's stack in a debug build.
+    let n = 40;
     let code = sums_frames(n);
     let want = frames(&code, 0, frame_of(1));
     assert_eq!(want, (1..=n).map(|k| k * (k + 1) / 2).sum::<i64>());
@@ -466,7 +468,7 @@ fn entry_traces_enter_later_loops<B: GcBackend>() {
     assert_eq!(got, want);
     let s = driver.stats();
     assert_eq!(s.entry_traces_compiled, 1, "{s}");
-    assert!(s.portal_entries >= 290, "{s}");
+    assert!(s.portal_entries >= 35, "{s}");
     assert!(s.bridges_to_loop_start >= 1, "{s}");
     // The entry trace leaves at its loop-word guard only until that guard
     // has its bridge into the loop.
