@@ -301,10 +301,7 @@ impl GcHeap {
         }
         if let Some(region) = region {
             let stress = self.stress();
-            let r = &mut self.regions[region as usize];
-            let obj = r.free();
-            if obj + size <= r.end {
-                r.set_free(obj + size, stress);
+            if let Some(obj) = self.regions[region as usize].bump(size, stress) {
                 if header != 0 {
                     // SAFETY: obj starts `size` ≥ 8 fresh zeroed bytes.
                     unsafe { *(obj as *mut u64) = header };
@@ -380,14 +377,16 @@ impl GcHeap {
             return Err(e.clone());
         }
         self.stress_tick()?;
-        let r = &self.regions[region as usize];
-        if r.free() + size > r.end {
-            self.collect_minor(std::ptr::null_mut())?;
-        }
         let stress = self.stress();
-        let r = &mut self.regions[region as usize];
-        let obj = r.free();
-        r.set_free(obj + size, stress);
+        let obj = match self.regions[region as usize].bump(size, stress) {
+            Some(obj) => obj,
+            None => {
+                self.collect_minor(std::ptr::null_mut())?;
+                let r = &mut self.regions[region as usize];
+                r.bump(size, stress)
+                    .expect("an emptied region holds any nursery object")
+            }
+        };
         if header != 0 {
             // SAFETY: obj starts `size` ≥ 8 fresh bytes of the region.
             unsafe { *(obj as *mut u64) = header };

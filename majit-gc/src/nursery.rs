@@ -8,14 +8,25 @@
 //! In stress mode `top` is kept equal to `free`, so every allocation takes
 //! the slow path and can be counted; the real end of the region is `end`.
 //!
-//! Invariant: the bytes in `[free, end)` are zero, so bump-allocated
-//! objects need no clearing. A minor collection re-zeroes only the part
-//! that was used. Forwarding (during a minor collection) writes the new
+//! Invariant: the bytes in `[free, zeroed)` are zero, so bump-allocated
+//! objects need no clearing, and `top` (outside stress mode) is `zeroed`.
+//! The slow path zeroes the next [`ZERO_AHEAD`] bytes when a bump passes
+//! `zeroed`, so the memory is cleared just before it is handed out, while
+//! it is in cache (RPython's nursery cleanup works the same way); a minor
+//! collection only moves `zeroed` back to the start. Clearing a whole
+//! used nursery at once instead cost Lua's fib 23% of its run: the region
+//! is larger than the L2 cache, so every byte went to memory twice.
+//! Forwarding (during a minor collection) writes the new
 //! address over the first word of the old copy and sets the object's bit
 //! in `forwarded` (one bit per 8-byte word): the collector never has to
 //! read a header to know whether an object moved.
 
 use crate::layout::TypeId;
+
+/// Bytes the slow path zeroes ahead of the bump pointer at a time: the
+/// slow path runs once per this many allocated bytes, and the cleared
+/// bytes stay in the L1/L2 cache until they are allocated.
+pub const ZERO_AHEAD: usize = 32 << 10;
 
 /// The two words the JIT's inline allocation reads and writes.
 #[repr(C)]
@@ -34,6 +45,8 @@ pub(crate) struct Region {
     pub start: usize,
     /// Real end of the region.
     pub end: usize,
+    /// End of the zeroed bytes from `free` on: `free <= zeroed <= end`.
+    zeroed: usize,
     /// Headerless layout allocated here, `None` for the headered region.
     pub headerless: Option<TypeId>,
     /// One bit per 8-byte word: that word starts a forwarded object.
@@ -41,17 +54,33 @@ pub(crate) struct Region {
 }
 
 impl Region {
+    /// A region over `[start, start + capacity)`, whose bytes need not be
+    /// zero: they are zeroed ahead of the first allocations.
     pub fn new(start: usize, capacity: usize, headerless: Option<TypeId>) -> Region {
         let words = Box::into_raw(Box::new(RegionWords {
             free: start,
-            top: start + capacity,
+            top: start,
         }));
-        Region {
+        let mut region = Region {
             words,
             start,
             end: start + capacity,
+            zeroed: start,
             headerless,
             forwarded: vec![0; (capacity / 8).div_ceil(64)],
+        };
+        region.zero_to((start + ZERO_AHEAD).min(region.end));
+        region
+    }
+
+    /// Zeroes from `zeroed` up to `upto` (at most `end`), if that is more.
+    fn zero_to(&mut self, upto: usize) {
+        if upto > self.zeroed {
+            // SAFETY: zeroed < upto <= end, so the bytes lie inside this
+            // region's chunks; no live object lies there (the bytes are past
+            // `free`, or the region was just emptied by a collection).
+            unsafe { std::ptr::write_bytes(self.zeroed as *mut u8, 0, upto - self.zeroed) };
+            self.zeroed = upto;
         }
     }
 
@@ -66,8 +95,24 @@ impl Region {
         // SAFETY: as in `free`.
         unsafe {
             (*self.words).free = free;
-            (*self.words).top = if stress { free } else { self.end };
+            (*self.words).top = if stress { free } else { self.zeroed };
         }
+    }
+
+    /// Bumps `size` zeroed bytes if the region has room for them, zeroing
+    /// the next [`ZERO_AHEAD`] bytes (at least up to the new `free`) first
+    /// when they pass `zeroed`; `None` when the region is full.
+    pub fn bump(&mut self, size: usize, stress: bool) -> Option<usize> {
+        let obj = self.free();
+        let next = obj + size;
+        if next > self.end {
+            return None;
+        }
+        if next > self.zeroed {
+            self.zero_to(next.max(self.zeroed + ZERO_AHEAD).min(self.end));
+        }
+        self.set_free(next, stress);
+        Some(obj)
     }
 
     /// Whether `addr` is a forwarded object; its new address if so.
@@ -93,12 +138,19 @@ impl Region {
     }
 
     /// Empties the region after a minor collection: zeroes the used bytes
-    /// and the used part of the forwarding bitmap.
+    /// up to [`ZERO_AHEAD`] (the rest is zeroed as it is allocated again)
+    /// and clears the used part of the forwarding bitmap.
     pub fn reset(&mut self, stress: bool) {
         let used = self.free() - self.start;
-        // SAFETY: [start, start+used) lies inside this region's chunks, and
-        // after a minor collection no live object remains in it.
-        unsafe { std::ptr::write_bytes(self.start as *mut u8, 0, used) };
+        let (dirty_end, zeroed) = (self.free(), self.zeroed);
+        let upto = (self.start + ZERO_AHEAD).min(self.end);
+        self.zeroed = self.start;
+        // [dirty_end, zeroed) is still zero: a small nursery stays wholly
+        // zeroed, as its inline path expects.
+        self.zero_to(dirty_end.min(upto));
+        if dirty_end <= upto {
+            self.zeroed = zeroed;
+        }
         let words = (used / 8).div_ceil(64).min(self.forwarded.len());
         self.forwarded[..words].fill(0);
         self.set_free(self.start, stress);

@@ -523,7 +523,7 @@ impl RunHeap {
         // SAFETY: the region words live while the heap does, which `self`
         // keeps alive; nothing else accesses them during these loads and
         // stores (one thread, no call between). The bytes from `free` to
-        // the region's end are zero (`nursery.rs`), `bytes` ≥ 16.
+        // `top` are zero (`nursery.rs`), `bytes` ≥ 16.
         unsafe {
             let obj = (*w).free;
             let next = obj + bytes;
