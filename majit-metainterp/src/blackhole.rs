@@ -31,6 +31,7 @@ use crate::jitcode::{FuncId, Insn, JOp, JitCode, JitCodeSet, Operand, RegOp};
 use crate::portal::PortalCall;
 use crate::runtime::Allocator;
 use majit_ir::{Descr, Kind, Value};
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// One frame of the blackhole: a function, a position and registers.
@@ -173,8 +174,14 @@ impl<'a> Blackhole<'a> {
 
     /// Runs until the outermost frame reaches a merge point or returns.
     pub fn run(&mut self) -> Result<Outcome, ConcreteError> {
+        // The top frame's code, cloned only when a call or return changes
+        // it: an `Arc` clone per instruction was half of a step's time.
+        let mut code = self.top_code()?;
         loop {
-            if let Some(out) = self.step()? {
+            if !Arc::ptr_eq(&code, self.top_code_ref()?) {
+                code = self.top_code()?;
+            }
+            if let Some(out) = self.step_in(&code)? {
                 return Ok(out);
             }
         }
@@ -184,15 +191,28 @@ impl<'a> Blackhole<'a> {
     /// instruction of the outermost frame is the merge point, which is not
     /// executed, or the outermost frame returned).
     pub fn step(&mut self) -> Result<Option<Outcome>, ConcreteError> {
-        let depth = self.frames.len();
-        let Some(frame) = self.frames.last() else {
-            return Err(ConcreteError::BadJitCode(
+        let code = self.top_code()?;
+        self.step_in(&code)
+    }
+
+    fn top_code_ref(&self) -> Result<&Arc<JitCode>, ConcreteError> {
+        match self.frames.last() {
+            Some(f) => Ok(&f.code),
+            None => Err(ConcreteError::BadJitCode(
                 "a blackhole without frames".into(),
-            ));
-        };
+            )),
+        }
+    }
+
+    fn top_code(&self) -> Result<Arc<JitCode>, ConcreteError> {
+        self.top_code_ref().cloned()
+    }
+
+    /// [`Blackhole::step`] with the top frame's code, `code`.
+    fn step_in(&mut self, code: &JitCode) -> Result<Option<Outcome>, ConcreteError> {
+        let depth = self.frames.len();
         // The instruction as decoded when the code was built.
-        let code = frame.code.clone();
-        let insn = code.insn(frame.pc);
+        let insn = code.insn(self.frames[depth - 1].pc);
         if insn.op == JOp::MergePoint && depth == 1 {
             let f = &self.frames[0];
             let greens = insn.list(0).iter().map(|&r| f.get(r)).collect();
@@ -204,7 +224,7 @@ impl<'a> Blackhole<'a> {
                 return Ok(out);
             }
         }
-        self.exec(insn)
+        self.exec(code, insn)
     }
 
     /// At the merge point `insn` of a callee's portal frame: calls the
@@ -260,11 +280,6 @@ impl<'a> Blackhole<'a> {
         self.frames.last_mut().expect("a blackhole has a frame")
     }
 
-    fn descr(&self, insn: &Insn, i: usize) -> Descr {
-        let f = self.frames.last().expect("a blackhole has a frame");
-        f.code.descrs[insn.descr(i)].clone()
-    }
-
     /// Every frame's refs, in order (the roots of a collection).
     fn roots(&self) -> Vec<usize> {
         let refs = self.frames.iter().flat_map(|f| f.refs.iter().copied());
@@ -297,7 +312,7 @@ impl<'a> Blackhole<'a> {
 
     /// Executes one instruction of the top frame. `Some` when the
     /// outermost frame returned or raised.
-    fn exec(&mut self, insn: &Insn) -> Result<Option<Outcome>, ConcreteError> {
+    fn exec(&mut self, code: &JitCode, insn: &Insn) -> Result<Option<Outcome>, ConcreteError> {
         let f = self.frames.last().expect("a blackhole has a frame");
         let mut next = insn.next;
         let mut result: Option<Value> = None;
@@ -313,7 +328,7 @@ impl<'a> Blackhole<'a> {
             | JOp::CatchI
             | JOp::CatchR => {}
             JOp::Pure => {
-                let args: Vec<Value> = insn.operands[1..]
+                let args: SmallVec<[Value; 4]> = insn.operands[1..]
                     .iter()
                     .map(|o| match o {
                         Operand::Reg(r) => f.get(*r),
@@ -353,33 +368,33 @@ impl<'a> Blackhole<'a> {
                 }
             }
             JOp::GetfieldI | JOp::GetfieldR | JOp::GetfieldF => {
-                let d = self.descr(insn, 1);
-                result = Some(eval::getfield(f.reference(insn.reg(0)), field(&d))?);
+                let d = &code.descrs[insn.descr(1)];
+                result = Some(eval::getfield(f.reference(insn.reg(0)), field(d))?);
             }
             JOp::SetfieldI | JOp::SetfieldR | JOp::SetfieldF => {
-                let d = self.descr(insn, 2);
+                let d = &code.descrs[insn.descr(2)];
                 let (obj, v) = (f.reference(insn.reg(0)), f.get(insn.reg(1)));
-                eval::setfield(self.alloc, obj, field(&d), v)?;
+                eval::setfield(self.alloc, obj, field(d), v)?;
             }
             JOp::GetarrayitemI | JOp::GetarrayitemR | JOp::GetarrayitemF => {
-                let d = self.descr(insn, 2);
+                let d = &code.descrs[insn.descr(2)];
                 let (a, i) = (f.reference(insn.reg(0)), f.int(insn.reg(1)));
-                result = Some(eval::getarrayitem(a, i, array(&d))?);
+                result = Some(eval::getarrayitem(a, i, array(d))?);
             }
             JOp::SetarrayitemI | JOp::SetarrayitemR | JOp::SetarrayitemF => {
-                let d = self.descr(insn, 3);
+                let d = &code.descrs[insn.descr(3)];
                 let (a, i, v) = (
                     f.reference(insn.reg(0)),
                     f.int(insn.reg(1)),
                     f.get(insn.reg(2)),
                 );
-                eval::setarrayitem(self.alloc, a, i, array(&d), v)?;
+                eval::setarrayitem(self.alloc, a, i, array(d), v)?;
             }
             JOp::Arraylen => {
-                let d = self.descr(insn, 1);
+                let d = &code.descrs[insn.descr(1)];
                 result = Some(Value::Int(eval::arraylen(
                     f.reference(insn.reg(0)),
-                    array(&d),
+                    array(d),
                 )?));
             }
             JOp::GuardClass => {
@@ -387,25 +402,25 @@ impl<'a> Blackhole<'a> {
                 result = Some(Value::Int(eval::class_word(self.codes, obj)?));
             }
             JOp::New => {
-                let d = self.descr(insn, 0);
+                let d = &code.descrs[insn.descr(0)];
                 let layout = d.as_size().expect("builder checked a size descr").clone();
                 result = Some(Value::Ref(
                     self.allocate(|a, roots| a.new_object(&layout, roots))?,
                 ));
             }
             JOp::NewArray => {
-                let d = self.descr(insn, 1);
+                let d = &code.descrs[insn.descr(1)];
                 let len = f.int(insn.reg(0)).max(0) as usize;
-                let ad = array(&d).clone();
+                let ad = array(d).clone();
                 result = Some(Value::Ref(
                     self.allocate(|a, roots| a.new_array(&ad, len, roots))?,
                 ));
             }
             JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => {
-                let d = self.descr(insn, 0);
+                let d = &code.descrs[insn.descr(0)];
                 let cd = d.as_call().expect("builder checked a call descr");
                 let func = f.int(insn.reg(1)) as usize;
-                let args: Vec<Value> = insn.list(2).iter().map(|&r| f.get(r)).collect();
+                let args: SmallVec<[Value; 8]> = insn.list(2).iter().map(|&r| f.get(r)).collect();
                 let (v, raised) = eval::call(func, cd, &args)?;
                 let top = self.top();
                 if let Some(dst) = insn.dst {
