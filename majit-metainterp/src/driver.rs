@@ -1669,12 +1669,44 @@ impl<B: Backend> JitDriver<B> {
 /// [`JitDriver::log`] appended when a driver is dropped.
 impl<B: Backend> Drop for JitDriver<B> {
     fn drop(&mut self) {
+        self.report_end();
+    }
+}
+
+impl<B: Backend> JitDriver<B> {
+    /// What a driver reports when it ends (see `Drop`); once.
+    fn report_end(&mut self) {
         if std::env::var("MAJIT_STATS").is_ok_and(|v| !v.is_empty() && v != "0") {
             eprint!("{}", self.summary());
         }
         if let Some(mut file) = self.log_file.take() {
             file.append(&self.log());
         }
+    }
+
+    /// Ends the driver of a process that exits next: reports what dropping
+    /// it reports (`MAJIT_STATS`, `MAJIT_LOG`), then leaks it. Freeing the
+    /// compiled code and every trace's records one by one is wasted work
+    /// right before an exit (4% of Lua's deltablue run).
+    ///
+    /// ```
+    /// use majit_ir::Kind;
+    /// use majit_metainterp::driver::JitDriver;
+    /// use majit_metainterp::jitcode::{JitCodeBuilder, JitCodeSet};
+    /// use majit_metainterp::{params::JitParams, refexec::RefExec};
+    /// let mut b = JitCodeBuilder::new("portal");
+    /// let n = b.param(Kind::Int);
+    /// b.jit_merge_point(&[], &[n]);
+    /// b.ret(Some(n.into()));
+    /// let mut codes = JitCodeSet::new();
+    /// let portal = codes.add(b.finish().unwrap());
+    /// let jit = JitDriver::new(codes, portal, RefExec::new(), JitParams::default()).unwrap();
+    /// jit.leak_at_exit();
+    /// std::process::exit(0);
+    /// ```
+    pub fn leak_at_exit(mut self) {
+        self.report_end();
+        std::mem::forget(self);
     }
 }
 

@@ -12,6 +12,7 @@ fn main() {
         jit: true,
         stats: false,
         threshold: None,
+        exiting: true,
     };
     let mut args = std::env::args().skip(1);
     let script = loop {

@@ -32,6 +32,9 @@ pub struct Options {
     pub stats: bool,
     /// The JIT's loop threshold (default: `JitParams::from_env`'s).
     pub threshold: Option<u32>,
+    /// The process exits after the run: the JIT driver is leaked, not
+    /// freed ([`majit::JitDriver::leak_at_exit`]).
+    pub exiting: bool,
 }
 
 /// A script to run: its source, the chunk name its messages use, and the
@@ -135,6 +138,9 @@ fn execute(script: &Script, options: &Options) -> Result<(), String> {
         if options.stats {
             flush_out();
             eprintln!("{}", driver.summary());
+        }
+        if options.exiting {
+            driver.leak_at_exit();
         }
         r
     } else {
