@@ -190,6 +190,49 @@ fn calls_agree<B: GcBackend>() {
     }
 }
 
+/// A loop whose every run takes its back edge once: each trace from that
+/// back edge sees the loop end and the function return (`PortalReturned`).
+/// The driver's last attempt at the key compiles that trace with its
+/// `finish` (`tracer/portal.rs`) instead of giving the loop up: later runs
+/// enter it at the back edge, and a run that goes on looping fails its exit
+/// guard until a bridge closes the loop at its header. Without it no loop
+/// is compiled.
+fn loops_ending_while_traced_still_compile<B: GcBackend>() {
+    // f(n) = n + (n-1) + ... + 1, its loop test at the bottom.
+    let code = flat(&[(ADDN, 0), (DECN, 0), (JNZ, 0), (RET, 0)]);
+    let params = JitParams::default()
+        .with_threshold(2)
+        .with_bridge_threshold(5);
+    let max_aborts = u64::from(params.max_aborts);
+    let mut driver = calls_driver::<B>(params).unwrap();
+    for _ in 0..30 {
+        assert_eq!(calls_jit(&mut driver, &code, 0, 2).unwrap(), 3);
+    }
+    let s = driver.stats();
+    assert_eq!(s.loops_compiled, 1, "{s}");
+    assert_eq!(s.aborts.values().sum::<u64>(), max_aborts - 1, "{s}");
+    assert!(s.loop_entries >= 20, "{s}");
+    for n in [10, 40, 100] {
+        assert_eq!(
+            calls_jit(&mut driver, &code, 0, n).unwrap(),
+            calls(&code, 0, n)
+        );
+    }
+    let s = driver.stats();
+    assert_eq!(s.bridges_to_loop_start, 1, "{s}");
+}
+
+#[test]
+fn loops_ending_while_traced_still_compile_refexec() {
+    loops_ending_while_traced_still_compile::<RefExec>();
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn loops_ending_while_traced_still_compile_native() {
+    loops_ending_while_traced_still_compile::<HostBackend>();
+}
+
 #[test]
 fn recursive_register_machine_refexec() {
     calls_agree::<RefExec>();

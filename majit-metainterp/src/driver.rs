@@ -1104,10 +1104,13 @@ impl<B: Backend> JitDriver<B> {
         }
         .into();
         let (portal, mp_pc) = (self.portal.clone(), self.mp_pc);
-        let t = target.clone();
+        // The last attempt at a loop may end at the return (see
+        // `tracer/portal.rs`).
+        let aborts = self.warm.borrow().get(&key).map_or(0, |e| e.aborts);
+        let returns = !entry && aborts + 1 >= self.params.max_aborts;
+        let kind = (target.clone(), entry, returns);
         let tracing = Tracing::new(&self.tracing, &key);
-        let end =
-            self.run_tracer(|env| Tracer::for_loop(env, portal, mp_pc, greens, reds, (t, entry)));
+        let end = self.run_tracer(|env| Tracer::for_loop(env, portal, mp_pc, greens, reds, kind));
         drop(tracing);
         let fin = match end? {
             TraceEnd::Aborted {

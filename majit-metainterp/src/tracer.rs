@@ -250,11 +250,14 @@ pub enum TraceKind {
     /// A loop starting at the merge point with these greens; its label
     /// gets `target`. An `entry` trace starts at a function's first merge
     /// point: it ends with a `finish` at the portal's return, or at a merge
-    /// point met for the second time, as a bridge does.
+    /// point met for the second time, as a bridge does. A loop trace with
+    /// `returns` (the last attempt at a loop whose traced iterations kept
+    /// being its last) also ends with a `finish` at the portal's return.
     Loop {
         start: GreenKey,
         target: Descr,
         entry: bool,
+        returns: bool,
     },
     /// A bridge from a guard.
     Bridge,
@@ -412,14 +415,15 @@ impl<'a> Tracer<'a> {
 
     /// A tracer for a loop starting at the portal's merge point `mp_pc`
     /// with `greens` (constants) and `reds` (the trace's inputs); `entry`:
-    /// an entry trace (see [`TraceKind::Loop`]).
+    /// an entry trace, `returns`: a loop trace that may end at the portal's
+    /// return (see [`TraceKind::Loop`]).
     pub fn for_loop(
         env: TraceEnv<'a>,
         portal: Arc<JitCode>,
         mp_pc: usize,
         greens: &[Value],
         reds: &[Value],
-        (target, entry): (Descr, bool),
+        (target, entry, returns): (Descr, bool, bool),
     ) -> Result<Tracer<'a>, ConcreteError> {
         let mut inputs = reds.to_vec();
         if let (Some(info), false) = (env.vable, entry) {
@@ -433,6 +437,7 @@ impl<'a> Tracer<'a> {
                 start: GreenKey::new(greens),
                 target,
                 entry,
+                returns,
             },
             trace: Trace::new(&kinds),
             frames: Vec::new(),
@@ -1580,6 +1585,7 @@ impl<'a> Tracer<'a> {
                 start,
                 target,
                 entry,
+                ..
             } if *start == key => Some((target.clone(), *entry)),
             _ => None,
         };
@@ -1642,6 +1648,13 @@ impl<'a> Tracer<'a> {
             self.kind,
             TraceKind::Bridge | TraceKind::Loop { entry: true, .. }
         )
+    }
+
+    /// Whether the portal's return ends the trace with a `finish` (else
+    /// it aborts: the loop was no loop).
+    pub(super) fn ends_at_return(&self) -> bool {
+        self.ends_at_seen_merge_points()
+            || matches!(self.kind, TraceKind::Loop { returns: true, .. })
     }
 }
 

@@ -17,7 +17,13 @@
 //! The outermost frame returning ends an entry trace or a bridge with the
 //! stores that write the virtualizable frame back, then a `finish` of the
 //! result: the portal returned. A loop traced from a back edge aborts there instead
-//! (`PortalReturned`: the loop was no loop).
+//! (`PortalReturned`: the loop was no loop), except on the last attempt
+//! the driver allows at its key: that trace ends with the `finish` and is
+//! compiled at the loop's greens (RPython's `compile_done_with_this_frame`),
+//! so the loop runs compiled from its header, and its exit guard, failing
+//! while the loop goes on, gets a bridge that closes the loop at that
+//! header. Given up instead, a loop whose traced iterations kept being its
+//! last would run interpreted for good (queens' inner loop did).
 
 use super::*;
 
@@ -130,7 +136,7 @@ impl Tracer<'_> {
     /// The outermost frame returns `v` (see the module docs).
     pub(super) fn portal_return(&mut self, v: Option<TBox>) -> TraceEnd {
         self.frames.pop();
-        if !self.ends_at_seen_merge_points() {
+        if !self.ends_at_return() {
             let ended = Outcome::Returned(v.map(|b| b.v));
             return self.abort(AbortReason::PortalReturned, Some(ended));
         }
