@@ -259,6 +259,8 @@ impl GcHeap {
         result?;
         self.old.sweep(&mut self.space);
         self.next_major = self.config.major_threshold.max(2 * self.old.bytes);
+        let retained = crate::heap::retain_budget(&self.config, self.next_major);
+        self.space.set_retained(retained);
         self.stats.major_collections += 1;
         Ok(())
     }

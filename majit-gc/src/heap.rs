@@ -88,7 +88,7 @@ pub struct GcHeap {
 impl GcHeap {
     pub(crate) fn new(config: GcConfig) -> Result<GcHeap> {
         config.validate()?;
-        let space = Space::new(config.max_heap)?;
+        let space = Space::new(config.max_heap, retain_budget(&config, 0))?;
         let mut heap = GcHeap {
             max_nursery_object: (config.nursery_size / 2).min(MAX_SMALL) & !7,
             promotion_classes: vec![false; HEADERED_CLASSES],
@@ -507,4 +507,14 @@ impl GcHeap {
             array_bytes(shape.item_size, len as usize).expect("array size was checked")
         }
     }
+}
+
+/// How many bytes of freed chunks keep their pages (`space.rs`): twice the
+/// major-collection threshold, or the next major's trigger if that is more.
+/// The old space fills that much with objects that die before a major
+/// collection frees them, and reusing their pages saves a page fault per
+/// 4 KiB (Lua's sieve, which frees and reallocates large arrays: 80k page
+/// faults with every chunk returned, 15k with this budget).
+pub(crate) fn retain_budget(config: &GcConfig, next_major: usize) -> usize {
+    (2 * config.major_threshold).max(next_major)
 }

@@ -191,7 +191,8 @@ impl OldSpace {
         Some(chunk)
     }
 
-    /// A zeroed run of chunks for a large object of `bytes` bytes.
+    /// A run of chunks for a large object of `bytes` bytes (not zeroed:
+    /// the caller zeroes the object).
     pub fn alloc_large(&mut self, space: &mut Space, bytes: usize) -> Option<usize> {
         let n = bytes.div_ceil(CHUNK_SIZE);
         let chunk = space.acquire(n, ChunkUse::LargeHead, ChunkUse::LargeTail)?;
