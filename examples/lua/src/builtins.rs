@@ -36,7 +36,13 @@ use std::io::Write;
 pub use base::{raw_equal, tostring_raw};
 
 /// A builtin's code.
-type Fun = fn(&Call) -> Result<Vec<Obj>, Obj>;
+type Fun = fn(&Call) -> Result<Rets, Obj>;
+
+/// A builtin's results, inline up to two (most builtins return one): a
+/// `Vec` cost a malloc and a free per call.
+pub(crate) type Rets = SmallVec<[Obj; 2]>;
+pub(crate) use smallvec::smallvec as rets;
+use smallvec::SmallVec;
 
 /// The library of the private builtins the prelude uses.
 const PRIM: &str = "prim";
@@ -273,7 +279,7 @@ pub(crate) fn call_name_of(pc: i64) -> Option<(String, String)> {
 
 /// One call of a builtin: its arguments and where it was made.
 pub struct Call {
-    pub args: Vec<Obj>,
+    pub args: SmallVec<[Obj; 4]>,
     /// The program counter of the calling instruction.
     pub pc: i64,
     def: &'static Def,

@@ -2,7 +2,9 @@
 //! into Lua, and the prims behind the prelude's `tostring`, `print`,
 //! `getmetatable` and argument checks.
 
-use super::{boolean, def, float, int, io, is_str, prim, str_obj, write_out, Call, Def};
+use super::{
+    boolean, def, float, int, io, is_str, prim, rets, str_obj, write_out, Call, Def, Rets,
+};
 use crate::errors::type_name;
 use crate::strings::{bytes_of, text_of};
 use crate::table as tbl;
@@ -42,7 +44,7 @@ pub(super) const RETHROW: &str = "rethrow";
 
 /// `pcall` without arguments (the interpreter makes every other call of
 /// `pcall` a protected call itself).
-fn pcall(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn pcall(c: &Call) -> Result<Rets, Obj> {
     Err(c.bad(0, "value expected"))
 }
 
@@ -105,23 +107,23 @@ pub fn tostring_raw(v: Obj) -> Vec<u8> {
 
 /// The prelude's `tostring(v)`: the string, or `nil` and the `__tostring`
 /// metamethod to call.
-fn tostring_prim(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn tostring_prim(c: &Call) -> Result<Rets, Obj> {
     let v = c.any(0)?;
     let mm = meta_field(v, b"__tostring");
     match mm.is_null() {
-        true => Ok(vec![str_obj(&tostring_raw(v))]),
-        false => Ok(vec![Obj::null(), mm]),
+        true => Ok(rets![str_obj(&tostring_raw(v))]),
+        false => Ok(rets![Obj::null(), mm]),
     }
 }
 
 /// `print(...)` when no argument has `__tostring`: prints and returns
 /// true; otherwise prints nothing and returns false (the prelude prints).
-fn print_plain(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn print_plain(c: &Call) -> Result<Rets, Obj> {
     if c.args
         .iter()
         .any(|&v| !meta_field(v, b"__tostring").is_null())
     {
-        return Ok(vec![boolean(false)]);
+        return Ok(rets![boolean(false)]);
     }
     let mut line = Vec::new();
     for (i, v) in c.args.iter().enumerate() {
@@ -132,22 +134,22 @@ fn print_plain(c: &Call) -> Result<Vec<Obj>, Obj> {
     }
     line.push(b'\n');
     write_out(&line);
-    Ok(vec![boolean(true)])
+    Ok(rets![boolean(true)])
 }
 
 /// The prelude's `metafield(v, name)`: `luaL_getmetafield`.
-fn metafield(c: &Call) -> Result<Vec<Obj>, Obj> {
-    Ok(vec![meta_field(c.arg(0), &c.string(1)?)])
+fn metafield(c: &Call) -> Result<Rets, Obj> {
+    Ok(rets![meta_field(c.arg(0), &c.string(1)?)])
 }
 
 /// The prelude's `typename(v)`: the name messages give `v`'s type.
-fn typename(c: &Call) -> Result<Vec<Obj>, Obj> {
-    Ok(vec![str_obj(shown_type(c.arg(0)).as_bytes())])
+fn typename(c: &Call) -> Result<Rets, Obj> {
+    Ok(rets![str_obj(shown_type(c.arg(0)).as_bytes())])
 }
 
 /// The prelude's `argerror(i, name, message)`: raises `bad argument #i`
 /// for the prelude function `name` (its caller's view, see `Call::bad`).
-fn argerror(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn argerror(c: &Call) -> Result<Rets, Obj> {
     let i = c.integer(0)?;
     let name = String::from_utf8_lossy(&c.string(1)?).into_owned();
     let message = String::from_utf8_lossy(&c.string(2)?).into_owned();
@@ -156,30 +158,30 @@ fn argerror(c: &Call) -> Result<Vec<Obj>, Obj> {
 
 /// The prelude's `raise(message)`: an error of a library function, placed
 /// like `luaL_error`'s (at the prelude function's caller).
-fn raise(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn raise(c: &Call) -> Result<Rets, Obj> {
     Err(c.error(&String::from_utf8_lossy(&c.string(0)?)))
 }
 
-fn rethrow(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn rethrow(c: &Call) -> Result<Rets, Obj> {
     Err(c.arg(0))
 }
 
-fn type_of(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn type_of(c: &Call) -> Result<Rets, Obj> {
     let v = c.any(0)?;
-    Ok(vec![str_obj(lua_type(v).as_bytes())])
+    Ok(rets![str_obj(lua_type(v).as_bytes())])
 }
 
-fn tonumber(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn tonumber(c: &Call) -> Result<Rets, Obj> {
     if c.arg(1).is_null() {
         let v = c.any(0)?;
         if is_int(v) || is_float(v) {
-            return Ok(vec![v]);
+            return Ok(rets![v]);
         }
         let n = match v.is::<Str>() {
             true => crate::arith::to_number(v),
             false => Obj::null(),
         };
-        return Ok(vec![n]);
+        return Ok(rets![n]);
     }
     let base = c.integer(1)?;
     let v = c.arg(0);
@@ -190,13 +192,13 @@ fn tonumber(c: &Call) -> Result<Vec<Obj>, Obj> {
         return Err(c.bad(1, "base out of range"));
     }
     let n = crate::number::str_to_int_base(&bytes_of(v.cast::<Str>()), base as u32);
-    Ok(vec![n.map_or(Obj::null(), int)])
+    Ok(rets![n.map_or(Obj::null(), int)])
 }
 
-fn select(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn select(c: &Call) -> Result<Rets, Obj> {
     let n = c.args.len() as i64 - 1;
     if is_str(c.arg(0), b"#") {
-        return Ok(vec![int(n)]);
+        return Ok(rets![int(n)]);
     }
     let i = c.integer(0)?;
     let from = if i < 0 {
@@ -209,30 +211,30 @@ fn select(c: &Call) -> Result<Vec<Obj>, Obj> {
     } else {
         (i - 1).min(n)
     };
-    Ok(c.args[1 + from as usize..].to_vec())
+    Ok(Rets::from_slice(&c.args[1 + from as usize..]))
 }
 
-fn rawget(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn rawget(c: &Call) -> Result<Rets, Obj> {
     let t = c.table(0)?;
     c.any(1)?;
-    Ok(vec![tbl::get(t, c.arg(1))])
+    Ok(rets![tbl::get(t, c.arg(1))])
 }
 
-fn rawset(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn rawset(c: &Call) -> Result<Rets, Obj> {
     let t = c.table(0)?;
     c.any(1)?;
     c.any(2)?;
     // No position: lua5.4 raises these inside the C function.
     match tbl::set(t, c.arg(1), c.arg(2)) {
-        tbl::SET_OK => Ok(vec![Obj::from(t)]),
+        tbl::SET_OK => Ok(rets![Obj::from(t)]),
         tbl::SET_NAN_KEY => Err(str_obj(b"table index is NaN")),
         _ => Err(str_obj(b"table index is nil")),
     }
 }
 
-fn rawequal(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn rawequal(c: &Call) -> Result<Rets, Obj> {
     let (a, b) = (c.any(0)?, c.any(1)?);
-    Ok(vec![boolean(raw_equal(a, b))])
+    Ok(rets![boolean(raw_equal(a, b))])
 }
 
 /// Primitive equality: numbers by value, strings by content, the rest by
@@ -253,18 +255,18 @@ pub(super) fn number_of(o: Obj) -> crate::number::Number {
     }
 }
 
-fn rawlen(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn rawlen(c: &Call) -> Result<Rets, Obj> {
     let v = c.arg(0);
     if v.is::<Str>() {
-        return Ok(vec![int(v.cast::<Str>().bytes().len() as i64)]);
+        return Ok(rets![int(v.cast::<Str>().bytes().len() as i64)]);
     }
     if v.is::<Table>() && !io::is_file(v) {
-        return Ok(vec![int(tbl::len(v.cast::<Table>()))]);
+        return Ok(rets![int(tbl::len(v.cast::<Table>()))]);
     }
     Err(c.expected(0, "table or string"))
 }
 
-fn setmetatable(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn setmetatable(c: &Call) -> Result<Rets, Obj> {
     let m = c.arg(1);
     let t = c.table(0)?;
     if !(m.is_null() || m.is::<Table>()) || c.args.len() < 2 {
@@ -274,27 +276,27 @@ fn setmetatable(c: &Call) -> Result<Vec<Obj>, Obj> {
         return Err(c.error("cannot change a protected metatable"));
     }
     t.set_meta(m);
-    Ok(vec![Obj::from(t)])
+    Ok(rets![Obj::from(t)])
 }
 
 /// `getmetatable(v)` (the prelude's handles strings): the `__metatable`
 /// field stands in for a protected metatable.
-fn getmetatable(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn getmetatable(c: &Call) -> Result<Rets, Obj> {
     let v = c.any(0)?;
     let Some(m) = metatable(v) else {
-        return Ok(vec![Obj::null()]);
+        return Ok(rets![Obj::null()]);
     };
     let protected = tbl::get_bytes(m, b"__metatable");
     match protected.is_null() {
-        true => Ok(vec![Obj::from(m)]),
-        false => Ok(vec![protected]),
+        true => Ok(rets![Obj::from(m)]),
+        false => Ok(rets![protected]),
     }
 }
 
-fn assert(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn assert(c: &Call) -> Result<Rets, Obj> {
     let v = c.any(0)?;
     if crate::value::truthy(v) {
-        return Ok(c.args.clone());
+        return Ok(Rets::from_slice(&c.args));
     }
     // `error(message or "assertion failed!")` at level 1.
     let message = match c.args.len() > 1 {
@@ -315,19 +317,19 @@ fn positioned(c: &Call, message: Obj, level: i64) -> Obj {
     str_obj(&text)
 }
 
-fn error(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn error(c: &Call) -> Result<Rets, Obj> {
     let level = c.opt_integer(1, 1)?;
     Err(positioned(c, c.arg(0), level))
 }
 
-fn next(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn next(c: &Call) -> Result<Rets, Obj> {
     let t = c.table(0)?;
     match tbl::next_position(t, c.arg(1)) {
         Ok(Some(p)) => {
             let (k, v) = tbl::entry_at(t, p);
-            Ok(vec![k, v])
+            Ok(rets![k, v])
         }
-        Ok(None) => Ok(vec![Obj::null()]),
+        Ok(None) => Ok(rets![Obj::null()]),
         // No position: lua5.4 raises it inside the C function.
         Err(_) => Err(str_obj(b"invalid key to 'next'")),
     }
@@ -342,7 +344,7 @@ thread_local! {
 /// `collectgarbage(opt, ...)`. The collector runs at the interpreter's
 /// safepoints on its own terms, so the options only report: `count` the
 /// old space in use, the settings what was set.
-fn collectgarbage(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn collectgarbage(c: &Call) -> Result<Rets, Obj> {
     const OPTIONS: [&str; 10] = [
         "stop",
         "restart",
@@ -363,7 +365,7 @@ fn collectgarbage(c: &Call) -> Result<Vec<Obj>, Obj> {
     let (running, generational, pause, stepmul) = GC_STATE.with(Cell::get);
     let set = |s| GC_STATE.with(|g| g.set(s));
     let mode = |g: bool| str_obj(if g { b"generational" } else { b"incremental" });
-    Ok(vec![match opt {
+    Ok(rets![match opt {
         "stop" | "restart" => {
             set((opt == "restart", generational, pause, stepmul));
             int(0)

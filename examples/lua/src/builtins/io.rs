@@ -5,7 +5,7 @@
 //! use the default files it keeps, or return iterators); their prims
 //! and the methods are here.
 
-use super::{boolean, def, flush_out, int, prim, str_obj, write_out, Call, Def, FILE};
+use super::{boolean, def, flush_out, int, prim, rets, str_obj, write_out, Call, Def, Rets, FILE};
 use crate::strings::bytes_of;
 use crate::table::{self as tbl, new_table};
 use crate::value::{float_of, int_of, is_float, is_int};
@@ -189,12 +189,12 @@ fn to_file(c: &Call, i: usize) -> Result<Table, Obj> {
 
 /// The failure results of an I/O error (`luaL_fileresult`): `nil`, the
 /// message (after `name: `), the error number.
-fn failure(e: &std::io::Error, name: Option<&[u8]>) -> Vec<Obj> {
+fn failure(e: &std::io::Error, name: Option<&[u8]>) -> Rets {
     let text = e.to_string();
     let text = text.split(" (os error").next().unwrap_or_default();
     let mut message = name.map_or(Vec::new(), |n| [n, b": "].concat());
     message.extend_from_slice(text.as_bytes());
-    vec![
+    rets![
         Obj::null(),
         str_obj(&message),
         int(i64::from(e.raw_os_error().unwrap_or(0))),
@@ -225,7 +225,7 @@ fn write_stream(stream: &mut Stream, bytes: &[u8]) -> std::io::Result<()> {
 
 /// `file:write(...)` for the values from argument `first` on: strings,
 /// and numbers as `%.14g` or integers; returns the file.
-fn write_values(c: &Call, file: Table, first: usize) -> Result<Vec<Obj>, Obj> {
+fn write_values(c: &Call, file: Table, first: usize) -> Result<Rets, Obj> {
     for i in first..c.args.len() {
         let v = c.arg(i);
         let bytes = if is_int(v) {
@@ -241,10 +241,10 @@ fn write_values(c: &Call, file: Table, first: usize) -> Result<Vec<Obj>, Obj> {
             return Ok(failure(&e, None));
         }
     }
-    Ok(vec![Obj::from(file)])
+    Ok(rets![Obj::from(file)])
 }
 
-fn f_write(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn f_write(c: &Call) -> Result<Rets, Obj> {
     let file = to_file(c, 0)?;
     write_values(c, file, 1)
 }
@@ -260,7 +260,7 @@ fn default_file(c: &Call, which: &str) -> Result<Table, Obj> {
 }
 
 /// The prelude's `io.write(out, ...)`.
-fn io_write(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn io_write(c: &Call) -> Result<Rets, Obj> {
     let file = default_file(c, "output")?;
     write_values(c, file, 1)
 }
@@ -397,7 +397,7 @@ fn read_one(r: &mut dyn BufRead, format: &Format) -> std::io::Result<Option<Obj>
 
 /// `file:read(...)` with the formats from argument `first` on (`g_read`):
 /// a value per format until one fails, which gives `nil` and ends it.
-fn read_values(c: &Call, file: Table, first: usize) -> Result<Vec<Obj>, Obj> {
+fn read_values(c: &Call, file: Table, first: usize) -> Result<Rets, Obj> {
     let mut formats = Vec::new();
     for i in first..c.args.len().max(first + 1) {
         let v = c.arg(i);
@@ -418,7 +418,7 @@ fn read_values(c: &Call, file: Table, first: usize) -> Result<Vec<Obj>, Obj> {
         formats.push(format);
     }
     let read = with_reader(file, |r| {
-        let mut out = Vec::new();
+        let mut out = Rets::new();
         for format in &formats {
             let v = read_one(r, format)?;
             out.push(v.unwrap_or(Obj::null()));
@@ -431,20 +431,20 @@ fn read_values(c: &Call, file: Table, first: usize) -> Result<Vec<Obj>, Obj> {
     Ok(read.unwrap_or_else(|e| failure(&e, None)))
 }
 
-fn f_read(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn f_read(c: &Call) -> Result<Rets, Obj> {
     let file = to_file(c, 0)?;
     read_values(c, file, 1)
 }
 
 /// The prelude's `io.read(input, ...)`.
-fn io_read(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn io_read(c: &Call) -> Result<Rets, Obj> {
     let file = default_file(c, "input")?;
     read_values(c, file, 1)
 }
 
 /// The prelude's `readline(file, toclose, ...)`: one step of a `lines`
 /// iterator (`io_readline`); closes the file at the end when `toclose`.
-fn readline(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn readline(c: &Call) -> Result<Rets, Obj> {
     let file = c.arg(0).cast::<Table>();
     if is_closed(file) {
         return Err(c.error("file is already closed"));
@@ -460,7 +460,7 @@ fn readline(c: &Call) -> Result<Vec<Obj>, Obj> {
     if crate::value::truthy(c.arg(1)) {
         close_stream(file).map_err(|e| c.error(&e.to_string()))?;
     }
-    Ok(Vec::new())
+    Ok(Rets::new())
 }
 
 /// Closes `file`'s stream (a standard file stays open: `Ok(false)`).
@@ -476,16 +476,16 @@ fn close_stream(file: Table) -> std::io::Result<bool> {
     })
 }
 
-fn f_close(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn f_close(c: &Call) -> Result<Rets, Obj> {
     let file = to_file(c, 0)?;
     Ok(match close_stream(file) {
-        Ok(true) => vec![boolean(true)],
-        Ok(false) => vec![Obj::null(), str_obj(b"cannot close standard file")],
+        Ok(true) => rets![boolean(true)],
+        Ok(false) => rets![Obj::null(), str_obj(b"cannot close standard file")],
         Err(e) => failure(&e, None),
     })
 }
 
-fn f_flush(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn f_flush(c: &Call) -> Result<Rets, Obj> {
     let file = to_file(c, 0)?;
     let flushed = with_stream(file, |s| match s {
         Stream::Stdout => {
@@ -495,10 +495,10 @@ fn f_flush(c: &Call) -> Result<Vec<Obj>, Obj> {
         Stream::Disk(d) => d.flush(),
         _ => Ok(()),
     });
-    Ok(flushed.map_or_else(|e| failure(&e, None), |_| vec![boolean(true)]))
+    Ok(flushed.map_or_else(|e| failure(&e, None), |_| rets![boolean(true)]))
 }
 
-fn f_seek(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn f_seek(c: &Call) -> Result<Rets, Obj> {
     let file = to_file(c, 0)?;
     let whence = c.opt_string(1, b"cur")?;
     let offset = c.opt_integer(2, 0)?;
@@ -520,10 +520,10 @@ fn f_seek(c: &Call) -> Result<Vec<Obj>, Obj> {
         // Pipes and terminals: what `fseek` says of them.
         _ => Err(std::io::Error::from_raw_os_error(29)),
     });
-    Ok(sought.map_or_else(|e| failure(&e, None), |p| vec![int(p as i64)]))
+    Ok(sought.map_or_else(|e| failure(&e, None), |p| rets![int(p as i64)]))
 }
 
-fn f_setvbuf(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn f_setvbuf(c: &Call) -> Result<Rets, Obj> {
     let file = to_file(c, 0)?;
     let mode = c.string(1)?;
     let Some(mode) = ["no", "full", "line"]
@@ -538,21 +538,21 @@ fn f_setvbuf(c: &Call) -> Result<Vec<Obj>, Obj> {
         flush_out();
         STDOUT_MODE.with(|m| *m.borrow_mut() = mode);
     }
-    Ok(vec![boolean(true)])
+    Ok(rets![boolean(true)])
 }
 
-fn f_tostring(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn f_tostring(c: &Call) -> Result<Rets, Obj> {
     let file = c.arg(0).cast::<Table>();
     let text = match is_closed(file) {
         true => "file (closed)".to_string(),
         false => format!("file (0x{:012x})", 0x7f00_0000_0000 + file.serial() * 0x40),
     };
-    Ok(vec![str_obj(text.as_bytes())])
+    Ok(rets![str_obj(text.as_bytes())])
 }
 
-fn io_type(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn io_type(c: &Call) -> Result<Rets, Obj> {
     let v = c.any(0)?;
-    Ok(vec![match is_file(v) {
+    Ok(rets![match is_file(v) {
         false => Obj::null(),
         true if is_closed(v.cast::<Table>()) => str_obj(b"closed file"),
         true => str_obj(b"file"),
@@ -561,7 +561,7 @@ fn io_type(c: &Call) -> Result<Vec<Obj>, Obj> {
 
 /// The prelude's `checkfile(name, f)`: raises unless `f` is an open
 /// file, as the library function `name` does (`tofile`).
-fn check_file(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn check_file(c: &Call) -> Result<Rets, Obj> {
     let f = c.arg(1);
     if !is_file(f) {
         let name = String::from_utf8_lossy(&c.string(0)?).into_owned();
@@ -572,7 +572,7 @@ fn check_file(c: &Call) -> Result<Vec<Obj>, Obj> {
         return Err(c.bad_as(1, &name, &format!("FILE* expected, got {got}")));
     }
     to_file(c, 1)?;
-    Ok(Vec::new())
+    Ok(Rets::new())
 }
 
 /// Whether `mode` is a valid `fopen` mode as lua5.4 checks it.
@@ -587,7 +587,7 @@ fn valid_mode(mode: &[u8]) -> bool {
 
 /// The prelude's `io.open(filemeta, name, mode)`: a new handle, or the
 /// failure results.
-fn io_open(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn io_open(c: &Call) -> Result<Rets, Obj> {
     let meta = c.arg(0).cast::<Table>();
     let name = c.string(1)?;
     let mode = c.opt_string(2, b"r")?;
@@ -610,7 +610,7 @@ fn io_open(c: &Call) -> Result<Vec<Obj>, Obj> {
                 rpos: 0,
                 wbuf: Vec::new(),
             };
-            Ok(vec![new_file(meta, Stream::Disk(Box::new(disk)))])
+            Ok(rets![new_file(meta, Stream::Disk(Box::new(disk)))])
         }
         Err(e) => Ok(failure(&e, Some(&name))),
     }

@@ -4,7 +4,7 @@
 //! precompiled (binary) chunks cannot be made here (no `string.dump`),
 //! so one is refused with the reason lua5.4's header check gives.
 
-use super::{def, prim, str_obj, Call, Def};
+use super::{def, prim, rets, str_obj, Call, Def, Rets};
 use crate::parse::chunk_id;
 use crate::strings::text_of;
 use majit::prelude::*;
@@ -48,14 +48,14 @@ fn binary_error(s: &[u8]) -> &'static str {
 /// Compiles `source` named `name` (a chunk name: `=stdin`, `@file`, or
 /// the source itself) in mode `mode`, its `_ENV` being `env`: the
 /// function, or `nil` and the message.
-fn compile(c: &Call, source: &[u8], name: &[u8], mode: &[u8], env: Obj, shebang: bool) -> Vec<Obj> {
+fn compile(c: &Call, source: &[u8], name: &[u8], mode: &[u8], env: Obj, shebang: bool) -> Rets {
     let binary = source.first() == Some(&SIGNATURE);
     let (kind, letter) = if binary {
         ("binary", b'b')
     } else {
         ("text", b't')
     };
-    let refuse = |message: String| vec![Obj::null(), str_obj(message.as_bytes())];
+    let refuse = |message: String| rets![Obj::null(), str_obj(message.as_bytes())];
     if !mode.contains(&letter) {
         let mode = String::from_utf8_lossy(mode);
         return refuse(format!("attempt to load a {kind} chunk (mode is '{mode}')"));
@@ -73,7 +73,7 @@ fn compile(c: &Call, source: &[u8], name: &[u8], mode: &[u8], env: Obj, shebang:
         ));
     }
     match crate::run::load_chunk(source, &chunk_id(&name), env, c.strings(), shebang) {
-        Ok(f) => vec![Obj::from(f)],
+        Ok(f) => rets![Obj::from(f)],
         Err(message) => refuse(message),
     }
 }
@@ -89,7 +89,7 @@ fn env_arg(c: &Call, i: usize) -> Obj {
 
 /// The prelude's `load(G, chunk [, chunkname [, mode [, env]]])` for a
 /// string chunk (the prelude reads a reader function's pieces first).
-fn load(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn load(c: &Call) -> Result<Rets, Obj> {
     let mode = c.opt_string(3, b"bt")?;
     let Some(source) = text_of(c.arg(1)) else {
         return Err(c.expected(1, "function"));
@@ -100,7 +100,7 @@ fn load(c: &Call) -> Result<Vec<Obj>, Obj> {
 
 /// The prelude's `loadfile(G [, filename [, mode [, env]]])`: standard
 /// input without a file name; a first line starting with `#` is skipped.
-fn loadfile(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn loadfile(c: &Call) -> Result<Rets, Obj> {
     let file = c.arg(1);
     let filename = match file.is_null() {
         true => None,
@@ -124,7 +124,7 @@ fn loadfile(c: &Call) -> Result<Vec<Obj>, Obj> {
             let reason = e.to_string();
             let reason = reason.split(" (os error").next().unwrap_or_default();
             let message = format!("cannot open {what}: {reason}");
-            return Ok(vec![Obj::null(), str_obj(message.as_bytes())]);
+            return Ok(rets![Obj::null(), str_obj(message.as_bytes())]);
         }
     };
     let source = source.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&source);
@@ -134,7 +134,7 @@ fn loadfile(c: &Call) -> Result<Vec<Obj>, Obj> {
 /// `package.searchpath(name, path [, sep [, rep]])`: the first file of
 /// `path`'s templates (`?` replaced by `name`, its `sep`s by `rep`) that
 /// opens, or `nil` and the list of the files tried.
-fn searchpath(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn searchpath(c: &Call) -> Result<Rets, Obj> {
     let mut name = c.string(0)?;
     let path = c.string(1)?;
     let sep = c.opt_string(2, b".")?;
@@ -147,11 +147,11 @@ fn searchpath(c: &Call) -> Result<Vec<Obj>, Obj> {
         let file = replace(template, b"?", &name);
         let os: &std::ffi::OsStr = std::os::unix::ffi::OsStrExt::from_bytes(&file);
         if std::fs::File::open(os).is_ok() {
-            return Ok(vec![str_obj(&file)]);
+            return Ok(rets![str_obj(&file)]);
         }
         tried.push([b"no file '", file.as_slice(), b"'"].concat());
     }
-    Ok(vec![Obj::null(), str_obj(&tried.join(&b"\n\t"[..]))])
+    Ok(rets![Obj::null(), str_obj(&tried.join(&b"\n\t"[..]))])
 }
 
 /// `s` with every `from` replaced by `to` (`luaL_gsub`).

@@ -4,7 +4,7 @@
 //! Debian's lua5.4 keeps for compatibility (`pow`, `cosh`, `frexp`...).
 
 use super::base::number_of;
-use super::{def, float, int, str_obj, Call, Def};
+use super::{def, float, int, rets, str_obj, Call, Def, Rets};
 use crate::table as tbl;
 use crate::value;
 use crate::vm::{Str, Table};
@@ -67,62 +67,62 @@ fn num_int(f: f64) -> Obj {
     crate::number::float_to_int(f).map_or(float(f), int)
 }
 
-fn floor(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn floor(c: &Call) -> Result<Rets, Obj> {
     match arg_is_int(c, 0) {
-        true => Ok(vec![c.arg(0)]),
-        false => Ok(vec![num_int(c.float(0)?.floor())]),
+        true => Ok(rets![c.arg(0)]),
+        false => Ok(rets![num_int(c.float(0)?.floor())]),
     }
 }
 
-fn ceil(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn ceil(c: &Call) -> Result<Rets, Obj> {
     match arg_is_int(c, 0) {
-        true => Ok(vec![c.arg(0)]),
-        false => Ok(vec![num_int(c.float(0)?.ceil())]),
+        true => Ok(rets![c.arg(0)]),
+        false => Ok(rets![num_int(c.float(0)?.ceil())]),
     }
 }
 
-fn abs(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn abs(c: &Call) -> Result<Rets, Obj> {
     match arg_is_int(c, 0) {
-        true => Ok(vec![int(value::int_of(c.arg(0)).wrapping_abs())]),
-        false => Ok(vec![float(c.float(0)?.abs())]),
+        true => Ok(rets![int(value::int_of(c.arg(0)).wrapping_abs())]),
+        false => Ok(rets![float(c.float(0)?.abs())]),
     }
 }
 
-fn unary(c: &Call, f: fn(f64) -> f64) -> Result<Vec<Obj>, Obj> {
-    Ok(vec![float(f(c.float(0)?))])
+fn unary(c: &Call, f: fn(f64) -> f64) -> Result<Rets, Obj> {
+    Ok(rets![float(f(c.float(0)?))])
 }
 
-fn atan(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn atan(c: &Call) -> Result<Rets, Obj> {
     let y = c.float(0)?;
     let x = match c.arg(1).is_null() {
         true => 1.0,
         false => c.float(1)?,
     };
-    Ok(vec![float(y.atan2(x))])
+    Ok(rets![float(y.atan2(x))])
 }
 
-fn log(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn log(c: &Call) -> Result<Rets, Obj> {
     let x = c.float(0)?;
     if c.arg(1).is_null() {
-        return Ok(vec![float(x.ln())]);
+        return Ok(rets![float(x.ln())]);
     }
     let r = match c.float(1)? {
         2.0 => x.log2(),
         10.0 => x.log10(),
         base => x.ln() / base.ln(),
     };
-    Ok(vec![float(r)])
+    Ok(rets![float(r)])
 }
 
-fn pow(c: &Call) -> Result<Vec<Obj>, Obj> {
-    Ok(vec![float(c.float(0)?.powf(c.float(1)?))])
+fn pow(c: &Call) -> Result<Rets, Obj> {
+    Ok(rets![float(c.float(0)?.powf(c.float(1)?))])
 }
 
 /// C's `frexp`: `x = m * 2^e` with `0.5 <= |m| < 1`.
-fn frexp(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn frexp(c: &Call) -> Result<Rets, Obj> {
     let x = c.float(0)?;
     if x == 0.0 || !x.is_finite() {
-        return Ok(vec![float(x), int(0)]);
+        return Ok(rets![float(x), int(0)]);
     }
     // Scale subnormals into the normal range first.
     let (x, bias) = if x.abs() < f64::MIN_POSITIVE {
@@ -133,12 +133,12 @@ fn frexp(c: &Call) -> Result<Vec<Obj>, Obj> {
     let bits = x.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i64 - 1022;
     let m = f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52));
-    Ok(vec![float(m), int(exp + bias)])
+    Ok(rets![float(m), int(exp + bias)])
 }
 
 /// C's `ldexp`: `m * 2^e`, scaled in steps so no intermediate overflows
 /// or underflows early.
-fn ldexp(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn ldexp(c: &Call) -> Result<Rets, Obj> {
     let mut x = c.float(0)?;
     let mut e = c.integer(1)?.clamp(-10_000, 10_000);
     while e > 1000 {
@@ -149,34 +149,34 @@ fn ldexp(c: &Call) -> Result<Vec<Obj>, Obj> {
         x *= 2f64.powi(-1000);
         e += 1000;
     }
-    Ok(vec![float(x * 2f64.powi(e as i32))])
+    Ok(rets![float(x * 2f64.powi(e as i32))])
 }
 
-fn fmod(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn fmod(c: &Call) -> Result<Rets, Obj> {
     if arg_is_int(c, 0) && arg_is_int(c, 1) {
         let (a, d) = (value::int_of(c.arg(0)), value::int_of(c.arg(1)));
         return match d {
             0 => Err(c.bad(1, "zero")),
-            -1 => Ok(vec![int(0)]),
-            _ => Ok(vec![int(a % d)]),
+            -1 => Ok(rets![int(0)]),
+            _ => Ok(rets![int(a % d)]),
         };
     }
-    Ok(vec![float(c.float(0)? % c.float(1)?)])
+    Ok(rets![float(c.float(0)? % c.float(1)?)])
 }
 
-fn modf(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn modf(c: &Call) -> Result<Rets, Obj> {
     if arg_is_int(c, 0) {
-        return Ok(vec![c.arg(0), float(0.0)]);
+        return Ok(rets![c.arg(0), float(0.0)]);
     }
     let n = c.float(0)?;
     let ip = if n < 0.0 { n.ceil() } else { n.floor() };
     let frac = if n == ip { 0.0 } else { n - ip };
-    Ok(vec![num_int(ip), float(frac)])
+    Ok(rets![num_int(ip), float(frac)])
 }
 
 /// `math.max` (`max`) or `math.min`: the first of the extreme values, by
 /// `<` on numbers and on strings.
-fn extreme(c: &Call, max: bool) -> Result<Vec<Obj>, Obj> {
+fn extreme(c: &Call, max: bool) -> Result<Rets, Obj> {
     let mut best = c.any(0)?;
     for &v in &c.args[1..] {
         let (a, b) = if max { (best, v) } else { (v, best) };
@@ -184,7 +184,7 @@ fn extreme(c: &Call, max: bool) -> Result<Vec<Obj>, Obj> {
             best = v;
         }
     }
-    Ok(vec![best])
+    Ok(rets![best])
 }
 
 /// `a < b` for numbers and strings (`lua_compare`); other values raise
@@ -209,7 +209,7 @@ fn less(a: Obj, b: Obj) -> Result<bool, Obj> {
     Err(str_obj(message.as_bytes()))
 }
 
-fn tointeger(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn tointeger(c: &Call) -> Result<Rets, Obj> {
     let v = crate::arith::to_number(c.any(0)?);
     let r = if value::is_int(v) {
         v
@@ -218,10 +218,10 @@ fn tointeger(c: &Call) -> Result<Vec<Obj>, Obj> {
     } else {
         Obj::null()
     };
-    Ok(vec![r])
+    Ok(rets![r])
 }
 
-fn math_type(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn math_type(c: &Call) -> Result<Rets, Obj> {
     let v = c.any(0)?;
     let r = if value::is_int(v) {
         str_obj(b"integer")
@@ -230,12 +230,12 @@ fn math_type(c: &Call) -> Result<Vec<Obj>, Obj> {
     } else {
         Obj::null()
     };
-    Ok(vec![r])
+    Ok(rets![r])
 }
 
-fn ult(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn ult(c: &Call) -> Result<Rets, Obj> {
     let (a, b) = (c.integer(0)?, c.integer(1)?);
-    Ok(vec![super::boolean((a as u64) < (b as u64))])
+    Ok(rets![super::boolean((a as u64) < (b as u64))])
 }
 
 thread_local! {
@@ -308,14 +308,14 @@ fn project(mut ran: u64, n: u64, s: &mut [u64; 4]) -> u64 {
     }
 }
 
-fn random(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn random(c: &Call) -> Result<Rets, Obj> {
     let rv = with_state(next_rand);
     let (low, up) = match c.args.len() {
-        0 => return Ok(vec![float((rv >> 11) as f64 * 2f64.powi(-53))]),
+        0 => return Ok(rets![float((rv >> 11) as f64 * 2f64.powi(-53))]),
         1 => {
             let up = c.integer(0)?;
             if up == 0 {
-                return Ok(vec![int(rv as i64)]);
+                return Ok(rets![int(rv as i64)]);
             }
             (1, up)
         }
@@ -326,16 +326,16 @@ fn random(c: &Call) -> Result<Vec<Obj>, Obj> {
         return Err(c.bad(0, "interval is empty"));
     }
     let p = with_state(|s| project(rv, (up as u64).wrapping_sub(low as u64), s));
-    Ok(vec![int(p.wrapping_add(low as u64) as i64)])
+    Ok(rets![int(p.wrapping_add(low as u64) as i64)])
 }
 
-fn randomseed(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn randomseed(c: &Call) -> Result<Rets, Obj> {
     let (n1, n2) = match c.args.is_empty() {
         true => clock_seeds(),
         false => (c.integer(0)? as u64, c.opt_integer(1, 0)? as u64),
     };
     STATE.with(|cell| cell.set(Some(seeded(n1, n2))));
-    Ok(vec![int(n1 as i64), int(n2 as i64)])
+    Ok(rets![int(n1 as i64), int(n2 as i64)])
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The os library (`loslib.c`): `clock`, `time`, `exit`, `getenv`.
 
-use super::{boolean, def, float, flush_out, int, str_obj, Call, Def};
+use super::{boolean, def, float, flush_out, int, rets, str_obj, Call, Def, Rets};
 use crate::table as tbl;
 use crate::value::{int_of, is_int};
 use crate::vm::{Bool, Table};
@@ -24,11 +24,11 @@ pub(super) fn cpu_clock_ticks() -> u64 {
     START.with(|s| s.elapsed().as_micros() as u64)
 }
 
-fn clock(_: &Call) -> Result<Vec<Obj>, Obj> {
-    Ok(vec![float(cpu_clock_ticks() as f64 / 1e6)])
+fn clock(_: &Call) -> Result<Rets, Obj> {
+    Ok(rets![float(cpu_clock_ticks() as f64 / 1e6)])
 }
 
-fn exit(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn exit(c: &Call) -> Result<Rets, Obj> {
     let v = c.arg(0);
     let code = if v.is_null() {
         0
@@ -41,10 +41,10 @@ fn exit(c: &Call) -> Result<Vec<Obj>, Obj> {
     std::process::exit(code)
 }
 
-fn getenv(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn getenv(c: &Call) -> Result<Rets, Obj> {
     let name = c.string(0)?;
     let value = std::str::from_utf8(&name).ok().and_then(std::env::var_os);
-    Ok(vec![value.map_or(Obj::null(), |v| {
+    Ok(rets![value.map_or(Obj::null(), |v| {
         str_obj(v.to_string_lossy().as_bytes())
     })])
 }
@@ -72,10 +72,10 @@ extern "C" {
 
 /// `os.time([t])`: now, or the time the date table `t` stands for in the
 /// local time zone (C's `mktime`, which also normalizes `t`'s fields).
-fn time(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn time(c: &Call) -> Result<Rets, Obj> {
     if c.arg(0).is_null() {
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-        return Ok(vec![int(now.map_or(0, |d| d.as_secs() as i64))]);
+        return Ok(rets![int(now.map_or(0, |d| d.as_secs() as i64))]);
     }
     let t = c.table(0)?;
     let mut tm = Tm {
@@ -115,7 +115,7 @@ fn time(c: &Call) -> Result<Vec<Obj>, Obj> {
     if tm.isdst >= 0 {
         tbl::set(t, str_obj(b"isdst"), boolean(tm.isdst != 0));
     }
-    Ok(vec![int(secs)])
+    Ok(rets![int(secs)])
 }
 
 /// Field `key` of a date table less `delta` (`getfield`): `default` when

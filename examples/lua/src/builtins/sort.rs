@@ -5,7 +5,7 @@
 //! otherwise leaves it to the prelude's copy of the same algorithm.
 
 use super::base::{meta_field, number_of, shown_type};
-use super::{boolean, int, prim, str_obj, Call, Def};
+use super::{boolean, int, prim, rets, str_obj, Call, Def, Rets};
 use crate::table::{self as tbl};
 use crate::value::{is_float, is_int};
 use crate::vm::{Builtin, Closure, Str};
@@ -47,9 +47,9 @@ fn primitive_lt(a: Obj, b: Obj) -> Result<Option<bool>, String> {
 
 /// The prelude's `lessthan(a, b)`: `a < b` for values that compare
 /// without metamethods, `nil` when `__lt` must decide.
-fn lessthan(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn lessthan(c: &Call) -> Result<Rets, Obj> {
     match primitive_lt(c.arg(0), c.arg(1)) {
-        Ok(r) => Ok(vec![r.map_or(Obj::null(), boolean)]),
+        Ok(r) => Ok(rets![r.map_or(Obj::null(), boolean)]),
         Err(message) => Err(str_obj(message.as_bytes())),
     }
 }
@@ -65,22 +65,22 @@ fn random_pivot_seed() -> u64 {
 }
 
 /// The prelude's `sort_random()`: a new pivot seed.
-fn sort_random(_: &Call) -> Result<Vec<Obj>, Obj> {
-    Ok(vec![int(random_pivot_seed() as i64)])
+fn sort_random(_: &Call) -> Result<Rets, Obj> {
+    Ok(rets![int(random_pivot_seed() as i64)])
 }
 
 /// The prelude's `sort(t, comp)`: checks the arguments; sorts `t` and
 /// returns nothing when that takes no Lua code, else returns `true` (the
 /// prelude checks the rest and sorts; a table with a metatable is left to
 /// it whole, its `__len` and `__index` being Lua's to call).
-fn sort(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn sort(c: &Call) -> Result<Rets, Obj> {
     let t = c.table(0)?;
     if !t.meta().is_null() {
-        return Ok(vec![boolean(true)]);
+        return Ok(rets![boolean(true)]);
     }
     let n = tbl::len(t);
     if n <= 1 {
-        return Ok(Vec::new());
+        return Ok(Rets::new());
     }
     if n >= i32::MAX as i64 {
         return Err(c.bad(0, "array too big"));
@@ -90,19 +90,19 @@ fn sort(c: &Call) -> Result<Vec<Obj>, Obj> {
         return Err(c.expected(1, "function"));
     }
     if !comp.is_null() {
-        return Ok(vec![boolean(true)]);
+        return Ok(rets![boolean(true)]);
     }
     let mut a: Vec<Obj> = (1..=n).map(|i| tbl::get(t, int(i))).collect();
     let needs_lua = a.iter().any(|&v| !meta_field(v, b"__lt").is_null());
     if needs_lua {
-        return Ok(vec![boolean(true)]);
+        return Ok(rets![boolean(true)]);
     }
     let sorted = Sorter { a: &mut a }.auxsort(0, n as u64 - 1, 0);
     for (i, &v) in a.iter().enumerate() {
         tbl::set(t, int(i as i64 + 1), v);
     }
     match sorted {
-        Ok(()) => Ok(Vec::new()),
+        Ok(()) => Ok(Rets::new()),
         Err(Failure::Compare(message)) => Err(str_obj(message.as_bytes())),
         Err(Failure::Order) => Err(c.error("invalid order function for sorting")),
     }

@@ -3,7 +3,7 @@
 //! back, or return an iterator); their prims here do the work.
 
 use super::base::{shown_type, tostring_raw};
-use super::{def, int, prim, str_obj, Call, Def};
+use super::{def, int, prim, rets, str_obj, Call, Def, Rets};
 use crate::format::{format, FmtArg, FormatError};
 use crate::pattern::{self, Capture, Captures, PatternError};
 use crate::strings::{bytes_of, text_of};
@@ -56,11 +56,11 @@ pub(super) fn end_pos(j: i64, len: usize) -> usize {
     }
 }
 
-fn len(c: &Call) -> Result<Vec<Obj>, Obj> {
-    Ok(vec![int(c.with_string(0, <[u8]>::len)? as i64)])
+fn len(c: &Call) -> Result<Rets, Obj> {
+    Ok(rets![int(c.with_string(0, <[u8]>::len)? as i64)])
 }
 
-fn sub(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn sub(c: &Call) -> Result<Rets, Obj> {
     c.with_string(0, |_| ())?; // lua5.4 checks the string first
     let (from, to) = (c.integer(1)?, c.opt_integer(2, -1)?);
     let piece = c.with_string(0, |s| {
@@ -71,23 +71,23 @@ fn sub(c: &Call) -> Result<Vec<Obj>, Obj> {
             Vec::new()
         }
     })?;
-    Ok(vec![str_obj(&piece)])
+    Ok(rets![str_obj(&piece)])
 }
 
-fn upper(c: &Call) -> Result<Vec<Obj>, Obj> {
-    Ok(vec![str_obj(&c.string(0)?.to_ascii_uppercase())])
+fn upper(c: &Call) -> Result<Rets, Obj> {
+    Ok(rets![str_obj(&c.string(0)?.to_ascii_uppercase())])
 }
 
-fn lower(c: &Call) -> Result<Vec<Obj>, Obj> {
-    Ok(vec![str_obj(&c.string(0)?.to_ascii_lowercase())])
+fn lower(c: &Call) -> Result<Rets, Obj> {
+    Ok(rets![str_obj(&c.string(0)?.to_ascii_lowercase())])
 }
 
-fn rep(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn rep(c: &Call) -> Result<Rets, Obj> {
     let s = c.string(0)?;
     let n = c.integer(1)?;
     let sep = c.opt_string(2, b"")?;
     if n <= 0 {
-        return Ok(vec![str_obj(b"")]);
+        return Ok(rets![str_obj(b"")]);
     }
     let total = (s.len() + sep.len()) as u128 * n as u128;
     if total >= i64::MAX as u128 {
@@ -104,16 +104,16 @@ fn rep(c: &Call) -> Result<Vec<Obj>, Obj> {
         }
         out.extend_from_slice(&s);
     }
-    Ok(vec![str_obj(&out)])
+    Ok(rets![str_obj(&out)])
 }
 
-fn reverse(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn reverse(c: &Call) -> Result<Rets, Obj> {
     let mut s = c.string(0)?;
     s.reverse();
-    Ok(vec![str_obj(&s)])
+    Ok(rets![str_obj(&s)])
 }
 
-fn byte(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn byte(c: &Call) -> Result<Rets, Obj> {
     c.with_string(0, |_| ())?; // lua5.4 checks the string first
     let pi = c.opt_integer(1, 1)?;
     let pj = c.opt_integer(2, pi)?;
@@ -128,7 +128,7 @@ fn byte(c: &Call) -> Result<Vec<Obj>, Obj> {
     Ok(bytes.iter().map(|&b| int(i64::from(b))).collect())
 }
 
-fn char(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn char(c: &Call) -> Result<Rets, Obj> {
     let mut out = Vec::with_capacity(c.args.len());
     for i in 0..c.args.len() {
         let b = c.integer(i)?;
@@ -137,7 +137,7 @@ fn char(c: &Call) -> Result<Vec<Obj>, Obj> {
         }
         out.push(b as u8);
     }
-    Ok(vec![str_obj(&out)])
+    Ok(rets![str_obj(&out)])
 }
 
 /// A capture's value: the captured bytes, or a position (1-based).
@@ -154,42 +154,42 @@ fn pattern_error(c: &Call, e: PatternError) -> Obj {
 }
 
 /// The values of a match's captures (the whole match without any).
-fn values(c: &Call, s: &[u8], m: &Captures) -> Result<Vec<Obj>, Obj> {
+fn values(c: &Call, s: &[u8], m: &Captures) -> Result<Rets, Obj> {
     let caps = m.values().map_err(|e| pattern_error(c, e))?;
     Ok(caps.into_iter().map(|cap| capture_value(s, cap)).collect())
 }
 
 /// `string.find` and `string.match` (`str_find_aux`).
-fn find_aux(c: &Call, find: bool) -> Result<Vec<Obj>, Obj> {
+fn find_aux(c: &Call, find: bool) -> Result<Rets, Obj> {
     let s = c.string(0)?;
     let p = c.string(1)?;
     let init = start_pos(c.opt_integer(2, 1)?, s.len()) - 1;
     if init > s.len() {
-        return Ok(vec![Obj::null()]);
+        return Ok(rets![Obj::null()]);
     }
     if find && (crate::value::truthy(c.arg(3)) || pattern::is_plain(&p)) {
         return Ok(match pattern::plain_find(&s, &p, init) {
-            Some(at) => vec![int(at as i64 + 1), int((at + p.len()) as i64)],
-            None => vec![Obj::null()],
+            Some(at) => rets![int(at as i64 + 1), int((at + p.len()) as i64)],
+            None => rets![Obj::null()],
         });
     }
     let Some(m) = pattern::find(&s, &p, init).map_err(|e| pattern_error(c, e))? else {
-        return Ok(vec![Obj::null()]);
+        return Ok(rets![Obj::null()]);
     };
     if !find {
         return values(c, &s, &m);
     }
     let caps = m.captures().map_err(|e| pattern_error(c, e))?;
-    let mut out = vec![int(m.start as i64 + 1), int(m.end as i64)];
+    let mut out = rets![int(m.start as i64 + 1), int(m.end as i64)];
     out.extend(caps.into_iter().map(|cap| capture_value(&s, cap)));
     Ok(out)
 }
 
-fn find(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn find(c: &Call) -> Result<Rets, Obj> {
     find_aux(c, true)
 }
 
-fn str_match(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn str_match(c: &Call) -> Result<Rets, Obj> {
     find_aux(c, false)
 }
 
@@ -230,7 +230,7 @@ fn fmt_arg(v: Obj) -> FmtArg {
 /// 1-based position (in `...` after `fmt`, plus one) of an argument whose
 /// `__tostring` the prelude must call first (it passes the string in its
 /// place and calls again).
-fn format_prim(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn format_prim(c: &Call) -> Result<Rets, Obj> {
     let fmt = c.string(0)?;
     let args: Vec<FmtArg> = c.args[1..].iter().map(|&v| fmt_arg(v)).collect();
     let out = format(&fmt, &args, |i| {
@@ -241,8 +241,8 @@ fn format_prim(c: &Call) -> Result<Vec<Obj>, Obj> {
         }
     });
     match out {
-        Ok(s) => Ok(vec![str_obj(&s)]),
-        Err(FormatStop::NeedsTostring(i)) => Ok(vec![Obj::null(), int(i as i64 + 2)]),
+        Ok(s) => Ok(rets![str_obj(&s)]),
+        Err(FormatStop::NeedsTostring(i)) => Ok(rets![Obj::null(), int(i as i64 + 2)]),
         Err(FormatStop::Error(FormatError::BadArg { arg, message })) => {
             Err(c.bad(arg - 1, &message))
         }
@@ -268,7 +268,7 @@ fn gsub_args(c: &Call) -> Result<(Vec<u8>, Vec<u8>, i64), Obj> {
 /// The prelude's `gsub(s, p, repl, n)`: with a string (or number)
 /// replacement the result and the count; with a function or table the
 /// state `gsub_step` takes.
-fn gsub(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn gsub(c: &Call) -> Result<Rets, Obj> {
     let (s, p, max) = gsub_args(c)?;
     let r = c.arg(2);
     let Some(repl) = text_of(r) else {
@@ -285,14 +285,14 @@ fn gsub(c: &Call) -> Result<Vec<Obj>, Obj> {
         for (i, v) in items.into_iter().enumerate() {
             tbl::set(st, int(i as i64 + 1), v);
         }
-        return Ok(vec![Obj::from(st)]);
+        return Ok(rets![Obj::from(st)]);
     };
     let max = usize::try_from(max).unwrap_or(0);
     let gsubbed = pattern::gsub(&s, &p, Some(max), |m| {
         pattern::expand_repl_string(&repl, &s, m).map(Some)
     });
     let (out, n) = gsubbed.map_err(|e| pattern_error(c, e))?;
-    Ok(vec![str_obj(&out), int(n as i64)])
+    Ok(rets![str_obj(&out), int(n as i64)])
 }
 
 /// Integer field `i` of a state table.
@@ -315,20 +315,20 @@ fn push(parts: Table, piece: &[u8]) {
 /// values (the captures, or the match); nothing when done. The state is
 /// `{s, p, pos, last_end, count, max, done}` (offsets 0-based, -1: none;
 /// `done` 1 once the matches ran out).
-fn gsub_step(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn gsub_step(c: &Call) -> Result<Rets, Obj> {
     let (st, parts) = (c.table(0)?, c.table(1)?);
     let (s, p) = (str_field(st, 1), str_field(st, 2));
     let (mut pos, last_end, count, max) = (field(st, 3), field(st, 4), field(st, 5), field(st, 6));
     let anchored = p.first() == Some(&b'^');
     if count >= max || field(st, 7) != 0 || (anchored && count > 0) {
-        return Ok(Vec::new());
+        return Ok(Rets::new());
     }
     loop {
         let found = pattern::find(&s, &p, pos as usize).map_err(|e| pattern_error(c, e))?;
         let Some(m) = found.filter(|m| !(anchored && m.start as i64 != pos)) else {
             tbl::set(st, int(3), int(pos));
             tbl::set(st, int(7), int(1));
-            return Ok(Vec::new());
+            return Ok(Rets::new());
         };
         if m.end as i64 == last_end {
             // An empty match where the last one ended is skipped.
@@ -339,12 +339,12 @@ fn gsub_step(c: &Call) -> Result<Vec<Obj>, Obj> {
             if anchored || pos > s.len() as i64 {
                 tbl::set(st, int(3), int(pos));
                 tbl::set(st, int(7), int(1));
-                return Ok(Vec::new());
+                return Ok(Rets::new());
             }
             continue;
         }
         push(parts, &s[pos as usize..m.start]);
-        let mut out = vec![str_obj(&s[m.start..m.end])];
+        let mut out = rets![str_obj(&s[m.start..m.end])];
         out.extend(values(c, &s, &m)?);
         tbl::set(st, int(3), int(m.end as i64));
         tbl::set(st, int(4), int(m.end as i64));
@@ -354,7 +354,7 @@ fn gsub_step(c: &Call) -> Result<Vec<Obj>, Obj> {
 }
 
 /// The prelude's `gsub_done(state, parts)`: the result and the count.
-fn gsub_done(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn gsub_done(c: &Call) -> Result<Rets, Obj> {
     let (st, parts) = (c.table(0)?, c.table(1)?);
     let s = str_field(st, 1);
     let mut out = Vec::new();
@@ -363,13 +363,13 @@ fn gsub_done(c: &Call) -> Result<Vec<Obj>, Obj> {
     }
     let pos = (field(st, 3) as usize).min(s.len());
     out.extend_from_slice(&s[pos..]);
-    Ok(vec![str_obj(&out), int(field(st, 5))])
+    Ok(rets![str_obj(&out), int(field(st, 5))])
 }
 
 /// The prelude's `gmatch(s, p, init)`: the state `gmatch_step` takes,
 /// `{s, p, pos, last_end}`. A `^` is no anchor in `gmatch`: it is escaped
 /// for `pattern::find`.
-fn gmatch(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn gmatch(c: &Call) -> Result<Rets, Obj> {
     let s = c.string(0)?;
     let mut p = c.string(1)?;
     let init = start_pos(c.opt_integer(2, 1)?, s.len()) - 1;
@@ -382,12 +382,12 @@ fn gmatch(c: &Call) -> Result<Vec<Obj>, Obj> {
     for (i, v) in items.into_iter().enumerate() {
         tbl::set(st, int(i as i64 + 1), v);
     }
-    Ok(vec![Obj::from(st)])
+    Ok(rets![Obj::from(st)])
 }
 
 /// The prelude's `gmatch_step(state)`: the next match's values, or
 /// nothing.
-fn gmatch_step(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn gmatch_step(c: &Call) -> Result<Rets, Obj> {
     let st = c.table(0)?;
     let (s, p) = (str_field(st, 1), str_field(st, 2));
     let (mut pos, last_end) = (field(st, 3), field(st, 4));
@@ -405,7 +405,7 @@ fn gmatch_step(c: &Call) -> Result<Vec<Obj>, Obj> {
         return values(c, &s, &m);
     }
     tbl::set(st, int(3), int(s.len() as i64 + 1));
-    Ok(Vec::new())
+    Ok(Rets::new())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! `__newindex` or `__len` (a builtin cannot call Lua).
 
 use super::base::lua_type;
-use super::{def, int, str_obj, Call, Def};
+use super::{def, int, rets, str_obj, Call, Def, Rets};
 use crate::strings::text_of;
 use crate::table::{self as tbl, new_table};
 use crate::vm::{Str, Table};
@@ -26,7 +26,7 @@ fn set(t: Table, i: i64, v: Obj) {
     tbl::set(t, int(i), v);
 }
 
-fn insert(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn insert(c: &Call) -> Result<Rets, Obj> {
     let t = c.table(0)?;
     let e = tbl::len(t).wrapping_add(1);
     let pos = match c.args.len() {
@@ -50,10 +50,10 @@ fn insert(c: &Call) -> Result<Vec<Obj>, Obj> {
         _ => return Err(c.error("wrong number of arguments to 'insert'")),
     };
     set(t, pos, c.arg(c.args.len() - 1));
-    Ok(Vec::new())
+    Ok(Rets::new())
 }
 
-fn remove(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn remove(c: &Call) -> Result<Rets, Obj> {
     let t = c.table(0)?;
     let size = tbl::len(t);
     let pos = c.opt_integer(1, size)?;
@@ -68,10 +68,10 @@ fn remove(c: &Call) -> Result<Vec<Obj>, Obj> {
         }
     }
     set(t, pos.max(size), Obj::null());
-    Ok(vec![removed])
+    Ok(rets![removed])
 }
 
-fn concat(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn concat(c: &Call) -> Result<Rets, Obj> {
     let t = c.table(0)?;
     let last = tbl::len(t);
     let sep = c.opt_string(1, b"")?;
@@ -95,13 +95,13 @@ fn concat(c: &Call) -> Result<Vec<Obj>, Obj> {
         out.extend_from_slice(&sep);
         i += 1;
     }
-    Ok(vec![str_obj(&out)])
+    Ok(rets![str_obj(&out)])
 }
 
 /// Most values `unpack` returns (`lua_checkstack`'s limit).
 const MAX_RESULTS: u64 = 1_000_000;
 
-fn unpack(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn unpack(c: &Call) -> Result<Rets, Obj> {
     let v = c.arg(0);
     let first = c.opt_integer(1, 1)?;
     let last = match c.arg(2).is_null() {
@@ -115,7 +115,7 @@ fn unpack(c: &Call) -> Result<Vec<Obj>, Obj> {
         }
     };
     if first > last {
-        return Ok(Vec::new());
+        return Ok(Rets::new());
     }
     if (last as u64).wrapping_sub(first as u64) >= MAX_RESULTS {
         return Err(c.error("too many results to unpack"));
@@ -130,16 +130,16 @@ fn unpack(c: &Call) -> Result<Vec<Obj>, Obj> {
         .collect())
 }
 
-fn pack(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn pack(c: &Call) -> Result<Rets, Obj> {
     let t = new_table(c.args.len() as i64, 1);
     for (i, &v) in c.args.iter().enumerate() {
         set(t, i as i64 + 1, v);
     }
     tbl::set(t, str_obj(b"n"), int(c.args.len() as i64));
-    Ok(vec![Obj::from(t)])
+    Ok(rets![Obj::from(t)])
 }
 
-fn move_(c: &Call) -> Result<Vec<Obj>, Obj> {
+fn move_(c: &Call) -> Result<Rets, Obj> {
     let f = c.integer(1)?;
     let e = c.integer(2)?;
     let t = c.integer(3)?;
@@ -158,7 +158,7 @@ fn move_(c: &Call) -> Result<Vec<Obj>, Obj> {
         }
         let same = dst.serial() == src.serial();
         if same && tbl::move_in_array(src, f, e, t) {
-            return Ok(vec![Obj::from(dst)]);
+            return Ok(rets![Obj::from(dst)]);
         }
         let forward = t > e || t <= f || !same;
         for k in 0..n {
@@ -166,5 +166,5 @@ fn move_(c: &Call) -> Result<Vec<Obj>, Obj> {
             set(dst, t + i, get(src, f + i));
         }
     }
-    Ok(vec![Obj::from(dst)])
+    Ok(rets![Obj::from(dst)])
 }
