@@ -13,7 +13,8 @@
 //! The slow path zeroes the next [`ZERO_AHEAD`] bytes when a bump passes
 //! `zeroed`, so the memory is cleared just before it is handed out, while
 //! it is in cache (RPython's nursery cleanup works the same way); a minor
-//! collection only moves `zeroed` back to the start. Clearing a whole
+//! collection re-zeroes at most the first `ZERO_AHEAD` used bytes (all of
+//! a small nursery's) and moves `zeroed` back to their end. Clearing a whole
 //! used nursery at once instead cost Lua's fib 23% of its run: the region
 //! is larger than the L2 cache, so every byte went to memory twice.
 //! Forwarding (during a minor collection) writes the new
