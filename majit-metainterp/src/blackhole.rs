@@ -403,17 +403,17 @@ impl<'a> Blackhole<'a> {
             }
             JOp::New => {
                 let d = &code.descrs[insn.descr(0)];
-                let layout = d.as_size().expect("builder checked a size descr").clone();
+                let layout = d.as_size().expect("builder checked a size descr");
                 result = Some(Value::Ref(
-                    self.allocate(|a, roots| a.new_object(&layout, roots))?,
+                    self.allocate(|a, roots| a.new_object(layout, roots))?,
                 ));
             }
             JOp::NewArray => {
                 let d = &code.descrs[insn.descr(1)];
                 let len = f.int(insn.reg(0)).max(0) as usize;
-                let ad = array(d).clone();
+                let ad = array(d);
                 result = Some(Value::Ref(
-                    self.allocate(|a, roots| a.new_array(&ad, len, roots))?,
+                    self.allocate(|a, roots| a.new_array(ad, len, roots))?,
                 ));
             }
             JOp::CallI | JOp::CallR | JOp::CallF | JOp::CallV => {
