@@ -453,14 +453,17 @@ fn frames_agree<B: GcBackend>(diff: u32) {
             assert!(s.loops_compiled >= 1, "{name}: {s}");
             assert!(s.calls_inlined + s.calls_residual >= 1, "{name}: {s}");
             // An entry trace takes the reds alone (it loads the frame's
-            // values before its label); fib's return `finish`es carry the
-            // result alone (the trace stores the frame back before them).
+            // values after its label, which takes the reds too); fib's
+            // return `finish`es carry the result alone (the trace stores
+            // the frame back before them).
             let entries: Vec<_> = driver.loops().into_iter().filter(|l| l.entry).collect();
             assert!(name != "fib" || !entries.is_empty(), "{name}: {s}");
             for l in entries {
                 let t = &l.recorded;
                 assert_eq!(t.inputs.len(), 1, "{name}: {t:?}");
-                assert!(l.label_args > 1, "{name}: {t:?}");
+                assert!(l.values > 1, "{name}: {t:?}");
+                let label = t.ops.iter().find(|o| o.opcode == majit::ir::OpCode::Label);
+                assert_eq!(label.map(|o| o.args.len()), Some(1), "{name}: {t:?}");
                 let finish = |o: &&majit::ir::Op| o.opcode == majit::ir::OpCode::Finish;
                 let finishes = t.ops.iter().filter(finish);
                 assert!(

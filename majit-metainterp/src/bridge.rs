@@ -19,6 +19,7 @@
 
 use crate::backend::CodeId;
 use crate::compiled::GuardInfo;
+use crate::jitcode::eval::ConcreteError;
 use crate::opt::ledger::Ledger;
 use crate::opt::{BridgeEnd, LoopLabel, OptError};
 use crate::params::JitParams;
@@ -140,7 +141,9 @@ fn bridge_boxes(trace: &mut Trace, rd: Option<&GuardResume>, values: &[Value]) -
 pub(crate) struct BridgeStart {
     pub trace: Trace,
     pub frames: Vec<BridgeFrame>,
-    pub vable: Option<VableBoxes>,
+    /// The frame's and its virtualizable values' boxes, and per value the
+    /// box the frame holds (the values loaded at the start).
+    pub vable: Option<(VableBoxes, Vec<Option<OpRef>>)>,
     /// The exception the guard left pending, taken by the trace's first
     /// ops (`guard_exception` with this fail id, `save_exception_*`): its
     /// box, for the tracer to deliver.
@@ -153,14 +156,16 @@ pub(crate) struct BridgeStart {
 /// snapshot and its original fail args `values` (already rebuilt). With
 /// `exception` (the guard left one pending), the trace first takes it,
 /// before anything can allocate, with a `guard_exception` of fail id
-/// `*next_fail_id` (which fails only on a helper's panic).
+/// `*next_fail_id` (which fails only on a helper's panic). The
+/// virtualizable values the frame held at the guard (`vable` describes
+/// it) are loaded from it after the pending stores.
 pub(crate) fn bridge_start(
     frame: &[Value],
     info: &GuardInfo,
     values: &[Value],
-    exception: Option<Value>,
+    (exception, vable): (Option<Value>, Option<&VirtualizableInfo>),
     next_fail_id: &mut u32,
-) -> BridgeStart {
+) -> Result<BridgeStart, ConcreteError> {
     let kinds: Vec<Kind> = frame.iter().map(|v| v.kind()).collect();
     let mut trace = Trace::new(&kinds);
     let exception = exception.map(|e| {
@@ -205,16 +210,49 @@ pub(crate) fn bridge_start(
             regs,
         });
     }
-    let vable = snap
-        .vable
-        .split_first()
-        .map(|(frame, rest)| (box_of(frame), rest.iter().map(&mut box_of).collect()));
-    BridgeStart {
+    let vable = match (vable, snap.vable.split_first()) {
+        (Some(info), Some((Some(frame), rest))) => {
+            let frame = box_of(frame);
+            let boxes = rest.iter().map(|sv| sv.as_ref().map(&mut box_of)).collect();
+            Some(load_in_frame(&mut trace, info, frame, boxes)?)
+        }
+        _ => None,
+    };
+    Ok(BridgeStart {
         trace,
         frames,
         vable,
         exception,
+    })
+}
+
+/// The bridge's virtualizable boxes: `boxes[k]`, or where that is `None`
+/// (the frame held the value at the guard) a load from the frame, recorded
+/// with the value the frame holds now (written back at the failure).
+fn load_in_frame(
+    trace: &mut Trace,
+    info: &VirtualizableInfo,
+    frame: TBox,
+    boxes: Vec<Option<TBox>>,
+) -> Result<(VableBoxes, Vec<Option<OpRef>>), ConcreteError> {
+    let now = info.read(frame.v.as_ref().unwrap_or(0))?;
+    let mut out: Vec<TBox> = Vec::with_capacity(boxes.len());
+    let mut memory = Vec::with_capacity(boxes.len());
+    for (k, b) in boxes.into_iter().enumerate() {
+        let (b, held) = match b {
+            Some(b) => (b, None),
+            None => {
+                let array = out.get(info.array_slot()).map_or(frame.r, |a| a.r);
+                let index = |i| trace.add_const(Const::Int(i));
+                let op = info.load_op(k, frame.r, array, index);
+                let r = trace.push(op);
+                (TBox { r, v: now[k] }, Some(r))
+            }
+        };
+        out.push(b);
+        memory.push(held);
     }
+    Ok(((frame, out), memory))
 }
 
 /// Makes `trace`, a bridge ending in a jump to a loop's start label, jump
@@ -265,9 +303,9 @@ pub(crate) fn enter_peeled(trace: &mut Trace, short: &Trace, next_fail_id: &mut 
 /// start label is `target`: it jumps to `target` with the guard's
 /// original fail args (the loop's reds and virtualizable values; `values`
 /// are their values), re-allocating virtuals; the dead frame's values are
-/// `frame`. Into an entry trace (`vable`: its frame's description) it
-/// first writes the virtualizable values to the frame, as the code after
-/// that label expects.
+/// `frame`. Into an entry trace (`vable`: its frame's description and the
+/// number of reds) it writes the virtualizable values to the frame and
+/// jumps with the reds alone: that label loads the frame after it.
 pub(crate) fn to_loop_start(
     frame: &[Value],
     resume: Option<&GuardResume>,
@@ -278,13 +316,14 @@ pub(crate) fn to_loop_start(
     let kinds: Vec<Kind> = frame.iter().map(|v| v.kind()).collect();
     let mut trace = Trace::new(&kinds);
     let boxes = bridge_boxes(&mut trace, resume, values);
-    let args: Vec<OpRef> = boxes.iter().map(|b| b.r).collect();
+    let mut args: Vec<OpRef> = boxes.iter().map(|b| b.r).collect();
     if let Some((info, reds)) = vable {
         let index = |i| trace.add_const(Const::Int(i));
         let ops = info.store_ops(args[info.red()], &args[reds..], |_, _| false, index);
         for op in ops {
             trace.push(op);
         }
+        args.truncate(reds);
     }
     trace.push(Op::new(OpCode::Jump, &args).with_descr(target.clone()));
     trace

@@ -39,12 +39,13 @@ pub struct LoopInfo {
     pub budget: Option<u32>,
     /// Traced from a function's first merge point (an entry trace, which
     /// may end at the portal's return), not from a back edge. With a
-    /// virtualizable frame an entry trace's inputs are the reds alone: it
-    /// reads the frame's values itself, before its label.
+    /// virtualizable frame an entry trace's inputs and label take the reds
+    /// alone: it reads the frame's values itself, after its label.
     pub entry: bool,
-    /// The number of values a `jump` to the label carries: the reds, then
-    /// the virtualizable frame's values.
-    pub label_args: usize,
+    /// The number of values of the state it was traced from: the reds,
+    /// then the virtualizable frame's values (a loop's label takes them
+    /// all).
+    pub values: usize,
     /// Retraces of this loop that did not compile (see
     /// `RETRACE_FAILURES` in the driver).
     pub retrace_failures: u32,

@@ -727,7 +727,7 @@ impl<B: Backend> JitDriver<B> {
         };
         let (want, entry) = {
             let l = &self.compiled.borrow().loops[li];
-            (l.label_args, l.entry)
+            (l.values, l.entry)
         };
         if entry {
             return Ok(self.entry_fits(li, reds)?.then(|| Inputs::from_slice(reds)));
@@ -751,14 +751,24 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// The number of frame array items entry trace `li` loads (0 without
-    /// a virtualizable frame): its label carries the reds, the frame's
-    /// fields and array, then the items.
+    /// a virtualizable frame): its state is the reds, the frame's fields
+    /// and array, then the items.
     pub(crate) fn entry_items(&self, li: usize) -> i64 {
         let Some(info) = &self.vable else {
             return 0;
         };
-        let label_args = self.compiled.borrow().loops[li].label_args;
-        label_args as i64 - (self.red_kinds.len() + info.items_start()) as i64
+        let values = self.compiled.borrow().loops[li].values;
+        values as i64 - (self.red_kinds.len() + info.items_start()) as i64
+    }
+
+    /// The number of values of the state `reds` at a merge point: the
+    /// reds, then the virtualizable frame's values.
+    fn state_len(&self, reds: &[Value]) -> Result<usize, JitError> {
+        let Some(info) = &self.vable else {
+            return Ok(reds.len());
+        };
+        let frame = reds[info.red()].as_ref().unwrap_or(0);
+        Ok(reds.len() + info.value_count(frame)?)
     }
 
     /// Exit values that are the reds followed by the virtualizable
@@ -767,7 +777,7 @@ impl<B: Backend> JitDriver<B> {
         if let Some(info) = &self.vable {
             let vable = values.split_off(self.red_kinds.len());
             let frame = values[info.red()].as_ref().unwrap_or(0);
-            info.write_back(&mut Shared(&self.alloc), frame, &vable)?;
+            info.write_back(&mut Shared(&self.alloc), frame, |k| vable.get(k).copied())?;
         }
         Ok(values)
     }
@@ -784,9 +794,10 @@ impl<B: Backend> JitDriver<B> {
         let (Some(info), Some((frame, rest))) = (&self.vable, snap.vable.split_first()) else {
             return Ok(());
         };
-        let vals: Vec<Value> = rest.iter().map(|sv| sv.resolve(values)).collect();
-        let frame = frame.resolve(values).as_ref().unwrap_or(0);
-        info.write_back(&mut Shared(&self.alloc), frame, &vals)?;
+        let frame = frame.map_or(Value::Ref(0), |f| f.resolve(values));
+        let frame = frame.as_ref().unwrap_or(0);
+        let value = |k: usize| rest.get(k).copied().flatten().map(|sv| sv.resolve(values));
+        info.write_back(&mut Shared(&self.alloc), frame, value)?;
         Ok(())
     }
 
@@ -934,7 +945,7 @@ impl<B: Backend> JitDriver<B> {
     /// entry trace's.
     fn start_at(&self, greens: &[Value], values: &[Value]) -> Option<(Descr, bool)> {
         let t = self.loop_target(&GreenKey::new(greens))?;
-        (t.inputs == values.len()).then_some((t.label, t.entry))
+        (t.values == values.len()).then_some((t.label, t.entry))
     }
 
     /// The loop compiled at `key`, as a trace's jump target.
@@ -944,7 +955,7 @@ impl<B: Backend> JitDriver<B> {
         let l = &c.loops[li];
         Some(LoopTarget {
             label: l.target.clone(),
-            inputs: l.label_args,
+            values: l.values,
             entry: l.entry,
         })
     }
@@ -1109,6 +1120,7 @@ impl<B: Backend> JitDriver<B> {
         let aborts = self.warm.borrow().get(&key).map_or(0, |e| e.aborts);
         let returns = !entry && aborts + 1 >= self.params.max_aborts;
         let kind = (target.clone(), entry, returns);
+        let state_len = self.state_len(reds)?;
         let tracing = Tracing::new(&self.tracing, &key);
         let end = self.run_tracer(|env| Tracer::for_loop(env, portal, mp_pc, greens, reds, kind));
         drop(tracing);
@@ -1151,7 +1163,7 @@ impl<B: Backend> JitDriver<B> {
             return Ok(next);
         }
         match self.compile_loop(*fin) {
-            Ok(c) => self.add_loop(key, target, c, entry),
+            Ok(c) => self.add_loop(key, target, c, (entry, state_len)),
             Err((reason, why)) => {
                 self.count(|s| s.abort_because(reason, why));
                 self.warm.borrow_mut().dont_trace(&key);
@@ -1160,14 +1172,19 @@ impl<B: Backend> JitDriver<B> {
         Ok(next)
     }
 
-    /// Registers the compiled loop (or entry trace) `c` at `key`.
-    fn add_loop(&self, key: GreenKey, target: Descr, c: CompiledTrace, entry: bool) {
+    /// Registers the compiled loop (or entry trace, `entry`) `c` at `key`,
+    /// traced from a state of `values` values.
+    fn add_loop(
+        &self,
+        key: GreenKey,
+        target: Descr,
+        c: CompiledTrace,
+        (entry, values): (bool, usize),
+    ) {
         let greens: Vec<String> = key.values().iter().map(|v| format!("{v:?}")).collect();
         let n = self.compiled.borrow().loops.len();
         let name = format!("majit loop {n} [{}]", greens.join(", "));
         self.announce(c.code, &name);
-        let label = c.recorded.ops.iter().find(|o| o.opcode == OpCode::Label);
-        let label_args = label.map_or(c.recorded.inputs.len(), |l| l.args.len());
         self.compiled.borrow_mut().loops.push(LoopInfo {
             key: key.clone(),
             code: c.code,
@@ -1180,7 +1197,7 @@ impl<B: Backend> JitDriver<B> {
             guards: c.guards,
             budget: c.budget,
             entry,
-            label_args,
+            values,
             retrace_failures: 0,
         });
         self.warm.borrow_mut().set_loop(&key, n);
@@ -1205,7 +1222,8 @@ impl<B: Backend> JitDriver<B> {
         exception: Option<Value>,
     ) -> Result<Next, JitError> {
         let mut next_id = self.next_fail_id.get();
-        let start = bridge::bridge_start(&df.values, info, values, exception, &mut next_id);
+        let vable = (exception, self.vable.as_ref());
+        let start = bridge::bridge_start(&df.values, info, values, vable, &mut next_id)?;
         self.next_fail_id.set(next_id);
         let resume_at = info.snapshot.resume_at;
         let BridgeStart {

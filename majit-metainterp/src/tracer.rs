@@ -40,9 +40,9 @@
 //!
 //! With a virtualizable frame (`vable.rs`) the loop's inputs are the reds
 //! followed by the frame's virtualizable values (an entry trace takes the
-//! reds alone and loads the values before its label); accesses to the frame's
+//! reds alone and loads the values after its label); accesses to the frame's
 //! listed fields and its array's items are box moves, every snapshot lists
-//! the frame and those boxes, the closing `jump` or `finish` carries them
+//! the frame and those boxes (but not a box the frame holds), the closing `jump` or `finish` carries them
 //! (a return stores them into the frame instead), and a call that may force the frame is surrounded by their stores and
 //! reloads.
 //!
@@ -137,7 +137,11 @@ pub struct Snapshot {
     pub tested: Option<u32>,
     /// With a virtualizable frame (`vable.rs`): the frame, then its
     /// virtualizable values, written back into it when the guard fails.
-    pub vable: Vec<SnapValue>,
+    /// `None` is a value the frame holds already (the trace loaded it, or
+    /// stored it before a call, and has not replaced it since): no fail
+    /// arg keeps it, nothing is written back, and a bridge loads it from
+    /// the frame at its start.
+    pub vable: Vec<Option<SnapValue>>,
     /// What a failure resumes.
     pub resume_at: ResumeAt,
 }
@@ -177,8 +181,10 @@ pub fn live_regs(
 pub struct LoopTarget {
     /// Its label's descr.
     pub label: Descr,
-    /// Its label's number of inputs.
-    pub inputs: usize,
+    /// The number of values at its merge point: the reds, then the
+    /// virtualizable values it was traced with (an entry trace's label
+    /// takes the reds alone).
+    pub values: usize,
     /// An entry trace's label (see `vable_store`).
     pub entry: bool,
 }
@@ -227,7 +233,7 @@ fn bank(kind: Kind) -> usize {
 }
 
 /// The `getfield_gc_*` of a field of `kind`.
-fn getfield_opcode(kind: Kind) -> OpCode {
+pub(crate) fn getfield_opcode(kind: Kind) -> OpCode {
     [
         OpCode::GetfieldGcI,
         OpCode::GetfieldGcR,
@@ -236,7 +242,7 @@ fn getfield_opcode(kind: Kind) -> OpCode {
 }
 
 /// The `getarrayitem_gc_*` of an array of items of `kind`.
-fn getarrayitem_opcode(kind: Kind) -> OpCode {
+pub(crate) fn getarrayitem_opcode(kind: Kind) -> OpCode {
     [
         OpCode::GetarrayitemGcI,
         OpCode::GetarrayitemGcR,
@@ -477,11 +483,11 @@ impl<'a> Tracer<'a> {
                 r: OpRef::input(info.red()),
                 v: reds[info.red()],
             };
-            // An entry trace reads the frame itself, so a call enters it
-            // with the reds alone (`call_assembler`); its label, after the
-            // reads, takes the reds and the values as a loop's does.
+            // An entry trace reads the frame itself, after its label, so a
+            // call (`call_assembler`) or a jump enters it with the reds
+            // alone (`merge_point`).
             let boxes = if entry {
-                t.vable_load(frame)?
+                Vec::new()
             } else {
                 (reds.len()..inputs.len())
                     .map(|i| TBox {
@@ -499,14 +505,15 @@ impl<'a> Tracer<'a> {
     /// guard resuming at `resume_at`, each register holding an input of
     /// the bridge, a constant, or a value the caller already recorded into
     /// `trace`; `vable` holds the frame's and its virtualizable values'
-    /// boxes. `exception`: the guard left one pending, which `trace`
+    /// boxes, and per value the box the frame holds (those the trace
+    /// loaded from it). `exception`: the guard left one pending, which `trace`
     /// already took (a `guard_exception` with that fail id, then the
     /// box's `save_exception_*`); it is delivered first.
     pub fn for_bridge(
         env: TraceEnv<'a>,
         trace: Trace,
         frames: Vec<BridgeFrame>,
-        vable: Option<VableBoxes>,
+        vable: Option<(VableBoxes, Vec<Option<OpRef>>)>,
         resume_at: ResumeAt,
         exception: Option<(u32, TBox)>,
     ) -> Tracer<'a> {
@@ -528,8 +535,8 @@ impl<'a> Tracer<'a> {
             consts: FastMap::default(),
             known_outcome: resume_at == ResumeAt::Insn,
             budget: None,
-            vable,
-            vable_memory: Vec::new(),
+            vable_memory: vable.as_ref().map_or(Vec::new(), |v| v.1.clone()),
+            vable: vable.map(|v| v.0),
             sizes,
             quasi: QuasiState::default(),
             pending: None,
@@ -709,11 +716,14 @@ impl<'a> Tracer<'a> {
         }
         self.snap_cache = cache;
         let mut vable = Vec::with_capacity(self.vable.as_ref().map_or(0, |v| 1 + v.1.len()));
-        let boxes = self
-            .vable
-            .iter()
-            .flat_map(|(frame, boxes)| std::iter::once(frame).chain(boxes));
-        vable.extend(boxes.map(|b| fail_args.value(*b)));
+        if let Some((frame, boxes)) = &self.vable {
+            vable.push(Some(fail_args.value(*frame)));
+            let memory = &self.vable_memory;
+            vable.extend(boxes.iter().enumerate().map(|(k, b)| {
+                let held = memory.get(k) == Some(&Some(b.r));
+                (!held).then(|| fail_args.value(*b))
+            }));
+        }
         let args = fail_args.args().to_vec();
         self.fail_args = fail_args;
         (
@@ -1398,22 +1408,11 @@ impl<'a> Tracer<'a> {
     fn vable_load(&mut self, frame: TBox) -> Result<Vec<TBox>, ConcreteError> {
         let info = self.env.vable.expect("a virtualizable frame");
         let values = info.read(frame.v.as_ref().unwrap_or(0))?;
-        let mut boxes = Vec::with_capacity(values.len());
-        for (f, &v) in info.fields().iter().zip(&values) {
-            let op =
-                Op::new(getfield_opcode(f.kind), &[frame.r]).with_descr(Descr::Field(f.clone()));
+        let mut boxes: Vec<TBox> = Vec::with_capacity(values.len());
+        for (k, &v) in values.iter().enumerate() {
+            let array = boxes.get(info.array_slot()).map_or(frame.r, |a| a.r);
+            let op = info.load_op(k, frame.r, array, |i| self.konst(Value::Int(i)).r);
             boxes.push(self.record(op, v));
-        }
-        if let Some((f, a)) = info.array() {
-            let op = Op::new(OpCode::GetfieldGcR, &[frame.r]).with_descr(Descr::Field(f.clone()));
-            let arr = self.record(op, values[info.array_slot()]);
-            boxes.push(arr);
-            let opcode = getarrayitem_opcode(a.kind);
-            for (i, &v) in values[info.items_start()..].iter().enumerate() {
-                let idx = self.konst(Value::Int(i as i64));
-                let op = Op::new(opcode, &[arr.r, idx.r]).with_descr(Descr::Array(a.clone()));
-                boxes.push(self.record(op, v));
-            }
         }
         self.vable_memory = boxes.iter().map(|b| Some(b.r)).collect();
         Ok(boxes)
@@ -1557,13 +1556,23 @@ impl<'a> Tracer<'a> {
         let key = GreenKey::new(&greens);
         if !self.started {
             self.started = true;
-            if let TraceKind::Loop { target, .. } = &self.kind {
+            if let TraceKind::Loop { target, entry, .. } = &self.kind {
+                let (target, entry) = (target.clone(), *entry);
                 let mut args: Vec<OpRef> = reds.iter().map(|b| b.r).collect();
-                if let Some((_, boxes)) = &self.vable {
-                    args.extend(boxes.iter().map(|b| b.r));
+                let vable = self
+                    .vable
+                    .as_ref()
+                    .map(|(frame, boxes)| (*frame, boxes.len()));
+                if !entry {
+                    args.extend(self.vable.iter().flat_map(|v| v.1.iter().map(|b| b.r)));
                 }
-                let label = Op::new(OpCode::Label, &args).with_descr(target.clone());
-                self.trace.push(label);
+                self.trace
+                    .push(Op::new(OpCode::Label, &args).with_descr(target));
+                if let (true, Some((frame, _))) = (entry, vable) {
+                    let boxes = self.vable_load(frame)?;
+                    args.extend(boxes.iter().map(|b| b.r));
+                    self.vable = Some((frame, boxes));
+                }
                 if let Some(word) = self.env.budget_word {
                     let (id, descr) = self.fail_descr(false);
                     crate::diff::budget::record(&mut self.trace, word, descr, &args);
@@ -1591,7 +1600,7 @@ impl<'a> Tracer<'a> {
         };
         // A loop traced with another virtualizable array length takes a
         // different number of inputs.
-        let other = (self.env.loop_target)(&key).filter(|t| t.inputs == red_refs.len());
+        let other = (self.env.loop_target)(&key).filter(|t| t.values == red_refs.len());
         let (mut finish, mut loop_word_guard) = (None, None);
         let mut jumped_to = None;
         let target = own.clone().or(other.map(|t| (t.label, t.entry)));
@@ -1601,11 +1610,11 @@ impl<'a> Tracer<'a> {
             }
             self.flush_stores(None);
             if entry {
-                // An entry trace's label follows its loads of the frame,
-                // and the code after it takes the frame as holding the
-                // values its trace has not changed (`vable_store`): so does
-                // every jump to it.
+                // An entry trace's label takes the reds and loads the
+                // frame after it: a jump there stores what the frame does
+                // not hold already (`vable_store`).
                 self.vable_store();
+                red_refs.truncate(reds.len());
             }
             self.trace
                 .push(Op::new(OpCode::Jump, &red_refs).with_descr(target));

@@ -10,8 +10,9 @@
 //!   inputs are `reds ++ fields ++ [array] ++ items` (the *virtualizable
 //!   values*). A loop is entered only when the array's length equals the
 //!   length it was traced with; that check replaces every bounds guard. An
-//!   entry trace takes the reds alone and loads the values itself, before
-//!   its label, so a call of the interpreted program enters it cheaply.
+//!   entry trace takes the reds alone and loads the values itself, after
+//!   its label, so a call of the interpreted program (or a jump, which
+//!   first stores what the frame does not hold) enters it cheaply.
 //! - **Inside the trace.** `getfield`/`setfield` of a listed field of the
 //!   frame, `getarrayitem`/`setarrayitem` of its array and `arraylen` of
 //!   the array record nothing: they read or replace a box. An item index
@@ -21,11 +22,13 @@
 //! - **Leaving.** Every guard's resume data lists the frame and the
 //!   virtualizable values ([`crate::tracer::Snapshot::vable`]); when a
 //!   guard fails the driver writes them back into the frame before the
-//!   blackhole or a bridge runs. A `finish` and the budget exit of
+//!   blackhole or a bridge runs. A value the frame still holds (loaded and
+//!   not replaced since) is no fail arg and is not written back; a bridge
+//!   loads it from the frame. A `finish` and the budget exit of
 //!   differential mode carry them after the reds and are written back too;
 //!   a `finish` at the portal's return is preceded by the stores that write
 //!   them back, and carries the result alone.
-//!   A bridge starts from the guard's boxes and jumps with them.
+//!   A bridge starts from the guard's boxes and those loads, and jumps with them.
 //! - **Residual calls that may look at the frame** (`EffectInfo::may_force`)
 //!   get a written-back frame: the trace stores every box into the frame
 //!   before the call and reloads them all after it, so the callee may also
@@ -48,6 +51,7 @@
 
 use crate::jitcode::eval::{self, ConcreteError};
 use crate::runtime::Allocator;
+use crate::tracer::{getarrayitem_opcode, getfield_opcode};
 use majit_ir::{ArrayDescr, Descr, FieldDescr, Kind, Op, OpCode, OpRef, Value};
 use std::sync::Arc;
 
@@ -204,6 +208,14 @@ impl VirtualizableInfo {
         eval::arraylen(arr.as_ref().unwrap_or(0), a)
     }
 
+    /// The number of virtualizable values of `frame`.
+    pub(crate) fn value_count(&self, frame: usize) -> Result<usize, ConcreteError> {
+        match &self.array {
+            Some(_) => Ok(self.items_start() + self.array_len(frame)? as usize),
+            None => Ok(self.fields.len()),
+        }
+    }
+
     /// The virtualizable values of `frame`: its fields, then (with an
     /// array) the array ref and its items.
     pub(crate) fn read(&self, frame: usize) -> Result<Vec<Value>, ConcreteError> {
@@ -266,22 +278,56 @@ impl VirtualizableInfo {
         ops
     }
 
-    /// Writes virtualizable values (as [`VirtualizableInfo::read`] returns
-    /// them) back into `frame` and its array. The array ref is not stored:
-    /// the frame's array never changes while compiled code runs.
+    /// The op loading virtualizable value `k` (in [`VirtualizableInfo::read`]'s
+    /// order) from `frame`, or for an item from `array`; `index(i)` is the
+    /// constant array index `i`.
+    pub(crate) fn load_op(
+        &self,
+        k: usize,
+        frame: OpRef,
+        array: OpRef,
+        index: impl FnOnce(i64) -> OpRef,
+    ) -> Op {
+        let field = |f: &Arc<FieldDescr>| {
+            Op::new(getfield_opcode(f.kind), &[frame]).with_descr(Descr::Field(f.clone()))
+        };
+        match (self.fields.get(k), &self.array) {
+            (Some(f), _) => field(f),
+            (None, Some((f, _))) if k == self.array_slot() => field(f),
+            (None, Some((_, a))) => {
+                let idx = index((k - self.items_start()) as i64);
+                Op::new(getarrayitem_opcode(a.kind), &[array, idx])
+                    .with_descr(Descr::Array(a.clone()))
+            }
+            (None, None) => unreachable!("virtualizable value {k} of a frame without an array"),
+        }
+    }
+
+    /// Writes virtualizable values back into `frame` and its array:
+    /// `value(k)` is value `k` (in [`VirtualizableInfo::read`]'s order), or
+    /// `None` when the frame holds it already. The array ref is not
+    /// stored: the frame's array never changes while compiled code runs.
     pub(crate) fn write_back(
         &self,
         alloc: &mut dyn Allocator,
         frame: usize,
-        values: &[Value],
+        value: impl Fn(usize) -> Option<Value>,
     ) -> Result<(), ConcreteError> {
-        for (f, &v) in self.fields.iter().zip(values) {
-            eval::setfield(alloc, frame, f, v)?;
+        for (k, f) in self.fields.iter().enumerate() {
+            if let Some(v) = value(k) {
+                eval::setfield(alloc, frame, f, v)?;
+            }
         }
-        if let Some((_, a)) = &self.array {
-            let arr = values[self.array_slot()].as_ref().unwrap_or(0);
-            for (i, &v) in values[self.items_start()..].iter().enumerate() {
-                eval::setarrayitem(alloc, arr, i as i64, a, v)?;
+        if let Some((f, a)) = &self.array {
+            let arr = match value(self.array_slot()) {
+                Some(arr) => arr,
+                None => eval::getfield(frame, f)?,
+            };
+            let arr = arr.as_ref().unwrap_or(0);
+            for i in 0..eval::arraylen(arr, a)? {
+                if let Some(v) = value(self.items_start() + i as usize) {
+                    eval::setarrayitem(alloc, arr, i, a, v)?;
+                }
             }
         }
         Ok(())
