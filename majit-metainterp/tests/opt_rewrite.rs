@@ -115,6 +115,40 @@ fn is_zero_of_a_comparison_becomes_its_negation() {
 }
 
 #[test]
+fn a_guard_on_is_zero_tests_the_operand_itself() {
+    let out = assert_opt(
+        "rewrite",
+        "
+        [p0, i1, i7]
+        i2 = ptr_is_tagged(p0)
+        i3 = int_is_zero(i2)
+        guard_true(i3) [p0, i3]
+        i4 = int_is_zero(i1)
+        guard_false(i4) [p0, i4]
+        i5 = int_is_zero(i7)
+        i6 = int_is_zero(i5)
+        guard_true(i6) [p0]
+        finish(i3)",
+        expect![
+            "
+            [p0, i1, i7]
+            i2 = ptr_is_tagged(p0)
+            i3 = int_is_zero(i2)
+            guard_false(i2) [p0]
+            guard_true(i1) [p0]
+            guard_true(i7) [p0]
+            finish(i3)"
+        ],
+    );
+    // The `int_is_zero` results the fail args keep resume as the constants
+    // a failure implies (guard_true(i3) failed: i3 == 0; guard_false(i4)
+    // failed: i4 == 1), so the trace need not compute them.
+    let values = |k: u32| out.resume[&(opt_support::AUTO_FAIL_BASE + k)].to_string();
+    assert_eq!(values(0).lines().next(), Some("values [BOX0, 0]"));
+    assert_eq!(values(1).lines().next(), Some("values [BOX0, 1]"));
+}
+
+#[test]
 fn a_comparison_tested_against_one_or_zero_is_itself_or_its_negation() {
     // An interpreter's `(a < b) != k` with the constant `k` of a Lua `LT`.
     assert_opt(

@@ -3,7 +3,7 @@
 
 mod opt_support;
 
-use majit_ir::expect;
+use majit_ir::{expect, Const};
 use majit_metainterp::resume::{PendingField, Slot, Tagged};
 use opt_support::{assert_opt, exec::check_equivalent, optimize_checked, parse};
 
@@ -40,25 +40,29 @@ fn aheui_without_unroll_is_the_primers_preamble() {
         "intbounds:rewrite:virtualize:heap:pure",
         AHEUI,
         expect![
-            "
+            r"
             [p0]
             label(p0, descr=Loop)
-            p1 = getfield_gc_r(p0, descr=Stack.head)
-            i3 = getfield_gc_i(p1, descr=Node.value)
-            p4 = getfield_gc_r(p1, descr=Node.next)
+            p2 = getfield_gc_r(p0, descr=Stack.head)
+            i3 = getfield_gc_i(p2, descr=Node.value)
+            p4 = getfield_gc_r(p2, descr=Node.next)
             i5 = int_sub(i3, 2)
-            i8 = int_is_zero(i5)
-            guard_false(i8) [p0, i5, p4]
-            p6 = new(descr=Node)
-            setfield_gc(p6, i5, descr=Node.value)
-            setfield_gc(p6, p4, descr=Node.next)
-            setfield_gc(p0, p6, descr=Stack.head)
-            jump(p0, descr=Loop)"
+            guard_true(i5) [p0, i5, p4]
+            p7 = new(descr=Node)
+            setfield_gc(p7, i5, descr=Node.value)
+            setfield_gc(p7, p4, descr=Node.next)
+            setfield_gc(p0, p7, descr=Stack.head)
+            jump(p0, descr=Loop)
+            "
         ],
     );
-    // v0 = Node{i5, p4}; pending p0.head := v0
+    // v0 = Node{i5, p4}; pending p0.head := v0; i5 is 0 whenever
+    // guard_true(i5) fails.
     let rd = &out.resume[&0];
-    assert_eq!(rd.values, vec![Tagged::Box(0), Tagged::Box(1)]);
+    assert_eq!(
+        rd.values,
+        vec![Tagged::Box(0), Tagged::Const(Const::Int(0))]
+    );
     assert_eq!(rd.virtuals.len(), 1);
     assert_eq!(
         rd.virtuals[0]
@@ -85,29 +89,28 @@ fn aheui_with_unroll_reads_no_memory_in_the_loop() {
         "intbounds:rewrite:virtualize:heap:pure:unroll",
         AHEUI,
         expect![
-            "
+            r"
             descr Loop.peeled = target()
             [p0]
             label(p0, descr=Loop)
-            p1 = getfield_gc_r(p0, descr=Stack.head)
-            i3 = getfield_gc_i(p1, descr=Node.value)
-            p4 = getfield_gc_r(p1, descr=Node.next)
+            p2 = getfield_gc_r(p0, descr=Stack.head)
+            i3 = getfield_gc_i(p2, descr=Node.value)
+            p4 = getfield_gc_r(p2, descr=Node.next)
             i5 = int_sub(i3, 2)
-            i8 = int_is_zero(i5)
-            guard_false(i8) [p0, i5, p4]
-            p6 = new(descr=Node)
-            setfield_gc(p6, p4, descr=Node.next)
-            setfield_gc(p6, i5, descr=Node.value)
-            setfield_gc(p0, p6, descr=Stack.head)
+            guard_true(i5) [p0, i5, p4]
+            p7 = new(descr=Node)
+            setfield_gc(p7, p4, descr=Node.next)
+            setfield_gc(p7, i5, descr=Node.value)
+            setfield_gc(p0, p7, descr=Stack.head)
             label(p0, i5, p4, descr=Loop.peeled)
-            i10 = int_sub(i5, 2)
-            i11 = int_is_zero(i10)
-            guard_false(i11) [p0, i10, p4]
-            p12 = new(descr=Node)
-            setfield_gc(p12, p4, descr=Node.next)
-            setfield_gc(p12, i10, descr=Node.value)
-            setfield_gc(p0, p12, descr=Stack.head)
-            jump(p0, i10, p4, descr=Loop.peeled)"
+            i12 = int_sub(i5, 2)
+            guard_true(i12) [p0, i12, p4]
+            p14 = new(descr=Node)
+            setfield_gc(p14, p4, descr=Node.next)
+            setfield_gc(p14, i12, descr=Node.value)
+            setfield_gc(p0, p14, descr=Stack.head)
+            jump(p0, i12, p4, descr=Loop.peeled)
+            "
         ],
     );
     let copy = out
@@ -320,20 +323,19 @@ fn red_head_travels_unboxed_through_the_label() {
         "intbounds:rewrite:virtualize:heap:pure:unroll",
         RED_HEAD,
         expect![
-            "
+            r"
             descr Loop.peeled = target()
             [p0]
             label(p0, descr=Loop)
-            i1 = getfield_gc_i(p0, descr=Node.value)
-            p2 = getfield_gc_r(p0, descr=Node.next)
-            i3 = int_sub(i1, 2)
-            i5 = int_is_zero(i3)
-            guard_false(i5) [i3, p2]
-            label(i3, p2, descr=Loop.peeled)
-            i6 = int_sub(i3, 2)
-            i7 = int_is_zero(i6)
-            guard_false(i7) [i6, p2]
-            jump(i6, p2, descr=Loop.peeled)"
+            i2 = getfield_gc_i(p0, descr=Node.value)
+            p3 = getfield_gc_r(p0, descr=Node.next)
+            i4 = int_sub(i2, 2)
+            guard_true(i4) [i4, p3]
+            label(i4, p3, descr=Loop.peeled)
+            i7 = int_sub(i4, 2)
+            guard_true(i7) [i7, p3]
+            jump(i7, p3, descr=Loop.peeled)
+            "
         ],
     );
     assert_eq!(out.ledger.allocations().count(), 0, "{:?}", out.ledger);

@@ -91,17 +91,45 @@ impl Encoder<'_> {
     }
 }
 
-/// The value `guard`'s tested operand has whenever the guard fails: 0
-/// for `guard_true`, 1 for `guard_false` of a boolean, null for
-/// `guard_nonnull`. Resume data names that constant, so the trace need not
-/// keep the operand (a comparison then fuses into its branch).
-fn failing_value(cx: &Cx, guard: &Op) -> Option<(OpRef, Const)> {
-    let arg = cx.resolve(*guard.args.first()?);
-    match guard.opcode {
-        OpCode::GuardTrue => Some((arg, Const::Int(0))),
-        OpCode::GuardFalse if cx.bound(arg).within(IntBound::BOOL) => Some((arg, Const::Int(1))),
-        OpCode::GuardNonnull => Some((arg, Const::Ref(0))),
-        _ => None,
+/// What is known of `guard`'s tested operand whenever the guard fails: 0
+/// for `guard_true`, non-zero for `guard_false` (1 for a boolean), null
+/// for `guard_nonnull`.
+#[derive(Copy, Clone)]
+struct Failing {
+    arg: OpRef,
+    code: OpCode,
+    boolean: bool,
+}
+
+impl Failing {
+    fn of(cx: &Cx, guard: &Op) -> Option<Failing> {
+        let arg = cx.resolve(*guard.args.first()?);
+        let code = guard.opcode;
+        let boolean = code == OpCode::GuardFalse && cx.bound(arg).within(IntBound::BOOL);
+        matches!(
+            code,
+            OpCode::GuardTrue | OpCode::GuardFalse | OpCode::GuardNonnull
+        )
+        .then_some(Failing { arg, code, boolean })
+    }
+
+    /// The constant fail arg `r` is whenever the guard fails, if known:
+    /// the operand itself, or `int_is_zero` of it (the rewrite pass turns
+    /// `guard_true(int_is_zero(x))` into `guard_false(x)`, and the test's
+    /// register is often live). Resume data names that constant, so the
+    /// trace need not keep the value (a test then fuses into its branch).
+    fn value(self, cx: &Cx, r: OpRef) -> Option<Const> {
+        let r = cx.resolve(r);
+        let zero = self.code == OpCode::GuardTrue;
+        match self.code {
+            OpCode::GuardNonnull if r == self.arg => Some(Const::Ref(0)),
+            _ if r == self.arg && (zero || self.boolean) => Some(Const::Int(i64::from(!zero))),
+            OpCode::GuardTrue | OpCode::GuardFalse => cx
+                .def(r)
+                .filter(|d| d.opcode == OpCode::IntIsZero && cx.resolve(d.args[0]) == self.arg)
+                .map(|_| Const::Int(i64::from(zero))),
+            _ => None,
+        }
     }
 }
 
@@ -121,15 +149,15 @@ pub(super) fn encode_guard(
         virtuals: Vec::new(),
         virtual_index: FastMap::default(),
     };
-    let failing = failing_value(e.cx, guard);
+    let failing = Failing::of(e.cx, guard);
     let values = guard
         .fail_args
         .as_deref()
         .unwrap_or_default()
         .iter()
-        .map(|&r| match failing {
-            Some((t, c)) if e.cx.resolve(r) == t => Tagged::Const(c),
-            _ => e.tag(r),
+        .map(|&r| match failing.and_then(|f| f.value(e.cx, r)) {
+            Some(c) => Tagged::Const(c),
+            None => e.tag(r),
         })
         .collect();
     let pending = pending

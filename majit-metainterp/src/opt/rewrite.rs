@@ -134,11 +134,16 @@ fn note_test(cx: &mut Cx, c: OpRef, held: bool) {
 
 /// Whether `r` is 0 or 1 (a comparison result or bounded so).
 fn is_bool(cx: &Cx, r: OpRef) -> bool {
-    let from_compare = cx.def(r).is_some_and(|d| {
-        d.opcode.swapped_comparison().is_some()
-            || matches!(d.opcode, OpCode::IntIsTrue | OpCode::IntIsZero)
-    });
-    from_compare || cx.bound(r).within(IntBound::BOOL)
+    let from_test = cx
+        .def(r)
+        .is_some_and(|d| matches!(d.opcode, OpCode::IntIsTrue | OpCode::IntIsZero));
+    from_test || is_comparison(cx, r) || cx.bound(r).within(IntBound::BOOL)
+}
+
+/// Whether `r` is the result of a comparison.
+fn is_comparison(cx: &Cx, r: OpRef) -> bool {
+    cx.def(r)
+        .is_some_and(|d| d.opcode.swapped_comparison().is_some())
 }
 
 /// `r` as `x + k` when it is an addition of a constant.
@@ -438,14 +443,29 @@ fn opt_guard_overflow(code: OpCode, overflowed: bool) -> Outcome {
     }
 }
 
-/// `guard_true`/`guard_false` on a value whose truth is known.
-pub(super) fn opt_guard_bool(cx: &mut Cx, op: OptOp) -> Outcome {
+/// `guard_true`/`guard_false` on a value whose truth is known; on
+/// `int_is_zero(x)`, the opposite guard on `x` (the test of `x` then fuses
+/// into the branch instead of materialising a flag), unless `x` is a
+/// comparison, whose negation is already one (`int_is_zero` folds into it).
+pub(super) fn opt_guard_bool(cx: &mut Cx, mut op: OptOp) -> Outcome {
     let want_true = op.op.opcode == OpCode::GuardTrue;
     match cx.int_const(op.op.arg(0)) {
         Some(v) if (v != 0) == want_true => Outcome::Drop,
         Some(v) => Outcome::Invalid(format!("`{}` of the constant {v}", op.op.opcode)),
         None if want_true && !cx.bound(op.op.arg(0)).contains(0) => Outcome::Drop,
-        None => Outcome::Emit(op),
+        None => match cx.def(op.op.arg(0)) {
+            // guard_true(int_is_zero(x)) => guard_false(x), and back
+            Some(d) if d.opcode == OpCode::IntIsZero && !is_comparison(cx, d.args[0]) => {
+                op.op.args[0] = cx.resolve(d.args[0]);
+                op.op.opcode = if want_true {
+                    OpCode::GuardFalse
+                } else {
+                    OpCode::GuardTrue
+                };
+                opt_guard_bool(cx, op)
+            }
+            _ => Outcome::Emit(op),
+        },
     }
 }
 
