@@ -336,7 +336,8 @@ pub(crate) struct CompiledTrace {
     pub trace: Trace,
     /// As the tracer recorded it.
     pub recorded: Trace,
-    /// The recorded guards' snapshots (a loop keeps them for retraces).
+    /// The recorded guards' snapshots (a loop keeps them for retraces;
+    /// empty for a bridge).
     pub guards: Vec<(u32, Snapshot)>,
     pub ledger: Ledger,
     /// For a peeled loop: its short preamble (see [`crate::opt::Optimized`]).

@@ -1616,8 +1616,13 @@ impl<B: Backend> JitDriver<B> {
             Some(v) => (id, Exit::Return(v.is_some())),
             None => (id, Exit::Finish(fin.greens)),
         });
+        // A loop keeps its snapshots for retraces; a bridge has none.
+        let guards = match bridge_of {
+            None => fin.guards.clone(),
+            Some(_) => Vec::new(),
+        };
         self.compiled.borrow_mut().register_exits(
-            fin.guards.clone(),
+            fin.guards,
             resume,
             finish,
             at_merge,
@@ -1627,7 +1632,7 @@ impl<B: Backend> JitDriver<B> {
             code,
             trace,
             recorded,
-            guards: fin.guards,
+            guards,
             ledger,
             short_preamble,
             label,

@@ -141,7 +141,7 @@ pub struct Snapshot {
     /// stored it before a call, and has not replaced it since): no fail
     /// arg keeps it, nothing is written back, and a bridge loads it from
     /// the frame at its start.
-    pub vable: Vec<Option<SnapValue>>,
+    pub vable: Arc<[Option<SnapValue>]>,
     /// What a failure resumes.
     pub resume_at: ResumeAt,
 }
@@ -360,6 +360,9 @@ pub struct Tracer<'a> {
     /// The last snapshot's frames and their fail args (`snapshot`).
     snap_cache: Vec<SnapCache>,
     snap_args: Vec<OpRef>,
+    /// The last snapshot's virtualizable list, and a buffer to build the
+    /// next one in.
+    snap_vable: (Arc<[Option<SnapValue>]>, Vec<Option<SnapValue>>),
     /// The fail args being gathered (`snapshot`).
     fail_args: FailArgs,
     started: bool,
@@ -450,6 +453,7 @@ impl<'a> Tracer<'a> {
             guards: Vec::new(),
             snap_cache: Vec::new(),
             snap_args: Vec::new(),
+            snap_vable: (Arc::from([]), Vec::new()),
             fail_args: FailArgs::default(),
             started: false,
             passed: Vec::new(),
@@ -527,6 +531,7 @@ impl<'a> Tracer<'a> {
             guards: Vec::new(),
             snap_cache: Vec::new(),
             snap_args: Vec::new(),
+            snap_vable: (Arc::from([]), Vec::new()),
             fail_args: FailArgs::default(),
             started: true,
             passed: Vec::new(),
@@ -715,7 +720,8 @@ impl<'a> Tracer<'a> {
             self.snap_args.extend_from_slice(fail_args.args());
         }
         self.snap_cache = cache;
-        let mut vable = Vec::with_capacity(self.vable.as_ref().map_or(0, |v| 1 + v.1.len()));
+        let mut vable = std::mem::take(&mut self.snap_vable.1);
+        vable.clear();
         if let Some((frame, boxes)) = &self.vable {
             vable.push(Some(fail_args.value(*frame)));
             let memory = &self.vable_memory;
@@ -724,6 +730,12 @@ impl<'a> Tracer<'a> {
                 (!held).then(|| fail_args.value(*b))
             }));
         }
+        // Consecutive guards mostly see the same frame: they share its list.
+        if *self.snap_vable.0 != *vable {
+            self.snap_vable.0 = Arc::from(&vable[..]);
+        }
+        self.snap_vable.1 = vable;
+        let vable = self.snap_vable.0.clone();
         let args = fail_args.args().to_vec();
         self.fail_args = fail_args;
         (

@@ -99,7 +99,7 @@ pub(crate) fn panic_only_snapshot() -> Snapshot {
     Snapshot {
         frames: Vec::new(),
         tested: None,
-        vable: Vec::new(),
+        vable: std::sync::Arc::from([]),
         resume_at: ResumeAt::Never,
     }
 }
