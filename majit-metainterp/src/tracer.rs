@@ -62,7 +62,7 @@ pub use blame::{Blame, Inlinee};
 
 use crate::blackhole::{array, bad_return, callee_frame, field, BhFrame, Outcome};
 use crate::jitcode::eval::{self, ConcreteError};
-use crate::jitcode::{Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
+use crate::jitcode::{bank_index, Insn, JOp, JitCode, JitCodeSet, LiveSet, Operand, RegOp};
 use crate::portal::PortalCall;
 use crate::runtime::Allocator;
 use crate::stats::{AbortReason, Stats};
@@ -224,21 +224,13 @@ struct TFrame {
     entered_at: usize,
 }
 
-fn bank(kind: Kind) -> usize {
-    match kind {
-        Kind::Int => 0,
-        Kind::Ref => 1,
-        Kind::Float => 2,
-    }
-}
-
 /// The `getfield_gc_*` of a field of `kind`.
 pub(crate) fn getfield_opcode(kind: Kind) -> OpCode {
     [
         OpCode::GetfieldGcI,
         OpCode::GetfieldGcR,
         OpCode::GetfieldGcF,
-    ][bank(kind)]
+    ][bank_index(kind)]
 }
 
 /// The `getarrayitem_gc_*` of an array of items of `kind`.
@@ -247,7 +239,7 @@ pub(crate) fn getarrayitem_opcode(kind: Kind) -> OpCode {
         OpCode::GetarrayitemGcI,
         OpCode::GetarrayitemGcR,
         OpCode::GetarrayitemGcF,
-    ][bank(kind)]
+    ][bank_index(kind)]
 }
 
 /// What the trace is for.
@@ -409,7 +401,7 @@ impl<'a> Tracer<'a> {
             (Kind::Float, Value::Float(0.0)),
         ] {
             let r = self.const_ref(const_of(zero));
-            regs[bank(kind)] = vec![TBox { r, v: zero }; code.regs_of(kind)];
+            regs[bank_index(kind)] = vec![TBox { r, v: zero }; code.regs_of(kind)];
         }
         TFrame {
             code,
@@ -473,10 +465,10 @@ impl<'a> Tracer<'a> {
         let insn = frame.code.decode(mp_pc);
         for (&reg, &v) in insn.list(0).iter().zip(greens) {
             let r = t.trace.add_const(const_of(v));
-            frame.regs[bank(reg.kind)][reg.index as usize] = TBox { r, v };
+            frame.regs[bank_index(reg.kind)][reg.index as usize] = TBox { r, v };
         }
         for (i, (&reg, &v)) in insn.list(1).iter().zip(reds).enumerate() {
-            frame.regs[bank(reg.kind)][reg.index as usize] = TBox {
+            frame.regs[bank_index(reg.kind)][reg.index as usize] = TBox {
                 r: OpRef::input(i),
                 v,
             };
@@ -554,7 +546,7 @@ impl<'a> Tracer<'a> {
             let mut f = t.blank_frame(bf.code, bf.pc);
             f.ret_dst = bf.ret_dst;
             for (reg, b) in bf.regs {
-                f.regs[bank(reg.kind)][reg.index as usize] = b;
+                f.regs[bank_index(reg.kind)][reg.index as usize] = b;
             }
             t.frames.push(f);
         }
@@ -629,7 +621,7 @@ impl<'a> Tracer<'a> {
         if top.code.is_const(r) {
             return self.konst(top.code.const_value(r));
         }
-        top.regs[bank(r.kind)][r.index as usize]
+        top.regs[bank_index(r.kind)][r.index as usize]
     }
 
     /// The trace's reference to constant `c`.
@@ -643,7 +635,7 @@ impl<'a> Tracer<'a> {
     }
 
     fn set(&mut self, r: RegOp, b: TBox) {
-        self.top().regs[bank(r.kind)][r.index as usize] = b;
+        self.top().regs[bank_index(r.kind)][r.index as usize] = b;
     }
 
     fn konst(&mut self, v: Value) -> TBox {
@@ -677,7 +669,8 @@ impl<'a> Tracer<'a> {
             // little from one guard to the next.
             let live = cache.get(k).map_or(0, |c| c.boxes.len());
             let regs = || {
-                live_regs(&f.code, pc, callee_dst).map(|r| f.regs[bank(r.kind)][r.index as usize])
+                live_regs(&f.code, pc, callee_dst)
+                    .map(|r| f.regs[bank_index(r.kind)][r.index as usize])
             };
             if shared {
                 if let Some(c) = cache.get(k) {
@@ -1277,7 +1270,7 @@ impl<'a> Tracer<'a> {
         let proto = callee_frame(self.env.codes, callee, &vals)?;
         let mut f = self.blank_frame(proto.code.clone(), 0);
         for (p, b) in proto.code.params.iter().zip(&args) {
-            f.regs[bank(p.kind)][p.index as usize] = *b;
+            f.regs[bank_index(p.kind)][p.index as usize] = *b;
         }
         f.ret_dst = insn.dst;
         self.top().pc = insn.next;
