@@ -40,11 +40,12 @@
 //!
 //! With a virtualizable frame (`vable.rs`) the loop's inputs are the reds
 //! followed by the frame's virtualizable values (an entry trace takes the
-//! reds alone and loads the values after its label); accesses to the frame's
-//! listed fields and its array's items are box moves, every snapshot lists
-//! the frame and those boxes (but not a box the frame holds), the closing `jump` or `finish` carries them
-//! (a return stores them into the frame instead), and a call that may force the frame is surrounded by their stores and
-//! reloads.
+//! reds alone and loads the values after its label); accesses to the
+//! frame's listed fields and its array's items are box moves, every
+//! snapshot lists the frame and those boxes (a box the frame holds is left
+//! out), the closing `jump` or `finish` carries them (a return stores them
+//! into the frame instead), and a call that may force the frame is
+//! surrounded by their stores and reloads.
 //!
 //! A trace that outgrows `trace_limit` blames the inlined function that
 //! recorded the most ops; calls of functions the driver marked
@@ -1564,16 +1565,13 @@ impl<'a> Tracer<'a> {
             if let TraceKind::Loop { target, entry, .. } = &self.kind {
                 let (target, entry) = (target.clone(), *entry);
                 let mut args: Vec<OpRef> = reds.iter().map(|b| b.r).collect();
-                let vable = self
-                    .vable
-                    .as_ref()
-                    .map(|(frame, boxes)| (*frame, boxes.len()));
+                let frame = self.vable.as_ref().map(|v| v.0);
                 if !entry {
                     args.extend(self.vable.iter().flat_map(|v| v.1.iter().map(|b| b.r)));
                 }
                 self.trace
                     .push(Op::new(OpCode::Label, &args).with_descr(target));
-                if let (true, Some((frame, _))) = (entry, vable) {
+                if let (true, Some(frame)) = (entry, frame) {
                     let boxes = self.vable_load(frame)?;
                     args.extend(boxes.iter().map(|b| b.r));
                     self.vable = Some((frame, boxes));
