@@ -43,14 +43,14 @@ impl<A: Arch> NativeBackend<A> {
                 guard.op_index, guard.code.0
             ))
         })?;
-        let kinds: Vec<_> = exit.values.iter().map(|v| v.1).collect();
+        let kinds: Vec<_> = exit.values().map(|v| v.1).collect();
         if kinds != bridge.inputs {
             return Err(CompileError::Invalid(format!(
                 "bridge inputs {:?} do not match the guard's fail args {kinds:?}",
                 bridge.inputs
             )));
         }
-        let entry = exit.values.iter().map(|v| v.0).collect();
+        let entry = exit.values().map(|v| v.0).collect();
         let old = parent.block.pool_word(word);
         let id = self.install(bridge, entry, Some((guard.code, word, old)))?;
         let addr = self.traces[&id].block.addr();

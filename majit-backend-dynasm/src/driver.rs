@@ -15,6 +15,7 @@ use crate::regalloc::{self, checker, AllocInput, AllocPolicy, Allocation};
 use crate::sched::{self, SchedStrategy};
 use majit_ir::{Kind, OpCode, Trace};
 use majit_metainterp::CompileError;
+use smallvec::SmallVec;
 
 /// A label of an already compiled trace: its address and argument locations.
 #[derive(Clone, Debug, PartialEq)]
@@ -113,7 +114,7 @@ fn validate<A: Arch>(trace: &Trace, has_gc: bool) -> Result<(), CompileError> {
     Ok(())
 }
 
-fn kinds_of(trace: &Trace, refs: &[majit_ir::OpRef]) -> Vec<Kind> {
+fn kinds_of(trace: &Trace, refs: &[majit_ir::OpRef]) -> SmallVec<[Kind; 8]> {
     refs.iter()
         .map(|&r| trace.kind_of(r).unwrap_or(Kind::Int))
         .collect()
@@ -174,12 +175,7 @@ fn emit<A: Arch>(
         };
         let exit_record = |n: &mut u32| {
             let refs = op.fail_args.as_deref().unwrap_or(&op.args);
-            let values = a
-                .fail_args
-                .iter()
-                .copied()
-                .zip(kinds_of(trace, refs))
-                .collect();
+            let values = a.fail_args.iter().copied().zip(kinds_of(trace, refs));
             *n += 1;
             ExitRecord::new(*n - 1, a.op, op.descr.clone(), values)
         };

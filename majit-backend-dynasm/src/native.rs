@@ -352,9 +352,8 @@ impl<A: Arch> NativeBackend<A> {
             },
             descr: exit.descr.clone(),
             values: exit
-                .values
-                .iter()
-                .map(|&(loc, kind)| frame.read(loc, kind))
+                .values()
+                .map(|(loc, kind)| frame.read(loc, kind))
                 .collect(),
             exception: Raised::from_words(
                 frame.word(frame::EXCEPTION),

@@ -31,6 +31,7 @@ pub mod eval;
 pub mod flonum;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
+pub mod hash;
 pub mod op;
 pub mod opcode;
 pub mod refmap;

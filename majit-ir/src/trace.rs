@@ -7,9 +7,9 @@
 //! were interned in.
 
 use crate::descr::Descr;
+use crate::hash::FastMap;
 use crate::op::{Const, Op, OpRef, RefTarget};
 use crate::opcode::{Kind, OpCode};
-use std::collections::HashMap;
 
 /// A linear trace (a loop, a bridge, or any straight-line code).
 #[derive(Clone, Debug, Default)]
@@ -18,7 +18,7 @@ pub struct Trace {
     pub inputs: Vec<Kind>,
     pub ops: Vec<Op>,
     consts: Vec<Const>,
-    const_index: HashMap<Const, u32>,
+    const_index: FastMap<Const, u32>,
 }
 
 impl Trace {

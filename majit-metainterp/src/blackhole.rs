@@ -129,9 +129,8 @@ pub(crate) fn callee_frame(
             code.name
         )));
     }
-    let params = code.params.clone();
-    let mut f = BhFrame::new(code, 0);
-    for (p, a) in params.iter().zip(args) {
+    let mut f = BhFrame::new(code.clone(), 0);
+    for (p, a) in code.params.iter().zip(args) {
         f.set(*p, *a);
     }
     Ok(f)
@@ -281,13 +280,13 @@ impl<'a> Blackhole<'a> {
     }
 
     /// Every frame's refs, in order (the roots of a collection).
-    fn roots(&self) -> Vec<usize> {
+    fn roots(&self) -> SmallVec<[usize; 32]> {
         let refs = self.frames.iter().flat_map(|f| f.refs.iter().copied());
         refs.collect()
     }
 
     /// Writes back the refs of [`Blackhole::roots`] after a collection.
-    fn set_roots(&mut self, roots: Vec<usize>) {
+    fn set_roots(&mut self, roots: SmallVec<[usize; 32]>) {
         let mut it = roots.into_iter();
         for f in &mut self.frames {
             for r in &mut f.refs {
@@ -443,7 +442,7 @@ impl<'a> Blackhole<'a> {
                         "inline call without callee".into(),
                     ));
                 };
-                let args: Vec<Value> = insn.list(1).iter().map(|&r| f.get(r)).collect();
+                let args: SmallVec<[Value; 8]> = insn.list(1).iter().map(|&r| f.get(r)).collect();
                 let mut callee = callee_frame(self.codes, callee, &args)?;
                 callee.ret_dst = insn.dst;
                 self.top().pc = insn.next;

@@ -187,7 +187,7 @@ pub(crate) fn bridge_start(
         let r = trace.push(Op::new(save, &[]));
         (id, TBox { r, v: e })
     });
-    let boxes = bridge_boxes(&mut trace, info.resume.as_ref(), values);
+    let boxes = bridge_boxes(&mut trace, info.resume.as_deref(), values);
     let mut box_of = |sv: &SnapValue| match *sv {
         SnapValue::Arg(i) => boxes[i as usize],
         SnapValue::Const(v) => TBox {

@@ -12,6 +12,7 @@ use crate::tracer::Snapshot;
 use crate::warmstate::GreenKey;
 use majit_ir::{Descr, Trace, Value};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One compiled loop (or loop entry that jumps into another loop).
 #[derive(Clone, Debug)]
@@ -68,10 +69,12 @@ pub struct BridgeInfo {
 /// What a guard of compiled code needs when it fails.
 #[derive(Clone, Debug)]
 pub struct GuardInfo {
-    pub snapshot: Snapshot,
+    /// Shared with the guard's copies (unroll's) and with each failure in
+    /// flight, which clones the exit.
+    pub snapshot: Arc<Snapshot>,
     /// The optimizer's resume description (`None`: unoptimized trace, the
     /// dead frame holds the original fail args).
-    pub resume: Option<GuardResume>,
+    pub resume: Option<Arc<GuardResume>>,
     /// Failures so far.
     pub failures: u32,
     /// For a `guard_value`: failures per failing value (bit pattern); a
@@ -153,7 +156,7 @@ pub(crate) enum Exit {
     /// (`bridge.rs`) and the loop-word guard before a `finish` to a merge
     /// point (`loop_words.rs`) are such guards; the latter two count their
     /// failures (`Some`), to get a bridge to the loop's start once hot.
-    MergePoint(Vec<Value>, Option<GuardResume>, Option<EntryFailures>),
+    MergePoint(Vec<Value>, Option<Arc<GuardResume>>, Option<EntryFailures>),
 }
 
 /// Everything a driver compiled, and its exits by fail-descr id.
@@ -224,8 +227,11 @@ impl Compiled {
         at_merge: Vec<AtMerge>,
         next_fail_id: &std::cell::Cell<u32>,
     ) {
-        let snapshots: BTreeMap<u32, Snapshot> = guards.into_iter().collect();
-        let guard = |snapshot: Snapshot, resume| {
+        let snapshots: BTreeMap<u32, Arc<Snapshot>> = guards
+            .into_iter()
+            .map(|(id, s)| (id, Arc::new(s)))
+            .collect();
+        let guard = |snapshot: Arc<Snapshot>, resume| {
             Exit::Guard(GuardInfo {
                 snapshot,
                 resume,
@@ -247,6 +253,7 @@ impl Compiled {
             }
             Some(resume) => {
                 for (id, rd) in resume {
+                    let rd = Arc::new(rd);
                     if let Some(m) = at_merge.iter().find(|m| m.id == rd.original) {
                         let (greens, counted) = (m.greens.clone(), m.counted.clone());
                         exits.push((id, Exit::MergePoint(greens, Some(rd), counted)));

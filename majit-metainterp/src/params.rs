@@ -22,7 +22,8 @@ pub struct JitParams {
     /// Ops a trace may record before tracing aborts (`MAJIT_TRACE_LIMIT`).
     pub trace_limit: usize,
     /// Failures of one guard before a bridge is traced from it
-    /// (`MAJIT_BRIDGE_THRESHOLD`). 0 traces at the first failure.
+    /// (`MAJIT_BRIDGE_THRESHOLD`). 0 traces at the first failure. A
+    /// `guard_value` counts per value and bridges at an eighth of it.
     pub bridge_threshold: u32,
     /// Retraces of one loop (`MAJIT_RETRACE_LIMIT`, RPython's
     /// `retrace_limit`): a bridge whose end state carries virtuals no

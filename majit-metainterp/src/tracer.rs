@@ -77,6 +77,7 @@ use majit_ir::{
     OpRef, Trace, Value,
 };
 use quasi::QuasiState;
+use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -934,7 +935,8 @@ impl<'a> Tracer<'a> {
     /// `pure`: folded when every operand is constant or the result is
     /// known (see [`Facts::fold_pure`]), else recorded.
     fn pure(&mut self, insn: &Insn) -> TBox {
-        let args: Vec<TBox> = insn.operands[1..]
+        // Pure ops take at most three operands: no heap allocation.
+        let args: SmallVec<[TBox; 3]> = insn.operands[1..]
             .iter()
             .filter_map(|o| match o {
                 Operand::Reg(r) => Some(*r),
@@ -942,13 +944,13 @@ impl<'a> Tracer<'a> {
             })
             .map(|r| self.get(r))
             .collect();
-        let vals: Vec<Value> = args.iter().map(|b| b.v).collect();
+        let vals: SmallVec<[Value; 3]> = args.iter().map(|b| b.v).collect();
         let code = insn.ir_op();
         let v = eval::pure(code, &vals);
         if args.iter().all(|b| b.r.is_const()) {
             return self.konst(v);
         }
-        let refs: Vec<OpRef> = args.iter().map(|b| b.r).collect();
+        let refs: SmallVec<[OpRef; 3]> = args.iter().map(|b| b.r).collect();
         match self.facts.fold_pure(&self.trace, code, &refs) {
             Some(Fold::Int(k)) => {
                 debug_assert_eq!(v, Value::Int(k), "trace-time fold of {code:?} is wrong");

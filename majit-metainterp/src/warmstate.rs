@@ -15,45 +15,10 @@
 //! probe, allocating only when a key is seen for the first time.
 
 use majit_ir::{Kind, Value};
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Maps and sets keyed by trace references (the tracer's and the
-/// optimizer's), with [`GreenHasher`]: with SipHash, hashing took about
-/// half of the optimizer's instructions on logo.
-pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<GreenHasher>>;
-pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<GreenHasher>>;
-
-/// A fast, deterministic hasher for green keys (words in, one multiply
-/// and rotate per word); the crate's maps keyed by trace references use
-/// it too.
-#[derive(Default)]
-pub struct GreenHasher(u64);
-
-impl Hasher for GreenHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u64(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u8(&mut self, b: u8) {
-        self.write_u64(u64::from(b));
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// optimizer's) and green keys.
+pub(crate) use majit_ir::hash::{FastMap, FastSet};
 
 /// What a back edge at a key should do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,7 +69,7 @@ pub struct WarmEntry {
 /// The warm state of one driver.
 #[derive(Debug, Default)]
 pub struct WarmState {
-    entries: HashMap<GreenKey, WarmEntry, BuildHasherDefault<GreenHasher>>,
+    entries: FastMap<GreenKey, WarmEntry>,
 }
 
 impl WarmState {

@@ -717,7 +717,7 @@ where
             .and_then(|d| d.as_fail())
             .is_some_and(|f| f.returns);
         if returns {
-            let value = exit.values.first().copied();
+            let value = exit.values().next();
             if let Some((loc, _)) = value {
                 self.store_frame_word(frame::RESULT, loc);
             }
@@ -726,7 +726,7 @@ where
         }
         let here = self.ops.new_dynamic_label();
         self.ops.dynamic_label(here);
-        for &(loc, _) in &exit.values {
+        for (loc, _) in exit.values() {
             if let Loc::Reg(r) = loc {
                 self.store_frame_word(frame::HEADER + r as usize, loc);
             }

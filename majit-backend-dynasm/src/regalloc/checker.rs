@@ -430,6 +430,7 @@ mod tests {
     use crate::arch::{Reg, RegInfo};
     use crate::regalloc::{allocate, AllocInput, NativePolicy, OpAlloc};
     use majit_ir::{Descr, TargetDescr};
+    use smallvec::smallvec;
 
     const fn reg(name: &'static str, bank: Bank, hw: u8, allocatable: bool) -> RegInfo {
         RegInfo {
@@ -686,7 +687,7 @@ mod tests {
         a.ops[1].moves.clear();
         a.ops[1].result = Some(Loc::Reg(1));
         a.ops[2].moves.clear();
-        a.ops[2].args = vec![Loc::Reg(0), Loc::Reg(1)];
+        a.ops[2].args = smallvec![Loc::Reg(0), Loc::Reg(1)];
         let e = errors(&t, &order, &a);
         assert!(
             matches!(
@@ -730,7 +731,7 @@ mod tests {
         bad.ops[0].result = Some(Loc::Reg(2));
         bad.ops[0].live = vec![(Loc::Reg(1), Kind::Ref)];
         bad.ops[1].moves.clear();
-        bad.ops[1].args = vec![Loc::Reg(1)];
+        bad.ops[1].args = smallvec![Loc::Reg(1)];
         bad.ops[2].moves.clear();
         let e = errors(&t, &order, &bad);
         assert!(

@@ -42,6 +42,7 @@ use majit_metainterp::CompileError;
 pub use moves::Move;
 use policy::{AllocCx, LiveRange, Occupant, RegCandidate};
 pub use policy::{AllocDecision, AllocPolicy, NativePolicy, RandomPolicy};
+use smallvec::SmallVec;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// The allocation of one op, in schedule order.
@@ -51,8 +52,8 @@ pub struct OpAlloc {
     pub op: usize,
     /// Moves to run, in order, before the op.
     pub moves: Vec<Move>,
-    /// Location of each argument when the op runs.
-    pub args: Vec<Loc>,
+    /// Location of each argument when the op runs (most ops take few).
+    pub args: SmallVec<[Loc; 3]>,
     /// Where the result is written.
     pub result: Option<Loc>,
     /// Guards and `finish`: location of each exit value.
@@ -341,7 +342,7 @@ impl Allocator<'_> {
             OpCode::Finish | OpCode::DebugMergePoint => {
                 out.args = self.locs(&op.args)?;
                 if op.opcode == OpCode::Finish {
-                    out.fail_args = out.args.clone();
+                    out.fail_args = out.args.to_vec();
                 }
             }
             _ => {
@@ -390,7 +391,7 @@ impl Allocator<'_> {
         Ok(out)
     }
 
-    fn locs(&self, refs: &[OpRef]) -> Result<Vec<Loc>, CompileError> {
+    fn locs<C: FromIterator<Loc>>(&self, refs: &[OpRef]) -> Result<C, CompileError> {
         refs.iter().map(|&r| self.loc_of(r)).collect()
     }
 
@@ -689,7 +690,7 @@ impl Allocator<'_> {
                 });
             }
         }
-        out.args = locs.clone();
+        out.args = locs.iter().copied().collect();
         if let Some(jump) = self.t.ops.iter().rfind(|j| j.opcode == OpCode::Jump) {
             if target_name(jump).ok() == target_name(op).ok() {
                 self.set_jump_hints(jump, &locs);

@@ -26,7 +26,6 @@ use super::{PassFactory, Position, UserPasses};
 use crate::resume::{GuardResume, ResumeMap};
 use crate::warmstate::{FastMap, FastSet};
 use majit_ir::{Descr, Op, OpCode, OpRef, RefTarget, Trace};
-use std::collections::{HashMap, HashSet};
 
 /// Optimizes `trace` with the passes named in `enable_opts` (see the
 /// [module docs](super) for the contract).
@@ -221,7 +220,7 @@ fn optimize_stages(trace: &Trace, stages: &[Stage]) -> Result<Optimized, OptErro
 
 /// Every guard needs a `FailDescr` with an id no other guard has.
 fn check_fail_descrs(trace: &Trace) -> Result<(), OptError> {
-    let mut seen = HashSet::new();
+    let mut seen = FastSet::default();
     for (i, op) in trace.ops.iter().enumerate() {
         if !op.opcode.is_guard() {
             continue;
@@ -250,9 +249,9 @@ pub(super) struct Pipeline {
     map: Vec<OpRef>,
     out: Vec<OptOp>,
     resume: ResumeMap,
-    allocs_noted: HashSet<OpRef>,
+    allocs_noted: FastSet<OpRef>,
     /// Fail-descr ids of guard copies -> the id they were copied from.
-    pub(super) originals: HashMap<u32, u32>,
+    pub(super) originals: FastMap<u32, u32>,
     /// When non-zero, fed guards get `id + fail_id_offset` (unroll's copy).
     pub(super) fail_id_offset: u32,
     /// What the input trace's inputs stand for, when not themselves (the
@@ -281,8 +280,8 @@ impl Pipeline {
             map: Vec::new(),
             out: Vec::new(),
             resume: ResumeMap::new(),
-            allocs_noted: HashSet::new(),
-            originals: HashMap::new(),
+            allocs_noted: FastSet::default(),
+            originals: FastMap::default(),
             fail_id_offset: 0,
             input_map: Vec::new(),
         }
@@ -405,7 +404,7 @@ impl Pipeline {
     /// known, and the label's original argument refs stand for it from now
     /// on.
     fn bind_label(&mut self, orig: &Op, label: &mut Op) {
-        let mut seen = HashSet::new();
+        let mut seen = FastSet::default();
         for (i, a) in label.args.iter_mut().enumerate() {
             self.cx.force(*a, "live across the loop back edge");
             self.commit_forced();
@@ -461,10 +460,20 @@ impl Pipeline {
         self.run_emitted(stage + 1)?;
         match outcome {
             Outcome::Emit(o) => {
-                let committed = self.run(stage + 1, o.clone())?;
+                // `committed` reads no fail args: a guard's are not copied.
+                let head = OptOp {
+                    op: Op {
+                        opcode: o.op.opcode,
+                        args: o.op.args.clone(),
+                        descr: o.op.descr.clone(),
+                        fail_args: None,
+                    },
+                    res: o.res,
+                };
+                let committed = self.run(stage + 1, o)?;
                 if committed {
                     self.cx.pass = self.passes[stage].name();
-                    self.passes[stage].committed(&mut self.cx, &o);
+                    self.passes[stage].committed(&mut self.cx, &head);
                     self.run_emitted(stage + 1)?;
                 }
                 Ok(committed)

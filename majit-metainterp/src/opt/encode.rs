@@ -39,10 +39,10 @@ impl Encoder<'_> {
                 return Tagged::Const(Const::Int(v));
             }
         }
+        if let Some(&i) = self.virtual_index.get(&r) {
+            return Tagged::Virtual(i);
+        }
         if let Some(v) = self.cx.virtual_of(r).cloned() {
-            if let Some(&i) = self.virtual_index.get(&r) {
-                return Tagged::Virtual(i);
-            }
             let i = self.virtuals.len() as u32;
             self.virtuals.push(None);
             self.virtual_index.insert(r, i);

@@ -20,8 +20,8 @@ use super::driver::{Pipeline, Stage};
 use super::unroll::{self, Fact, LoopLabel};
 use super::vstate::{self, VState};
 use super::{OptError, Optimized};
+use crate::warmstate::FastSet;
 use majit_ir::{Op, OpCode, OpRef, Trace};
-use std::collections::HashSet;
 
 /// Optimizes `bridge`, which ends by jumping to the start of the loop
 /// `label` belongs to, so that it jumps into `label` instead; `Err(why)`
@@ -79,7 +79,7 @@ fn leaves(
     force: bool,
 ) -> Result<Vec<OpRef>, String> {
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = FastSet::default();
     for (k, (r, st)) in j.iter().zip(&label.states).enumerate() {
         let fits = match st {
             Some(st) => vstate::flatten(&mut p.cx, *r, st, &mut seen, &mut out),

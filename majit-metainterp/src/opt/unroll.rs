@@ -62,8 +62,8 @@ use super::info::IntBound;
 use super::vstate::{self, VState};
 use super::{OptError, Optimized, Outcome, Pass};
 use crate::resume::Slot;
+use crate::warmstate::FastSet;
 use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, RefTarget, TargetDescr, Trace};
-use std::collections::HashSet;
 
 /// The unroll pass's place in the pipeline: it passes ops through; the
 /// peeling itself is done by `optimize_loop`, which runs the other passes
@@ -344,7 +344,7 @@ fn hand_over(
     (with_facts, read): (bool, &[bool]),
     peeled: &Descr,
 ) -> Result<Result<Handover, Peel>, OptError> {
-    let mut seen = HashSet::new();
+    let mut seen = FastSet::default();
     let states: Vec<Option<VState>> = j
         .iter()
         .zip(unboxed)
@@ -353,7 +353,7 @@ fn hand_over(
     let mut leaves = Vec::new();
     // The jump argument each leaf comes from.
     let mut owner = Vec::new();
-    let mut flat = HashSet::new();
+    let mut flat = FastSet::default();
     for (k, (r, st)) in j.iter().zip(&states).enumerate() {
         let fits = vstate::flatten(
             &mut pre.cx,
@@ -468,7 +468,7 @@ fn peeled_body(
         .map(|a| body.rename(trace, *a))
         .collect();
     let mut next = Vec::new();
-    let mut flat = HashSet::new();
+    let mut flat = FastSet::default();
     for (k, (r, st)) in j2.iter().zip(&h.states).enumerate() {
         let st = st.as_ref().unwrap_or(&VState::Leaf);
         if !vstate::flatten(&mut body.cx, *r, st, &mut flat, &mut next) {
@@ -559,7 +559,7 @@ impl Fact {
 
     /// Appends to the short preamble `t` the guards that check the fact
     /// on `r`; `nonnull` collects the refs known non-null after them.
-    fn guard(&self, t: &mut Trace, r: OpRef, nonnull: &mut HashSet<OpRef>) {
+    fn guard(&self, t: &mut Trace, r: OpRef, nonnull: &mut FastSet<OpRef>) {
         if (self.nonnull || self.class.is_some()) && nonnull.insert(r) {
             entry_guard(t, Op::new(OpCode::GuardNonnull, &[r]));
         }
@@ -744,7 +744,7 @@ fn short_preamble(inputs: &[Kind], label: &LoopLabel) -> Trace {
     let mut t = Trace::new(inputs);
     let n = inputs.len();
     let mut slots: Vec<OpRef> = Vec::with_capacity(n);
-    let mut nonnull = HashSet::new();
+    let mut nonnull = FastSet::default();
     for (i, st) in label.states.iter().enumerate() {
         let slot = match st {
             Some(VState::Tagged(code)) => untag_entry(&mut t, OpRef::input(i), *code),
@@ -822,7 +822,7 @@ fn merge(pre: Optimized, body: Optimized, mut label: LoopLabel) -> Result<Optimi
         .filter(|o| o.opcode == OpCode::Jump)
         .ok_or_else(|| OptError::BadInput("preamble lost its closing jump".into()))?;
     let mut label_args = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = FastSet::default();
     for &a in &jump.args {
         if t.get_const(a).is_some() || !seen.insert(a) {
             let code = match t.kind_of(a) {

@@ -26,8 +26,8 @@ use super::driver::Pipeline;
 use super::info::Virtual;
 use super::OptError;
 use crate::resume::{Layout, Slot};
+use crate::warmstate::FastSet;
 use majit_ir::{Const, Kind, Op, OpCode, OpRef};
-use std::collections::HashSet;
 
 /// The shape of a loop-carried value. See the module docs.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,7 +71,7 @@ fn untagged(cx: &mut Cx, r: OpRef, code: OpCode) -> Option<OpRef> {
 
 /// The state of `r` if it is an unshared, acyclic tree of virtual structs
 /// (`seen` collects the virtuals of every position captured so far).
-pub(super) fn capture(cx: &Cx, r: OpRef, seen: &mut HashSet<OpRef>) -> Option<VState> {
+pub(super) fn capture(cx: &Cx, r: OpRef, seen: &mut FastSet<OpRef>) -> Option<VState> {
     let r = cx.resolve(r);
     if let Some(t) = tagged(cx, r) {
         return Some(t);
@@ -102,7 +102,7 @@ pub(super) fn flatten(
     cx: &mut Cx,
     r: OpRef,
     state: &VState,
-    seen: &mut HashSet<OpRef>,
+    seen: &mut FastSet<OpRef>,
     out: &mut Vec<OpRef>,
 ) -> bool {
     let r = cx.resolve(r);
