@@ -110,8 +110,7 @@ pub fn to_number(o: Obj) -> Obj {
     if !o.is::<Str>() {
         return o;
     }
-    let bytes = crate::strings::bytes_of(o.cast::<Str>());
-    match crate::number::str_to_number(&bytes) {
+    match crate::number::str_to_number(o.cast::<Str>().bytes().as_slice()) {
         Some(crate::number::Number::Int(i)) => int_obj(i),
         Some(crate::number::Number::Float(f)) => float_obj(f),
         None => Obj::null(),

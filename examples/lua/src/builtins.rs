@@ -25,7 +25,7 @@ use crate::bytecode::op;
 use crate::code::insn;
 use crate::errors::at;
 use crate::proto::{operand_name, position};
-use crate::strings::{bytes_of, new_str, text_of};
+use crate::strings::{new_str, text_of, with_text};
 use crate::table::{self as tbl, new_table};
 use crate::value::{float_obj, float_of, int_obj, int_of, is_float, is_int};
 use crate::vm::{Args, Bool, Builtin, Frame, Str, Table, PCALLED};
@@ -130,7 +130,7 @@ pub fn call_builtin(
     let def = def_of(id);
     let mut regs = frame.regs();
     let base = base as usize;
-    let args = (0..nargs as usize).map(|i| regs[base + 1 + i]).collect();
+    let args = SmallVec::from_slice(&regs.as_slice()[base + 1..base + 1 + nargs as usize]);
     let call = Call {
         args,
         pc,
@@ -243,7 +243,7 @@ fn boolean(b: bool) -> Obj {
 
 /// Whether `v` is the string `s`.
 fn is_str(v: Obj, s: &[u8]) -> bool {
-    v.is::<Str>() && bytes_of(v.cast::<Str>()) == s
+    v.is::<Str>() && v.cast::<Str>().bytes().as_slice() == s
 }
 
 /// Who called a builtin, as lua5.4's messages see it.
@@ -428,17 +428,23 @@ impl Call {
     /// `f` of argument `i`'s bytes (numbers convert), without copying a
     /// string: `string.byte(s, i)` in a loop over a long `s` stays linear.
     fn with_string<R>(&self, i: usize, f: impl FnOnce(&[u8]) -> R) -> Result<R, Obj> {
-        let v = self.arg(i);
-        if v.is::<Str>() {
-            return Ok(f(v.cast::<Str>().bytes().as_slice()));
-        }
-        Ok(f(&self.string(i)?))
+        with_text(self.arg(i), f).ok_or_else(|| self.expected(i, "string"))
     }
 
     fn opt_string(&self, i: usize, default: &[u8]) -> Result<Vec<u8>, Obj> {
+        self.with_opt_string(i, default, <[u8]>::to_vec)
+    }
+
+    /// [`Call::with_string`] of an optional argument (`default` if `nil`).
+    fn with_opt_string<R>(
+        &self,
+        i: usize,
+        default: &[u8],
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, Obj> {
         match self.arg(i).is_null() {
-            true => Ok(default.to_vec()),
-            false => self.string(i),
+            true => Ok(f(default)),
+            false => self.with_string(i, f),
         }
     }
 

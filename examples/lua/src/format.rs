@@ -8,25 +8,27 @@
 //!
 //! ```
 //! use lua::format::{format, FmtArg, FormatError};
-//! let args = [FmtArg::Str(b"10".to_vec()), FmtArg::Float(1.0 / 3.0), FmtArg::Int(255)];
-//! let out = format(b"%d|%5.2g|%#x", &args, |_| Ok::<_, FormatError>(Vec::new()));
-//! assert_eq!(out.unwrap(), b"10| 0.33|0xff");
-//! let err = format(b"%d", &[FmtArg::Float(3.5)], |_| Ok::<_, FormatError>(Vec::new()));
+//! let args = [FmtArg::Str(b"10"), FmtArg::Float(1.0 / 3.0), FmtArg::Int(255)];
+//! let mut out = Vec::new();
+//! let done = format(&mut out, b"%d|%5.2g|%#x", &args, |_| Ok::<_, FormatError>(Vec::new()));
+//! assert_eq!((done, &out[..]), (Ok(()), &b"10| 0.33|0xff"[..]));
+//! let err = format(&mut out, b"%d", &[FmtArg::Float(3.5)], |_| Ok::<_, FormatError>(Vec::new()));
 //! assert_eq!(
 //!     err.unwrap_err().to_string(),
 //!     "bad argument #2 to 'format' (number has no integer representation)"
 //! );
 //! ```
 
-use std::borrow::Cow;
 use std::fmt;
 
-use crate::number::{float_to_int, fmt_float, fmt_int, str_to_number, Number};
+use crate::number::{
+    float_to_int, fmt_float, fmt_int, put_digits, str_to_number, Number, DIGITS_MAX,
+};
 
 /// One argument of `string.format` after the format string, as the
-/// interpreter knows it.
+/// interpreter knows it (a string's bytes borrowed, not copied).
 #[derive(Clone, Debug, PartialEq)]
-pub enum FmtArg {
+pub enum FmtArg<'a> {
     /// `nil` (an explicit one: a missing argument is past the slice's end).
     Nil,
     /// A boolean.
@@ -36,7 +38,7 @@ pub enum FmtArg {
     /// A float.
     Float(f64),
     /// A string (numeric strings also serve numeric conversions).
-    Str(Vec<u8>),
+    Str(&'a [u8]),
     /// Any other value: its type name for errors (the `__name` metafield
     /// if it has one, as `luaL_typeerror` uses). `%s` asks the caller for
     /// its `tostring`, only then, since `__tostring` may run code or fail.
@@ -46,7 +48,7 @@ pub enum FmtArg {
     },
 }
 
-impl FmtArg {
+impl FmtArg<'_> {
     fn type_name(&self) -> &str {
         match self {
             FmtArg::Nil => "nil",
@@ -88,22 +90,25 @@ impl fmt::Display for FormatError {
 
 impl std::error::Error for FormatError {}
 
-/// `string.format(fmt, ...)`. `tostring(i)` is called for `%s` of
-/// `args[i]` when that is [`FmtArg::Other`]; its error type `E` is the
-/// caller's, which also carries this module's errors.
+/// `string.format(fmt, ...)`, appended to `out` (the caller's buffer,
+/// which it may reuse). `tostring(i)` is called for `%s` of `args[i]`
+/// when that is [`FmtArg::Other`]; its error type `E` is the caller's,
+/// which also carries this module's errors.
 ///
 /// ```
 /// use lua::format::{format, FmtArg, FormatError};
-/// let args = [FmtArg::Other { type_name: "table".into() }, FmtArg::Str(b"a\nb".to_vec())];
-/// let out = format(b"%s %q", &args, |_| Ok::<_, FormatError>(b"table: 0x1".to_vec()));
-/// assert_eq!(out.unwrap(), b"table: 0x1 \"a\\\nb\"");
+/// let args = [FmtArg::Other { type_name: "table".into() }, FmtArg::Str(b"a\nb")];
+/// let mut out = Vec::new();
+/// format(&mut out, b"%s %q", &args, |_| Ok::<_, FormatError>(b"table: 0x1".to_vec())).unwrap();
+/// assert_eq!(out, b"table: 0x1 \"a\\\nb\"");
 /// ```
 pub fn format<E: From<FormatError>>(
+    out: &mut Vec<u8>,
     fmt: &[u8],
     args: &[FmtArg],
     mut tostring: impl FnMut(usize) -> Result<Vec<u8>, E>,
-) -> Result<Vec<u8>, E> {
-    let mut out = Vec::with_capacity(fmt.len());
+) -> Result<(), E> {
+    out.reserve(fmt.len());
     let mut next_arg = 0;
     let mut i = 0;
     while i < fmt.len() {
@@ -120,11 +125,11 @@ pub fn format<E: From<FormatError>>(
             };
             let item = Item::read(fmt, i - 1, arg, next_arg)?;
             i += item.form.len() - 1;
-            item.convert(&mut out, &mut tostring)?;
+            item.convert(out, &mut tostring)?;
             next_arg += 1;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The error about `args[index]` (Lua's argument `index + 2`).
@@ -135,9 +140,11 @@ fn bad_arg(index: usize, message: &str) -> FormatError {
     }
 }
 
-/// The bytes Lua lets into a conversion before its letter: every flag,
-/// digits and the precision's dot.
-const SPEC_BYTES: &[u8] = b"-+ #0123456789.";
+/// Whether Lua lets `c` into a conversion before its letter: every flag,
+/// digits and the precision's dot (a `match`, not a search of a list).
+fn is_spec_byte(c: u8) -> bool {
+    matches!(c, b'-' | b'+' | b' ' | b'#' | b'0'..=b'9' | b'.')
+}
 /// Lua's buffer for one conversion holds a spec shorter than this.
 const MAX_SPEC: usize = 21;
 
@@ -148,7 +155,7 @@ struct Item<'a> {
     form: &'a [u8],
     /// The conversion letter, 0 if absent.
     conv: u8,
-    arg: &'a FmtArg,
+    arg: &'a FmtArg<'a>,
     index: usize,
 }
 
@@ -156,12 +163,12 @@ impl<'a> Item<'a> {
     fn read(
         fmt: &'a [u8],
         start: usize,
-        arg: &'a FmtArg,
+        arg: &'a FmtArg<'a>,
         index: usize,
     ) -> Result<Self, FormatError> {
         let spec_len = fmt[start + 1..]
             .iter()
-            .take_while(|c| SPEC_BYTES.contains(c))
+            .take_while(|&&c| is_spec_byte(c))
             .count();
         if spec_len >= MAX_SPEC {
             return Err(FormatError::Invalid("invalid format (too long)".into()));
@@ -283,24 +290,26 @@ impl<'a> Item<'a> {
     }
 
     /// `%s`: the argument's `tostring`; with modifiers, it must hold no
-    /// zero byte (checked before the modifiers, as Lua does).
+    /// zero byte (checked before the modifiers, as Lua does). The text goes
+    /// straight into `out`; only modifiers take it back out to pad it.
     fn string<E: From<FormatError>>(
         &self,
         out: &mut Vec<u8>,
         tostring: &mut impl FnMut(usize) -> Result<Vec<u8>, E>,
     ) -> Result<(), E> {
-        let text: Cow<[u8]> = match self.arg {
-            FmtArg::Nil => Cow::Borrowed(b"nil"),
-            FmtArg::Bool(b) => Cow::Owned(b.to_string().into_bytes()),
-            FmtArg::Int(i) => Cow::Owned(fmt_int(*i).into_bytes()),
-            FmtArg::Float(x) => Cow::Owned(fmt_float(*x).into_bytes()),
-            FmtArg::Str(s) => Cow::Borrowed(s),
-            FmtArg::Other { .. } => Cow::Owned(tostring(self.index)?),
-        };
+        let start = out.len();
+        match self.arg {
+            FmtArg::Nil => out.extend_from_slice(b"nil"),
+            FmtArg::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            FmtArg::Int(i) => out.extend_from_slice(fmt_int(&mut [0; DIGITS_MAX], *i)),
+            FmtArg::Float(x) => out.extend_from_slice(fmt_float(*x).as_bytes()),
+            FmtArg::Str(s) => out.extend_from_slice(s),
+            FmtArg::Other { .. } => out.extend(tostring(self.index)?),
+        }
         if self.form.len() == 2 {
-            out.extend_from_slice(&text);
             return Ok(());
         }
+        let text = out.split_off(start);
         if text.contains(&0) {
             return Err(bad_arg(self.index, "string contains zeros").into());
         }
@@ -319,10 +328,10 @@ impl<'a> Item<'a> {
         }
         match self.arg {
             FmtArg::Nil => out.extend_from_slice(b"nil"),
-            FmtArg::Bool(b) => out.extend_from_slice(b.to_string().as_bytes()),
+            FmtArg::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
             // The minimum integer has no decimal literal (its negation overflows).
             FmtArg::Int(i64::MIN) => out.extend_from_slice(b"0x8000000000000000"),
-            FmtArg::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
+            FmtArg::Int(i) => out.extend_from_slice(fmt_int(&mut [0; DIGITS_MAX], *i)),
             FmtArg::Float(x) => out.extend_from_slice(quote_float(*x).as_bytes()),
             FmtArg::Str(s) => quote_string(out, s),
             FmtArg::Other { .. } => return Err(bad_arg(self.index, "value has no literal form")),
@@ -394,39 +403,34 @@ fn pad(out: &mut Vec<u8>, spec: &Spec, prefix: &[u8], body: &[u8], zero_ok: bool
 }
 
 /// `%d %i %u %o %x %X` of a 64-bit integer (the last four see its two's
-/// complement bits).
+/// complement bits). The digits are built on the stack, right-aligned:
+/// precision zeros and `%#o`'s `0` go in front of them.
 fn fmt_integer(out: &mut Vec<u8>, spec: &Spec, conv: u8, n: i64) {
-    let bits = n as u64;
-    let (sign, mut digits) = match conv {
-        b'd' | b'i' => (spec.sign(n < 0), n.unsigned_abs().to_string()),
-        b'u' => (&b""[..], bits.to_string()),
-        b'o' => (&b""[..], format!("{bits:o}")),
-        b'x' => (&b""[..], format!("{bits:x}")),
-        _ => (&b""[..], format!("{bits:X}")),
+    // A precision is at most two digits: its zeros fit in 100 bytes.
+    let mut body = [b'0'; 100 + DIGITS_MAX];
+    let end = body.len();
+    let mut start = match conv {
+        b'd' | b'i' => put_digits::<10>(&mut body, n.unsigned_abs(), false),
+        b'u' => put_digits::<10>(&mut body, n as u64, false),
+        b'o' => put_digits::<8>(&mut body, n as u64, false),
+        _ => put_digits::<16>(&mut body, n as u64, conv == b'X'),
     };
     if let Some(p) = spec.precision {
         if n == 0 && p == 0 {
-            digits.clear();
+            start = end;
         }
-        digits = format!("{digits:0>p$}");
+        start = start.min(end - p);
     }
-    let mut prefix = sign.to_vec();
-    if spec.alt {
-        match conv {
-            b'o' if !digits.starts_with('0') => digits.insert(0, '0'),
-            b'x' | b'X' if n != 0 => {
-                prefix.extend_from_slice(if conv == b'x' { b"0x" } else { b"0X" })
-            }
-            _ => {}
-        }
+    if spec.alt && conv == b'o' && body.get(start) != Some(&b'0') {
+        start -= 1;
     }
-    pad(
-        out,
-        spec,
-        &prefix,
-        digits.as_bytes(),
-        spec.precision.is_none(),
-    );
+    let prefix: &[u8] = match conv {
+        b'd' | b'i' => spec.sign(n < 0),
+        b'x' if spec.alt && n != 0 => b"0x",
+        b'X' if spec.alt && n != 0 => b"0X",
+        _ => b"",
+    };
+    pad(out, spec, prefix, &body[start..], spec.precision.is_none());
 }
 
 /// `%a %A %e %E %f %g %G` of a float; infinities and NaNs are never
@@ -627,21 +631,24 @@ mod tests {
     use super::FmtArg::{Bool as B, Float as F, Int as I, Nil};
     use super::*;
 
-    fn s(bytes: &[u8]) -> FmtArg {
-        FmtArg::Str(bytes.to_vec())
+    fn s(bytes: &[u8]) -> FmtArg<'_> {
+        FmtArg::Str(bytes)
     }
 
-    fn other(type_name: &str) -> FmtArg {
+    fn other(type_name: &str) -> FmtArg<'static> {
         FmtArg::Other {
             type_name: type_name.into(),
         }
     }
 
     fn run(fmt: &[u8], args: &[FmtArg]) -> Result<Vec<u8>, FormatError> {
-        format(fmt, args, |i| {
+        let mut out = b"kept".to_vec();
+        format(&mut out, fmt, args, |i| {
             assert!(matches!(args[i], FmtArg::Other { .. }));
             Ok(b"TT".to_vec())
-        })
+        })?;
+        assert_eq!(&out[..4], b"kept", "format appends");
+        Ok(out.split_off(4))
     }
 
     #[track_caller]
@@ -1165,13 +1172,15 @@ mod tests {
     fn tostring_is_lazy_and_its_error_propagates() {
         let args = [other("table"), I(1)];
         let mut calls = 0;
-        let out = format(b"%d", &args[1..], |_| {
+        let mut out = Vec::new();
+        let done = format(&mut out, b"%d", &args[1..], |_| {
             calls += 1;
             Ok::<_, FormatError>(Vec::new())
         });
-        assert_eq!(out.unwrap(), b"1");
-        assert_eq!(calls, 0);
-        let failed = format(b"%s", &args, |_| Err(FormatError::Invalid("boom".into())));
+        assert_eq!((done, &out[..], calls), (Ok(()), &b"1"[..], 0));
+        let failed = format(&mut out, b"%s", &args, |_| {
+            Err(FormatError::Invalid("boom".into()))
+        });
         assert_eq!(failed.unwrap_err().to_string(), "boom");
     }
 

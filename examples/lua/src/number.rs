@@ -41,9 +41,44 @@ impl PartialEq for Number {
     }
 }
 
-/// `tostring` of an integer.
-pub fn fmt_int(i: i64) -> String {
-    i.to_string()
+/// Room for the digits of any `u64` in base 8 or above, or for an `i64`
+/// in decimal with its sign.
+pub const DIGITS_MAX: usize = 22;
+
+/// Writes the digits of `n` in base `RADIX` (8 to 16; `A-F` with `upper`)
+/// at the end of `buf` (at least [`DIGITS_MAX`] bytes) and returns where
+/// they start: callers format into a stack buffer, not a `String`. The
+/// base is a constant so that no digit costs a division instruction.
+pub fn put_digits<const RADIX: u64>(buf: &mut [u8], mut n: u64, upper: bool) -> usize {
+    let letters: &[u8; 16] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = letters[(n % RADIX) as usize];
+        n /= RADIX;
+        if n == 0 {
+            return at;
+        }
+    }
+}
+
+/// `tostring` of an integer, written into `buf`.
+///
+/// ```
+/// use lua::number::fmt_int;
+/// assert_eq!(fmt_int(&mut [0; 22], -120), b"-120");
+/// ```
+pub fn fmt_int(buf: &mut [u8; DIGITS_MAX], i: i64) -> &[u8] {
+    let mut at = put_digits::<10>(buf, i.unsigned_abs(), false);
+    if i < 0 {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    &buf[at..]
 }
 
 /// `tostring` of a float: C's `%.14g`, plus `.0` when that looks like an
@@ -1199,7 +1234,10 @@ mod tests {
         for &(x, want) in cases {
             assert_eq!(fmt_float(black_box(x)), want);
         }
-        assert_eq!(fmt_int(i64::MIN), "-9223372036854775808");
+        assert_eq!(
+            fmt_int(&mut [0; DIGITS_MAX], i64::MIN),
+            b"-9223372036854775808"
+        );
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Lua strings as GC objects: immutable byte arrays with their hash
 //! computed once at creation.
 
+use crate::number::{fmt_float, fmt_int, DIGITS_MAX};
 use crate::value::{float_of, int_of, is_float, is_int};
 use crate::vm::Str;
 use majit::prelude::*;
+use std::cell::Cell;
 
 /// The hash of a string's bytes (FNV-1a): tables look strings up by it.
 pub fn hash(bytes: &[u8]) -> i64 {
@@ -29,6 +31,28 @@ fn new_str_of(parts: &[&[u8]]) -> Str {
     Str::new(hash_parts(parts), Array::from_slices(parts))
 }
 
+/// The most bytes of scratch buffer [`with_scratch`] keeps between
+/// calls: a huge `string.rep` result is not held on to.
+const SCRATCH_KEPT: usize = 1 << 16;
+
+thread_local! {
+    static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// `f` of an empty buffer to build a string's bytes in (`f` makes the
+/// string). The buffer is reused from call to call: building a string
+/// costs no malloc.
+pub fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    // Taken, not borrowed: an `f` building a string too gets a new buffer.
+    let mut buf = SCRATCH.take();
+    buf.clear();
+    let r = f(&mut buf);
+    if buf.capacity() <= SCRATCH_KEPT {
+        SCRATCH.set(buf);
+    }
+    r
+}
+
 /// The bytes of `s`.
 pub fn bytes_of(s: Str) -> Vec<u8> {
     s.bytes().as_slice().to_vec()
@@ -37,24 +61,20 @@ pub fn bytes_of(s: Str) -> Vec<u8> {
 /// The bytes `..` and `tostring` give a string or a number; `None` for
 /// other values.
 pub fn text_of(o: Obj) -> Option<Vec<u8>> {
-    if o.is::<Str>() {
-        Some(bytes_of(o.cast::<Str>()))
-    } else if is_int(o) {
-        Some(crate::number::fmt_int(int_of(o)).into_bytes())
-    } else if is_float(o) {
-        Some(crate::number::fmt_float(float_of(o)).into_bytes())
-    } else {
-        None
-    }
+    with_text(o, <[u8]>::to_vec)
 }
 
-/// `f` of the bytes `..` takes of a string (not copied) or a number;
-/// `None` for other values.
-fn with_text<R>(o: Obj, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+/// `f` of the bytes `..` and `tostring` give a string (not copied) or a
+/// number (an integer formatted on the stack); `None` for other values.
+pub fn with_text<R>(o: Obj, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
     if o.is::<Str>() {
         Some(f(o.cast::<Str>().bytes().as_slice()))
+    } else if is_int(o) {
+        Some(f(fmt_int(&mut [0; DIGITS_MAX], int_of(o))))
+    } else if is_float(o) {
+        Some(f(fmt_float(float_of(o)).as_bytes()))
     } else {
-        text_of(o).map(|t| f(&t))
+        None
     }
 }
 
@@ -77,7 +97,7 @@ pub fn equal(a: Str, b: Str) -> bool {
 /// Whether `a < b` (with `or_equal`, `a <= b`), bytewise as C's `strcmp`
 /// in the C locale.
 pub fn less(a: Str, b: Str, or_equal: bool) -> bool {
-    match bytes_of(a).cmp(&bytes_of(b)) {
+    match a.bytes().as_slice().cmp(b.bytes().as_slice()) {
         std::cmp::Ordering::Less => true,
         std::cmp::Ordering::Equal => or_equal,
         std::cmp::Ordering::Greater => false,

@@ -6,7 +6,7 @@ use super::{
     boolean, def, float, int, io, is_str, prim, rets, str_obj, write_out, Call, Def, Rets,
 };
 use crate::errors::type_name;
-use crate::strings::{bytes_of, text_of};
+use crate::strings::{bytes_of, text_of, with_text};
 use crate::table as tbl;
 use crate::value::{float_of, int_of, is_float, is_int};
 use crate::vm::{Bool, Builtin, Closure, Str, Table};
@@ -111,7 +111,11 @@ fn tostring_prim(c: &Call) -> Result<Rets, Obj> {
     let v = c.any(0)?;
     let mm = meta_field(v, b"__tostring");
     match mm.is_null() {
-        true => Ok(rets![str_obj(&tostring_raw(v))]),
+        // A string is its own `tostring`, a number's is made with no `Vec`.
+        true if v.is::<Str>() => Ok(rets![v]),
+        true => Ok(rets![
+            with_text(v, str_obj).unwrap_or_else(|| str_obj(&tostring_raw(v)))
+        ]),
         false => Ok(rets![Obj::null(), mm]),
     }
 }
@@ -191,7 +195,7 @@ fn tonumber(c: &Call) -> Result<Rets, Obj> {
     if !(2..=36).contains(&base) {
         return Err(c.bad(1, "base out of range"));
     }
-    let n = crate::number::str_to_int_base(&bytes_of(v.cast::<Str>()), base as u32);
+    let n = crate::number::str_to_int_base(v.cast::<Str>().bytes().as_slice(), base as u32);
     Ok(rets![n.map_or(Obj::null(), int)])
 }
 

@@ -6,11 +6,12 @@ use super::base::{shown_type, tostring_raw};
 use super::{def, int, prim, rets, str_obj, Call, Def, Rets};
 use crate::format::{format, FmtArg, FormatError};
 use crate::pattern::{self, Capture, Captures, PatternError};
-use crate::strings::{bytes_of, text_of};
+use crate::strings::{bytes_of, text_of, with_scratch, with_text};
 use crate::table::{self as tbl, new_table};
 use crate::value::{float_of, int_of, is_float, is_int};
 use crate::vm::{Bool, Builtin, Closure, Str, Table};
 use majit::prelude::*;
+use smallvec::SmallVec;
 
 pub(super) const DEFS: &[Def] = &[
     def("string", "len", "string.len", len),
@@ -65,31 +66,38 @@ fn sub(c: &Call) -> Result<Rets, Obj> {
     let (from, to) = (c.integer(1)?, c.opt_integer(2, -1)?);
     let piece = c.with_string(0, |s| {
         let (i, j) = (start_pos(from, s.len()), end_pos(to, s.len()));
-        if i <= j {
-            s[i - 1..j].to_vec()
-        } else {
-            Vec::new()
-        }
+        str_obj(if i <= j { &s[i - 1..j] } else { b"" })
     })?;
-    Ok(rets![str_obj(&piece)])
+    Ok(rets![piece])
+}
+
+/// A new string of the bytes `f` gives for argument 0's, in order.
+fn map_bytes(c: &Call, f: impl Fn(&u8) -> u8) -> Result<Rets, Obj> {
+    let s = c.with_string(0, |s| {
+        with_scratch(|out| {
+            out.extend(s.iter().map(f));
+            str_obj(out)
+        })
+    })?;
+    Ok(rets![s])
 }
 
 fn upper(c: &Call) -> Result<Rets, Obj> {
-    Ok(rets![str_obj(&c.string(0)?.to_ascii_uppercase())])
+    map_bytes(c, u8::to_ascii_uppercase)
 }
 
 fn lower(c: &Call) -> Result<Rets, Obj> {
-    Ok(rets![str_obj(&c.string(0)?.to_ascii_lowercase())])
+    map_bytes(c, u8::to_ascii_lowercase)
 }
 
 fn rep(c: &Call) -> Result<Rets, Obj> {
-    let s = c.string(0)?;
+    let len = c.with_string(0, <[u8]>::len)?;
     let n = c.integer(1)?;
-    let sep = c.opt_string(2, b"")?;
+    let sep_len = c.with_opt_string(2, b"", <[u8]>::len)?;
     if n <= 0 {
         return Ok(rets![str_obj(b"")]);
     }
-    let total = (s.len() + sep.len()) as u128 * n as u128;
+    let total = (len + sep_len) as u128 * n as u128;
     if total >= i64::MAX as u128 {
         return Err(c.error("resulting string too large"));
     }
@@ -97,35 +105,46 @@ fn rep(c: &Call) -> Result<Rets, Obj> {
         // What lua5.4 runs into allocating it (no position: a memory error).
         return Err(str_obj(b"not enough memory"));
     }
-    let mut out = Vec::with_capacity(total as usize);
-    for k in 0..n {
-        if k > 0 {
-            out.extend_from_slice(&sep);
-        }
-        out.extend_from_slice(&s);
-    }
-    Ok(rets![str_obj(&out)])
+    let repeated = c.with_string(0, |s| {
+        c.with_opt_string(2, b"", |sep| {
+            with_scratch(|out| {
+                out.reserve(total as usize);
+                for k in 0..n {
+                    if k > 0 {
+                        out.extend_from_slice(sep);
+                    }
+                    out.extend_from_slice(s);
+                }
+                str_obj(out)
+            })
+        })
+    })??;
+    Ok(rets![repeated])
 }
 
 fn reverse(c: &Call) -> Result<Rets, Obj> {
-    let mut s = c.string(0)?;
-    s.reverse();
-    Ok(rets![str_obj(&s)])
+    let s = c.with_string(0, |s| {
+        with_scratch(|out| {
+            out.extend(s.iter().rev());
+            str_obj(out)
+        })
+    })?;
+    Ok(rets![s])
 }
 
 fn byte(c: &Call) -> Result<Rets, Obj> {
     c.with_string(0, |_| ())?; // lua5.4 checks the string first
     let pi = c.opt_integer(1, 1)?;
     let pj = c.opt_integer(2, pi)?;
-    let bytes = c.with_string(0, |s| {
+    let codes = c.with_string(0, |s| {
         let (i, j) = (start_pos(pi, s.len()), end_pos(pj, s.len()));
         match i > j {
-            true => Some(Vec::new()),
-            false => (j - i < i32::MAX as usize).then(|| s[i - 1..j].to_vec()),
+            true => Some(Rets::new()),
+            false => (j - i < i32::MAX as usize)
+                .then(|| s[i - 1..j].iter().map(|&b| int(i64::from(b))).collect()),
         }
     })?;
-    let bytes = bytes.ok_or_else(|| c.error("string slice too long"))?;
-    Ok(bytes.iter().map(|&b| int(i64::from(b))).collect())
+    codes.ok_or_else(|| c.error("string slice too long"))
 }
 
 fn char(c: &Call) -> Result<Rets, Obj> {
@@ -207,8 +226,8 @@ impl From<FormatError> for FormatStop {
     }
 }
 
-/// `v` as `format.rs` takes it.
-fn fmt_arg(v: Obj) -> FmtArg {
+/// `v` as `format.rs` takes it; `bytes` is `v`'s if it is a string.
+fn fmt_arg(v: Obj, bytes: &Array<u8>) -> FmtArg<'_> {
     if v.is_null() {
         FmtArg::Nil
     } else if v.is::<Bool>() {
@@ -218,7 +237,7 @@ fn fmt_arg(v: Obj) -> FmtArg {
     } else if is_float(v) {
         FmtArg::Float(float_of(v))
     } else if v.is::<Str>() {
-        FmtArg::Str(bytes_of(v.cast::<Str>()))
+        FmtArg::Str(bytes.as_slice())
     } else {
         FmtArg::Other {
             type_name: shown_type(v),
@@ -231,17 +250,31 @@ fn fmt_arg(v: Obj) -> FmtArg {
 /// `__tostring` the prelude must call first (it passes the string in its
 /// place and calls again).
 fn format_prim(c: &Call) -> Result<Rets, Obj> {
-    let fmt = c.string(0)?;
-    let args: Vec<FmtArg> = c.args[1..].iter().map(|&v| fmt_arg(v)).collect();
-    let out = format(&fmt, &args, |i| {
-        let v = c.args[i + 1];
-        match super::base::meta_field(v, b"__tostring").is_null() {
-            true => Ok(tostring_raw(v)),
-            false => Err(FormatStop::NeedsTostring(i)),
-        }
-    });
-    match out {
-        Ok(s) => Ok(rets![str_obj(&s)]),
+    let made = c.with_string(0, |fmt| {
+        // The arguments' byte arrays (null but for strings), which their
+        // `FmtArg`s borrow: nothing is copied until the result is built.
+        let arrays: SmallVec<[Array<u8>; 8]> = (c.args[1..].iter())
+            .map(|&v| match v.is::<Str>() {
+                true => v.cast::<Str>().bytes(),
+                false => Array::null(),
+            })
+            .collect();
+        let args: SmallVec<[FmtArg; 8]> = (c.args[1..].iter().zip(&arrays))
+            .map(|(&v, bytes)| fmt_arg(v, bytes))
+            .collect();
+        with_scratch(|out| {
+            let done = format(out, fmt, &args, |i| {
+                let v = c.args[i + 1];
+                match super::base::meta_field(v, b"__tostring").is_null() {
+                    true => Ok(tostring_raw(v)),
+                    false => Err(FormatStop::NeedsTostring(i)),
+                }
+            });
+            done.map(|()| str_obj(out))
+        })
+    })?;
+    match made {
+        Ok(s) => Ok(rets![s]),
         Err(FormatStop::NeedsTostring(i)) => Ok(rets![Obj::null(), int(i as i64 + 2)]),
         Err(FormatStop::Error(FormatError::BadArg { arg, message })) => {
             Err(c.bad(arg - 1, &message))
@@ -356,14 +389,19 @@ fn gsub_step(c: &Call) -> Result<Rets, Obj> {
 /// The prelude's `gsub_done(state, parts)`: the result and the count.
 fn gsub_done(c: &Call) -> Result<Rets, Obj> {
     let (st, parts) = (c.table(0)?, c.table(1)?);
-    let s = str_field(st, 1);
-    let mut out = Vec::new();
-    for i in 1..=tbl::len(parts) {
-        out.extend(text_of(tbl::get(parts, int(i))).unwrap_or_default());
-    }
-    let pos = (field(st, 3) as usize).min(s.len());
-    out.extend_from_slice(&s[pos..]);
-    Ok(rets![str_obj(&out), int(field(st, 5))])
+    let s = tbl::get(st, int(1)).cast::<Str>().bytes();
+    let s = s.as_slice();
+    let joined = with_scratch(|out| {
+        for i in 1..=tbl::len(parts) {
+            with_text(tbl::get(parts, int(i)), |piece| {
+                out.extend_from_slice(piece)
+            });
+        }
+        let pos = (field(st, 3) as usize).min(s.len());
+        out.extend_from_slice(&s[pos..]);
+        str_obj(out)
+    });
+    Ok(rets![joined, int(field(st, 5))])
 }
 
 /// The prelude's `gmatch(s, p, init)`: the state `gmatch_step` takes,

@@ -4,7 +4,7 @@
 
 use super::base::lua_type;
 use super::{def, int, rets, str_obj, Call, Def, Rets};
-use crate::strings::text_of;
+use crate::strings::{with_scratch, with_text};
 use crate::table::{self as tbl, new_table};
 use crate::vm::{Str, Table};
 use majit::prelude::*;
@@ -74,28 +74,42 @@ fn remove(c: &Call) -> Result<Rets, Obj> {
 fn concat(c: &Call) -> Result<Rets, Obj> {
     let t = c.table(0)?;
     let last = tbl::len(t);
-    let sep = c.opt_string(1, b"")?;
+    c.with_opt_string(1, b"", |_| ())?; // lua5.4 checks it before the range
     let first = c.opt_integer(2, 1)?;
     let last = c.opt_integer(3, last)?;
-    let mut out = Vec::new();
+    let joined = c.with_opt_string(1, b"", |sep| {
+        with_scratch(|out| join(c, t, sep, first, last, out).map(|()| str_obj(out)))
+    })?;
+    Ok(rets![joined?])
+}
+
+/// Appends the items `first..=last` of `t`, strings or numbers, to `out`
+/// with `sep` between them, each straight from the table.
+fn join(
+    c: &Call,
+    t: Table,
+    sep: &[u8],
+    first: i64,
+    last: i64,
+    out: &mut Vec<u8>,
+) -> Result<(), Obj> {
     let mut i = first;
     while i <= last {
         let v = get(t, i);
-        let Some(text) = text_of(v) else {
+        if with_text(v, |text| out.extend_from_slice(text)).is_none() {
             let what = format!(
                 "invalid value ({}) at index {i} in table for 'concat'",
                 lua_type(v)
             );
             return Err(c.error(&what));
-        };
-        out.extend(text);
+        }
         if i == last {
             break;
         }
-        out.extend_from_slice(&sep);
+        out.extend_from_slice(sep);
         i += 1;
     }
-    Ok(rets![str_obj(&out)])
+    Ok(())
 }
 
 /// Most values `unpack` returns (`lua_checkstack`'s limit).
