@@ -87,6 +87,26 @@ impl<T: Elem> Array<T> {
             PhantomData,
         )
     }
+    /// The shared array of no items of this type: an empty array has no
+    /// item to write, so all of them can be one object, which the heap
+    /// allocates old at the first call and keeps alive (a table with an
+    /// empty part costs no allocation). Never collects; exits as
+    /// [`Array::new`] does if the heap is exhausted.
+    ///
+    /// ```
+    /// use majit_gc::Array;
+    /// let (a, b) = (Array::<i64>::empty(), Array::<i64>::empty());
+    /// assert_eq!((a.len(), a.to_raw()), (0, b.to_raw()));
+    /// ```
+    pub fn empty() -> Array<T> {
+        let obj = thread_heap::empty_array(T::array_type()).unwrap_or_else(|e| {
+            thread_heap::exit_with(format!(
+                "cannot allocate the empty `{}`: {e}",
+                T::array_type().name
+            ))
+        });
+        Array(obj, PhantomData)
+    }
     /// [`Array::new`] bumped inline through `heap` (what `#[jit_interp]`
     /// makes of `Array::new` in an interpreter's body).
     #[doc(hidden)]

@@ -242,6 +242,10 @@ impl GcHeap {
             let _ = self.mark_slot(slot, &mut stack);
         });
         self.roots = roots;
+        // Shared empty arrays hold no references: marking them is enough.
+        for &(_, obj) in &self.empty_arrays {
+            self.old.mark(&self.space, obj);
+        }
         let mut result = Ok(());
         while let Some(obj) = stack.pop() {
             result = self.trace(obj, &mut stack, Self::mark_slot);

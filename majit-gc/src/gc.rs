@@ -180,6 +180,12 @@ impl Gc {
         self.heap_mut().alloc_array_uncollected(ty, len).map(GcRef)
     }
 
+    /// The shared array of no items of array type `ty` (see
+    /// [`Array::empty`](crate::Array::empty)). Never collects.
+    pub fn empty_array(&mut self, ty: TypeId) -> Result<GcRef> {
+        self.heap_mut().empty_array(ty).map(GcRef)
+    }
+
     /// Whether an allocation that could not collect asked for a
     /// collection (see [`Gc::alloc_uncollected`]); cleared by every minor
     /// collection.

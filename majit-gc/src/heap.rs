@@ -83,6 +83,9 @@ pub struct GcHeap {
     pub(crate) poisoned: Option<GcError>,
     /// The error of the last failed `extern "C"` call.
     pub(crate) last_error: Option<GcError>,
+    /// The shared empty array of each array type that asked for one
+    /// ([`GcHeap::empty_array`]): old, so it never moves, and a root.
+    pub(crate) empty_arrays: Vec<(TypeId, usize)>,
 }
 
 impl GcHeap {
@@ -112,6 +115,7 @@ impl GcHeap {
             }],
             ref_pool: Vec::new(),
             roots: Roots::default(),
+            empty_arrays: Vec::new(),
             remembered: Vec::new(),
             dirty_cards: Vec::new(),
             scan: Vec::new(),
@@ -275,6 +279,20 @@ impl GcHeap {
         let obj = self.place_uncollected(region, None, bytes, ty.header())?;
         // SAFETY: obj is a fresh object of `bytes` ≥ 16 bytes.
         unsafe { *((obj + ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64 };
+        Ok(obj)
+    }
+
+    /// The one array of no items of array type `ty`, allocated in the old
+    /// space at the first call and kept alive by the heap: an array of
+    /// length 0 has nothing to write, so every empty array of `ty` can be
+    /// this one. Never collects.
+    pub(crate) fn empty_array(&mut self, ty: TypeId) -> Result<usize> {
+        if let Some(&(_, obj)) = self.empty_arrays.iter().find(|(t, _)| *t == ty) {
+            return Ok(obj);
+        }
+        let bytes = self.array_bytes_of(ty, 0)?;
+        let obj = self.place_uncollected(None, None, bytes, ty.header())?;
+        self.empty_arrays.push((ty, obj));
         Ok(obj)
     }
 

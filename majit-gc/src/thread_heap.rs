@@ -371,6 +371,13 @@ pub fn alloc_array(t: &ArrayType, len: usize) -> Result<usize> {
     })
 }
 
+/// The shared array of no items of type `t` in the current heap (see
+/// [`Array::empty`](crate::Array::empty)). Never collects.
+pub fn empty_array(t: &ArrayType) -> Result<usize> {
+    let ty = array_type_id(t)?;
+    with_current(|h| Ok(h.gc.borrow_mut().empty_array(ty)?.addr()))
+}
+
 /// [`alloc_array`] for callers that cannot return an error: on failure
 /// prints why and exits the process with status 70 (as [`alloc_or_exit`]).
 pub fn alloc_array_or_exit(t: &ArrayType, len: usize) -> usize {
@@ -809,7 +816,7 @@ pub fn collect(roots: &mut [usize]) -> Result<()> {
 
 /// Prints what failed and why to stderr and exits with status 70.
 #[cold]
-fn exit_with(message: String) -> ! {
+pub(crate) fn exit_with(message: String) -> ! {
     eprintln!("majit-gc: {message}");
     std::process::exit(70)
 }

@@ -269,6 +269,34 @@ fn arrays_index_with_bounds_checks_and_keep_their_items_through_collections() {
 }
 
 #[test]
+fn the_empty_array_is_one_object_that_outlives_collections_without_roots() {
+    use majit_gc::Array;
+    thread_heap::install(small_heap(Some(1)));
+    let a = Array::<i64>::empty();
+    let gc = thread_heap::shared().unwrap();
+    for _ in 0..3 {
+        // Garbage, then collections with no root at all: the heap keeps
+        // the empty array itself, and it never moves (it is old).
+        let mut head = 0;
+        for i in 0..2000 {
+            head = node(i, head);
+        }
+        assert!(head != 0);
+        thread_heap::safepoint(&mut []).unwrap();
+        gc.borrow_mut().collect_major().unwrap();
+        let b = Array::<i64>::empty();
+        assert_eq!((b.to_raw(), b.len()), (a.to_raw(), 0));
+    }
+    assert!(gc.borrow().stats().major_collections >= 3);
+    // Another item type, another array; another heap, another array.
+    assert_ne!(Array::<u8>::empty().to_raw(), a.to_raw());
+    drop(gc);
+    thread_heap::install(small_heap(None));
+    assert_eq!(Array::<i64>::empty().len(), 0);
+    thread_heap::take();
+}
+
+#[test]
 fn cached_type_ids_follow_the_current_heap() {
     static FIRST: StructType = StructType::headered("First", 16, &[]);
     static SECOND: StructType = StructType::headered("Second", 16, &[]);

@@ -17,13 +17,24 @@ pub fn new_table(narr: i64, nhash: i64) -> Table {
     let cap = nhash.max(0) as usize;
     Table::new(
         crate::vm::next_serial(),
-        Array::<Obj>::new(narr.max(0) as usize),
-        Array::<Obj>::new(cap),
-        Array::<Obj>::new(cap),
+        part(narr.max(0) as usize),
+        part(cap),
+        part(cap),
         0,
         Obj::null(),
         shape::EMPTY,
     )
+}
+
+/// A table part of `n` slots: an empty one is the shared empty array (a
+/// part only grows by replacement), so `{}` and a list with no hash part
+/// allocate one object less per empty part (binary_trees: one of four).
+fn part(n: usize) -> Array<Obj> {
+    if n == 0 {
+        Array::empty()
+    } else {
+        Array::new(n)
+    }
 }
 
 /// `k` as the key it stands for: a float with an integer value is that
