@@ -120,6 +120,36 @@ fn virtual_returned_by_finish_is_forced_with_its_fields() {
 }
 
 #[test]
+fn a_forced_virtual_stores_no_zero_or_null() {
+    // The allocation is zeroed: fields set to 0 or null (even over an
+    // earlier value) need no store when the virtual is forced.
+    assert_opt(
+        "virtualize:heap",
+        "
+        [i0, p0]
+        p1 = new(descr=Node)
+        setfield_gc(p1, i0, descr=Node.value)
+        setfield_gc(p1, 0, descr=Node.value)
+        setfield_gc(p1, p0, descr=Node.next)
+        setfield_gc(p1, null, descr=Node.next)
+        p2 = new(descr=Node)
+        setfield_gc(p2, i0, descr=Node.value)
+        setfield_gc(p2, null, descr=Node.next)
+        setfield_gc(p1, p2, descr=Node.next)
+        finish(p1)",
+        expect![
+            "
+            [i0, p0]
+            p1 = new(descr=Node)
+            p2 = new(descr=Node)
+            setfield_gc(p1, p2, descr=Node.next)
+            setfield_gc(p2, i0, descr=Node.value)
+            finish(p1)"
+        ],
+    );
+}
+
+#[test]
 fn cyclic_virtuals_are_forced_once_each() {
     assert_opt(
         "virtualize",

@@ -372,6 +372,14 @@ impl Cx {
         for (r, v) in forced {
             for (slot, value) in v.fields {
                 let value = self.resolve(value);
+                // The allocation is zeroed: a zero or null needs no store
+                // (Lua's call frames set half their fields to 0 or nil).
+                if matches!(
+                    self.const_of(value),
+                    Some(Const::Int(0) | Const::Ref(0) | Const::Float(0))
+                ) {
+                    continue;
+                }
                 let store = match slot {
                     Slot::Field(f) => {
                         Op::new(OpCode::SetfieldGc, &[r, value]).with_descr(Descr::Field(f))
