@@ -159,8 +159,21 @@ pub struct StructDecl {
     pub name: Ident,
     pub fields: Vec<(Ident, syn::Type)>,
     pub headered: bool,
-    /// Per field: marked `#[quasi_immutable]`.
-    pub quasi_immutable: Vec<bool>,
+    /// Per field: its mark.
+    pub marks: Vec<FieldMark>,
+}
+
+/// How a GC struct field may change after its object is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldMark {
+    /// Written at will (a setter).
+    Plain,
+    /// `#[immutable]`: set by the constructor only (no setter), so a
+    /// trace's load of it survives calls.
+    Immutable,
+    /// `#[quasi_immutable]`: read often, written rarely; traces fold it
+    /// and a write invalidates them.
+    QuasiImmutable,
 }
 
 impl Parse for StructDecl {
@@ -180,20 +193,29 @@ impl Parse for StructDecl {
         let content;
         syn::braced!(content in input);
         let mut fields = Vec::new();
-        let mut quasi_immutable = Vec::new();
+        let mut marks = Vec::new();
         while !content.is_empty() {
-            let mut quasi = false;
+            let mut mark = FieldMark::Plain;
             for a in content.call(syn::Attribute::parse_outer)? {
-                if !a.path().is_ident("quasi_immutable") || !matches!(a.meta, syn::Meta::Path(_)) {
+                let word = match &a.meta {
+                    syn::Meta::Path(p) if p.is_ident("immutable") => FieldMark::Immutable,
+                    syn::Meta::Path(p) if p.is_ident("quasi_immutable") => {
+                        FieldMark::QuasiImmutable
+                    }
+                    _ => FieldMark::Plain,
+                };
+                if word == FieldMark::Plain || mark != FieldMark::Plain {
                     return Err(syn::Error::new_spanned(
                         &a,
-                        "the only attribute of a GC struct field is `#[quasi_immutable]` (read \
-                         often, written rarely: traces fold it and are invalidated by a write)",
+                        "a GC struct field takes one attribute: `#[immutable]` (set by the \
+                         constructor only: traces keep its loads across calls) or \
+                         `#[quasi_immutable]` (read often, written rarely: traces fold it and \
+                         are invalidated by a write)",
                     ));
                 }
-                quasi = true;
+                mark = word;
             }
-            quasi_immutable.push(quasi);
+            marks.push(mark);
             let f: Ident = content.parse()?;
             content.parse::<Token![:]>()?;
             fields.push((f, content.parse::<syn::Type>()?));
@@ -206,7 +228,7 @@ impl Parse for StructDecl {
             name,
             fields,
             headered,
-            quasi_immutable,
+            marks,
         })
     }
 }

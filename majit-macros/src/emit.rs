@@ -11,7 +11,7 @@
 //! function returns the portal's result. The jitcode builder
 //! `NAME_jitcode` holds the shims the jitcode calls.
 
-use crate::attr::{Helper, Policy, StructDecl};
+use crate::attr::{FieldMark, Helper, Policy, StructDecl};
 use crate::lower::{Lowered, StateVar, StructDef};
 use crate::regs::Bank;
 use crate::ty::{Scalar, Ty};
@@ -969,7 +969,8 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
         };
         let barrier = ty.is_ref().then_some(barrier);
         let offset = 8 * i as u32;
-        let invalidate = def.quasi_immutable[k]
+        let mark = def.marks[k];
+        let invalidate = (mark == FieldMark::QuasiImmutable)
             .then(|| quote!(::majit::metainterp::quasi::written(self.to_raw(), #offset);));
         params.push(quote!(#fname: #rty));
         args.push(quote!(#fname));
@@ -989,14 +990,18 @@ pub fn gc_struct(vis: &syn::Visibility, def: &StructDef, decl: &StructDecl) -> T
                 let bits = unsafe { self.slot(#i).read() };
                 #read
             }
-            #[doc = #doc_set]
-            pub fn #set(self, v: #rty) {
-                #invalidate
-                // SAFETY: as in the getter.
-                unsafe { self.slot(#i).write(#write) }
-                #barrier
-            }
         });
+        if mark != FieldMark::Immutable {
+            accessors.push(quote! {
+                #[doc = #doc_set]
+                pub fn #set(self, v: #rty) {
+                    #invalidate
+                    // SAFETY: as in the getter.
+                    unsafe { self.slot(#i).write(#write) }
+                    #barrier
+                }
+            });
+        }
     }
     let doc = format!(
         "A handle of the GC struct `{}` declared in `#[jit_interp]`: a {layout} object of \

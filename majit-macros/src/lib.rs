@@ -131,7 +131,10 @@ use syn::{Expr, Stmt};
 /// `x.value` / `x.value = v`; `#[headered]` ones can be held as an `Obj`
 /// and class-tested with `o.is::<Leaf>()`; a `#[quasi_immutable]` field,
 /// e.g. `Class { #[quasi_immutable] version: i64 }`, is folded by traces
-/// reading it through a promoted handle, and its setter invalidates them)
+/// reading it through a promoted handle, and its setter invalidates them;
+/// an `#[immutable]` field, e.g. `Closure { #[immutable] code: i64 }`, is
+/// set by the constructor only (it has no setter), so a trace's load of it
+/// survives calls)
 /// and `enums = [Op: u8]`.
 /// `can_enter_jit!()` is only allowed as the
 /// statement right before a `continue` of the dispatch loop (`continue
@@ -355,9 +358,9 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
     let mut out = Vec::new();
     for decl in &attr.structs {
         let mut fields = Vec::new();
-        for ((f, t), &quasi) in decl.fields.iter().zip(&decl.quasi_immutable) {
+        for ((f, t), &mark) in decl.fields.iter().zip(&decl.marks) {
             let ty = ty::Ty::parse_with(t, names)?;
-            if quasi && ty.is_ref() {
+            if mark == attr::FieldMark::QuasiImmutable && ty.is_ref() {
                 return Err(syn::Error::new(
                     f.span(),
                     "a `#[quasi_immutable]` field holds an integer, `bool` or `f64`: traces fold \
@@ -378,7 +381,7 @@ fn struct_defs(attr: &attr::Attr, names: &ty::Names) -> syn::Result<Vec<lower::S
             name: decl.name.to_string(),
             fields,
             headered: decl.headered,
-            quasi_immutable: decl.quasi_immutable.clone(),
+            marks: decl.marks.clone(),
         });
     }
     Ok(out)

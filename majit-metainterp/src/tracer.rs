@@ -1095,7 +1095,9 @@ impl<'a> Tracer<'a> {
         Ok(if let Some(c) = cached {
             let r = self.facts.resolve(c.r);
             TBox { r, v }
-        } else if obj.r.is_const() && fd.immutable {
+        } else if obj.r.is_const() && fd.immutable && fd.kind != Kind::Ref {
+            // Not a reference: a constant ref to an object the collector
+            // may move would go stale.
             self.konst(v)
         } else if obj.r.is_const() && fd.quasi_immutable {
             self.quasi_read(obj, &d, fd, v)

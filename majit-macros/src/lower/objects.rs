@@ -6,6 +6,7 @@
 //! read or written; an index out of bounds jumps to the failure block.
 
 use super::*;
+use crate::attr::FieldMark;
 
 /// A declared GC struct: one 8-byte slot per field in order, after the
 /// header word when `headered`.
@@ -13,9 +14,10 @@ pub struct StructDef {
     pub name: String,
     pub fields: Vec<(String, Ty)>,
     pub headered: bool,
-    /// Per field: `#[quasi_immutable]` (its descr says so; its setter
-    /// invalidates the traces that folded it).
-    pub quasi_immutable: Vec<bool>,
+    /// Per field: its mark, which its descr carries (a quasi-immutable
+    /// field's setter invalidates the traces that folded it; an immutable
+    /// one has no setter).
+    pub marks: Vec<FieldMark>,
 }
 
 impl StructDef {
@@ -51,7 +53,11 @@ impl StructDef {
         let (owner, (f, ty)) = (&self.name, &self.fields[i]);
         let name = format!("{owner}.{f}");
         let offset = 8 * (i as u32 + u32::from(self.headered));
-        let quasi = self.quasi_immutable[i];
+        let (immutable, quasi) = match self.marks[i] {
+            FieldMark::Plain => (false, false),
+            FieldMark::Immutable => (true, false),
+            FieldMark::QuasiImmutable => (false, true),
+        };
         let (kind, signed) = match ty {
             t if t.is_ref() => (quote!(::majit::ir::Kind::Ref), false),
             Ty::Scalar(Scalar::F64) => (quote!(::majit::ir::Kind::Float), false),
@@ -63,7 +69,7 @@ impl StructDef {
         quote! {
             ::majit::ir::FieldDescr {
                 name: #name.into(), owner: #owner.into(), offset: #offset, size: 8,
-                signed: #signed, kind: #kind, immutable: false, quasi_immutable: #quasi,
+                signed: #signed, kind: #kind, immutable: #immutable, quasi_immutable: #quasi,
             }
         }
     }
@@ -249,6 +255,15 @@ impl<'a> Lowerer<'a> {
         };
         let (fty, fd) = (sd.fields[fi].1, sd.field_descr(fi));
         let o = obj.arg();
+        if set && sd.marks[fi] == FieldMark::Immutable {
+            return err(
+                m.method.span(),
+                format!(
+                    "`{}.{field}` is `#[immutable]`: only `{}::new` sets it",
+                    sd.name, sd.name
+                ),
+            );
+        }
         if set {
             let Some(v) = self.expr(&m.args[0], Some(fty))? else {
                 return Ok(None);

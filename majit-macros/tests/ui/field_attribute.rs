@@ -1,4 +1,4 @@
-// The only attribute of a GC struct field is `#[quasi_immutable]`.
+// A GC struct field takes `#[immutable]` or `#[quasi_immutable]`, nothing else.
 use majit::prelude::*;
 
 #[jit_interp(greens = [pc], reds = [acc], structs = [Point { #[pure] x: i64 }])]
