@@ -1000,9 +1000,9 @@ impl<B: Backend> JitDriver<B> {
     }
 
     /// Counts a failure of guard `id` (per value for a `guard_value`,
-    /// which bridges sooner: [`VALUE_SHARE`]); true when a
-    /// bridge should be traced now (once per guard, and not while nested
-    /// runs may not compile).
+    /// which bridges sooner: [`VALUE_SHARE`]); true when a bridge should
+    /// be traced now (once per guard, and not while nested runs may not
+    /// compile).
     fn count_failure(&self, id: u32, info: &GuardInfo, values: &[Value]) -> bool {
         let threshold = self.params.bridge_threshold;
         let may_compile = self.may_compile();

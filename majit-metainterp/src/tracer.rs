@@ -68,10 +68,11 @@ use crate::portal::PortalCall;
 use crate::runtime::Allocator;
 use crate::stats::{AbortReason, Stats};
 use crate::vable::VirtualizableInfo;
-use crate::warmstate::{FastMap, FastSet, GreenKey};
+use crate::warmstate::GreenKey;
 use facts::{Facts, Fold};
 use fail_args::FailArgs;
 use heap_cache::HeapCache;
+use majit_ir::hash::{FastMap, FastSet};
 use majit_ir::{
     ArrayDescr, CallDescr, CallEffect, Const, Descr, FailDescr, FieldDescr, Kind, Op, OpCode,
     OpRef, Trace, Value,

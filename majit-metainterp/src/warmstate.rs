@@ -14,11 +14,8 @@
 //! the keys are the interpreter's own positions, not hostile input) and one
 //! probe, allocating only when a key is seen for the first time.
 
+use majit_ir::hash::FastMap;
 use majit_ir::{Kind, Value};
-
-/// Maps and sets keyed by trace references (the tracer's and the
-/// optimizer's) and green keys.
-pub(crate) use majit_ir::hash::{FastMap, FastSet};
 
 /// What a back edge at a key should do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

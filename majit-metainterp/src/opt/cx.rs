@@ -24,7 +24,7 @@
 use super::info::{Info, IntBound, Virtual};
 use super::ledger::{Ledger, LedgerKind};
 use crate::resume::{Layout, Slot};
-use crate::warmstate::FastSet;
+use majit_ir::hash::FastSet;
 use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, RefMap, RefTarget, Trace};
 
 /// An op travelling through the pipeline, with the value id of its result

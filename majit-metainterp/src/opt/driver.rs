@@ -24,7 +24,7 @@ use super::user::{catch_user_panic, Guarded};
 use super::{parse_opts, OptError, Optimized, Outcome, Pass, ALL_PASSES};
 use super::{PassFactory, Position, UserPasses};
 use crate::resume::{GuardResume, ResumeMap};
-use crate::warmstate::{FastMap, FastSet};
+use majit_ir::hash::{FastMap, FastSet};
 use majit_ir::{Descr, Op, OpCode, OpRef, RefTarget, Trace};
 
 /// Optimizes `trace` with the passes named in `enable_opts` (see the

@@ -17,7 +17,7 @@
 use super::cx::{Cx, PendingStore};
 use super::info::IntBound;
 use crate::resume::{GuardResume, PendingField, Tagged, VirtualDesc};
-use crate::warmstate::FastMap;
+use majit_ir::hash::FastMap;
 use majit_ir::{Const, Kind, Op, OpCode, OpRef};
 
 struct Encoder<'a> {

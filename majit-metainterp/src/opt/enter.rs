@@ -20,7 +20,7 @@ use super::driver::{Pipeline, Stage};
 use super::unroll::{self, Fact, LoopLabel};
 use super::vstate::{self, VState};
 use super::{OptError, Optimized};
-use crate::warmstate::FastSet;
+use majit_ir::hash::FastSet;
 use majit_ir::{Op, OpCode, OpRef, Trace};
 
 /// Optimizes `bridge`, which ends by jumping to the start of the loop

@@ -25,7 +25,7 @@ use super::cx::{Cx, OptOp};
 use super::eval::eval_pure;
 use super::rewrite::fits_small_int;
 use super::{Outcome, Pass};
-use crate::warmstate::FastMap;
+use majit_ir::hash::FastMap;
 use majit_ir::{CallEffect, Descr, OpCode, OpRef};
 
 type Key = (OpCode, Vec<OpRef>, Option<Descr>);

@@ -62,7 +62,7 @@ use super::info::IntBound;
 use super::vstate::{self, VState};
 use super::{OptError, Optimized, Outcome, Pass};
 use crate::resume::Slot;
-use crate::warmstate::FastSet;
+use majit_ir::hash::FastSet;
 use majit_ir::{Const, Descr, Kind, Op, OpCode, OpRef, RefTarget, TargetDescr, Trace};
 
 /// The unroll pass's place in the pipeline: it passes ops through; the

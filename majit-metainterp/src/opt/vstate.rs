@@ -26,7 +26,7 @@ use super::driver::Pipeline;
 use super::info::Virtual;
 use super::OptError;
 use crate::resume::{Layout, Slot};
-use crate::warmstate::FastSet;
+use majit_ir::hash::FastSet;
 use majit_ir::{Const, Kind, Op, OpCode, OpRef};
 
 /// The shape of a loop-carried value. See the module docs.
