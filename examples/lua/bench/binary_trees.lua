@@ -1,5 +1,5 @@
 -- binary_trees: allocate and walk many short-lived binary trees (GC and table allocation)
-local n = tonumber(arg and arg[1]) or 14
+local n = tonumber(arg and arg[1]) or 15
 
 local function make(depth)
   if depth == 0 then return {} end

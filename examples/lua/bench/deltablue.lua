@@ -1,7 +1,7 @@
 -- deltablue: a small DeltaBlue-like incremental constraint solver. Classes are metatables with __index,
 -- inheritance is a setmetatable chain (Constraint <- UnaryConstraint <- StayConstraint/EditConstraint,
 -- Constraint <- BinaryConstraint <- EqualityConstraint/ScaleConstraint); super calls go through the parent.
-local n = tonumber(arg and arg[1]) or 100
+local n = tonumber(arg and arg[1]) or 300
 
 local function class(parent)
   local c = {}

@@ -1,5 +1,5 @@
 -- fib: naive doubly recursive Fibonacci (call overhead, integer add, comparisons)
-local n = tonumber(arg and arg[1]) or 34
+local n = tonumber(arg and arg[1]) or 36
 
 local function fib(k)
   if k < 2 then return k end

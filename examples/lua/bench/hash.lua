@@ -1,6 +1,6 @@
 -- hash: a hash-table workload on string keys: count generated words, then walk the table with pairs,
 -- delete keys, and look up present and absent keys
-local n = tonumber(arg and arg[1]) or 600000
+local n = tonumber(arg and arg[1]) or 2000000
 
 local seed = 7
 local function rand(m) -- Park-Miller, exact in doubles

@@ -1,6 +1,6 @@
 -- json: generate a JSON-style document of N records, then parse it back with a recursive-descent parser
 -- over string.byte/string.sub, and walk the result
-local n = tonumber(arg and arg[1]) or 20000
+local n = tonumber(arg and arg[1]) or 50000
 
 ---------------------------------------------------------------- generating the document
 local seed = 42

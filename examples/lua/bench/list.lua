@@ -1,5 +1,5 @@
 -- list: list manipulation on tables: table.insert/remove at the ends and in the middle, reversal, filtering
-local n = tonumber(arg and arg[1]) or 250
+local n = tonumber(arg and arg[1]) or 900
 
 local function reverse(t)
   local i, j = 1, #t

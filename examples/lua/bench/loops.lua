@@ -1,5 +1,5 @@
 -- loops: nested numeric for loops over integer arithmetic (no calls, no tables)
-local n = tonumber(arg and arg[1]) or 4000
+local n = tonumber(arg and arg[1]) or 6000
 
 local acc = 0
 local evens = 0

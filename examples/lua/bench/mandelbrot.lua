@@ -1,5 +1,5 @@
 -- mandelbrot: escape-time iteration on a grid (float arithmetic), pixels packed into bytes for a checksum
-local n = tonumber(arg and arg[1]) or 900
+local n = tonumber(arg and arg[1]) or 1200
 
 local checksum, inside_count = 0, 0
 local byte, nbits = 0, 0

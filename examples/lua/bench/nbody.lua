@@ -1,5 +1,5 @@
 -- nbody: planetary n-body simulation; floats and fields of tables used as objects
-local n = tonumber(arg and arg[1]) or 250000
+local n = tonumber(arg and arg[1]) or 400000
 
 local PI = 3.141592653589793
 local SOLAR_MASS = 4 * PI * PI

@@ -1,5 +1,5 @@
 -- queens: count all N-queens solutions by backtracking (recursion, boolean arrays)
-local n = tonumber(arg and arg[1]) or 12
+local n = tonumber(arg and arg[1]) or 13
 
 local cols, diag1, diag2 = {}, {}, {}
 local solutions, placed = 0, 0

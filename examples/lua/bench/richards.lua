@@ -1,6 +1,6 @@
 -- richards: a Richards-like operating-system task scheduler. Tasks and packets are objects (classes as
 -- metatables with __index); the scheduler calls each task's run method polymorphically.
-local n = tonumber(arg and arg[1]) or 150
+local n = tonumber(arg and arg[1]) or 400
 
 local ID_IDLE, ID_WORKER, ID_HANDLER_A, ID_HANDLER_B, ID_DEVICE_A, ID_DEVICE_B = 1, 2, 3, 4, 5, 6
 local NUM_TASKS = 6

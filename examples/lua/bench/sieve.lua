@@ -1,5 +1,5 @@
 -- sieve: sieve of Eratosthenes over a boolean table, repeated N times (array stores, integer loops)
-local n = tonumber(arg and arg[1]) or 150
+local n = tonumber(arg and arg[1]) or 400
 local limit = 100000
 
 local function sieve(m)

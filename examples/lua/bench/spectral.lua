@@ -1,5 +1,5 @@
 -- spectral: spectral norm of an infinite matrix (float arithmetic, array loops, function calls)
-local n = tonumber(arg and arg[1]) or 500
+local n = tonumber(arg and arg[1]) or 800
 
 local function A(i, j)
   local ij = i + j - 2

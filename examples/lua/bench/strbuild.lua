@@ -1,5 +1,5 @@
 -- strbuild: building strings with a buffer table, string.format, table.concat, string.rep and string.sub
-local n = tonumber(arg and arg[1]) or 1000000
+local n = tonumber(arg and arg[1]) or 2500000
 
 local names = { "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta" }
 

@@ -1,5 +1,5 @@
 -- towers: Towers of Hanoi with the pegs as table stacks, checked on every move (recursion, table push/pop)
-local n = tonumber(arg and arg[1]) or 22
+local n = tonumber(arg and arg[1]) or 23
 
 local pegs
 local moves = 0
