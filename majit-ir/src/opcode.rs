@@ -198,6 +198,8 @@ pub mod flags {
     /// Its arguments are carried elsewhere (to a label, an exit, the log),
     /// not computed on: they may be in any location.
     pub const CARRY: u16 = 1 << 10;
+    /// Its result is 0 or 1 (a comparison, a test).
+    pub const BOOL: u16 = 1 << 11;
 }
 
 use flags::*;
@@ -271,23 +273,23 @@ opcodes! {
     UintMod                         "uint_mod"                          "ii"    Int     Nothing  Plain  20  PURE;
     IntNeg                          "int_neg"                           "i"     Int     Nothing  Plain  1   PURE;
     IntInvert                       "int_invert"                        "i"     Int     Nothing  Plain  1   PURE;
-    IntIsZero                       "int_is_zero"                       "i"     Int     Nothing  Plain  1   PURE;
-    IntIsTrue                       "int_is_true"                       "i"     Int     Nothing  Plain  1   PURE;
+    IntIsZero                       "int_is_zero"                       "i"     Int     Nothing  Plain  1   PURE | BOOL;
+    IntIsTrue                       "int_is_true"                       "i"     Int     Nothing  Plain  1   PURE | BOOL;
     // -- overflow-checked arithmetic --
     IntAddOvf                       "int_add_ovf"                       "ii"    Int     Nothing  Plain  1   OVF | COMMUTATIVE;
     IntSubOvf                       "int_sub_ovf"                       "ii"    Int     Nothing  Plain  1   OVF;
     IntMulOvf                       "int_mul_ovf"                       "ii"    Int     Nothing  Plain  3   OVF | COMMUTATIVE;
     // -- integer comparisons (result 0 or 1) --
-    IntLt                           "int_lt"                            "ii"    Int     Nothing  Plain  1   PURE;
-    IntLe                           "int_le"                            "ii"    Int     Nothing  Plain  1   PURE;
-    IntEq                           "int_eq"                            "ii"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
-    IntNe                           "int_ne"                            "ii"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
-    IntGt                           "int_gt"                            "ii"    Int     Nothing  Plain  1   PURE;
-    IntGe                           "int_ge"                            "ii"    Int     Nothing  Plain  1   PURE;
-    UintLt                          "uint_lt"                           "ii"    Int     Nothing  Plain  1   PURE;
-    UintLe                          "uint_le"                           "ii"    Int     Nothing  Plain  1   PURE;
-    UintGt                          "uint_gt"                           "ii"    Int     Nothing  Plain  1   PURE;
-    UintGe                          "uint_ge"                           "ii"    Int     Nothing  Plain  1   PURE;
+    IntLt                           "int_lt"                            "ii"    Int     Nothing  Plain  1   PURE | BOOL;
+    IntLe                           "int_le"                            "ii"    Int     Nothing  Plain  1   PURE | BOOL;
+    IntEq                           "int_eq"                            "ii"    Int     Nothing  Plain  1   PURE | COMMUTATIVE | BOOL;
+    IntNe                           "int_ne"                            "ii"    Int     Nothing  Plain  1   PURE | COMMUTATIVE | BOOL;
+    IntGt                           "int_gt"                            "ii"    Int     Nothing  Plain  1   PURE | BOOL;
+    IntGe                           "int_ge"                            "ii"    Int     Nothing  Plain  1   PURE | BOOL;
+    UintLt                          "uint_lt"                           "ii"    Int     Nothing  Plain  1   PURE | BOOL;
+    UintLe                          "uint_le"                           "ii"    Int     Nothing  Plain  1   PURE | BOOL;
+    UintGt                          "uint_gt"                           "ii"    Int     Nothing  Plain  1   PURE | BOOL;
+    UintGe                          "uint_ge"                           "ii"    Int     Nothing  Plain  1   PURE | BOOL;
     // -- floats --
     FloatAdd                        "float_add"                         "ff"    Float   Nothing  Plain  3   PURE | COMMUTATIVE;
     FloatSub                        "float_sub"                         "ff"    Float   Nothing  Plain  3   PURE;
@@ -295,34 +297,34 @@ opcodes! {
     FloatTrueDiv                    "float_truediv"                     "ff"    Float   Nothing  Plain  20  PURE;
     FloatNeg                        "float_neg"                         "f"     Float   Nothing  Plain  1   PURE;
     FloatAbs                        "float_abs"                         "f"     Float   Nothing  Plain  1   PURE;
-    FloatLt                         "float_lt"                          "ff"    Int     Nothing  Plain  1   PURE;
-    FloatLe                         "float_le"                          "ff"    Int     Nothing  Plain  1   PURE;
-    FloatEq                         "float_eq"                          "ff"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
-    FloatNe                         "float_ne"                          "ff"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
-    FloatGt                         "float_gt"                          "ff"    Int     Nothing  Plain  1   PURE;
-    FloatGe                         "float_ge"                          "ff"    Int     Nothing  Plain  1   PURE;
+    FloatLt                         "float_lt"                          "ff"    Int     Nothing  Plain  1   PURE | BOOL;
+    FloatLe                         "float_le"                          "ff"    Int     Nothing  Plain  1   PURE | BOOL;
+    FloatEq                         "float_eq"                          "ff"    Int     Nothing  Plain  1   PURE | COMMUTATIVE | BOOL;
+    FloatNe                         "float_ne"                          "ff"    Int     Nothing  Plain  1   PURE | COMMUTATIVE | BOOL;
+    FloatGt                         "float_gt"                          "ff"    Int     Nothing  Plain  1   PURE | BOOL;
+    FloatGe                         "float_ge"                          "ff"    Int     Nothing  Plain  1   PURE | BOOL;
     CastFloatToInt                  "cast_float_to_int"                 "f"     Int     Nothing  Plain  3   PURE;
     CastIntToFloat                  "cast_int_to_float"                 "i"     Float   Nothing  Plain  3   PURE;
     ConvertFloatBytesToLonglong     "convert_float_bytes_to_longlong"   "f"     Int     Nothing  Plain  1   PURE;
     ConvertLonglongBytesToFloat     "convert_longlong_bytes_to_float"   "i"     Float   Nothing  Plain  1   PURE;
     // -- pointers and copies --
-    PtrEq                           "ptr_eq"                            "rr"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
-    PtrNe                           "ptr_ne"                            "rr"    Int     Nothing  Plain  1   PURE | COMMUTATIVE;
+    PtrEq                           "ptr_eq"                            "rr"    Int     Nothing  Plain  1   PURE | COMMUTATIVE | BOOL;
+    PtrNe                           "ptr_ne"                            "rr"    Int     Nothing  Plain  1   PURE | COMMUTATIVE | BOOL;
     CastPtrToInt                    "cast_ptr_to_int"                   "r"     Int     Nothing  Plain  1   PURE;
     CastIntToPtr                    "cast_int_to_ptr"                   "i"     Ref     Nothing  Plain  1   PURE;
     // A small integer in a ref (`Obj::small_int`): `2v + 1`, odd where objects are
     // aligned. The tracer tags only values that fit in 63 bits (it guards that).
     IntTag                          "int_tag"                           "i"     Ref     Nothing  Plain  1   PURE;
     IntUntag                        "int_untag"                         "r"     Int     Nothing  Plain  1   PURE;
-    PtrIsTagged                     "ptr_is_tagged"                     "r"     Int     Nothing  Plain  1   PURE;
+    PtrIsTagged                     "ptr_is_tagged"                     "r"     Int     Nothing  Plain  1   PURE | BOOL;
     // Whether `v` fits in a tagged ref: `2v` does not overflow (one add and a flag).
-    IntFitsTag                      "int_fits_tag"                      "i"     Int     Nothing  Plain  1   PURE;
+    IntFitsTag                      "int_fits_tag"                      "i"     Int     Nothing  Plain  1   PURE | BOOL;
     // A small float in a ref (`Obj::small_float`, `crate::flonum`): low bits `10`.
     // The tracer tags only values `float_fits_tag` accepts (it guards that).
     FloatTag                        "float_tag"                         "f"     Ref     Nothing  Plain  3   PURE;
     FloatUntag                      "float_untag"                       "r"     Float   Nothing  Plain  3   PURE;
-    PtrIsFloatTagged                "ptr_is_float_tagged"               "r"     Int     Nothing  Plain  1   PURE;
-    FloatFitsTag                    "float_fits_tag"                    "f"     Int     Nothing  Plain  3   PURE;
+    PtrIsFloatTagged                "ptr_is_float_tagged"               "r"     Int     Nothing  Plain  1   PURE | BOOL;
+    FloatFitsTag                    "float_fits_tag"                    "f"     Int     Nothing  Plain  3   PURE | BOOL;
     SameAsI                         "same_as_i"                         "i"     Int     Nothing  Plain  1   PURE;
     SameAsR                         "same_as_r"                         "r"     Ref     Nothing  Plain  1   PURE;
     SameAsF                         "same_as_f"                         "f"     Float   Nothing  Plain  1   PURE;
@@ -447,6 +449,10 @@ impl OpCode {
     /// No side effects and a result that depends only on the arguments.
     pub fn is_always_pure(self) -> bool {
         self.has(PURE)
+    }
+    /// Whether the result is always 0 or 1.
+    pub fn is_boolean(self) -> bool {
+        self.has(BOOL)
     }
     pub fn has_side_effect(self) -> bool {
         self.has(SIDE_EFFECT)
@@ -667,6 +673,11 @@ mod tests {
             if let Some(s) = op.swapped_comparison() {
                 assert_eq!(s.swapped_comparison(), Some(op));
                 assert_eq!(op.result(), ResultKind::Int);
+                assert!(op.is_boolean(), "{op}: a comparison is 0 or 1");
+            }
+            if op.is_boolean() {
+                assert_eq!(op.result(), ResultKind::Int, "{op}");
+                assert!(op.is_always_pure(), "{op}");
             }
             if let Some(n) = op.negated_comparison() {
                 assert_eq!(n.negated_comparison(), Some(op));

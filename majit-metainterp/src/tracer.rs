@@ -1210,10 +1210,22 @@ impl<'a> Tracer<'a> {
                 if self.is_vable_array(arr.r, array(&d)) {
                     return Ok(self.konst(Value::Int(n)));
                 }
-                self.record(
+                // An array's length never changes: one load per array.
+                if let Some(Fold::Same(r)) =
+                    self.facts
+                        .fold_pure(&self.trace, OpCode::ArraylenGc, &[arr.r])
+                {
+                    return Ok(TBox {
+                        r,
+                        v: Value::Int(n),
+                    });
+                }
+                let b = self.record(
                     Op::new(OpCode::ArraylenGc, &[arr.r]).with_descr(d.clone()),
                     Value::Int(n),
-                )
+                );
+                self.facts.remember_pure(OpCode::ArraylenGc, &[arr.r], b.r);
+                b
             }
             JOp::New => {
                 let d = self.descr(insn, 0);
@@ -1234,6 +1246,7 @@ impl<'a> Tracer<'a> {
                     Value::Ref(p),
                 );
                 self.fresh(b.r);
+                self.facts.remember_pure(OpCode::ArraylenGc, &[b.r], len.r);
                 b
             }
         })

@@ -7,7 +7,7 @@
 //! The loop: `while n != 0 { BODY; n -= 1 }; return acc` with greens `[g]`
 //! and reds `[n, acc, p]` (`p` a node `{value: int, next: ref}`).
 
-use majit_ir::{Descr, FieldDescr, Kind, OpCode, SizeDescr, Trace, Value};
+use majit_ir::{ArrayDescr, Descr, FieldDescr, Kind, OpCode, SizeDescr, Trace, Value};
 use majit_metainterp::driver::{JitAction, JitDriver};
 use majit_metainterp::jitcode::builder::{Arg, JitCodeBuilder, Reg};
 use majit_metainterp::jitcode::JitCodeSet;
@@ -236,6 +236,79 @@ fn a_repeated_pure_or_overflow_checked_op_records_once() {
     assert_eq!(count(&t, "int_mul"), 1, "{text}");
     assert_eq!(count(&t, "int_add_ovf"), 1, "{text}");
     assert_eq!(count(&t, "guard_no_overflow"), 1, "{text}");
+}
+
+fn int_array() -> Descr {
+    ArrayDescr {
+        name: "IntArray".into(),
+        base_offset: 16,
+        len_offset: 8,
+        item_size: 8,
+        signed: true,
+        kind: Kind::Int,
+        type_id: 5,
+    }
+    .into()
+}
+
+#[test]
+fn an_array_length_loads_once_and_smaller_constant_indexes_stay_in_bounds() {
+    let (result, t) = run(
+        |b, r| {
+            let (m, len, c, x) = (
+                b.reg(Kind::Ref),
+                b.reg(Kind::Int),
+                b.reg(Kind::Int),
+                b.reg(Kind::Int),
+            );
+            let out = b.label();
+            b.op(OpCode::IntAdd, &[r.n.into(), Arg::Int(2)], len);
+            b.new_array(len.into(), int_array(), m);
+            b.setarrayitem(m.into(), Arg::Int(1), r.n.into(), int_array());
+            // `index < len(m)` for index 1, then 0 and 1 again: one length
+            // (the allocation's own), one check.
+            for k in [1, 0, 1] {
+                b.arraylen(m.into(), int_array(), x);
+                b.op(OpCode::UintLt, &[Arg::Int(k), x.into()], c);
+                b.goto_if_not(c.into(), out);
+            }
+            b.getarrayitem(m.into(), Arg::Int(1), int_array(), x);
+            b.op(OpCode::IntAdd, &[r.acc.into(), x.into()], r.acc);
+            b.bind(out);
+        },
+        10,
+        0,
+    );
+    assert_eq!(result, 55);
+    let text = majit_ir::text::print(&t);
+    assert_eq!(count(&t, "arraylen_gc"), 0, "{text}");
+    assert_eq!(count(&t, "uint_lt"), 1, "{text}");
+}
+
+#[test]
+fn a_negated_comparison_teaches_the_comparison() {
+    let (result, t) = run(
+        |b, r| {
+            let (c, z, d) = (b.reg(Kind::Int), b.reg(Kind::Int), b.reg(Kind::Int));
+            let (l1, l2) = (b.label(), b.label());
+            b.op(OpCode::IntLt, &[r.n.into(), Arg::Int(100)], c);
+            b.op(OpCode::IntIsZero, &[c.into()], z);
+            b.goto_if_not(z.into(), l1); // guard_false(int_is_zero(n < 100))
+            b.copy(Arg::Int(-1000), r.acc);
+            b.bind(l1);
+            b.op(OpCode::IntGe, &[r.n.into(), Arg::Int(100)], d);
+            b.goto_if_not(d.into(), l2); // known false: no guard
+            b.copy(Arg::Int(-1000), r.acc);
+            b.bind(l2);
+            b.op(OpCode::IntAdd, &[r.acc.into(), r.n.into()], r.acc);
+        },
+        10,
+        0,
+    );
+    assert_eq!(result, 55);
+    let text = majit_ir::text::print(&t);
+    assert_eq!(count(&t, "int_ge"), 0, "{text}");
+    assert_eq!(count(&t, "guard_false"), 1, "{text}");
 }
 
 #[test]

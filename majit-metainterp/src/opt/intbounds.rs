@@ -110,6 +110,7 @@ fn result_bound(cx: &Cx, op: &OptOp) -> IntBound {
     let arg = |i: usize| cx.bound(op.op.arg(i));
     let nonneg = |b: IntBound| b.lo >= 0;
     match code {
+        _ if code.is_boolean() => IntBound::BOOL,
         IntAdd | IntSub | IntMul => combine(code, arg(0), arg(1)).unwrap_or(IntBound::FULL),
         IntAnd if nonneg(arg(0)) || nonneg(arg(1)) => {
             let hi = [arg(0), arg(1)]
@@ -150,7 +151,6 @@ fn result_bound(cx: &Cx, op: &OptOp) -> IntBound {
         }
         IntRshift if nonneg(arg(0)) => IntBound::new(0, arg(0).hi),
         IntUntag => IntBound::new(-(1 << 62), (1 << 62) - 1),
-        PtrIsTagged | PtrIsFloatTagged | FloatFitsTag | IntFitsTag => IntBound::BOOL,
         UintRshift => match cx.int_const(op.op.arg(1)) {
             Some(k) if k & 63 != 0 => IntBound::new(0, (u64::MAX >> (k & 63)) as i64),
             _ => IntBound::FULL,
@@ -175,8 +175,6 @@ fn result_bound(cx: &Cx, op: &OptOp) -> IntBound {
         IntNeg if arg(0).lo > i64::MIN => IntBound::new(-arg(0).hi, -arg(0).lo),
         ArraylenGc => IntBound::new(0, i64::MAX),
         GetfieldGcI | GetfieldRawI | GetarrayitemGcI | GetarrayitemRawI => load_bound(&op.op.descr),
-        _ if code.swapped_comparison().is_some() => IntBound::BOOL,
-        IntIsZero | IntIsTrue => IntBound::BOOL,
         _ => IntBound::FULL,
     }
 }

@@ -132,12 +132,9 @@ fn note_test(cx: &mut Cx, c: OpRef, held: bool) {
     }
 }
 
-/// Whether `r` is 0 or 1 (a comparison result or bounded so).
+/// Whether `r` is 0 or 1 (a comparison's or a test's result, or bounded so).
 fn is_bool(cx: &Cx, r: OpRef) -> bool {
-    let from_test = cx
-        .def(r)
-        .is_some_and(|d| matches!(d.opcode, OpCode::IntIsTrue | OpCode::IntIsZero));
-    from_test || is_comparison(cx, r) || cx.bound(r).within(IntBound::BOOL)
+    cx.def(r).is_some_and(|d| d.opcode.is_boolean()) || cx.bound(r).within(IntBound::BOOL)
 }
 
 /// Whether `r` is the result of a comparison.

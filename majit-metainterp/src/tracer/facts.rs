@@ -3,12 +3,14 @@
 //!
 //! Every fact holds on the trace's path from where it is learned: a pure op
 //! recorded before gives the same result for the same arguments (pure ops
-//! have no effects; elidable calls are not cached here), an overflow-checked
-//! op whose `guard_no_overflow` passed does not overflow for the same
-//! arguments again, a fresh allocation is non-null, and a guard makes its
-//! condition known after it (the trace only goes on when it passed). The
-//! optimizer would find the same facts; knowing them while tracing saves
-//! recording, snapshotting and optimizing the ops.
+//! have no effects, and an array's length never changes; elidable calls are
+//! not cached here), an overflow-checked op whose `guard_no_overflow` passed
+//! does not overflow for the same arguments again, a fresh allocation is
+//! non-null, a guard makes its condition known after it (the trace only goes
+//! on when it passed), and an index checked below a length makes the smaller
+//! constant indexes in bounds. The optimizer would find the same facts;
+//! knowing them while tracing saves recording, snapshotting and optimizing
+//! the ops.
 
 use super::{FastMap, FastSet};
 use majit_ir::{Const, OpCode, OpRef, Trace};
@@ -49,14 +51,15 @@ pub(super) struct Facts {
     nonnull: FastSet<OpRef>,
     /// Boxes a guard made constant: box → constant.
     known: FastMap<OpRef, OpRef>,
+    /// The largest constant `k >= 0` a passed guard proved below box `n`
+    /// (`uint_lt(k, n)`, an index checked against a length): every
+    /// constant index up to it is in bounds too.
+    above: FastMap<OpRef, i64>,
 }
 
-/// `r` is a comparison's result (0 or 1).
+/// `r` is 0 or 1 (a comparison's or a test's result).
 fn is_bool(trace: &Trace, r: OpRef) -> bool {
-    trace.def(r).is_some_and(|d| {
-        d.opcode.swapped_comparison().is_some()
-            || matches!(d.opcode, OpCode::IntIsTrue | OpCode::IntIsZero)
-    })
+    trace.def(r).is_some_and(|d| d.opcode.is_boolean())
 }
 
 /// `r` is the null constant.
@@ -113,11 +116,28 @@ impl Facts {
                 return Some(Fold::Int((code == PtrNe) as i64));
             }
         }
+        if let Some(truth) = self.fold_below(trace, code, args) {
+            return Some(Fold::Int(truth as i64));
+        }
         if !code.is_always_pure() {
             return None;
         }
         let r = self.pure.get(&(code, args_key(code, args)?))?;
         Some(Fold::Same(self.resolve(*r)))
+    }
+
+    /// `uint_lt(k, n)` or `uint_gt(n, k)` for a constant `k` at most one
+    /// already proved below `n`: true.
+    fn fold_below(&self, trace: &Trace, code: OpCode, args: &[OpRef]) -> Option<bool> {
+        let (k, n) = match (code, args) {
+            (OpCode::UintLt, &[k, n]) | (OpCode::UintGt, &[n, k]) => (k, n),
+            _ => return None,
+        };
+        let Some(Const::Int(k)) = trace.get_const(k) else {
+            return None;
+        };
+        let bound = *self.above.get(&n)?;
+        (0..=bound).contains(&k).then_some(true)
     }
 
     /// Pure op `code(args)` was recorded with result `r`.
@@ -147,7 +167,8 @@ impl Facts {
     /// boxes that became constants (for the caller to substitute). A
     /// comparison's result is 0 or 1, its negation and its swapped forms
     /// become known, an equality with a constant makes the other side that
-    /// constant, and a null test makes the reference null or non-null.
+    /// constant, a null test makes the reference null or non-null, and
+    /// `int_is_zero`/`int_is_true` of a comparison teach the comparison's.
     pub(super) fn learn_truth(
         &mut self,
         trace: &mut Trace,
@@ -168,6 +189,13 @@ impl Facts {
             self.learn_comparison(trace, code, &args, truth);
         }
         match (code, args.as_slice()) {
+            // The negation of a comparison: the comparison's own facts.
+            (IntIsZero, &[x]) if is_bool(trace, x) => {
+                fixed.extend(self.learn_truth(trace, x, !truth))
+            }
+            (IntIsTrue, &[x]) if is_bool(trace, x) => {
+                fixed.extend(self.learn_truth(trace, x, truth))
+            }
             (IntIsZero, &[x]) if truth => fixed.push((x, trace.add_const(Const::Int(0)))),
             (IntIsTrue, &[x]) if !truth => fixed.push((x, trace.add_const(Const::Int(0)))),
             (IntEq | PtrEq, &[a, b]) => self.learn_equality(trace, a, b, truth, &mut fixed),
@@ -180,6 +208,9 @@ impl Facts {
     /// `code(args)` is `truth`: so are its swapped form and the negations.
     fn learn_comparison(&mut self, trace: &mut Trace, code: OpCode, args: &[OpRef], truth: bool) {
         let [a, b] = *args else { return };
+        if truth {
+            self.learn_below(trace, code, a, b);
+        }
         let yes = trace.add_const(Const::Int(truth as i64));
         let no = trace.add_const(Const::Int(!truth as i64));
         let swapped = code.swapped_comparison();
@@ -192,6 +223,21 @@ impl Facts {
         for (form, args, k) in forms {
             if let Some(form) = form {
                 self.remember_pure(form, &args, k);
+            }
+        }
+    }
+
+    /// `uint_lt(k, n)` or `uint_gt(n, k)` holds: constant `k >= 0` is below `n`.
+    fn learn_below(&mut self, trace: &Trace, code: OpCode, a: OpRef, b: OpRef) {
+        let (k, n) = match code {
+            OpCode::UintLt => (a, b),
+            OpCode::UintGt => (b, a),
+            _ => return,
+        };
+        if let (Some(Const::Int(k)), false) = (trace.get_const(k), n.is_const()) {
+            if k >= 0 {
+                let bound = self.above.entry(n).or_insert(k);
+                *bound = (*bound).max(k);
             }
         }
     }
