@@ -1153,7 +1153,12 @@ impl<B: Backend> JitDriver<B> {
                     }
                     (None, Some(callee)) => {
                         let mut warm = self.warm.borrow_mut();
-                        warm.abort(&key, self.params.max_aborts);
+                        // Each such abort marks another callee: it ends.
+                        if reason == AbortReason::LoopInCallee {
+                            warm.trace_soon(&key, self.params.threshold);
+                        } else {
+                            warm.abort(&key, self.params.max_aborts);
+                        }
                         warm.dont_inline(&callee);
                     }
                     (None, None) => self.warm.borrow_mut().abort(&key, self.params.max_aborts),
@@ -1260,11 +1265,16 @@ impl<B: Backend> JitDriver<B> {
                     (Some(b), _) => self.blame_in_bridge(b, df),
                     (None, callee) => {
                         // As for a loop: the next attempt calls, not
-                        // inlines, the callee that made this one too long.
+                        // inlines, the callee that made this one too long
+                        // or looped.
                         if let Some(callee) = callee {
                             self.warm.borrow_mut().dont_inline(&callee);
                         }
-                        self.rearm_guard(id, info, values);
+                        if reason == AbortReason::LoopInCallee {
+                            self.retry_guard(id);
+                        } else {
+                            self.rearm_guard(id, info, values);
+                        }
                     }
                 }
                 return self.after_abort(reason, frames, ended);
@@ -1460,6 +1470,13 @@ impl<B: Backend> JitDriver<B> {
             return;
         };
         self.mark_dont_inline(b, format!("bridge from guard g{id}"));
+        self.retry_guard(id);
+    }
+
+    /// Guard `id`'s bridge trace aborted after marking something
+    /// don't-inline: its next failure traces again (each such abort marks
+    /// another callee or function, so this ends).
+    fn retry_guard(&self, id: u32) {
         if let Some(Exit::Guard(g)) = self.compiled.borrow_mut().exits.get_mut(&id) {
             g.bridged = false;
         }

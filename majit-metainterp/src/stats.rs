@@ -29,6 +29,12 @@ pub enum AbortReason {
     /// A merge point inside an inlined call (the interpreter author: the
     /// merge point belongs in the portal only).
     MergePointInCallee,
+    /// A loop trace reached a back edge (`can_enter_jit`) in an inlined
+    /// call of the interpreted program (nobody: as LuaJIT does, the callee
+    /// is marked don't-inline rather than unrolled into the trace until it
+    /// is too long, its calls become `call_assembler`s of its own code, and
+    /// the key is traced again without counting toward `max_aborts`).
+    LoopInCallee,
     /// The backend or optimizer rejected the finished trace (majit's
     /// developers, or a backend limit).
     CompileFailed,
@@ -68,6 +74,7 @@ impl AbortReason {
             AbortReason::TraceTooLong => "trace too long",
             AbortReason::PortalReturned => "the program ended while tracing",
             AbortReason::MergePointInCallee => "merge point reached in an inlined call",
+            AbortReason::LoopInCallee => "a loop's back edge in an inlined call",
             AbortReason::CompileFailed => "compilation failed",
             AbortReason::InvalidLoop => "the optimizer found a guard that always fails",
             AbortReason::FrameChanged => "the virtualizable frame changed",

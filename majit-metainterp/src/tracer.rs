@@ -388,6 +388,9 @@ pub struct Tracer<'a> {
     /// A bridge from a failed `guard_no_exception`: the exception to
     /// deliver before the first instruction.
     pending: Option<TBox>,
+    /// The index of the first frame a call in this trace pushed (1 for a
+    /// loop; a bridge's resumed frames come before).
+    first_call: usize,
 }
 
 enum Step {
@@ -462,6 +465,7 @@ impl<'a> Tracer<'a> {
             sizes: blame::CallSizes::default(),
             quasi: QuasiState::default(),
             pending: None,
+            first_call: 1,
         };
         let mut frame = t.blank_frame(portal, mp_pc);
         frame.entry = Some(GreenKey::new(greens));
@@ -540,6 +544,7 @@ impl<'a> Tracer<'a> {
             sizes,
             quasi: QuasiState::default(),
             pending: None,
+            first_call: frames.len(),
         };
         if let Some((id, e)) = exception {
             t.guards.push((id, exceptions::panic_only_snapshot()));
@@ -871,7 +876,12 @@ impl<'a> Tracer<'a> {
                 self.top().live_pc = insn.pc;
                 None
             }
-            JOp::CanEnterJit => None,
+            JOp::CanEnterJit => {
+                if let Some(end) = self.loop_in_callee() {
+                    return Ok(Step::End(end));
+                }
+                None
+            }
             JOp::Goto => {
                 next = insn.label(0);
                 None

@@ -86,12 +86,28 @@ fn a_small_callee_in_a_loop_is_inlined() {
 
 #[test]
 fn a_callee_whose_inlining_is_too_long_becomes_residual() {
-    let p = params(3, majit_metainterp::opt::DEFAULT_OPTS).with_trace_limit(150);
-    let s = run("loop_calls_loop", p);
+    let p = params(3, majit_metainterp::opt::DEFAULT_OPTS).with_trace_limit(25);
+    let s = run("loop_calls_long", p);
     assert!(s.aborts_for(AbortReason::TraceTooLong) >= 1, "{s}");
     assert!(s.calls_residual >= 1, "{s}");
-    // The callee's own loop gets compiled in the nested runs.
+    assert!(s.loop_entries >= 1, "{s}");
+}
+
+#[test]
+fn a_callee_with_a_loop_is_called_not_unrolled_into_the_trace() {
+    let s = run(
+        "loop_calls_loop",
+        params(3, majit_metainterp::opt::DEFAULT_OPTS),
+    );
+    // The loop trace reaches the inlined callee's back edge and aborts at
+    // once (not when too long); traced again, it calls the callee.
+    assert_eq!(s.aborts_for(AbortReason::LoopInCallee), 1, "{s}");
+    assert_eq!(s.aborts_for(AbortReason::TraceTooLong), 0, "{s}");
+    assert!(s.calls_residual >= 1, "{s}");
+    // The callee's own loop gets compiled in the nested runs, and the
+    // calls enter compiled code.
     assert!(s.loops_compiled >= 2, "{s}");
+    assert!(s.call_assembler >= 50, "{s}");
 }
 
 /// A bridge whose trace is too long because of a callee it inlines calls

@@ -165,6 +165,32 @@ impl Tracer<'_> {
     /// The callee a too-long trace stops inlining: the outermost inlined
     /// callee still running, else the inlined callee that recorded the
     /// most ops and may still be inlined.
+    /// A back edge in a callee this trace called and inlined: the abort
+    /// that marks the callee don't-inline (`AbortReason::LoopInCallee`).
+    /// The frames a bridge starts in go on: their loop inlined them.
+    pub(super) fn loop_in_callee(&self) -> Option<TraceEnd> {
+        let top = self.frames.len() - 1;
+        if top < self.first_call.max(1) {
+            return None;
+        }
+        let callee = self.frames[top].entry.clone()?;
+        match self.abort(AbortReason::LoopInCallee, None) {
+            TraceEnd::Aborted {
+                reason,
+                frames,
+                ended,
+                ..
+            } => Some(TraceEnd::Aborted {
+                reason,
+                frames,
+                ended,
+                blamed: None,
+                callee: Some(Box::new(callee)),
+            }),
+            done => Some(done),
+        }
+    }
+
     pub(super) fn inlined_callee(&self) -> Option<GreenKey> {
         let open = self.frames.iter().skip(1).find_map(|f| f.entry.clone());
         open.or_else(|| {

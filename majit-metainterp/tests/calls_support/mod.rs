@@ -499,6 +499,9 @@ pub fn programs() -> Vec<(&'static str, Program, i64)> {
             ]),
             120,
         ),
+        // a loop calling a long function without a loop (thirty(n) = 30 * n
+        // by addition)
+        ("loop_calls_long", loop_calls_long(), 120),
         // mutual recursion in a loop: the sum of even(i) for i = n..1,
         // even(i) at 7 and odd(i) at 14
         (
@@ -532,6 +535,24 @@ pub fn programs() -> Vec<(&'static str, Program, i64)> {
         // a = sum over i = n..1 of (i odd ? 20 * i : i), t saving a
         ("odd_calls", odd_calls(), 400),
     ]
+}
+
+/// The program `loop_calls_long` of [`programs`]: `loop_calls` with a
+/// callee, at 8, of 30 additions.
+fn loop_calls_long() -> Program {
+    let mut code = vec![
+        (NTOA, 0),
+        (CALL, 8),
+        (ADDT, 0),
+        (ATOT, 0),
+        (PRINT, 0),
+        (DECN, 0),
+        (JNZ, 0),
+        (RET, 0),
+    ];
+    code.extend([(ADDN, 0); 30]);
+    code.push((RET, 0));
+    Program::new(&code)
 }
 
 /// The program `odd_calls` of [`programs`]; its callee, at 12, is
