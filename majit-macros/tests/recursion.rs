@@ -513,7 +513,10 @@ fn entry_traces_enter_later_loops<B: GcBackend>() {
     let got = frames_jit(&mut driver, &code, 0, frame_of(1)).unwrap();
     assert_eq!(got, want);
     let s = driver.stats();
-    assert_eq!(s.entry_traces_compiled, 1, "{s}");
+    // f's entry, and its loop head too when that is traced in a nested
+    // run (the loop trace that inlined f(k + 1) met f's back edge and
+    // marked f don't-inline: `AbortReason::LoopInCallee`).
+    assert!(s.entry_traces_compiled >= 1, "{s}");
     assert!(s.portal_entries >= 35, "{s}");
     assert!(s.bridges_to_loop_start >= 1, "{s}");
     // The entry trace leaves at its loop-word guard only until that guard

@@ -1243,6 +1243,10 @@ impl<'a> Tracer<'a> {
                 let p = self.allocate(|a, roots| a.new_object(&layout, roots))?;
                 let b = self.record(Op::new(OpCode::New, &[]).with_descr(d), Value::Ref(p));
                 self.fresh(b.r);
+                if !layout.headerless {
+                    let class = self.env.codes.class_word(layout.type_id);
+                    self.facts.set_class(b.r, class);
+                }
                 b
             }
             _ => {
@@ -1263,7 +1267,8 @@ impl<'a> Tracer<'a> {
     }
 
     /// `guard_class`: records `guard_class(obj, class)` for a non-constant
-    /// `obj` and continues with the class as a constant. Recorded even
+    /// `obj` whose class no guard proved yet and continues with the class
+    /// as a constant. Recorded even
     /// when resuming from a failed guard (`known_outcome`): the failure
     /// proves only that the class differs from the old one.
     fn guard_class(&mut self, insn: &Insn) -> Result<TBox, ConcreteError> {
@@ -1271,8 +1276,13 @@ impl<'a> Tracer<'a> {
         let class = eval::class_word(self.env.codes, obj.v.as_ref().unwrap_or(0))?;
         let c = self.konst(Value::Int(class));
         if !obj.r.is_const() {
-            self.guard(OpCode::GuardClass, &[obj.r, c.r]);
-            self.facts.set_nonnull(obj.r);
+            match self.facts.class_of(obj.r) {
+                Some(known) => debug_assert_eq!(known, class, "an object's class changed"),
+                None => {
+                    self.guard(OpCode::GuardClass, &[obj.r, c.r]);
+                    self.facts.set_class(obj.r, class);
+                }
+            }
         }
         Ok(c)
     }

@@ -312,6 +312,37 @@ fn a_negated_comparison_teaches_the_comparison() {
 }
 
 #[test]
+fn a_class_is_guarded_once_per_object_and_known_for_an_allocation() {
+    // A headered object of type 7 (no vtable: its class word is 7), the
+    // loop's `p`; the header is the type id's word.
+    let obj: Box<[u64; 2]> = Box::new([7, 0]);
+    let headered = SizeDescr {
+        name: "Boxed".into(),
+        size: 16,
+        type_id: 9,
+        headerless: false,
+        vtable: None,
+        fields: vec![],
+    };
+    let (result, t) = run(
+        |b, r| {
+            let (m, k) = (b.reg(Kind::Ref), b.reg(Kind::Int));
+            b.guard_class(r.p.into(), k);
+            b.guard_class(r.p.into(), k); // known: no guard
+            b.op(OpCode::IntAdd, &[r.acc.into(), k.into()], r.acc);
+            b.new_object(headered.into(), m);
+            b.guard_class(m.into(), k); // a fresh object's class: no guard
+            b.op(OpCode::IntAdd, &[r.acc.into(), k.into()], r.acc);
+        },
+        10,
+        obj.as_ptr() as usize,
+    );
+    assert_eq!(result, 10 * (7 + 9));
+    let text = majit_ir::text::print(&t);
+    assert_eq!(count(&t, "guard_class"), 1, "{text}");
+}
+
+#[test]
 fn a_store_to_an_object_that_may_alias_drops_cached_fields() {
     // p.next is p itself: the store through `q = p.next` changes p.value,
     // which must be loaded again; the fresh node's field and p.value after

@@ -482,6 +482,15 @@ pub struct ResidualForm {
     pub descr: Descr,
 }
 
+/// Records the vtables of `code`'s size descrs (the first per type id).
+fn note_vtables(vtables: &mut BTreeMap<u32, i64>, code: &JitCode) {
+    for s in code.descrs.iter().filter_map(Descr::as_size) {
+        if let Some(v) = s.vtable {
+            vtables.entry(s.type_id).or_insert(v as i64);
+        }
+    }
+}
+
 /// The jitcode functions of one interpreter; inline calls name callees by
 /// [`FuncId`]. A function can be declared before it is defined, so
 /// mutually recursive functions can name each other.
@@ -489,6 +498,10 @@ pub struct ResidualForm {
 pub struct JitCodeSet {
     codes: Vec<(String, Option<Arc<JitCode>>)>,
     residuals: BTreeMap<FuncId, ResidualForm>,
+    /// Type id -> vtable, from the size descrs of the functions in the
+    /// order they were given (`class_word` runs at every `guard_class`
+    /// the tracer or the blackhole meets).
+    vtables: BTreeMap<u32, i64>,
 }
 
 impl JitCodeSet {
@@ -498,6 +511,7 @@ impl JitCodeSet {
     }
     /// Adds a function and returns its id.
     pub fn add(&mut self, code: JitCode) -> FuncId {
+        note_vtables(&mut self.vtables, &code);
         self.codes.push((code.name.clone(), Some(Arc::new(code))));
         FuncId((self.codes.len() - 1) as u16)
     }
@@ -515,6 +529,7 @@ impl JitCodeSet {
         }
         match self.codes.get_mut(id.0 as usize) {
             Some((_, slot @ None)) => {
+                note_vtables(&mut self.vtables, &code);
                 *slot = Some(Arc::new(code));
                 Ok(())
             }
@@ -583,15 +598,10 @@ impl JitCodeSet {
     /// id in any function of the set, else the type id itself (the
     /// convention of the executors for layouts without a vtable).
     pub fn class_word(&self, type_id: u32) -> i64 {
-        let vtable = self
-            .codes
-            .iter()
-            .filter_map(|(_, c)| c.as_ref())
-            .flat_map(|c| &c.descrs)
-            .filter_map(Descr::as_size)
-            .find(|s| s.type_id == type_id && s.vtable.is_some())
-            .and_then(|s| s.vtable);
-        vtable.map_or(i64::from(type_id), |v| v as i64)
+        self.vtables
+            .get(&type_id)
+            .copied()
+            .unwrap_or(i64::from(type_id))
     }
     /// Declared functions still without code.
     pub fn undefined(&self) -> Vec<&str> {

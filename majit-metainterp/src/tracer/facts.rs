@@ -6,11 +6,11 @@
 //! have no effects, and an array's length never changes; elidable calls are
 //! not cached here), an overflow-checked op whose `guard_no_overflow` passed
 //! does not overflow for the same arguments again, a fresh allocation is
-//! non-null, a guard makes its condition known after it (the trace only goes
-//! on when it passed), and an index checked below a length makes the smaller
-//! constant indexes in bounds. The optimizer would find the same facts;
-//! knowing them while tracing saves recording, snapshotting and optimizing
-//! the ops.
+//! non-null, an object's class never changes, a guard makes its condition
+//! known after it (the trace only goes on when it passed), and an index
+//! checked below a length makes the smaller constant indexes in bounds. The
+//! optimizer would find the same facts; knowing them while tracing saves
+//! recording, snapshotting and optimizing the ops.
 
 use super::{FastMap, FastSet};
 use majit_ir::{Const, OpCode, OpRef, Trace};
@@ -55,6 +55,9 @@ pub(super) struct Facts {
     /// (`uint_lt(k, n)`, an index checked against a length): every
     /// constant index up to it is in bounds too.
     above: FastMap<OpRef, i64>,
+    /// Objects whose class a passed `guard_class` proved (an object's
+    /// class never changes).
+    classes: FastMap<OpRef, i64>,
 }
 
 /// `r` is 0 or 1 (a comparison's or a test's result).
@@ -79,6 +82,17 @@ impl Facts {
 
     pub(super) fn is_nonnull(&self, r: OpRef) -> bool {
         self.nonnull.contains(&r)
+    }
+
+    /// The class a guard proved object `r` has.
+    pub(super) fn class_of(&self, r: OpRef) -> Option<i64> {
+        self.classes.get(&r).copied()
+    }
+
+    /// A `guard_class` proved object `r` has class `class` (and is non-null).
+    pub(super) fn set_class(&mut self, r: OpRef, class: i64) {
+        self.classes.insert(r, class);
+        self.set_nonnull(r);
     }
 
     /// `r` is `c` (a constant) from here on.
