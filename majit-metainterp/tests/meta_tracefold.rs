@@ -7,7 +7,9 @@
 //! The loop: `while n != 0 { BODY; n -= 1 }; return acc` with greens `[g]`
 //! and reds `[n, acc, p]` (`p` a node `{value: int, next: ref}`).
 
-use majit_ir::{ArrayDescr, Descr, FieldDescr, Kind, OpCode, SizeDescr, Trace, Value};
+mod meta_support;
+
+use majit_ir::{Descr, FieldDescr, Kind, OpCode, SizeDescr, Trace, Value};
 use majit_metainterp::driver::{JitAction, JitDriver};
 use majit_metainterp::jitcode::builder::{Arg, JitCodeBuilder, Reg};
 use majit_metainterp::jitcode::JitCodeSet;
@@ -238,17 +240,9 @@ fn a_repeated_pure_or_overflow_checked_op_records_once() {
     assert_eq!(count(&t, "guard_no_overflow"), 1, "{text}");
 }
 
+/// The support module's GC array of ints, as a descr.
 fn int_array() -> Descr {
-    ArrayDescr {
-        name: "IntArray".into(),
-        base_offset: 16,
-        len_offset: 8,
-        item_size: 8,
-        signed: true,
-        kind: Kind::Int,
-        type_id: 5,
-    }
-    .into()
+    meta_support::int_array().into()
 }
 
 #[test]
