@@ -408,16 +408,15 @@ impl A64Emitter {
     }
 
     /// `float_fits_tag`: the bits minus 2^-255's, rotated left by one (the
-    /// sign to the bottom), are below 2^62 exactly for the middle exponents.
-    fn float_fits_tag(&mut self, dst: u8, a: Loc) {
-        let d = hw(dst);
+    /// sign to the bottom), are below 2^62 exactly for the middle exponents:
+    /// the flags say equal then.
+    fn float_fits_tag(&mut self, a: Loc) {
         self.float_bits(X16, a);
         self.mov_imm(X17, flonum::LOW as i64);
         a64!(self.ops
             ; sub tmp2, tmp, tmp2
             ; ror tmp2, tmp2, 63
             ; tst tmp2, 0xc000_0000_0000_0000u64
-            ; cset X(d), eq
         );
     }
 }
@@ -580,6 +579,7 @@ impl Encoder for A64Emitter {
             CmpOp::FitsTag => Cond::Vc,
             CmpOp::Tagged => Cond::Ne,
             CmpOp::FloatTagged => Cond::Eq,
+            CmpOp::FloatFitsTag => Cond::Eq,
             // After `fcmp`, unordered sets C and V: each condition below
             // is false for NaN except NE, as the float ops require.
             CmpOp::FLt => Cond::Mi,
@@ -607,6 +607,7 @@ impl Encoder for A64Emitter {
                 let r = hw(self.int_reg(a, X16));
                 a64!(self.ops; and tmp, X(r), 3; cmp tmp, 2);
             }
+            CmpOp::FloatFitsTag => self.float_fits_tag(a),
             CmpOp::Lt
             | CmpOp::Le
             | CmpOp::Eq
@@ -676,7 +677,6 @@ impl Encoder for A64Emitter {
             }
             UnaryOp::FloatTag => self.float_tag(dst, a),
             UnaryOp::FloatUntag => self.float_untag(dst, a),
-            UnaryOp::FloatFitsTag => self.float_fits_tag(dst, a),
             UnaryOp::Copy if is_float(dst) => self.load_float(dst, a),
             UnaryOp::Copy => self.load_int(dst, a),
         }

@@ -96,6 +96,8 @@ pub enum CmpOp {
     Tagged,
     /// `ptr_is_float_tagged(a)`: the low two bits are `10`.
     FloatTagged,
+    /// `float_fits_tag(a)`: the exponent in the middle range.
+    FloatFitsTag,
 }
 
 /// Two-operand float ops.
@@ -138,8 +140,6 @@ pub enum UnaryOp {
     FloatTag,
     /// `float_untag`: the inverse rotation.
     FloatUntag,
-    /// `float_fits_tag`: the exponent in the middle range.
-    FloatFitsTag,
 }
 
 /// What the address of a memory op indexes.
@@ -287,7 +287,7 @@ pub fn family(opcode: OpCode) -> Family {
         FloatTag => F::Unary(UnaryOp::FloatTag),
         FloatUntag => F::Unary(UnaryOp::FloatUntag),
         PtrIsFloatTagged => F::Compare(CmpOp::FloatTagged),
-        FloatFitsTag => F::Unary(UnaryOp::FloatFitsTag),
+        FloatFitsTag => F::Compare(CmpOp::FloatFitsTag),
         GetfieldGcI | GetfieldGcR | GetfieldGcF | GetfieldRawI | GetfieldRawF | ArraylenGc => {
             F::Load(Access::Field)
         }

@@ -331,8 +331,9 @@ impl X64Emitter {
     }
 
     /// `float_fits_tag`: the bits minus 2^-255's, rotated left by one (the
-    /// sign to the bottom), are below 2^62 exactly for the middle exponents.
-    fn float_fits_tag(&mut self, dst: u8, a: Loc) {
+    /// sign to the bottom), are below 2^62 exactly for the middle exponents:
+    /// the flags say equal then.
+    fn float_fits_tag(&mut self, a: Loc) {
         self.float_bits(R11, a);
         self.mov_imm(R10, (flonum::LOW as i64).wrapping_neg());
         x64!(self.ops
@@ -340,7 +341,6 @@ impl X64Emitter {
             ; rol mtmp, 1
             ; shr mtmp, 62
         );
-        self.set_flags_result(Cond::E, dst);
     }
 }
 
@@ -526,6 +526,10 @@ impl Encoder for X64Emitter {
                 x64!(self.ops; and tmp, 3; cmp tmp, 2);
                 return Some(self.set_flags_result(Cond::E, dst));
             }
+            CmpOp::FloatFitsTag => {
+                self.float_fits_tag(a);
+                return Some(self.set_flags_result(Cond::E, dst));
+            }
             CmpOp::IsZero | CmpOp::IsTrue => {
                 let r = hw(self.int_reg(a, R11));
                 x64!(self.ops; test Rq(r), Rq(r));
@@ -618,7 +622,6 @@ impl Encoder for X64Emitter {
             }
             UnaryOp::FloatTag => self.float_tag(dst, a),
             UnaryOp::FloatUntag => self.float_untag(dst, a),
-            UnaryOp::FloatFitsTag => self.float_fits_tag(dst, a),
             UnaryOp::Copy if is_xmm(dst) => self.load_float(dst, a),
             UnaryOp::Copy => self.load_int(dst, a),
         }
