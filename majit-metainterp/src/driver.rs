@@ -1131,8 +1131,8 @@ impl<B: Backend> JitDriver<B> {
         // The last attempt at a loop may end at the return (see
         // `tracer/portal.rs`).
         let aborts = self.warm.borrow().get(&key).map_or(0, |e| e.aborts);
-        let returns = !entry && aborts + 1 >= self.params.max_aborts;
-        let kind = (target.clone(), entry, returns);
+        let last_attempt = !entry && aborts + 1 >= self.params.max_aborts;
+        let kind = (target.clone(), entry, last_attempt);
         let state_len = self.state_len(reds)?;
         let tracing = Tracing::new(&self.tracing, &key);
         let end = self.run_tracer(|env| Tracer::for_loop(env, portal, mp_pc, greens, reds, kind));
@@ -1160,6 +1160,10 @@ impl<B: Backend> JitDriver<B> {
                             warm.abort(&key, self.params.max_aborts);
                         }
                         warm.dont_inline(&callee);
+                    }
+                    (None, None) if reason == AbortReason::LoopLeft => {
+                        let (threshold, max) = (self.params.threshold, self.params.max_aborts);
+                        self.warm.borrow_mut().loop_left(&key, threshold, max)
                     }
                     (None, None) => self.warm.borrow_mut().abort(&key, self.params.max_aborts),
                 }

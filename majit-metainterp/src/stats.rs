@@ -35,6 +35,15 @@ pub enum AbortReason {
     /// is too long, its calls become `call_assembler`s of its own code, and
     /// the key is traced again without counting toward `max_aborts`).
     LoopInCallee,
+    /// A loop trace reached another loop's back edge in the loop's own
+    /// frame: the traced iteration left the loop (a `break`, or the loop's
+    /// last iteration) for an enclosing loop, or entered an inner loop not
+    /// compiled yet (nobody: as LuaJIT does, the attempt is dropped and the
+    /// loop traced again at its next back edge, which usually loops; the
+    /// loop's exit becomes a bridge; after `warmstate::LOOP_LEFT_RETRIES`
+    /// such attempts count toward `JitParams::max_aborts`, and the last
+    /// attempt goes on).
+    LoopLeft,
     /// The backend or optimizer rejected the finished trace (majit's
     /// developers, or a backend limit).
     CompileFailed,
@@ -75,6 +84,7 @@ impl AbortReason {
             AbortReason::PortalReturned => "the program ended while tracing",
             AbortReason::MergePointInCallee => "merge point reached in an inlined call",
             AbortReason::LoopInCallee => "a loop's back edge in an inlined call",
+            AbortReason::LoopLeft => "another loop's back edge in a loop trace",
             AbortReason::CompileFailed => "compilation failed",
             AbortReason::InvalidLoop => "the optimizer found a guard that always fails",
             AbortReason::FrameChanged => "the virtualizable frame changed",

@@ -251,14 +251,16 @@ pub enum TraceKind {
     /// A loop starting at the merge point with these greens; its label
     /// gets `target`. An `entry` trace starts at a function's first merge
     /// point: it ends with a `finish` at the portal's return, or at a merge
-    /// point met for the second time, as a bridge does. A loop trace with
-    /// `returns` (the last attempt at a loop whose traced iterations kept
-    /// being its last) also ends with a `finish` at the portal's return.
+    /// point met for the second time, as a bridge does. A loop trace's
+    /// `last_attempt` (the attempts before it aborted, e.g. because the
+    /// traced iterations kept being the loop's last) also ends with a
+    /// `finish` at the portal's return, and goes on through other loops'
+    /// back edges (which abort the earlier attempts: `AbortReason::LoopLeft`).
     Loop {
         start: GreenKey,
         target: Descr,
         entry: bool,
-        returns: bool,
+        last_attempt: bool,
     },
     /// A bridge from a guard.
     Bridge,
@@ -422,15 +424,15 @@ impl<'a> Tracer<'a> {
 
     /// A tracer for a loop starting at the portal's merge point `mp_pc`
     /// with `greens` (constants) and `reds` (the trace's inputs); `entry`:
-    /// an entry trace, `returns`: a loop trace that may end at the portal's
-    /// return (see [`TraceKind::Loop`]).
+    /// an entry trace, `last_attempt`: the last attempt at the loop (see
+    /// [`TraceKind::Loop`]).
     pub fn for_loop(
         env: TraceEnv<'a>,
         portal: Arc<JitCode>,
         mp_pc: usize,
         greens: &[Value],
         reds: &[Value],
-        (target, entry, returns): (Descr, bool, bool),
+        (target, entry, last_attempt): (Descr, bool, bool),
     ) -> Result<Tracer<'a>, ConcreteError> {
         let mut inputs = reds.to_vec();
         if let (Some(info), false) = (env.vable, entry) {
@@ -444,7 +446,7 @@ impl<'a> Tracer<'a> {
                 start: GreenKey::new(greens),
                 target,
                 entry,
-                returns,
+                last_attempt,
             },
             trace: Trace::new(&kinds),
             frames: Vec::new(),
@@ -877,7 +879,7 @@ impl<'a> Tracer<'a> {
                 None
             }
             JOp::CanEnterJit => {
-                if let Some(end) = self.loop_in_callee() {
+                if let Some(end) = self.loop_in_callee().or_else(|| self.loop_left(insn)) {
                     return Ok(Step::End(end));
                 }
                 None
@@ -1704,7 +1706,13 @@ impl<'a> Tracer<'a> {
     /// it aborts: the loop was no loop).
     pub(super) fn ends_at_return(&self) -> bool {
         self.ends_at_seen_merge_points()
-            || matches!(self.kind, TraceKind::Loop { returns: true, .. })
+            || matches!(
+                self.kind,
+                TraceKind::Loop {
+                    last_attempt: true,
+                    ..
+                }
+            )
     }
 }
 

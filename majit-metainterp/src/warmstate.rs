@@ -17,6 +17,12 @@
 use majit_ir::hash::FastMap;
 use majit_ir::{Kind, Value};
 
+/// How many traces of one loop may leave it before such attempts count
+/// toward `max_aborts` (a loop whose iterations mostly end it, e.g. an
+/// escape-time loop leaving by `break` after a few iterations, may take a
+/// few attempts to catch an iteration that loops).
+pub const LOOP_LEFT_RETRIES: u32 = 8;
+
 /// What a back edge at a key should do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Visit {
@@ -56,6 +62,9 @@ pub struct WarmEntry {
     pub loop_index: Option<usize>,
     /// Tracing from here aborted this many times.
     pub aborts: u32,
+    /// Traces from here left their loop this many times
+    /// (`AbortReason::LoopLeft`).
+    pub left: u32,
     /// Never trace from this key again.
     pub dont_trace: bool,
     /// A call of the interpreted program whose callee starts at this key
@@ -143,6 +152,22 @@ impl WarmState {
         e.aborts += 1;
         if e.aborts >= max_aborts {
             e.dont_trace = true;
+        }
+    }
+
+    /// Counts a trace from `key` that left its loop: the first
+    /// [`LOOP_LEFT_RETRIES`] are no aborts, and the key traces again at its
+    /// next back edge (the loop's next run starts, which usually loops
+    /// more than once: an attempt waiting for the threshold again could
+    /// meet the same last iteration of a loop with a fixed trip count);
+    /// later ones are aborts.
+    pub fn loop_left(&mut self, key: &GreenKey, threshold: u32, max_aborts: u32) {
+        let e = self.entries.entry(key.clone()).or_default();
+        e.left += 1;
+        if e.left > LOOP_LEFT_RETRIES {
+            self.abort(key, max_aborts);
+        } else {
+            self.trace_soon(key, threshold);
         }
     }
 

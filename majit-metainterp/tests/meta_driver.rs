@@ -610,3 +610,40 @@ fn an_uncaught_exception_ends_the_program_with_it() {
         assert_eq!(s.aborts.values().sum::<u64>(), u64::from(!compiled), "{s}");
     }
 }
+
+#[test]
+fn a_loop_trace_that_leaves_its_loop_is_dropped_and_traced_again() {
+    // "nested": the inner loop (key pc 2) takes its back edge four times
+    // per outer iteration. At threshold 4 its first trace starts at the
+    // last one, leaves the inner loop and meets the outer loop's back edge
+    // (pc 1): that attempt is dropped (LuaJIT's LINNER), not compiled as a
+    // loop around one inner iteration and the outer step.
+    let prog = program("nested");
+    for (opts, boxed) in OPTS.iter().flat_map(|o| [(o, false), (o, true)]) {
+        let expected = run_oracle(&prog, boxed);
+        let (r, out, jit) = run_jit_driver(&prog, boxed, params(4, opts));
+        let stats = jit.stats();
+        assert_eq!((r, out), expected, "{stats}");
+        assert!(stats.aborts_for(AbortReason::LoopLeft) >= 1, "{stats}");
+        let inner =
+            majit_metainterp::warmstate::GreenKey::new(&[Value::Int(2), Value::Int(prog.addr())]);
+        let loops = jit.loops();
+        let inner = loops
+            .iter()
+            .find(|l| l.key == inner)
+            .expect("the inner loop compiled");
+        let calls = inner
+            .recorded
+            .ops
+            .iter()
+            .filter(|op| op.opcode.is_call())
+            .count();
+        assert_eq!(
+            calls,
+            0,
+            "the inner loop's trace prints nothing:\n{}",
+            jit.report()
+        );
+        assert!(stats.loop_entries >= 1, "{stats}");
+    }
+}

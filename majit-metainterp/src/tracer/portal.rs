@@ -162,9 +162,6 @@ impl Tracer<'_> {
         }))
     }
 
-    /// The callee a too-long trace stops inlining: the outermost inlined
-    /// callee still running, else the inlined callee that recorded the
-    /// most ops and may still be inlined.
     /// A back edge in a callee this trace called and inlined: the abort
     /// that marks the callee don't-inline (`AbortReason::LoopInCallee`).
     /// The frames a bridge starts in go on: their loop inlined them.
@@ -191,6 +188,33 @@ impl Tracer<'_> {
         }
     }
 
+    /// A back edge (`can_enter_jit`) of another loop in a loop trace's own
+    /// frame, before its last attempt: the abort `AbortReason::LoopLeft`
+    /// (LuaJIT's LINNER). A trace that went on would close a loop around
+    /// the other loop's iteration, e.g. one inner iteration plus the outer
+    /// loop's step, and run the inner loop through its bridges.
+    pub(super) fn loop_left(&mut self, insn: &Insn) -> Option<TraceEnd> {
+        let in_loop = matches!(
+            self.kind,
+            TraceKind::Loop {
+                entry: false,
+                last_attempt: false,
+                ..
+            }
+        );
+        if !in_loop || self.frames.len() != 1 {
+            return None;
+        }
+        let greens: Vec<Value> = insn.list(0).iter().map(|&g| self.get(g).v).collect();
+        if matches!(&self.kind, TraceKind::Loop { start, .. } if *start == GreenKey::new(&greens)) {
+            return None;
+        }
+        Some(self.abort(AbortReason::LoopLeft, None))
+    }
+
+    /// The callee a too-long trace stops inlining: the outermost inlined
+    /// callee still running, else the inlined callee that recorded the
+    /// most ops and may still be inlined.
     pub(super) fn inlined_callee(&self) -> Option<GreenKey> {
         let open = self.frames.iter().skip(1).find_map(|f| f.entry.clone());
         open.or_else(|| {
