@@ -149,6 +149,37 @@ fn a_guard_on_is_zero_tests_the_operand_itself() {
 }
 
 #[test]
+fn a_float_comparison_tested_against_one_is_guarded_the_other_way() {
+    // A float comparison has no one-op negation (NaN is unordered), so
+    // `(x > y) != 1` becomes `int_is_zero`, and its guard the opposite
+    // guard on the comparison, which the backend fuses with it; the
+    // negation a fail arg keeps resumes as the constant a failure implies.
+    let out = assert_opt(
+        "rewrite",
+        "
+        [f0, f1]
+        i2 = float_gt(f0, f1)
+        i3 = int_ne(i2, 1)
+        guard_true(i3) [f0, i3]
+        i4 = float_lt(f0, f1)
+        i5 = int_eq(i4, 0)
+        guard_false(i5) [f0]
+        finish()",
+        expect![
+            "
+            [f0, f1]
+            i2 = float_gt(f0, f1)
+            guard_false(i2) [f0]
+            i4 = float_lt(f0, f1)
+            guard_true(i4) [f0]
+            finish()"
+        ],
+    );
+    let values = |k: u32| out.resume[&(opt_support::AUTO_FAIL_BASE + k)].to_string();
+    assert_eq!(values(0).lines().next(), Some("values [BOX0, 0]"));
+}
+
+#[test]
 fn a_comparison_tested_against_one_or_zero_is_itself_or_its_negation() {
     // An interpreter's `(a < b) != k` with the constant `k` of a Lua `LT`.
     assert_opt(

@@ -114,7 +114,8 @@ impl Failing {
     }
 
     /// The constant fail arg `r` is whenever the guard fails, if known:
-    /// the operand itself, or `int_is_zero` of it (the rewrite pass turns
+    /// the operand itself, or its negation (`int_is_zero` of it, see
+    /// `rewrite::negation_of`; the rewrite pass turns
     /// `guard_true(int_is_zero(x))` into `guard_false(x)`, and the test's
     /// register is often live). Resume data names that constant, so the
     /// trace need not keep the value (a test then fuses into its branch).
@@ -124,9 +125,8 @@ impl Failing {
         match self.code {
             OpCode::GuardNonnull if r == self.arg => Some(Const::Ref(0)),
             _ if r == self.arg && (zero || self.boolean) => Some(Const::Int(i64::from(!zero))),
-            OpCode::GuardTrue | OpCode::GuardFalse => cx
-                .def(r)
-                .filter(|d| d.opcode == OpCode::IntIsZero && cx.resolve(d.args[0]) == self.arg)
+            OpCode::GuardTrue | OpCode::GuardFalse => super::rewrite::negation_of(cx, r)
+                .filter(|&x| cx.resolve(x) == self.arg)
                 .map(|_| Const::Int(i64::from(zero))),
             _ => None,
         }

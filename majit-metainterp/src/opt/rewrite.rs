@@ -137,10 +137,10 @@ fn is_bool(cx: &Cx, r: OpRef) -> bool {
     cx.def(r).is_some_and(|d| d.opcode.is_boolean()) || cx.bound(r).within(IntBound::BOOL)
 }
 
-/// Whether `r` is the result of a comparison.
-fn is_comparison(cx: &Cx, r: OpRef) -> bool {
+/// Whether `r` is the result of a comparison whose negation is one op.
+fn is_negatable(cx: &Cx, r: OpRef) -> bool {
     cx.def(r)
-        .is_some_and(|d| d.opcode.swapped_comparison().is_some())
+        .is_some_and(|d| d.opcode.negated_comparison().is_some())
 }
 
 /// `r` as `x + k` when it is an addition of a constant.
@@ -279,6 +279,9 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
             Fold::Rewrite(Op::new(neg, &d.args)) // !(x < y), (x < y) != 1 => x >= y
         }
         (IntNe, _, K(0)) | (IntEq, _, K(1)) if bool_bound => Fold::Same(a), // b != 0 => b
+        (IntNe, _, K(1)) | (IntEq, _, K(0)) if bool_bound => {
+            Fold::Rewrite(Op::new(IntIsZero, &[a])) // b != 1 => !b, e.g. of a float comparison
+        }
         // -- comparisons of a value with itself --
         (IntEq | IntLe | IntGe | UintLe | UintGe, _, _) if same => Fold::Const(1), // x == x => 1
         (IntNe | IntLt | IntGt | UintLt | UintGt, _, _) if same => Fold::Const(0), // x < x => 0
@@ -443,17 +446,18 @@ fn opt_guard_overflow(code: OpCode, overflowed: bool) -> Outcome {
 /// `guard_true`/`guard_false` on a value whose truth is known; on
 /// `int_is_zero(x)`, the opposite guard on `x` (the test of `x` then fuses
 /// into the branch instead of materialising a flag), unless `x` is a
-/// comparison, whose negation is already one (`int_is_zero` folds into it).
+/// comparison whose negation is one op (`int_is_zero` folds into it; a
+/// float comparison has none, NaN being unordered).
 pub(super) fn opt_guard_bool(cx: &mut Cx, mut op: OptOp) -> Outcome {
     let want_true = op.op.opcode == OpCode::GuardTrue;
     match cx.int_const(op.op.arg(0)) {
         Some(v) if (v != 0) == want_true => Outcome::Drop,
         Some(v) => Outcome::Invalid(format!("`{}` of the constant {v}", op.op.opcode)),
         None if want_true && !cx.bound(op.op.arg(0)).contains(0) => Outcome::Drop,
-        None => match cx.def(op.op.arg(0)) {
+        None => match negation_of(cx, op.op.arg(0)) {
             // guard_true(int_is_zero(x)) => guard_false(x), and back
-            Some(d) if d.opcode == OpCode::IntIsZero && !is_comparison(cx, d.args[0]) => {
-                op.op.args[0] = cx.resolve(d.args[0]);
+            Some(x) if !is_negatable(cx, x) => {
+                op.op.args[0] = cx.resolve(x);
                 op.op.opcode = if want_true {
                     OpCode::GuardFalse
                 } else {
@@ -463,6 +467,21 @@ pub(super) fn opt_guard_bool(cx: &mut Cx, mut op: OptOp) -> Outcome {
             }
             _ => Outcome::Emit(op),
         },
+    }
+}
+
+/// `x` when `r` is its negation: `int_is_zero(x)`, or `x != 1`, `x == 0`
+/// of a boolean `x` (the fold rewrites those to `int_is_zero`, but `def`
+/// gives the op as traced).
+pub(super) fn negation_of(cx: &Cx, r: OpRef) -> Option<OpRef> {
+    let d = cx.def(r)?;
+    let k = d.args.get(1).and_then(|&b| cx.int_const(b));
+    match (d.opcode, k) {
+        (OpCode::IntIsZero, _) => Some(d.args[0]),
+        (OpCode::IntNe, Some(1)) | (OpCode::IntEq, Some(0)) if is_bool(cx, d.args[0]) => {
+            Some(d.args[0])
+        }
+        _ => None,
     }
 }
 
