@@ -50,6 +50,7 @@ pub fn eval_pure(op: OpCode, args: &[Value]) -> Option<Value> {
         FloatTrueDiv => Value::Float(flt(0)? / flt(1)?),
         FloatNeg => Value::Float(-flt(0)?),
         FloatAbs => Value::Float(flt(0)?.abs()),
+        FloatSqrt => Value::Float(flt(0)?.sqrt()),
         FloatLt => bool_(flt(0)? < flt(1)?),
         FloatLe => bool_(flt(0)? <= flt(1)?),
         FloatEq => bool_(flt(0)? == flt(1)?),

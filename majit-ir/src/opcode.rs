@@ -297,6 +297,7 @@ opcodes! {
     FloatTrueDiv                    "float_truediv"                     "ff"    Float   Nothing  Plain  20  PURE;
     FloatNeg                        "float_neg"                         "f"     Float   Nothing  Plain  1   PURE;
     FloatAbs                        "float_abs"                         "f"     Float   Nothing  Plain  1   PURE;
+    FloatSqrt                       "float_sqrt"                        "f"     Float   Nothing  Plain  15  PURE;
     FloatLt                         "float_lt"                          "ff"    Int     Nothing  Plain  1   PURE | BOOL;
     FloatLe                         "float_le"                          "ff"    Int     Nothing  Plain  1   PURE | BOOL;
     FloatEq                         "float_eq"                          "ff"    Int     Nothing  Plain  1   PURE | COMMUTATIVE | BOOL;

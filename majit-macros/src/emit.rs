@@ -649,7 +649,6 @@ fn float_shims() -> Vec<(syn::Ident, TokenStream)> {
 /// The `f64` methods lowered as elidable calls, with their arity (the
 /// receiver counts).
 pub const FLOAT_METHODS: &[(&str, u8)] = &[
-    ("sqrt", 1),
     ("floor", 1),
     ("ceil", 1),
     ("round", 1),

@@ -656,6 +656,10 @@ impl Encoder for A64Emitter {
                 let r = hw(self.float_reg(a, D30));
                 a64!(self.ops; fabs D(d), D(r));
             }
+            UnaryOp::FloatSqrt => {
+                let r = hw(self.float_reg(a, D30));
+                a64!(self.ops; fsqrt D(d), D(r));
+            }
             // Truncates, saturates and maps NaN to 0, exactly Rust's `as`.
             UnaryOp::FloatToInt => {
                 let r = hw(self.float_reg(a, D30));

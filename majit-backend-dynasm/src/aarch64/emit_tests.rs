@@ -49,6 +49,7 @@ const ROWS: &[Row<A64Emitter>] = &[
     ("tag a small float", |e| e.unary(UnaryOp::FloatTag, 1, Loc::Reg(D1)), "21 00 66 9e 21 f4 c1 93 21 f4 7e 92 21 00 7f b2", "fmov x1, d1; ror x1, x1, #0x3d; and x1, x1, #0xfffffffffffffffc; orr x1, x1, #0x2"),
     ("untag a small float", |e| e.unary(UnaryOp::FloatUntag, D0, Loc::Reg(2)), "50 fc 42 93 10 06 d0 93 10 02 42 d2 00 02 67 9e", "asr x16, x2, #0x2; ror x16, x16, #0x1; eor x16, x16, #0x4000000000000000; fmov d0, x16"),
     ("the float tag bits", |e| { e.compare(CmpOp::FloatTagged, 0, Loc::Reg(3), Loc::Reg(3)); }, "70 04 40 92 1f 0a 00 f1 e0 17 9f 9a", "and x16, x3, #0x3; cmp x16, #0x2; cset x0, eq"),
+    ("float sqrt", |e| e.unary(UnaryOp::FloatSqrt, D1 + 1, Loc::Reg(D1)), "22 c0 61 1e", "fsqrt d2, d1"),
     ("a float that fits a tag", |e| { e.compare(CmpOp::FloatFitsTag, 2, Loc::Reg(D1), Loc::Reg(D1)); }, "30 00 66 9e 11 00 e6 d2 11 02 11 cb 31 fe d1 93 3f 06 42 f2 e2 17 9f 9a", "fmov x16, d1; mov x17, #0x3000000000000000; sub x17, x16, x17; ror x17, x17, #0x3f; tst x17, #0xc000000000000000; cset x2, eq"),
     ("a float that fits a tag, only its guard reading it", |e| { e.flags_only = true; e.compare(CmpOp::FloatFitsTag, 2, Loc::Reg(D1), Loc::Reg(D1)); }, "30 00 66 9e 11 00 e6 d2 11 02 11 cb 31 fe d1 93 3f 06 42 f2", "fmov x16, d1; mov x17, #0x3000000000000000; sub x17, x16, x17; ror x17, x17, #0x3f; tst x17, #0xc000000000000000"),
     ("float negate", |e| e.unary(UnaryOp::FloatNeg, D0, Loc::Reg(D1)), "20 40 61 1e", "fneg d0, d1"),

@@ -123,6 +123,7 @@ pub enum UnaryOp {
     IntInvert,
     FloatNeg,
     FloatAbs,
+    FloatSqrt,
     /// `cast_float_to_int`: truncation that saturates, NaN giving 0.
     FloatToInt,
     IntToFloat,
@@ -276,6 +277,7 @@ pub fn family(opcode: OpCode) -> Family {
         IntInvert => F::Unary(UnaryOp::IntInvert),
         FloatNeg => F::Unary(UnaryOp::FloatNeg),
         FloatAbs => F::Unary(UnaryOp::FloatAbs),
+        FloatSqrt => F::Unary(UnaryOp::FloatSqrt),
         CastFloatToInt => F::Unary(UnaryOp::FloatToInt),
         CastIntToFloat => F::Unary(UnaryOp::IntToFloat),
         ConvertFloatBytesToLonglong => F::Unary(UnaryOp::FloatBits),

@@ -588,6 +588,10 @@ impl Encoder for X64Emitter {
                 self.load_int(dst, a);
                 x64!(self.ops; not Rq(d));
             }
+            UnaryOp::FloatSqrt => {
+                let r = hw(self.float_reg(a, XMM15));
+                x64!(self.ops; sqrtsd Rx(d), Rx(r));
+            }
             UnaryOp::FloatNeg | UnaryOp::FloatAbs => {
                 let neg = op == UnaryOp::FloatNeg;
                 self.load_float(dst, a);

@@ -47,6 +47,7 @@ const ROWS: &[Row<X64Emitter>] = &[
     ("a float that fits a tag", |e| { e.compare(CmpOp::FloatFitsTag, RDX, Loc::Reg(XMM1), Loc::Reg(XMM1)); }, "66 49 0f 7e cb 49 ba 00 00 00 00 00 00 00 d0 4d 01 da 49 c1 c2 01 49 c1 ea 3e 40 0f 94 c2 40 0f b6 d2", "movq r11, xmm1; mov r10, 0xd000000000000000; add r10, r11; rol r10, 1; shr r10, 0x3e; sete dl; movzx edx, dl"),
     ("a float that fits a tag, only its guard reading it", |e| { e.flags_only = true; e.compare(CmpOp::FloatFitsTag, RDX, Loc::Reg(XMM1), Loc::Reg(XMM1)); }, "66 49 0f 7e cb 49 ba 00 00 00 00 00 00 00 d0 4d 01 da 49 c1 c2 01 49 c1 ea 3e", "movq r11, xmm1; mov r10, 0xd000000000000000; add r10, r11; rol r10, 1; shr r10, 0x3e"),
     ("int to float", |e| e.unary(UnaryOp::IntToFloat, XMM0, Loc::Reg(RAX)), "f2 48 0f 2a c0", "cvtsi2sd xmm0, rax"),
+    ("float sqrt", |e| e.unary(UnaryOp::FloatSqrt, XMM0, Loc::Reg(XMM1)), "f2 40 0f 51 c1", "sqrtsd xmm0, xmm1"),
     ("float add", |e| e.float_op(FloatOp::Add, XMM0, Loc::Reg(XMM0), Loc::Reg(XMM1)), "f2 40 0f 58 c1", "addsd xmm0, xmm1"),
     ("fits a tag", |e| { e.compare(CmpOp::FitsTag, RDX, Loc::Reg(RSI), Loc::Reg(RSI)); }, "49 89 f3 4d 01 db 40 0f 91 c2 40 0f b6 d2", "mov r11, rsi; add r11, r11; setno dl; movzx edx, dl"),
     ("a comparison only its guard reads", |e| { e.flags_only = true; e.compare(CmpOp::Lt, RDX, Loc::Reg(RSI), Loc::Reg(RCX)); }, "48 3b f1", "cmp rsi, rcx"),

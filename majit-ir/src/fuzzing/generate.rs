@@ -309,7 +309,7 @@ impl Gen<'_> {
                 &[Kind::Float, Kind::Float],
             ),
             1 => (
-                self.rng.pick(&[FloatNeg, FloatAbs, SameAsF]),
+                self.rng.pick(&[FloatNeg, FloatAbs, FloatSqrt, SameAsF]),
                 &[Kind::Float],
             ),
             2 => (

@@ -126,6 +126,7 @@ impl Lowerer<'_> {
         let x = recv.opnd(sp)?;
         let r = match (name.as_str(), args) {
             ("abs", []) => Val::scalar(Ty::F64, self.pure_f("FloatAbs", &[x])),
+            ("sqrt", []) => Val::scalar(Ty::F64, self.pure_f("FloatSqrt", &[x])),
             ("to_bits", []) => Val::scalar(
                 Ty::int(USIZE),
                 self.pure_t("ConvertFloatBytesToLonglong", &[x]),
@@ -140,7 +141,7 @@ impl Lowerer<'_> {
                         sp,
                         format!(
                             "method `{name}` is not lowered on `f64`: a handler knows `abs`, \
-                             `to_bits`, `is_nan`, {} (with their Rust arguments); call a \
+                             `sqrt`, `to_bits`, `is_nan`, {} (with their Rust arguments); call a \
                              declared helper instead",
                             known.join(", ")
                         ),

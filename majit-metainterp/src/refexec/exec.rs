@@ -205,6 +205,7 @@ impl<'a> Machine<'a> {
             | FloatTrueDiv
             | FloatNeg
             | FloatAbs
+            | FloatSqrt
             | FloatLt
             | FloatLe
             | FloatEq

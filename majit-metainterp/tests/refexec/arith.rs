@@ -209,6 +209,10 @@ fn float_arithmetic_is_ieee() {
     assert_eq!(abs(-0.0).to_bits(), 0.0f64.to_bits());
     assert_eq!(abs(-3.0), 3.0);
     assert!(neg(f64::NAN).is_nan());
+    let sqrt = |x: f64| run("[f0]\nf1 = float_sqrt(f0)\nfinish(f1)", &[float(x)]).float(0);
+    assert_eq!(sqrt(2.25), 1.5);
+    assert_eq!(sqrt(-0.0).to_bits(), (-0.0f64).to_bits());
+    assert!(sqrt(-1.0).is_nan());
 }
 
 #[test]
