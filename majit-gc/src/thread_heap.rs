@@ -19,7 +19,7 @@
 //! (`MAJIT_GC_STRESS=N`) every N-th allocation asks for a collection at
 //! the next safepoint. Stores of references go through [`write_barrier`].
 //!
-//! Using the heap while it is borrowed (e.g. calling [`alloc`] inside
+//! Using the heap while it is borrowed (e.g. calling [`collect`] inside
 //! `shared()?.borrow_mut()`) panics with "already borrowed".
 //!
 //! ```
@@ -43,6 +43,7 @@
 use crate::config::GcConfig;
 use crate::error::Result;
 use crate::gc::Gc;
+use crate::heap::GcHeap;
 use crate::jit::JitGcInfo;
 use crate::layout::{ArrayLayout, Layout, TypeId};
 use crate::nursery::RegionWords;
@@ -213,6 +214,10 @@ thread_local! {
     static SERIAL: Cell<u32> = const { Cell::new(0) };
     /// The class caches filled on this thread ([`is_class`]).
     static FILLED: RefCell<Vec<&'static LocalKey<Cell<u32>>>> = const { RefCell::new(Vec::new()) };
+    /// The current heap's address (null: none), for the inline bumps of
+    /// [`alloc`] and [`alloc_array`]: residual helpers allocate without
+    /// going through `CURRENT`'s `RefCell`s.
+    static HEAP: Cell<*mut GcHeap> = const { Cell::new(std::ptr::null_mut()) };
 }
 
 /// The next heap serial.
@@ -222,6 +227,7 @@ static NEXT_SERIAL: AtomicU32 = AtomicU32::new(1);
 /// heap.
 fn set_current(c: &mut Option<ThreadHeap>, gc: Gc) -> Option<ThreadHeap> {
     SERIAL.with(|s| s.set(NEXT_SERIAL.fetch_add(1, Ordering::Relaxed)));
+    HEAP.with(|h| h.set(gc.heap_ptr()));
     forget_classes();
     c.replace(ThreadHeap {
         gc: Rc::new(RefCell::new(gc)),
@@ -251,6 +257,7 @@ pub fn install(gc: Gc) -> Option<Rc<RefCell<Gc>>> {
 /// it. It is freed when the last `Rc` goes.
 pub fn take() -> Option<Rc<RefCell<Gc>>> {
     SERIAL.with(|s| s.set(0));
+    HEAP.with(|h| h.set(std::ptr::null_mut()));
     forget_classes();
     CURRENT.with(|c| c.borrow_mut().take().map(|h| h.gc))
 }
@@ -349,9 +356,21 @@ pub fn jit_info() -> Result<JitGcInfo> {
 }
 
 /// A zeroed object of type `t`. Never collects (see the module docs);
-/// fails only when the heap's address space is exhausted.
+/// fails only when the heap's address space is exhausted. The common
+/// case is an inline bump of the type's nursery region.
 #[inline]
 pub fn alloc(t: &StructType) -> Result<usize> {
+    match bump(t) {
+        Some(obj) => Ok(obj),
+        None => alloc_slow(t),
+    }
+}
+
+/// [`alloc`] when the bump fails: no heap yet, the type not registered
+/// in it, the region full, stress mode, or a type that never bumps.
+#[cold]
+#[inline(never)]
+fn alloc_slow(t: &StructType) -> Result<usize> {
     with_current(|h| {
         let ty = h.type_id(t)?;
         let obj = h.gc.borrow_mut().alloc_uncollected(ty)?;
@@ -359,11 +378,103 @@ pub fn alloc(t: &StructType) -> Result<usize> {
     })
 }
 
+/// [`alloc`]'s fast path: a bump of `t`'s nursery region in the current
+/// heap, or `None`.
+#[inline(always)]
+fn bump(t: &StructType) -> Option<usize> {
+    let ty = cached(&t.cached)?;
+    let heap = HEAP.with(Cell::get);
+    if heap.is_null() {
+        return None;
+    }
+    // SAFETY: `heap` is the current heap (`HEAP` is set with it and
+    // cleared when it goes), whose type table and region words live as
+    // long as it; one thread, and nothing runs between these accesses.
+    unsafe {
+        let table: &[crate::heap::FastAlloc] = &(*heap).fast;
+        let fast = *table.get(ty.0 as usize)?;
+        bump_region(fast.words, fast.size, fast.header)
+    }
+}
+
+/// `size` zeroed bytes bumped from the nursery region whose words are at
+/// `words` (null: a type that never bumps), with `header` stored in the
+/// first word unless it is 0; `None` when the region is full (or in
+/// stress mode, where `top == free`).
+///
+/// # Safety
+/// `words` is null or the live words of a region of the current thread's
+/// heap, not accessed elsewhere during the call; `size` ≥ 8.
+#[inline(always)]
+unsafe fn bump_region(words: *mut RegionWords, size: usize, header: u64) -> Option<usize> {
+    if words.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract. The bytes from `free` to `top` are
+    // zero (`nursery.rs`).
+    unsafe {
+        let obj = (*words).free;
+        let next = obj + size;
+        if next > (*words).top {
+            return None;
+        }
+        (*words).free = next;
+        if header != 0 {
+            *(obj as *mut u64) = header;
+        }
+        Some(obj)
+    }
+}
+
+/// An array of `len` zeroed items of type `ty` (item size `item_size`)
+/// bumped from the headered region at `words`, which takes objects up to
+/// `max` bytes; `None` when it does not fit.
+///
+/// # Safety
+/// As [`bump_region`]'s.
+#[inline(always)]
+unsafe fn bump_array(
+    words: *mut RegionWords,
+    max: usize,
+    ty: TypeId,
+    item_size: u32,
+    len: usize,
+) -> Option<usize> {
+    let bytes = crate::layout::array_bytes(item_size, len).filter(|&b| b <= max)?;
+    // SAFETY: the caller's contract; an array is ≥ 16 bytes.
+    unsafe {
+        let obj = bump_region(words, bytes, ty.header())?;
+        *((obj + crate::layout::ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64;
+        Some(obj)
+    }
+}
+
 /// An array of `len` zeroed items of type `t`. Never collects (see
 /// [`alloc`]); fails when the array is larger than `MAJIT_MAX_HEAP` or
-/// the heap's address space is exhausted.
+/// the heap's address space is exhausted. The common case is an inline
+/// bump of the headered nursery region.
+#[inline]
 pub fn alloc_array(t: &ArrayType, len: usize) -> Result<usize> {
-    // Through the cache, which `RunHeap::alloc_array`'s fast path reads.
+    let heap = HEAP.with(Cell::get);
+    if let (Some(ty), false) = (cached(&t.cached), heap.is_null()) {
+        // SAFETY: as in `bump`; region 0 is the headered nursery.
+        let obj = unsafe {
+            let regions: &[crate::nursery::Region] = &(*heap).regions;
+            let words = regions[0].words;
+            bump_array(words, (*heap).max_nursery_object, ty, t.item_size, len)
+        };
+        if let Some(obj) = obj {
+            return Ok(obj);
+        }
+    }
+    alloc_array_slow(t, len)
+}
+
+/// [`alloc_array`] when the bump fails.
+#[cold]
+#[inline(never)]
+fn alloc_array_slow(t: &ArrayType, len: usize) -> Result<usize> {
+    // Through the cache, which the fast paths read.
     let ty = array_type_id(t)?;
     with_current(|h| {
         let obj = h.gc.borrow_mut().alloc_array_uncollected(ty, len)?;
@@ -380,6 +491,7 @@ pub fn empty_array(t: &ArrayType) -> Result<usize> {
 
 /// [`alloc_array`] for callers that cannot return an error: on failure
 /// prints why and exits the process with status 70 (as [`alloc_or_exit`]).
+#[inline]
 pub fn alloc_array_or_exit(t: &ArrayType, len: usize) -> usize {
     alloc_array(t, len).unwrap_or_else(|e| {
         exit_with(format!(
@@ -524,24 +636,9 @@ impl RunHeap {
     #[inline(always)]
     pub fn alloc_array(&self, t: &ArrayType, len: usize) -> Option<usize> {
         let ty = cached(&t.cached)?;
-        let bytes =
-            crate::layout::array_bytes(t.item_size, len).filter(|&b| b <= self.max_array)?;
-        let w = self.arrays.as_ptr();
         // SAFETY: the region words live while the heap does, which `self`
-        // keeps alive; nothing else accesses them during these loads and
-        // stores (one thread, no call between). The bytes from `free` to
-        // `top` are zero (`nursery.rs`), `bytes` ≥ 16.
-        unsafe {
-            let obj = (*w).free;
-            let next = obj + bytes;
-            if next > (*w).top {
-                return None;
-            }
-            (*w).free = next;
-            *(obj as *mut u64) = ty.header();
-            *((obj + crate::layout::ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64;
-            Some(obj)
-        }
+        // keeps alive; one thread, no call between the accesses.
+        unsafe { bump_array(self.arrays.as_ptr(), self.max_array, ty, t.item_size, len) }
     }
 
     /// Whether an allocation asked for a collection since the last one.
@@ -737,23 +834,9 @@ impl Bump<'_> {
     /// The object is young, so stores into it need no write barrier.
     #[inline(always)]
     pub fn alloc(self) -> Option<usize> {
-        let w = self.words.as_ptr();
         // SAFETY: the region words live while the heap does, which the
-        // borrowed `RunHeap` keeps alive; nothing else accesses them
-        // during these loads and the store (one thread, no call between).
-        unsafe {
-            let obj = (*w).free;
-            let next = obj + self.size;
-            if next > (*w).top {
-                return None;
-            }
-            (*w).free = next;
-            if self.header != 0 {
-                // The region is zeroed, and `obj` starts `size` ≥ 8 bytes.
-                *(obj as *mut u64) = self.header;
-            }
-            Some(obj)
-        }
+        // borrowed `RunHeap` keeps alive; one thread, no call between.
+        unsafe { bump_region(self.words.as_ptr(), self.size, self.header) }
     }
 }
 

@@ -3,8 +3,8 @@
 //! given roots, old-space fallback when the nursery is full, bounded
 //! memory over many allocations, stress mode.
 
-use majit_gc::thread_heap::{self, RunHeap, StructType};
-use majit_gc::{Gc, GcConfig, Headered, Obj};
+use majit_gc::thread_heap::{self, ArrayType, RunHeap, StructType};
+use majit_gc::{Gc, GcConfig, Headered, Obj, TypeId};
 use std::cell::Cell;
 use std::thread::LocalKey;
 
@@ -322,6 +322,43 @@ fn cached_type_ids_follow_the_current_heap() {
     let gc = thread_heap::shared().unwrap();
     assert_eq!(gc.borrow().layout(f3).unwrap().name, "First");
     drop(gc);
+    thread_heap::take();
+}
+
+#[test]
+fn allocations_bump_the_nursery_of_the_heap_installed_last() {
+    static BYTES: ArrayType = ArrayType::new("Bytes", 1, false);
+    /// Where the next struct of `ty` and the next array go in `gc`.
+    fn frees(gc: &Gc, ty: TypeId) -> (usize, usize) {
+        // SAFETY: region words live while the heap does.
+        unsafe {
+            (
+                gc.region_words(ty).expect("a bumped type").0.as_ref().free,
+                gc.headered_region_words().0.as_ref().free,
+            )
+        }
+    }
+    thread_heap::install(small_heap(None));
+    let ty = thread_heap::type_id(&NODE).unwrap();
+    thread_heap::alloc_array(&BYTES, 3).unwrap();
+    let first = thread_heap::install(small_heap(None)).expect("the first heap");
+    let before = frees(&first.borrow(), ty);
+    for len in 0..5 {
+        let (n, a) = (
+            node(len as u64, 0),
+            thread_heap::alloc_array(&BYTES, len).unwrap(),
+        );
+        let second = thread_heap::shared().unwrap();
+        let second = second.borrow();
+        let bytes = 16 + len.next_multiple_of(8);
+        assert_eq!(frees(&second, ty), (n + 16, a + bytes), "len {len}");
+        assert_eq!(second.array_len(majit_gc::GcRef(a)), len);
+    }
+    assert_eq!(
+        frees(&first.borrow(), ty),
+        before,
+        "the old heap was bumped"
+    );
     thread_heap::take();
 }
 
