@@ -728,9 +728,16 @@ impl<'a> Tracer<'a> {
         if let Some((frame, boxes)) = &self.vable {
             vable.push(Some(fail_args.value(*frame)));
             let memory = &self.vable_memory;
+            // A value the frame holds is left out of the fail args, unless
+            // a register holds its box too: then the bridge must rebuild
+            // one box for both, or a store through the register (the
+            // frame's array, loaded before a call) would not be a store
+            // to the frame (and the value the bridge loads would go stale).
             vable.extend(boxes.iter().enumerate().map(|(k, b)| {
-                let held = memory.get(k) == Some(&Some(b.r));
-                (!held).then(|| fail_args.value(*b))
+                match memory.get(k) == Some(&Some(b.r)) {
+                    true => fail_args.slot_of(b.r),
+                    false => Some(fail_args.value(*b)),
+                }
             }));
         }
         // Consecutive guards mostly see the same frame: they share its list.

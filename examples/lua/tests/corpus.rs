@@ -3,7 +3,8 @@
 //!
 //! The corpus itself is checked against `lua5.4`, so every expectation is known to be the
 //! reference behaviour and stays so in CI; then our own `lua` binary runs every program
-//! plain, with the JIT at `--threshold 1`, and plain under `MAJIT_GC_STRESS=1`. The
+//! plain, with the JIT at `--threshold 1` (also with a bridge for every guard at its first
+//! failure), and plain under `MAJIT_GC_STRESS=1`. The
 //! programs ours does not get right yet are listed in `corpus/NOT_YET` (`NAME: why`): a
 //! listed program that starts passing fails the test too, so the list only shrinks.
 //!
@@ -438,6 +439,18 @@ fn ours_plain_matches_lua54() {
 #[test]
 fn ours_jit_matches_lua54() {
     check_ours("jit", &[], &["--threshold", "1"]);
+}
+
+/// Our interpreter with the JIT compiling every loop and function and a bridge for every
+/// guard at its first failure (`MAJIT_BRIDGE_THRESHOLD=1`): bridges start from every kind of
+/// resume state, not only the few that fail 200 times.
+#[test]
+fn ours_jit_bridging_every_guard_matches_lua54() {
+    check_ours(
+        "jit-bridges",
+        &["MAJIT_BRIDGE_THRESHOLD=1"],
+        &["--threshold", "1"],
+    );
 }
 
 /// Our interpreter, plain, with a collection at every allocation.

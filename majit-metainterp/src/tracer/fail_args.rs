@@ -67,6 +67,16 @@ impl FailArgs {
         SnapValue::Arg(next)
     }
 
+    /// The slot of box `r` if this guard's args already hold it.
+    pub fn slot_of(&mut self, r: OpRef) -> Option<SnapValue> {
+        if r.is_const() {
+            return None;
+        }
+        let stamp = self.stamp;
+        let e = self.entry(r);
+        (e.0 == stamp).then_some(SnapValue::Arg(e.1))
+    }
+
     fn entry(&mut self, r: OpRef) -> &mut (u32, u32) {
         let (table, i) = match r.target() {
             RefTarget::Op(i) => (&mut self.ops, i),
