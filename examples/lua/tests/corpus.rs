@@ -4,7 +4,7 @@
 //! The corpus itself is checked against `lua5.4`, so every expectation is known to be the
 //! reference behaviour and stays so in CI; then our own `lua` binary runs every program
 //! plain, with the JIT at `--threshold 1` (also with a bridge for every guard at its first
-//! failure), and plain under `MAJIT_GC_STRESS=1`. The
+//! failure) and at `--threshold 3`, and plain under `MAJIT_GC_STRESS=1`. The
 //! programs ours does not get right yet are listed in `corpus/NOT_YET` (`NAME: why`): a
 //! listed program that starts passing fails the test too, so the list only shrinks.
 //!
@@ -451,6 +451,14 @@ fn ours_jit_bridging_every_guard_matches_lua54() {
         &["MAJIT_BRIDGE_THRESHOLD=1"],
         &["--threshold", "1"],
     );
+}
+
+/// Our interpreter with the JIT at `--threshold 3`: loops and functions traced from their
+/// third iteration or call on see other paths first than at 1 (`app_nbody.lua` resumed a
+/// register wrong only here).
+#[test]
+fn ours_jit_at_threshold_3_matches_lua54() {
+    check_ours("jit-3", &[], &["--threshold", "3"]);
 }
 
 /// Our interpreter, plain, with a collection at every allocation.
