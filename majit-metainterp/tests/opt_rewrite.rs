@@ -130,24 +130,22 @@ fn a_guard_on_is_zero_tests_the_operand_itself() {
         guard_true(i6) [p0]
         finish(i3)",
         expect![
-            r"
-            [p0, i1, i2]
-            i3 = ptr_is_tagged(p0)
-            i4 = int_is_zero(i3)
-            guard_false(i3) [p0, i4]
-            i6 = int_is_zero(i1)
-            guard_true(i1) [p0, i6]
-            guard_true(i2) [p0]
-            finish(i4)
             "
+            [p0, i1, i7]
+            i2 = ptr_is_tagged(p0)
+            i3 = int_is_zero(i2)
+            guard_false(i2) [p0]
+            guard_true(i1) [p0]
+            guard_true(i7) [p0]
+            finish(i3)"
         ],
     );
-    // The `int_is_zero` results the fail args keep stay fail args (see
-    // `encode.rs`, `Failing::value`: not named as the constants a failure
-    // implies).
+    // The `int_is_zero` results the fail args keep resume as the constants
+    // a failure implies (guard_true(i3) failed: i3 == 0; guard_false(i4)
+    // failed: i4 == 1), so the trace need not compute them.
     let values = |k: u32| out.resume[&(opt_support::AUTO_FAIL_BASE + k)].to_string();
-    assert_eq!(values(0).lines().next(), Some("values [BOX0, BOX1]"));
-    assert_eq!(values(1).lines().next(), Some("values [BOX0, BOX1]"));
+    assert_eq!(values(0).lines().next(), Some("values [BOX0, 0]"));
+    assert_eq!(values(1).lines().next(), Some("values [BOX0, 1]"));
 }
 
 #[test]
@@ -155,7 +153,7 @@ fn a_float_comparison_tested_against_one_is_guarded_the_other_way() {
     // A float comparison has no one-op negation (NaN is unordered), so
     // `(x > y) != 1` becomes `int_is_zero`, and its guard the opposite
     // guard on the comparison, which the backend fuses with it; the
-    // negation a fail arg keeps stays a fail arg.
+    // negation a fail arg keeps resumes as the constant a failure implies.
     let out = assert_opt(
         "rewrite",
         "
@@ -168,19 +166,17 @@ fn a_float_comparison_tested_against_one_is_guarded_the_other_way() {
         guard_false(i5) [f0]
         finish()",
         expect![
-            r"
+            "
             [f0, f1]
             i2 = float_gt(f0, f1)
-            i3 = int_is_zero(i2)
-            guard_false(i2) [f0, i3]
-            i5 = float_lt(f0, f1)
-            guard_true(i5) [f0]
-            finish()
-            "
+            guard_false(i2) [f0]
+            i4 = float_lt(f0, f1)
+            guard_true(i4) [f0]
+            finish()"
         ],
     );
     let values = |k: u32| out.resume[&(opt_support::AUTO_FAIL_BASE + k)].to_string();
-    assert_eq!(values(0).lines().next(), Some("values [BOX0, BOX1]"));
+    assert_eq!(values(0).lines().next(), Some("values [BOX0, 0]"));
 }
 
 #[test]

@@ -114,18 +114,20 @@ impl Failing {
     }
 
     /// The constant fail arg `r` is whenever the guard fails, if known:
-    /// the operand itself. Resume data names that constant, so the trace
-    /// need not keep the value (a test then fuses into its branch). Not
-    /// its negation (`int_is_zero` of it): naming that one a constant too
-    /// miscompiled the Lua corpus' `app_nbody.lua` at `--threshold 3` (a
-    /// register holding a function resumed holding a number), for a reason
-    /// not found yet.
+    /// the operand itself, or its negation (`int_is_zero` of it, see
+    /// `rewrite::negation_of`; the rewrite pass turns
+    /// `guard_true(int_is_zero(x))` into `guard_false(x)`, and the test's
+    /// register is often live). Resume data names that constant, so the
+    /// trace need not keep the value (a test then fuses into its branch).
     fn value(self, cx: &Cx, r: OpRef) -> Option<Const> {
         let r = cx.resolve(r);
         let zero = self.code == OpCode::GuardTrue;
         match self.code {
             OpCode::GuardNonnull if r == self.arg => Some(Const::Ref(0)),
             _ if r == self.arg && (zero || self.boolean) => Some(Const::Int(i64::from(!zero))),
+            OpCode::GuardTrue | OpCode::GuardFalse => super::rewrite::negation_of(cx, r)
+                .filter(|&x| cx.resolve(x) == self.arg)
+                .map(|_| Const::Int(i64::from(zero))),
             _ => None,
         }
     }
