@@ -29,7 +29,7 @@
 use crate::arith::{
     self, exact_int, float_floor_div, float_mod, for_limit, lt_int_float, shift_left, to_number,
 };
-use crate::builtins::fast::{self, ffloor, fsqrt, kind as fast_kind, str_byte, str_sub};
+use crate::builtins::fast::{self, ffloor, kind as fast_kind, str_byte, str_sub};
 use crate::builtins::{call_builtin, PCALL};
 use crate::bytecode::op::*;
 use crate::bytecode::IMM;
@@ -146,7 +146,6 @@ pub fn next_serial() -> i64 {
         elidable fn str_eq(a: Str, b: Str) -> bool,
         elidable fn str_less(a: Str, b: Str, or_equal: bool) -> bool,
         elidable fn fast_kind(id: i64) -> i64,
-        elidable fn fsqrt(f: f64) -> f64,
         elidable fn ffloor(f: f64) -> f64,
         elidable fn str_byte(s: Str, i: i64) -> i64,
         residual(no_force) fn str_sub(s: Str, i: i64, j: i64) -> Str,

@@ -9,7 +9,9 @@
 //! destination into the bank's temporary, redirect its readers to the
 //! temporary, and continue; the cycle then unrolls completely before the
 //! temporary is needed again. Self-moves are dropped; constant sources
-//! never block anything.
+//! never block anything. The temporary is of the bank of the value it
+//! saves, which for a stack slot need not be the bank of the value moved
+//! into it.
 //!
 //! Invariants: destinations are distinct; the temporaries appear in no
 //! source or destination; the result, run in order, leaves every
@@ -38,11 +40,21 @@ pub fn sequentialize(moves: &[Move], temp: impl Fn(Bank) -> Loc) -> Vec<Move> {
             Some(i) => out.push(pending.remove(i)),
             None => {
                 let blocked = pending[0];
-                let t = temp(Bank::of(blocked.kind));
+                // The temporary holds the value `blocked.to` has now, of
+                // its readers' kind: a stack slot may hold a float before
+                // the moves and an int after (the bank of `blocked.kind`
+                // once copied a slot's int into the float temporary, and
+                // the reader then read the int register of the same
+                // number).
+                let kind = pending
+                    .iter()
+                    .find(|m| m.from == blocked.to)
+                    .map_or(blocked.kind, |m| m.kind);
+                let t = temp(Bank::of(kind));
                 out.push(Move {
                     from: blocked.to,
                     to: t,
-                    kind: blocked.kind,
+                    kind,
                 });
                 for m in pending.iter_mut().filter(|m| m.from == blocked.to) {
                     m.from = t;
@@ -73,6 +85,14 @@ mod tests {
     /// name and checks the parallel semantics of `moves`.
     fn check(moves: &[Move]) {
         let seq = sequentialize(moves, temp);
+        // A temporary is written and read only by moves of its bank.
+        for m in &seq {
+            for l in [m.from, m.to] {
+                if l == TEMP_I || l == TEMP_F {
+                    assert_eq!(temp(Bank::of(m.kind)), l, "{moves:?} -> {seq:?}");
+                }
+            }
+        }
         let mut state: BTreeMap<Loc, Loc> = BTreeMap::new();
         let read = |s: &BTreeMap<Loc, Loc>, l: Loc| *s.get(&l).unwrap_or(&l);
         for m in &seq {
@@ -109,6 +129,68 @@ mod tests {
             mv(r1, r2),
         ]);
         check(&[mv(r0, r0), mv(r1, r2), mv(r2, r1)]);
+    }
+
+    /// A cycle through stack slots whose values change bank: the slot `s0`
+    /// holds an int read into `r0` and is given a float from `f0`, which
+    /// is given the float in `s1`, which is given the int in `r0`.
+    #[test]
+    fn a_cycle_through_slots_saves_a_value_in_the_temporary_of_its_bank() {
+        let (r0, f0, s0, s1) = (Loc::Reg(0), Loc::Reg(10), Loc::Slot(0), Loc::Slot(1));
+        let float = |from, to| Move {
+            from,
+            to,
+            kind: Kind::Float,
+        };
+        check(&[float(f0, s0), mv(s0, r0), mv(r0, s1), float(s1, f0)]);
+        check(&[mv(s0, r0), float(f0, s0), float(s1, f0), mv(r0, s1)]);
+    }
+
+    #[test]
+    fn random_parallel_moves_of_both_banks() {
+        let mut s: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: u64| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s % n
+        };
+        for _ in 0..4000 {
+            // Registers 0-5 are ints, 10-15 floats; slots hold either, the
+            // kind of a source slot's value drawn once per slot.
+            let slot_kind: Vec<Kind> = (0..6)
+                .map(|_| if next(2) == 0 { Kind::Int } else { Kind::Float })
+                .collect();
+            let n = 1 + next(8) as usize;
+            let mut dests: Vec<Loc> = Vec::new();
+            let mut moves = Vec::new();
+            let mut tries = 0;
+            while moves.len() < n && tries < 100 {
+                tries += 1;
+                let kind = if next(2) == 0 { Kind::Int } else { Kind::Float };
+                let base = if kind == Kind::Int { 0 } else { 10 };
+                let to = match next(2) {
+                    0 => Loc::Reg(base + next(6) as u8),
+                    _ => Loc::Slot(next(6) as u32),
+                };
+                let from = match next(2) {
+                    0 => Loc::Reg(base + next(6) as u8),
+                    _ => {
+                        let k = next(6) as usize;
+                        if slot_kind[k] != kind {
+                            continue;
+                        }
+                        Loc::Slot(k as u32)
+                    }
+                };
+                if dests.contains(&to) {
+                    continue;
+                }
+                dests.push(to);
+                moves.push(Move { from, to, kind });
+            }
+            check(&moves);
+        }
     }
 
     #[test]

@@ -100,7 +100,7 @@ pub fn applies(kind: i64, nargs: i64, x: Obj, y: Obj, z: Obj) -> bool {
 #[inline]
 pub fn call(kind: i64, nargs: i64, x: Obj, y: Obj, z: Obj) -> Obj {
     if kind == SQRT {
-        float_obj(fsqrt(to_f64(x)))
+        float_obj(to_f64(x).sqrt())
     } else if kind == FLOOR {
         if x.is_small_int() {
             x
@@ -152,11 +152,6 @@ pub fn results(kind: i64) -> i64 {
     } else {
         1
     }
-}
-
-/// `f.sqrt()` (elidable).
-pub fn fsqrt(f: f64) -> f64 {
-    f.sqrt()
 }
 
 /// `f.floor()` (elidable).
