@@ -108,6 +108,16 @@ mod tests {
         }
     }
 
+    /// A xorshift generator from `seed`: `next(n)` is below `n`.
+    fn xorshift(mut s: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s % n
+        }
+    }
+
     fn mv(from: Loc, to: Loc) -> Move {
         Move {
             from,
@@ -148,13 +158,7 @@ mod tests {
 
     #[test]
     fn random_parallel_moves_of_both_banks() {
-        let mut s: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: u64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % n
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..4000 {
             // Registers 0-5 are ints, 10-15 floats; slots hold either, the
             // kind of a source slot's value drawn once per slot.
@@ -195,13 +199,7 @@ mod tests {
 
     #[test]
     fn random_parallel_moves() {
-        let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: u64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % n
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..2000 {
             let n = 1 + next(8) as usize;
             let mut dests: Vec<Loc> = Vec::new();
