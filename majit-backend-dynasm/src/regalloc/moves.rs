@@ -18,6 +18,7 @@
 //! destination holding the value its source held before the first move.
 
 use crate::arch::{Bank, Loc};
+use majit_ir::hash::FastMap;
 use majit_ir::Kind;
 
 /// One move between locations of one kind.
@@ -32,12 +33,25 @@ pub struct Move {
 /// that breaks cycles of that bank.
 pub fn sequentialize(moves: &[Move], temp: impl Fn(Bank) -> Loc) -> Vec<Move> {
     let mut pending: Vec<Move> = moves.iter().copied().filter(|m| m.from != m.to).collect();
-    let readers = |pending: &[Move], loc: Loc| pending.iter().filter(|m| m.from == loc).count();
+    // Readers per location, kept as moves go: counting them by a scan per
+    // candidate made a jump of n moves cost n^3 (seconds for long bridges).
+    let mut readers: FastMap<Loc, usize> = FastMap::default();
+    for m in &pending {
+        *readers.entry(m.from).or_default() += 1;
+    }
     let mut out = Vec::with_capacity(pending.len() + 2);
     while !pending.is_empty() {
-        let ready = pending.iter().position(|m| readers(&pending, m.to) == 0);
+        let ready = pending
+            .iter()
+            .position(|m| readers.get(&m.to).copied().unwrap_or(0) == 0);
         match ready {
-            Some(i) => out.push(pending.remove(i)),
+            Some(i) => {
+                let m = pending.remove(i);
+                if let Some(n) = readers.get_mut(&m.from) {
+                    *n -= 1;
+                }
+                out.push(m);
+            }
             None => {
                 let blocked = pending[0];
                 // The temporary holds the value `blocked.to` has now, of
@@ -59,6 +73,8 @@ pub fn sequentialize(moves: &[Move], temp: impl Fn(Bank) -> Loc) -> Vec<Move> {
                 for m in pending.iter_mut().filter(|m| m.from == blocked.to) {
                     m.from = t;
                 }
+                let n = readers.remove(&blocked.to).unwrap_or(0);
+                *readers.entry(t).or_default() += n;
             }
         }
     }
