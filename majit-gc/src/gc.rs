@@ -124,21 +124,9 @@ impl Gc {
     #[inline]
     fn bump(&mut self, ty: TypeId) -> Option<GcRef> {
         let fast = *self.heap().fast.get(ty.0 as usize)?;
-        if fast.words.is_null() {
-            return None;
-        }
-        // SAFETY: region words stay allocated while the heap lives.
-        let words = unsafe { &mut *fast.words };
-        let obj = words.free;
-        if obj + fast.size > words.top {
-            return None;
-        }
-        words.free = obj + fast.size;
-        if fast.header != 0 {
-            // SAFETY: obj starts `size` ≥ 8 fresh zeroed bytes.
-            unsafe { *(obj as *mut u64) = fast.header };
-        }
-        Some(GcRef(obj))
+        // SAFETY: region words stay allocated while the heap lives, and
+        // `&mut self` excludes other accesses; sizes are ≥ 8.
+        unsafe { RegionWords::bump(fast.words, fast.size, fast.header) }.map(GcRef)
     }
 
     /// Allocates a zeroed object of fixed-size type `ty` (header set for

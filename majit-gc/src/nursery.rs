@@ -39,6 +39,38 @@ pub struct RegionWords {
     pub top: usize,
 }
 
+impl RegionWords {
+    /// The inline fast path every Rust caller shares (compiled code emits
+    /// the same sequence): `size` zeroed bytes bumped from the region whose
+    /// words are at `words` (null: a type that never bumps), with `header`
+    /// stored in the first word unless it is 0; `None` when the region is
+    /// full (always in stress mode, where `top == free`).
+    ///
+    /// # Safety
+    /// `words` is null or the live words of a region of the current
+    /// thread's heap, not accessed elsewhere during the call; `size` ≥ 8.
+    #[inline(always)]
+    pub unsafe fn bump(words: *mut RegionWords, size: usize, header: u64) -> Option<usize> {
+        if words.is_null() {
+            return None;
+        }
+        // SAFETY: the caller's contract. The bytes from `free` to `top` are
+        // zero (the module's invariant).
+        unsafe {
+            let obj = (*words).free;
+            let next = obj + size;
+            if next > (*words).top {
+                return None;
+            }
+            (*words).free = next;
+            if header != 0 {
+                *(obj as *mut u64) = header;
+            }
+            Some(obj)
+        }
+    }
+}
+
 /// One nursery region.
 pub(crate) struct Region {
     /// Owned, from `Box::into_raw`; freed by `Drop for Region`.

@@ -393,36 +393,7 @@ fn bump(t: &StructType) -> Option<usize> {
     unsafe {
         let table: &[crate::heap::FastAlloc] = &(*heap).fast;
         let fast = *table.get(ty.0 as usize)?;
-        bump_region(fast.words, fast.size, fast.header)
-    }
-}
-
-/// `size` zeroed bytes bumped from the nursery region whose words are at
-/// `words` (null: a type that never bumps), with `header` stored in the
-/// first word unless it is 0; `None` when the region is full (or in
-/// stress mode, where `top == free`).
-///
-/// # Safety
-/// `words` is null or the live words of a region of the current thread's
-/// heap, not accessed elsewhere during the call; `size` ≥ 8.
-#[inline(always)]
-unsafe fn bump_region(words: *mut RegionWords, size: usize, header: u64) -> Option<usize> {
-    if words.is_null() {
-        return None;
-    }
-    // SAFETY: the caller's contract. The bytes from `free` to `top` are
-    // zero (`nursery.rs`).
-    unsafe {
-        let obj = (*words).free;
-        let next = obj + size;
-        if next > (*words).top {
-            return None;
-        }
-        (*words).free = next;
-        if header != 0 {
-            *(obj as *mut u64) = header;
-        }
-        Some(obj)
+        RegionWords::bump(fast.words, fast.size, fast.header)
     }
 }
 
@@ -431,7 +402,7 @@ unsafe fn bump_region(words: *mut RegionWords, size: usize, header: u64) -> Opti
 /// `max` bytes; `None` when it does not fit.
 ///
 /// # Safety
-/// As [`bump_region`]'s.
+/// As [`RegionWords::bump`]'s.
 #[inline(always)]
 unsafe fn bump_array(
     words: *mut RegionWords,
@@ -443,7 +414,7 @@ unsafe fn bump_array(
     let bytes = crate::layout::array_bytes(item_size, len).filter(|&b| b <= max)?;
     // SAFETY: the caller's contract; an array is ≥ 16 bytes.
     unsafe {
-        let obj = bump_region(words, bytes, ty.header())?;
+        let obj = RegionWords::bump(words, bytes, ty.header())?;
         *((obj + crate::layout::ARRAY_LENGTH_OFFSET as usize) as *mut u64) = len as u64;
         Some(obj)
     }
@@ -836,7 +807,7 @@ impl Bump<'_> {
     pub fn alloc(self) -> Option<usize> {
         // SAFETY: the region words live while the heap does, which the
         // borrowed `RunHeap` keeps alive; one thread, no call between.
-        unsafe { bump_region(self.words.as_ptr(), self.size, self.header) }
+        unsafe { RegionWords::bump(self.words.as_ptr(), self.size, self.header) }
     }
 }
 
