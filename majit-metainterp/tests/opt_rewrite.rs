@@ -807,6 +807,37 @@ fn an_object_of_known_class_is_no_small_int_or_float() {
 }
 
 #[test]
+fn a_guarded_tag_answers_the_other_tag_test_and_null_check() {
+    // The tags are disjoint: a word known to hold a small int is no small
+    // float (Lua's arithmetic tests both of each operand loaded from a
+    // register), a small float is no small int, and neither is null.
+    assert_opt(
+        "intbounds:rewrite",
+        "
+        [p0, p1]
+        i2 = ptr_is_tagged(p0)
+        guard_true(i2) [p0]
+        i3 = ptr_is_float_tagged(p0)
+        guard_false(i3) [p0]
+        guard_nonnull(p0) [p0]
+        i4 = ptr_is_float_tagged(p1)
+        guard_true(i4) [p1]
+        i5 = ptr_is_tagged(p1)
+        guard_nonnull(p1) [p1]
+        finish(i5)",
+        expect![
+            "
+            [p0, p1]
+            i2 = ptr_is_tagged(p0)
+            guard_true(i2) [p0]
+            i4 = ptr_is_float_tagged(p1)
+            guard_true(i4) [p1]
+            finish(0)"
+        ],
+    );
+}
+
+#[test]
 fn a_small_float_round_trip_folds_once_the_fit_is_guarded() {
     // The check a tracer records before `float_tag` (`Obj::small_float`):
     // after it, untag(tag(x)) is x and the tag tests are known; a second

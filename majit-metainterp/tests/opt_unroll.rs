@@ -171,6 +171,38 @@ fn invariant_pure_and_load_move_out_of_the_loop() {
     );
 }
 
+/// A tag the preamble guarded is a label fact: the peeled loop, where the
+/// repeated `ptr_is_tagged` is the preamble's, still knows the word is no
+/// small float (Lua tests both tags of every operand it loads).
+#[test]
+fn a_guarded_tag_holds_in_the_peeled_loop() {
+    assert_opt(
+        "intbounds:rewrite:virtualize:heap:pure:unroll",
+        "
+        [p0, i1]
+        label(p0, i1, descr=Loop)
+        i2 = ptr_is_tagged(p0)
+        guard_true(i2) [p0]
+        i3 = ptr_is_float_tagged(p0)
+        guard_false(i3) [p0]
+        i4 = int_untag(p0)
+        i5 = int_add(i1, i4)
+        jump(p0, i5, descr=Loop)",
+        expect![r"
+            descr Loop.peeled = target()
+            [p0, i1]
+            label(p0, i1, descr=Loop)
+            i3 = ptr_is_tagged(p0)
+            guard_true(i3) [p0]
+            i5 = int_untag(p0)
+            i6 = int_add(i1, i5)
+            label(i6, i5, descr=Loop.peeled)
+            i8 = int_add(i6, i5)
+            jump(i8, i5, descr=Loop.peeled)
+        "],
+    );
+}
+
 /// Values kept tagged in a loop (a VM's numbers in `Obj`s): each jump
 /// argument the preamble tags travels as the number, so the peeled loop
 /// tests no tag, untags nothing and tags nothing nobody reads. A bridge

@@ -21,7 +21,7 @@
 //! (before visiting its fields, so cycles terminate), then emits one store
 //! per set field once every allocation is out.
 
-use super::info::{Info, IntBound, Virtual};
+use super::info::{Info, IntBound, Tag, Virtual};
 use super::ledger::{Ledger, LedgerKind};
 use crate::resume::{Layout, Slot};
 use majit_ir::hash::FastSet;
@@ -252,6 +252,15 @@ impl Cx {
     /// Whether float `r` is known to fit in a tagged ref.
     pub fn fits_tag(&self, r: OpRef) -> bool {
         self.infos.get(&self.resolve(r)).is_some_and(|i| i.fits_tag)
+    }
+
+    /// The tag ref `r` is known to have.
+    pub fn tag_of(&self, r: OpRef) -> Option<Tag> {
+        match self.const_of(r) {
+            Some(Const::Ref(w)) => Tag::of_word(w as u64),
+            Some(_) => None,
+            None => self.infos.get(&self.resolve(r)).and_then(|i| i.tag),
+        }
     }
 
     /// Whether `r` is a virtual object.

@@ -154,6 +154,33 @@ pub struct Info {
     /// Floats: the value fits in a tagged ref (`float_fits_tag` is 1), so
     /// `float_untag(float_tag(x))` is `x`.
     pub fits_tag: bool,
+    /// Refs: the word's tag, when a guard on `ptr_is_tagged` or
+    /// `ptr_is_float_tagged` proved it.
+    pub tag: Option<Tag>,
+}
+
+/// What a tagged ref word holds (`majit_ir::flonum`): the tags are
+/// disjoint (low bit 1; low bits `10`), so knowing one answers the other
+/// test, and a tagged word is never null.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Tag {
+    /// A small integer (`int_tag`).
+    Int,
+    /// A small float (`float_tag`).
+    Float,
+}
+
+impl Tag {
+    /// The tag of a constant word, `None` for an object or null.
+    pub fn of_word(w: u64) -> Option<Tag> {
+        if w & 1 != 0 {
+            Some(Tag::Int)
+        } else if majit_ir::flonum::is_tagged(w) {
+            Some(Tag::Float)
+        } else {
+            None
+        }
+    }
 }
 
 impl Info {

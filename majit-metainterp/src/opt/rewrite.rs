@@ -19,7 +19,7 @@
 
 use super::cx::{Cx, OptOp};
 use super::eval::{eval_ovf, eval_pure};
-use super::info::IntBound;
+use super::info::{IntBound, Tag};
 use super::{Outcome, Pass};
 use majit_ir::{Const, Kind, Op, OpCode, OpRef};
 
@@ -94,8 +94,14 @@ impl Pass for Rewrite {
                 }
             }
             GuardNonnull => cx.info_mut(op.op.arg(0)).nonnull = true,
-            IntTag => cx.info_mut(op.res).nonnull = true, // 2x + 1 is odd
-            FloatTag => cx.info_mut(op.res).nonnull = true, // low bits 10
+            IntTag | FloatTag => {
+                let info = cx.info_mut(op.res);
+                info.nonnull = true; // 2x + 1 is odd; a float's low bits are 10
+                info.tag = Some(match op.op.opcode {
+                    IntTag => Tag::Int,
+                    _ => Tag::Float,
+                });
+            }
             FloatUntag => cx.info_mut(op.res).fits_tag = true, // every word decodes to one
             GuardIsnull => {
                 let null = cx.konst(Const::Ref(0));
@@ -121,6 +127,14 @@ fn note_test(cx: &mut Cx, c: OpRef, held: bool) {
     let null = |r: OpRef| cx.const_of(r) == Some(Const::Ref(0));
     match (code, held) {
         (OpCode::FloatFitsTag, true) => cx.info_mut(args[0]).fits_tag = true,
+        (OpCode::PtrIsTagged | OpCode::PtrIsFloatTagged, true) => {
+            let info = cx.info_mut(args[0]);
+            info.nonnull = true;
+            info.tag = Some(match code {
+                OpCode::PtrIsTagged => Tag::Int,
+                _ => Tag::Float,
+            });
+        }
         (OpCode::PtrNe, true) | (OpCode::PtrEq, false) => {
             if let Some(&p) = args.iter().find(|&&r| !null(r)) {
                 if args.iter().any(|&r| null(r)) {
@@ -313,6 +327,8 @@ fn fold(cx: &mut Cx, op: &Op) -> Option<Fold> {
             Fold::Same(inner(cx, a, 0)?) // untag(tag(x)) => x for x that fits
         }
         (FloatFitsTag, _, _) if cx.fits_tag(a) => Fold::Const(1),
+        (PtrIsFloatTagged, _, _) if cx.tag_of(a) == Some(Tag::Int) => Fold::Const(0),
+        (PtrIsTagged, _, _) if cx.tag_of(a) == Some(Tag::Float) => Fold::Const(0),
         (PtrIsFloatTagged, O(FloatTag), _) => Fold::Const(1), // float_tagged(float_tag(x)) => 1
         (PtrIsFloatTagged, O(IntTag), _) => Fold::Const(0),   // float_tagged(int_tag(x)) => 0
         (PtrIsTagged, O(FloatTag), _) => Fold::Const(0),      // is_tagged(float_tag(x)) => 0

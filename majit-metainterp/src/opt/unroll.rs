@@ -58,7 +58,7 @@
 
 use super::cx::{Cx, OptOp};
 use super::driver::{Pipeline, Stage};
-use super::info::IntBound;
+use super::info::{IntBound, Tag};
 use super::vstate::{self, VState};
 use super::{OptError, Optimized, Outcome, Pass};
 use crate::resume::Slot;
@@ -530,6 +530,8 @@ pub(super) struct Fact {
     class: Option<i64>,
     /// A float that fits in a tagged ref.
     fits_tag: bool,
+    /// A ref's tag.
+    tag: Option<Tag>,
 }
 
 impl Fact {
@@ -544,6 +546,7 @@ impl Fact {
             nonnull: is_ref && cx.is_nonnull(r),
             class: cx.class_of(r),
             fits_tag: cx.kind(r) == Some(Kind::Float) && cx.fits_tag(r),
+            tag: cx.tag_of(r),
         }
     }
 
@@ -555,6 +558,7 @@ impl Fact {
         info.nonnull |= self.nonnull;
         info.class = info.class.or(self.class);
         info.fits_tag |= self.fits_tag;
+        info.tag = info.tag.or(self.tag);
     }
 
     /// Appends to the short preamble `t` the guards that check the fact
@@ -569,6 +573,14 @@ impl Fact {
         }
         if self.fits_tag {
             let ok = t.push(Op::new(OpCode::FloatFitsTag, &[r]));
+            entry_guard(t, Op::new(OpCode::GuardTrue, &[ok]));
+        }
+        if let Some(tag) = self.tag {
+            let test = match tag {
+                Tag::Int => OpCode::PtrIsTagged,
+                Tag::Float => OpCode::PtrIsFloatTagged,
+            };
+            let ok = t.push(Op::new(test, &[r]));
             entry_guard(t, Op::new(OpCode::GuardTrue, &[ok]));
         }
         let Some(b) = self.bound else { return };
@@ -594,6 +606,7 @@ impl Fact {
     fn holds(&self, cx: &Cx, r: OpRef) -> bool {
         self.bound.is_none_or(|b| cx.bound(r).within(b))
             && (!self.fits_tag || cx.fits_tag(r))
+            && (self.tag.is_none() || cx.tag_of(r) == self.tag)
             && (!self.nonnull || cx.is_nonnull(r))
             && (self.class.is_none() || cx.class_of(r) == self.class)
     }
