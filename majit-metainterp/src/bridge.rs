@@ -208,6 +208,7 @@ pub(crate) fn bridge_start(
             pc: sf.pc,
             ret_dst: sf.ret_dst,
             regs,
+            entry: sf.entry.clone(),
         });
     }
     let vable = match (vable, snap.vable.split_first()) {

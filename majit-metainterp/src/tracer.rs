@@ -128,6 +128,10 @@ pub struct SnapFrame {
     pub ret_dst: Option<RegOp>,
     /// The live registers' values, in the order of [`live_regs`].
     pub values: Vec<SnapValue>,
+    /// A portal frame's entry greens in the trace (`TFrame::entry`): a
+    /// bridge from the guard starts with them, so a call of the same
+    /// function there is recursive as it was in the trace.
+    pub entry: Option<GreenKey>,
 }
 
 /// The resume snapshot of one guard: frames, outermost first (shared with
@@ -555,6 +559,7 @@ impl<'a> Tracer<'a> {
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
             f.ret_dst = bf.ret_dst;
+            f.entry = bf.entry;
             for (reg, b) in bf.regs {
                 f.regs[bank_index(reg.kind)][reg.index as usize] = b;
             }
@@ -687,6 +692,7 @@ impl<'a> Tracer<'a> {
                     let same = Arc::ptr_eq(&c.frame.code, &f.code)
                         && (c.frame.pc, c.frame.ret_dst, c.callee_dst)
                             == (pc, f.ret_dst, callee_dst)
+                        && c.frame.entry == f.entry
                         && regs().map(|b| b.r).eq(c.boxes.iter().copied());
                     if same {
                         let start = if k == 0 { 0 } else { cache[k - 1].end };
@@ -709,6 +715,7 @@ impl<'a> Tracer<'a> {
                 pc,
                 ret_dst: f.ret_dst,
                 values,
+                entry: f.entry.clone(),
             });
             cache.push(SnapCache {
                 frame: frame.clone(),
@@ -1731,6 +1738,8 @@ pub struct BridgeFrame {
     pub pc: usize,
     pub ret_dst: Option<RegOp>,
     pub regs: Vec<(RegOp, TBox)>,
+    /// The frame's entry greens in the guard's trace ([`SnapFrame::entry`]).
+    pub entry: Option<GreenKey>,
 }
 
 /// A call the tracer ran, to record: `call_pure_*` when `pure`; its

@@ -213,3 +213,27 @@ fn a_call_executed_while_tracing_traces_and_compiles_its_own_loops() {
     );
     assert!(loops[1].entry, "then the entry trace: {}", jit.stats());
 }
+
+#[test]
+fn bridges_unroll_a_recursion_one_level_not_one_more_per_bridge() {
+    // A bridge of fib's base-case guard inlines the next call's base case
+    // (one level of the recursion); a bridge of a guard inside that
+    // inlined call starts in both frames and knows their function, so it
+    // calls fib instead of inlining another level: a few bridges, not one
+    // more level for every generation of bridges.
+    for bridge_threshold in [0, 1, 5] {
+        let p =
+            params(3, majit_metainterp::opt::DEFAULT_OPTS).with_bridge_threshold(bridge_threshold);
+        let s = run("fib", p);
+        // (Before the frames kept their function: 9 to 17 bridges, 37 to
+        // 306 calls inlined.)
+        assert!(
+            (1..=6).contains(&s.calls_inlined),
+            "{bridge_threshold}: {s}"
+        );
+        assert!(
+            (1..=4).contains(&s.bridges_compiled),
+            "{bridge_threshold}: {s}"
+        );
+    }
+}

@@ -188,7 +188,8 @@ fn a_guarded_tag_holds_in_the_peeled_loop() {
         i4 = int_untag(p0)
         i5 = int_add(i1, i4)
         jump(p0, i5, descr=Loop)",
-        expect![r"
+        expect![
+            r"
             descr Loop.peeled = target()
             [p0, i1]
             label(p0, i1, descr=Loop)
@@ -199,7 +200,8 @@ fn a_guarded_tag_holds_in_the_peeled_loop() {
             label(i6, i5, descr=Loop.peeled)
             i8 = int_add(i6, i5)
             jump(i8, i5, descr=Loop.peeled)
-        "],
+        "
+        ],
     );
 }
 

@@ -6,13 +6,16 @@
 //! callee (its frames stay on the tracer's stack and its later merge points
 //! are traced through) unless the callee's greens are already the entry
 //! greens of a portal frame on the stack (a recursive call; the outermost
-//! frame's entry is the trace's start), the callee is marked don't-inline
-//! (inlining it made a trace too long), or there is no portal runner. Then
+//! frame's entry is the trace's start; a bridge inlines one such level),
+//! the callee is marked don't-inline (inlining it made a trace too long),
+//! or there is no portal runner. Then
 //! it records a residual call of the runner with the greens and reds
 //! (executed for real, the boxes rooted: the callee may collect), drops
 //! the callee's portal frame and returns the call's result into the frame
-//! that called the portal (the interpreter's entry function). A merge
-//! point of a callee frame a bridge started in decides the same way.
+//! that called the portal (the interpreter's entry function). The frames a
+//! bridge starts in keep the entry greens of the guard's trace
+//! (`SnapFrame::entry`); one that had met no merge point there decides at
+//! its first, the same way.
 //!
 //! The outermost frame returning ends an entry trace or a bridge with the
 //! stores that write the virtualizable frame back, then a `finish` of the
@@ -46,13 +49,29 @@ impl Tracer<'_> {
         Ok(Step::Next)
     }
 
-    /// Whether the callee starting at `key` is inlined.
+    /// Whether the callee starting at `key` is inlined: not when it would
+    /// be more levels of its own function than a trace unrolls
+    /// ([`Tracer::recursion_levels`]), nor when it is marked don't-inline.
     fn inlines(&self, key: &GreenKey) -> bool {
         if self.env.portal.runner.is_none() {
             return true;
         }
-        let recursive = self.frames.iter().any(|f| f.entry.as_ref() == Some(key));
-        !recursive && !(self.env.dont_inline_callee)(key)
+        let levels = self
+            .frames
+            .iter()
+            .filter(|f| f.entry.as_ref() == Some(key))
+            .count();
+        levels <= self.recursion_levels() && !(self.env.dont_inline_callee)(key)
+    }
+
+    /// How many calls of a function already on the stack a trace inlines:
+    /// none in a loop, one in a bridge. A bridge often starts at a
+    /// function's base case (fib's `k < 2`, a tree's leaf) and inlines the
+    /// next call's base case too; the frames it starts in keep the entry
+    /// greens their trace gave them (`SnapFrame::entry`), so bridges of
+    /// bridges do not unroll the recursion further.
+    fn recursion_levels(&self) -> usize {
+        usize::from(matches!(self.kind, TraceKind::Bridge))
     }
 
     /// A residual call of the portal runner with the merge point's greens
@@ -216,7 +235,9 @@ impl Tracer<'_> {
     /// callee still running, else the inlined callee that recorded the
     /// most ops and may still be inlined.
     pub(super) fn inlined_callee(&self) -> Option<GreenKey> {
-        let open = self.frames.iter().skip(1).find_map(|f| f.entry.clone());
+        // Not a frame a bridge starts in: its loop inlined it already.
+        let first = self.first_call.max(1);
+        let open = self.frames.iter().skip(first).find_map(|f| f.entry.clone());
         open.or_else(|| {
             self.sizes
                 .biggest_callee(|k| !(self.env.dont_inline_callee)(k))
