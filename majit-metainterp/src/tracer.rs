@@ -229,6 +229,19 @@ struct TFrame {
     /// The trace's length when `entry` was set (a too-long trace blames
     /// the biggest inlined callee, `tracer/blame.rs`).
     entered_at: usize,
+    /// For a frame a bridge starts in: its `entry` in the guard's trace,
+    /// which counts for recursion (`tracer/portal.rs`); the frame still
+    /// decides at its first merge point in the bridge.
+    traced_entry: Option<GreenKey>,
+}
+
+impl TFrame {
+    /// The greens that name this portal frame's function for recursion:
+    /// its entry in the guard's trace for a frame a bridge starts in, else
+    /// its entry here.
+    fn function(&self) -> Option<GreenKey> {
+        self.traced_entry.clone().or_else(|| self.entry.clone())
+    }
 }
 
 /// The `getfield_gc_*` of a field of `kind`.
@@ -423,6 +436,7 @@ impl<'a> Tracer<'a> {
             live_pc: pc,
             entry: None,
             entered_at: 0,
+            traced_entry: None,
         }
     }
 
@@ -559,7 +573,7 @@ impl<'a> Tracer<'a> {
         for bf in frames {
             let mut f = t.blank_frame(bf.code, bf.pc);
             f.ret_dst = bf.ret_dst;
-            f.entry = bf.entry;
+            f.traced_entry = bf.entry;
             for (reg, b) in bf.regs {
                 f.regs[bank_index(reg.kind)][reg.index as usize] = b;
             }
@@ -692,7 +706,7 @@ impl<'a> Tracer<'a> {
                     let same = Arc::ptr_eq(&c.frame.code, &f.code)
                         && (c.frame.pc, c.frame.ret_dst, c.callee_dst)
                             == (pc, f.ret_dst, callee_dst)
-                        && c.frame.entry == f.entry
+                        && c.frame.entry == f.function()
                         && regs().map(|b| b.r).eq(c.boxes.iter().copied());
                     if same {
                         let start = if k == 0 { 0 } else { cache[k - 1].end };
@@ -715,7 +729,7 @@ impl<'a> Tracer<'a> {
                 pc,
                 ret_dst: f.ret_dst,
                 values,
-                entry: f.entry.clone(),
+                entry: f.function(),
             });
             cache.push(SnapCache {
                 frame: frame.clone(),

@@ -12,10 +12,11 @@
 //! it records a residual call of the runner with the greens and reds
 //! (executed for real, the boxes rooted: the callee may collect), drops
 //! the callee's portal frame and returns the call's result into the frame
-//! that called the portal (the interpreter's entry function). The frames a
-//! bridge starts in keep the entry greens of the guard's trace
-//! (`SnapFrame::entry`); one that had met no merge point there decides at
-//! its first, the same way.
+//! that called the portal (the interpreter's entry function). A merge
+//! point of a callee frame a bridge started in decides the same way; for
+//! recursion such a frame counts with its entry greens in the guard's
+//! trace (`SnapFrame::entry`), so bridges of bridges do not unroll a
+//! recursion one more level each.
 //!
 //! The outermost frame returning ends an entry trace or a bridge with the
 //! stores that write the virtualizable frame back, then a `finish` of the
@@ -59,7 +60,7 @@ impl Tracer<'_> {
         let levels = self
             .frames
             .iter()
-            .filter(|f| f.entry.as_ref() == Some(key))
+            .filter(|f| f.function().as_ref() == Some(key))
             .count();
         levels <= self.recursion_levels() && !(self.env.dont_inline_callee)(key)
     }
@@ -235,9 +236,7 @@ impl Tracer<'_> {
     /// callee still running, else the inlined callee that recorded the
     /// most ops and may still be inlined.
     pub(super) fn inlined_callee(&self) -> Option<GreenKey> {
-        // Not a frame a bridge starts in: its loop inlined it already.
-        let first = self.first_call.max(1);
-        let open = self.frames.iter().skip(first).find_map(|f| f.entry.clone());
+        let open = self.frames.iter().skip(1).find_map(|f| f.entry.clone());
         open.or_else(|| {
             self.sizes
                 .biggest_callee(|k| !(self.env.dont_inline_callee)(k))
