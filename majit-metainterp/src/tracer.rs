@@ -239,8 +239,8 @@ impl TFrame {
     /// The greens that name this portal frame's function for recursion:
     /// its entry in the guard's trace for a frame a bridge starts in, else
     /// its entry here.
-    fn function(&self) -> Option<GreenKey> {
-        self.traced_entry.clone().or_else(|| self.entry.clone())
+    fn function(&self) -> Option<&GreenKey> {
+        self.traced_entry.as_ref().or(self.entry.as_ref())
     }
 }
 
@@ -706,7 +706,7 @@ impl<'a> Tracer<'a> {
                     let same = Arc::ptr_eq(&c.frame.code, &f.code)
                         && (c.frame.pc, c.frame.ret_dst, c.callee_dst)
                             == (pc, f.ret_dst, callee_dst)
-                        && c.frame.entry == f.function()
+                        && c.frame.entry.as_ref() == f.function()
                         && regs().map(|b| b.r).eq(c.boxes.iter().copied());
                     if same {
                         let start = if k == 0 { 0 } else { cache[k - 1].end };
@@ -729,7 +729,7 @@ impl<'a> Tracer<'a> {
                 pc,
                 ret_dst: f.ret_dst,
                 values,
-                entry: f.function(),
+                entry: f.function().cloned(),
             });
             cache.push(SnapCache {
                 frame: frame.clone(),

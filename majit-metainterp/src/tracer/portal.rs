@@ -60,7 +60,7 @@ impl Tracer<'_> {
         let levels = self
             .frames
             .iter()
-            .filter(|f| f.function().as_ref() == Some(key))
+            .filter(|f| f.function() == Some(key))
             .count();
         levels <= self.recursion_levels() && !(self.env.dont_inline_callee)(key)
     }
